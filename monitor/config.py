@@ -1,0 +1,154 @@
+"""Configuration: frozen pydantic models, one per component, every knob with a working default.
+
+Files and the environment are read only at the entry point (`load_config`); the rest of the code gets
+these objects. The default thresholds come from `agent-monitor calibrate` on the labelled pairs shipped
+in `monitor/data/calibration_pairs.jsonl` (see README, "Calibration"); a test checks they still
+match what calibration produces.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from monitor.errors import ConfigError
+
+_CONFIG = ConfigDict(frozen=True, extra="forbid")
+
+
+class KindThresholds(BaseModel):
+    """Embedding-similarity thresholds for one value kind.
+
+    A score at or above `accept` is equivalent; below `reject` it is not; in between is the uncertain
+    band: a judge decides if one is configured, else `threshold` decides and the comparison is flagged
+    `uncertain` in the report.
+    """
+
+    model_config = _CONFIG
+    threshold: float = Field(ge=0.0, le=1.0, description="the calibrated decision threshold")
+    reject: float = Field(ge=0.0, le=1.0, description="below this: not equivalent, confidently")
+    accept: float = Field(ge=0.0, le=1.0, description="at or above this: equivalent, confidently")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> KindThresholds:
+        if not self.reject <= self.threshold <= self.accept:
+            raise ValueError(
+                f"need reject <= threshold <= accept, got {self.reject} / {self.threshold} / {self.accept}"
+            )
+        return self
+
+
+# Fitted by `agent-monitor calibrate monitor/data/calibration_pairs.jsonl` with the shipped int8 model.
+# tests/unit/test_calibration.py checks these still equal what calibration produces.
+DEFAULT_SHORT = KindThresholds(threshold=0.7327, reject=0.2405, accept=0.9199)
+DEFAULT_TEXT = KindThresholds(threshold=0.705, reject=0.5252, accept=0.7629)
+
+
+class Thresholds(BaseModel):
+    model_config = _CONFIG
+    short: KindThresholds = DEFAULT_SHORT
+    text: KindThresholds = DEFAULT_TEXT
+    coverage: float = Field(
+        default=0.55, ge=0.0, le=1.0, description="a gold reply part counts as covered at this similarity"
+    )
+    short_max_words: int = Field(default=6, ge=1, description="values with more words are compared as text")
+
+
+class LadderConfig(BaseModel):
+    """Rungs 2–4 of the comparison ladder: normalization, typed forms, aliases."""
+
+    model_config = _CONFIG
+    glossary: dict[str, list[str]] = Field(
+        default_factory=dict, description="canonical term -> aliases treated as equal (rung 4)"
+    )
+    acronyms: bool = Field(default=True, description="treat initialisms as aliases (NYC = New York City)")
+    date_day_first: bool = Field(default=False, description="read 03/04/2024 as 3 April, not March 4")
+
+
+class EmbedderConfig(BaseModel):
+    model_config = _CONFIG
+    model_dir: Path | None = Field(default=None, description="exported model folder; None = the shipped one")
+    batch_size: int = Field(default=64, ge=1, le=4096)
+    cache_size: int = Field(default=50_000, ge=0, description="embeddings kept in the LRU cache")
+    intra_op_threads: int = Field(default=2, ge=1, le=256)
+    max_unknown_ratio: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="texts with more unknown tokens/letters are unscorable"
+    )
+
+
+class JudgeConfig(BaseModel):
+    """Optional LLM judge (OpenAI-compatible /chat/completions) for the uncertain band."""
+
+    model_config = _CONFIG
+    url: str = Field(description="base URL, e.g. http://127.0.0.1:8000/v1")
+    model: str = "gpt-4o-mini"
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(default=20.0, gt=0.0, le=600.0)
+
+
+class CompositionConfig(BaseModel):
+    """How per-turn verdicts compose into one dialog score (the article: pluggable).
+
+    - `mean`: unweighted mean of passing turns (the article's default).
+    - `weighted`: mean weighted by each turn's `weight`.
+    - `gating`: the mean, capped at `gate_cap` when any turn marked `critical` fails.
+    - `sub_metric_thresholds`: the mean; the dialog passes only if every sub-metric rate reaches its bar.
+    """
+
+    model_config = _CONFIG
+    rule: Literal["mean", "weighted", "gating", "sub_metric_thresholds"] = "mean"
+    gate_cap: float = Field(default=0.0, ge=0.0, le=1.0)
+    sub_metric_thresholds: dict[Literal["structural", "completeness", "truthfulness"], float] = Field(
+        default_factory=lambda: {"structural": 1.0, "completeness": 1.0, "truthfulness": 1.0}
+    )
+
+
+class GateConfig(BaseModel):
+    model_config = _CONFIG
+    max_success_drop_points: float = Field(default=1.5, ge=0.0, le=100.0)
+    max_reason_rise: float = Field(default=0.20, ge=0.0, description="relative rise per dialog, 0.2 = 20 %")
+    min_reason_count: int = Field(default=1, ge=1, description="ignore reasons seen fewer times than this")
+    warn_latency_rise: float = Field(default=0.15, ge=0.0)
+
+
+class ScoringConfig(BaseModel):
+    model_config = _CONFIG
+    thresholds: Thresholds = Thresholds()
+    ladder: LadderConfig = LadderConfig()
+    embedder: EmbedderConfig = EmbedderConfig()
+    judge: JudgeConfig | None = None
+    composition: CompositionConfig = CompositionConfig()
+    gate: GateConfig = GateConfig()
+
+
+def load_config(path: Path | None) -> ScoringConfig:
+    """Read a YAML or JSON config file; every error names the file and the key path."""
+    if path is None:
+        return ScoringConfig()
+    try:
+        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file ({exc.strerror})") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML/JSON: {exc}") from exc
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of sections, got {type(raw).__name__}")
+    try:
+        return ScoringConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: invalid config:\n{format_validation_error(exc)}") from exc
+
+
+def format_validation_error(exc: ValidationError, prefix: str = "") -> str:
+    """Every pydantic error on its own line as `key.path: message`, so all are seen at once."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        where = f"{prefix}.{loc}" if prefix and loc else (prefix or loc or "(top level)")
+        lines.append(f"  {where}: {err['msg']}")
+    return "\n".join(lines)

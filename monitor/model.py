@@ -1,0 +1,271 @@
+"""Domain types shared by every stage: golden dialogs in, verdicts and reports out.
+
+Pure data, frozen pydantic v2 models. Inputs (`Dialog`, `DialogTurn`, `ActionContent`,
+`ResponseContent`) forbid unknown keys so a typo such as `arg` for `args` is an error, not a silently
+ignored field. Outputs (`TurnVerdict`, `DialogReport`, `AggregateReport`) are the report contract of
+DESIGN.md: fields are only ever added, never renamed.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+
+class SubMetric(StrEnum):
+    STRUCTURAL = "structural"
+    COMPLETENESS = "completeness"
+    TRUTHFULNESS = "truthfulness"
+
+
+class FailureReason(StrEnum):
+    """One taxonomy: the article's names first, then the process taxonomy, then alignment."""
+
+    TOOL_MISMATCH = "tool_mismatch"
+    ACTION_MISMATCH = "action_mismatch"
+    MISSING_PARAMETERS = "missing_parameters"
+    EXTRA_PARAMETERS = "extra_parameters"
+    INCONSISTENT_PARAMETER_VALUES = "inconsistent_parameter_values"
+    INCOMPLETE_RESPONSE = "incomplete_response"
+    INCONSISTENT_RESPONSE = "inconsistent_response"
+    PRIOR_ACTION_FAILED = "prior_action_failed"
+    INVALID_PARAMETER_VALUES = "invalid_parameter_values"
+    TOOL_EXECUTION_ERROR = "tool_execution_error"
+    STATE_DRIFT = "state_drift"
+    PLANNING_ERROR = "planning_error"
+    DUPLICATE_CALL = "duplicate_call"
+    POLICY_VIOLATION = "policy_violation"
+    UNEXPECTED_ACTION = "unexpected_action"
+    MISSING_ACTION = "missing_action"
+    UNSCORABLE = "unscorable"
+
+
+#: Each failure reason belongs to exactly one sub-metric. `prior_action_failed` has none of its
+#: own: a cascade turn keeps the sub-metric of the failure it observed (`observed_failure_reason`).
+SUB_METRIC_OF: dict[FailureReason, SubMetric] = {
+    FailureReason.TOOL_MISMATCH: SubMetric.STRUCTURAL,
+    FailureReason.ACTION_MISMATCH: SubMetric.STRUCTURAL,
+    FailureReason.UNEXPECTED_ACTION: SubMetric.STRUCTURAL,
+    FailureReason.PLANNING_ERROR: SubMetric.STRUCTURAL,
+    FailureReason.DUPLICATE_CALL: SubMetric.STRUCTURAL,
+    FailureReason.TOOL_EXECUTION_ERROR: SubMetric.STRUCTURAL,
+    FailureReason.MISSING_PARAMETERS: SubMetric.COMPLETENESS,
+    FailureReason.EXTRA_PARAMETERS: SubMetric.COMPLETENESS,
+    FailureReason.INCOMPLETE_RESPONSE: SubMetric.COMPLETENESS,
+    FailureReason.MISSING_ACTION: SubMetric.COMPLETENESS,
+    FailureReason.POLICY_VIOLATION: SubMetric.COMPLETENESS,
+    FailureReason.INCONSISTENT_PARAMETER_VALUES: SubMetric.TRUTHFULNESS,
+    FailureReason.INCONSISTENT_RESPONSE: SubMetric.TRUTHFULNESS,
+    FailureReason.INVALID_PARAMETER_VALUES: SubMetric.TRUTHFULNESS,
+    FailureReason.STATE_DRIFT: SubMetric.TRUTHFULNESS,
+    FailureReason.UNSCORABLE: SubMetric.TRUTHFULNESS,
+}
+
+
+class Rung(StrEnum):
+    """The rung of the comparison ladder that decided a comparison (DESIGN.md, value comparison)."""
+
+    EXACT = "exact"
+    NORMALIZED = "normalized"
+    TYPED = "typed"
+    ALIAS = "alias"
+    STRUCTURAL = "structural"
+    EMBEDDING = "embedding"
+    JUDGE = "judge"
+    UNSCORABLE = "unscorable"
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs: the golden dialog format
+# ---------------------------------------------------------------------------------------------
+
+_INPUT = ConfigDict(frozen=True, extra="forbid")
+
+
+class ActionContent(BaseModel):
+    """An action turn: a tool call with its arguments and, optionally, what the tool returned."""
+
+    model_config = _INPUT
+    tool_id: str
+    action: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+
+
+class ResponseContent(BaseModel):
+    """A response turn: what the agent (or, for `User` turns, the user) said."""
+
+    model_config = _INPUT
+    response: str
+
+
+def _content_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "response" if "response" in value else "action"
+    return "response" if isinstance(value, ResponseContent) else "action"
+
+
+TurnContent = ActionContent | ResponseContent
+_TaggedContent = Annotated[
+    Annotated[ActionContent, Tag("action")] | Annotated[ResponseContent, Tag("response")],
+    Discriminator(_content_kind),
+]
+Role = Literal["Agent", "Tool", "User"]
+
+
+class DialogTurn(BaseModel):
+    model_config = _INPUT
+    turn_no: int
+    turn: Role
+    gold_turn: _TaggedContent | None = None
+    predict_turn: _TaggedContent | None = None
+    tags: tuple[str, ...] = ()
+    depends_on: tuple[int, ...] = ()
+    weight: float = Field(default=1.0, ge=0.0, description="cost weight for the `weighted` composition")
+    critical: bool = Field(default=False, description="a failure caps the score under `gating`")
+    latency_ms: float | None = Field(default=None, ge=0.0)
+
+
+class Dialog(BaseModel):
+    model_config = _INPUT
+    dialog_id: str
+    turns: tuple[DialogTurn, ...]
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    source: str = Field(default="", description="file and line or index the dialog was read from")
+
+
+# ---------------------------------------------------------------------------------------------
+# Outputs: verdicts and reports
+# ---------------------------------------------------------------------------------------------
+
+_OUTPUT = ConfigDict(frozen=True)
+
+
+class Comparison(BaseModel):
+    """One value comparison through the ladder, kept in the report so a reviewer sees the evidence."""
+
+    model_config = _OUTPUT
+    field: str
+    gold: Any
+    predicted: Any
+    equal: bool
+    score: float | None = Field(description="similarity in [0, 1]; None when the model cannot read it")
+    rung: Rung
+    kind: Literal["short", "text", "structured"] = "short"
+    uncertain: bool = False
+    unscorable: bool = False
+    truncated: bool = False
+    note: str = ""
+
+
+class Check(BaseModel):
+    """The outcome of one sub-metric on one turn. `passed is None` means it was not evaluated."""
+
+    model_config = _OUTPUT
+    sub_metric: SubMetric
+    passed: bool | None
+    score: float | None = None
+    failure_reason: FailureReason | None = None
+    fields: tuple[str, ...] = ()
+    detail: str = ""
+
+
+class TurnVerdict(BaseModel):
+    model_config = _OUTPUT
+    turn_no: int
+    gold_turn_no: int | None
+    role: Role
+    type: Literal["response", "action"]
+    predicted: dict[str, Any] | None
+    success: bool
+    failure_reason: FailureReason | None = None
+    observed_failure_reason: FailureReason | None = Field(
+        default=None, description="for a cascade, the failure this turn showed before attribution"
+    )
+    sub_metric: SubMetric | None = None
+    fields: tuple[str, ...] = ()
+    detail: str = ""
+    checks: tuple[Check, ...] = ()
+    comparisons: tuple[Comparison, ...] = ()
+    scores: dict[str, float | None] = Field(default_factory=dict)
+    depends_on: tuple[int, ...] = ()
+    root_turn: int | None = Field(default=None, description="for prior_action_failed, the root-cause turn")
+    chain_no: int | None = None
+    chain_length: int | None = None
+    latency_ms: float | None = None
+    weight: float = 1.0
+    critical: bool = False
+    uncertain: bool = False
+    unscorable: bool = False
+
+
+class SubMetricStats(BaseModel):
+    model_config = _OUTPUT
+    passed: int = 0
+    failed: int = 0
+    rate: float | None = None
+
+
+class ChainStats(BaseModel):
+    model_config = _OUTPUT
+    chains: int = 0
+    chains_passed: int = 0
+    turns: int = 0
+    turns_passed: int = 0
+    chain_success_rate: float | None = None
+    turn_success_rate: float | None = None
+
+
+class Chain(BaseModel):
+    model_config = _OUTPUT
+    chain_no: int
+    turns: tuple[int, ...]
+    length: int = Field(description="number of action turns in the chain")
+    success: bool
+
+
+class DialogReport(BaseModel):
+    model_config = _OUTPUT
+    dialog_id: str
+    success_rate: float
+    test_pass: bool
+    first_failure_turn: int | None
+    root_cause: FailureReason | None
+    root_cause_count: int
+    cascading_count: int
+    total_failures: int
+    aem_score: float = Field(description="the composed score; equals success_rate under `mean`")
+    composition: str = "mean"
+    sub_metrics: dict[str, SubMetricStats]
+    failure_reasons: dict[str, int]
+    root_causes: tuple[int, ...] = Field(default=(), description="turn numbers of root-cause failures")
+    chains: tuple[Chain, ...] = ()
+    chain_lengths: dict[str, ChainStats] = Field(default_factory=dict)
+    turns: tuple[TurnVerdict, ...]
+    uncertain_comparisons: int = 0
+    unscorable_comparisons: int = 0
+    latency_ms: float | None = None
+    source: str = ""
+
+
+class AggregateReport(BaseModel):
+    model_config = _OUTPUT
+    dialogs: int
+    dialogs_passed: int
+    strict_success_rate: float | None = Field(description="share of dialogs whose every turn passed")
+    turns: int
+    turns_passed: int
+    success_rate: float | None = Field(description="share of turns that passed, over all dialogs")
+    mean_dialog_success_rate: float | None
+    sub_metrics: dict[str, SubMetricStats]
+    failure_reasons: dict[str, int]
+    root_cause_reasons: dict[str, int]
+    root_cause_count: int
+    cascading_count: int
+    chain_lengths: dict[str, ChainStats]
+    uncertain_comparisons: int
+    unscorable_comparisons: int
+    mean_turn_latency_ms: float | None = None
+    rejected: tuple[str, ...] = Field(default=(), description="inputs that could not be read, with why")

@@ -1,0 +1,232 @@
+"""Fit the embedding thresholds per value kind from labelled pairs. Pure apart from the injected ladder.
+
+In: pairs (`a`, `b`, `equivalent`, optional `kind`). Out: per kind —
+- the model alone on every pair: ROC-AUC, Pearson and Spearman correlation between score and label
+  (the article's check of the automated score against human judgment);
+- the thresholds, fitted only on the pairs that reach the embedding rung (pairs the ladder decides
+  earlier — same facts, initialisms, different identifiers — would only distort them): the decision
+  `threshold` maximises balanced accuracy; `accept` / `reject` bound the uncertain band where the
+  empirical precision on each side reaches `band_precision`;
+- precision, recall and F1 (positive = equivalent) of that threshold on those pairs;
+- the whole ladder's accuracy, end to end, with the fitted thresholds, on every pair.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError
+from scipy.stats import mannwhitneyu, pearsonr, spearmanr
+
+from monitor.config import KindThresholds, ScoringConfig, Thresholds
+from monitor.errors import InputError
+from monitor.model import Rung
+from monitor.score.ladder import Ladder
+from monitor.score.values import extract_facts, normalize_text
+
+BAND_PRECISION = 0.95
+
+
+class Pair(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    a: str
+    b: str
+    equivalent: bool
+    kind: str | None = None
+
+
+@dataclass(frozen=True)
+class KindReport:
+    kind: str
+    pairs: int
+    equivalent: int
+    roc_auc: float | None
+    pearson: float | None
+    spearman: float | None
+    fitted_on: int
+    thresholds: KindThresholds
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    ladder_accuracy: float | None
+    ladder_uncertain: int
+    ladder_errors: tuple[tuple[str, str, bool], ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        d = self.__dict__.copy()
+        d["thresholds"] = self.thresholds.model_dump()
+        d["ladder_errors"] = [{"a": a, "b": b, "equivalent": e} for a, b, e in self.ladder_errors]
+        return d
+
+
+def load_pairs(path: Path) -> list[Pair]:
+    """Read JSONL pairs; every error names the file, line and field."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(str(path), "not UTF-8") from exc
+    pairs: list[Pair] = []
+    problems: list[str] = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            pairs.append(Pair.model_validate_json(line))
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"]) or "(line)"
+                problems.append(f"{path}:{n}, field '{loc}': {err['msg']}")
+    if problems:
+        raise InputError(str(path), "invalid pairs:\n" + "\n".join(problems))
+    if not pairs:
+        raise InputError(str(path), "no pairs found")
+    return pairs
+
+
+def calibrate(pairs: Sequence[Pair], ladder: Ladder) -> dict[str, KindReport]:
+    by_kind: dict[str, list[Pair]] = {}
+    for p in pairs:
+        by_kind.setdefault(p.kind or _guess_kind(p, ladder), []).append(p)
+    assert ladder.scorer is not None, "calibration needs the embedding scorer"
+    ladder.scorer.prefetch(t for p in pairs for t in (p.a, p.b))
+    fitted: dict[str, KindThresholds] = {}
+    partial: dict[str, dict[str, Any]] = {}
+    for kind, items in sorted(by_kind.items()):
+        raw = ladder.scorer.score_pairs([(p.a, p.b) for p in items])
+        scored = [(s.score, p.equivalent) for s, p in zip(raw, items, strict=True) if s.score is not None]
+        scores = np.array([s for s, _ in scored], dtype=float)
+        labels = np.array([y for _, y in scored], dtype=bool)
+        routed = [
+            (s.score, p.equivalent)
+            for s, p in zip(raw, items, strict=True)
+            if s.score is not None and _reaches_embedding(p, kind, ladder)
+        ]
+        thresholds, prf = fit_thresholds([s for s, _ in routed], [y for _, y in routed])
+        fitted[kind] = thresholds
+        partial[kind] = {
+            "pairs": len(items), "equivalent": sum(p.equivalent for p in items),
+            "roc_auc": _auc(scores, labels), "pearson": _corr(pearsonr, scores, labels),
+            "spearman": _corr(spearmanr, scores, labels), "fitted_on": len(routed), "thresholds": thresholds,
+            "precision": prf[0], "recall": prf[1], "f1": prf[2],
+        }  # fmt: skip
+    tuned = ladder_with(ladder, fitted)
+    reports: dict[str, KindReport] = {}
+    for kind, items in sorted(by_kind.items()):
+        results = [tuned.compare_text("value", p.a, p.b, kind=kind) for p in items]
+        errors = tuple((p.a, p.b, p.equivalent) for p, r in zip(items, results, strict=True) if r.equal != p.equivalent)
+        reports[kind] = KindReport(
+            kind=kind, **partial[kind],
+            ladder_accuracy=round(1 - len(errors) / len(items), 4) if items else None,
+            ladder_uncertain=sum(1 for r in results if r.uncertain), ladder_errors=errors,
+        )  # fmt: skip
+    return reports
+
+
+def fit_thresholds(scores: Sequence[float], labels: Sequence[bool]) -> tuple[KindThresholds, tuple[float | None, ...]]:
+    """Decision threshold by balanced accuracy; band edges by one-sided precision."""
+    s = np.array(scores, dtype=float)
+    y = np.array(labels, dtype=bool)
+    if len(s) == 0 or y.all() or (~y).all():
+        default = KindThresholds(threshold=0.5, reject=0.5, accept=0.5)
+        return default, (None, None, None)
+    candidates = np.unique(np.concatenate([[0.0, 1.0], (np.sort(s)[1:] + np.sort(s)[:-1]) / 2]))
+    best_t, best_bacc = 0.5, -1.0
+    for t in candidates:
+        pred = s >= t
+        tpr = (pred & y).sum() / y.sum()
+        tnr = (~pred & ~y).sum() / (~y).sum()
+        bacc = (tpr + tnr) / 2
+        if bacc > best_bacc + 1e-12:
+            best_t, best_bacc = float(t), float(bacc)
+    accept = best_t
+    for t in sorted(c for c in candidates if c >= best_t):
+        above = s >= t
+        if above.sum() == 0 or (y & above).sum() / above.sum() >= BAND_PRECISION:
+            accept = float(t)
+            break
+    reject = best_t
+    for t in sorted((c for c in candidates if c <= best_t), reverse=True):
+        below = s < t
+        if below.sum() == 0 or (~y & below).sum() / below.sum() >= BAND_PRECISION:
+            reject = float(t)
+            break
+    pred = s >= best_t
+    tp = float((pred & y).sum())
+    precision = tp / pred.sum() if pred.sum() else None
+    recall = tp / y.sum() if y.sum() else None
+    f1 = 2 * precision * recall / (precision + recall) if precision and recall else None
+    r4 = lambda v: None if v is None else round(float(v), 4)  # noqa: E731
+    thresholds = KindThresholds(threshold=round(best_t, 4), reject=round(reject, 4), accept=round(accept, 4))
+    return thresholds, (r4(precision), r4(recall), r4(f1))
+
+
+def ladder_with(ladder: Ladder, fitted: dict[str, KindThresholds]) -> Ladder:
+    t = ladder.config.thresholds
+    thresholds = Thresholds(
+        short=fitted.get("short", t.short), text=fitted.get("text", t.text),
+        coverage=t.coverage, short_max_words=t.short_max_words,
+    )  # fmt: skip
+    config = ladder.config.model_copy(update={"thresholds": thresholds})
+    return Ladder(config, ladder.scorer, ladder.judge)
+
+
+def thresholds_document(reports: dict[str, KindReport]) -> dict[str, Any]:
+    """The `thresholds` section of a config file, as `--write-config` writes it."""
+    return {"thresholds": {k: r.thresholds.model_dump() for k, r in reports.items() if k in ("short", "text")}}
+
+
+def _reaches_embedding(p: Pair, kind: str, ladder: Ladder) -> bool:
+    """Would the ladder still be undecided when it gets to rung 5? (Only those pairs fit thresholds.)"""
+    if normalize_text(p.a) == normalize_text(p.b):
+        return False
+    if kind == "text":
+        return extract_facts(p.a).facts == extract_facts(p.b).facts
+    no_model = Ladder(ladder.config, scorer=None)
+    result = no_model.compare_text("value", p.a, p.b, kind=kind)
+    return result.rung is Rung.UNSCORABLE  # undecided before the model
+
+
+def _guess_kind(p: Pair, ladder: Ladder) -> str:
+    words = max(len(p.a.split()), len(p.b.split()))
+    return "short" if words <= ladder.config.thresholds.short_max_words else "text"
+
+
+def _auc(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    if labels.all() or (~labels).all():
+        return None
+    u = mannwhitneyu(scores[labels], scores[~labels], alternative="two-sided").statistic
+    return round(float(u) / (labels.sum() * (~labels).sum()), 4)
+
+
+def _corr(fn: Any, scores: np.ndarray, labels: np.ndarray) -> float | None:
+    if len(scores) < 3 or labels.all() or (~labels).all():
+        return None
+    return round(float(fn(scores, labels.astype(float))[0]), 4)
+
+
+def report_table(reports: dict[str, KindReport]) -> str:
+    head = "kind   pairs  equiv  ROC-AUC  Pearson  Spearman  fit-on  reject  thresh  accept  P      R      F1     ladder-acc"
+    rows = [head]
+    for r in reports.values():
+        t = r.thresholds
+        rows.append(
+            f"{r.kind:<6} {r.pairs:>5}  {r.equivalent:>5}  {_f(r.roc_auc):>7}  {_f(r.pearson):>7}  {_f(r.spearman):>8}  "
+            f"{r.fitted_on:>6}  {t.reject:>6.3f}  {t.threshold:>6.3f}  {t.accept:>6.3f}  {_f(r.precision):>5}  "
+            f"{_f(r.recall):>5}  {_f(r.f1):>5}  {_f(r.ladder_accuracy):>9}"
+        )
+    return "\n".join(rows)
+
+
+def _f(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3f}"
+
+
+def dump_json(reports: dict[str, KindReport]) -> str:
+    return json.dumps({k: r.as_dict() for k, r in reports.items()}, indent=2)

@@ -1,0 +1,238 @@
+"""The ONNX sentence-embedding scorer: the only model I/O of scoring. I/O (loads files once).
+
+In: texts. Out: L2-normalised embeddings (cached), and cosine scores for pairs. onnxruntime, the
+`tokenizers` library and numpy only — never torch. Loaded once per process and model folder
+(`load_embedder`), thread counts set explicitly, texts batched, repeated texts served from a bounded
+LRU cache (gold values repeat constantly).
+
+A text the model cannot read — most of its tokens unknown, or most of its letters in a script the
+model card does not list (Chinese, Cyrillic … under the English model) — gets no number: it is
+reported unscorable. Texts longer than the model's window are truncated and flagged `truncated`.
+Lone UTF-16 surrogates (invalid UTF-8) are replaced before tokenizing.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from monitor.config import EmbedderConfig
+from monitor.errors import ModelError
+from monitor.score.similarity import PairScore
+
+SHIPPED_MODEL = "all-MiniLM-L6-v2-int8"
+REGENERATE_HINT = (
+    "regenerate it with: pip install -e '.[export]' && agent-monitor export-model "
+    "<sentence-transformers folder> --out monitor/models/all-MiniLM-L6-v2-int8 --quantize int8 "
+    "(see README, 'The shipped model')"
+)
+#: Characters beyond this are cut before tokenizing (the model sees 256 tokens anyway).
+MAX_CHARS = 8_192
+
+
+@dataclass(frozen=True)
+class Embedding:
+    vector: np.ndarray | None
+    unscorable: str | None = None
+    truncated: bool = False
+
+
+def shipped_model_dir() -> Path:
+    return Path(str(resources.files("monitor") / "models" / SHIPPED_MODEL))
+
+
+class OnnxEmbedder:
+    """Embeds texts with an exported model folder (model.onnx, tokenizer.json, model_card.json)."""
+
+    name = "onnx-embedding"
+
+    def __init__(self, config: EmbedderConfig) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model_dir = config.model_dir or shipped_model_dir()
+        self.model_dir = model_dir
+        self._config = config
+        card_path = model_dir / "model_card.json"
+        for needed in (model_dir / "model.onnx", model_dir / "tokenizer.json", card_path):
+            if not needed.is_file():
+                raise ModelError(f"embedding model file missing: {needed}; {REGENERATE_HINT}")
+        try:
+            self.card: dict[str, Any] = json.loads(card_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"{card_path}: unreadable model card ({exc}); {REGENERATE_HINT}") from exc
+        self.max_seq_length = int(self.card.get("max_seq_length", 256))
+        self.scripts = frozenset(self.card.get("scripts", []))
+        try:
+            self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        except Exception as exc:  # the Rust tokenizer raises a bare Exception on bad files
+            raise ModelError(f"{model_dir / 'tokenizer.json'}: unreadable ({exc}); {REGENERATE_HINT}") from exc
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length=self.max_seq_length)
+        self._unk_id = self._tokenizer.token_to_id("[UNK]")
+        self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = config.intra_op_threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        try:
+            self._session = ort.InferenceSession(
+                str(model_dir / "model.onnx"), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own untyped errors on corrupt files
+            raise ModelError(f"{model_dir / 'model.onnx'}: cannot load ({exc}); {REGENERATE_HINT}") from exc
+        self._input_names = {i.name for i in self._session.get_inputs()}
+        self._cache: OrderedDict[str, Embedding] = OrderedDict()
+        self._lock = threading.Lock()
+        self.stats = {"embedded": 0, "cache_hits": 0, "batches": 0}
+
+    # -- public ------------------------------------------------------------------------------
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[PairScore]:
+        self.prefetch(t for pair in pairs for t in pair)
+        out = []
+        for a, b in pairs:
+            ea, eb = self.embed_one(a), self.embed_one(b)
+            reason = ea.unscorable or eb.unscorable
+            truncated = ea.truncated or eb.truncated
+            if reason is not None or ea.vector is None or eb.vector is None:
+                out.append(PairScore(score=None, unscorable=reason or "no embedding", truncated=truncated))
+                continue
+            cosine = float(np.dot(ea.vector, eb.vector))
+            out.append(PairScore(score=min(1.0, max(0.0, cosine)), truncated=truncated))
+        return out
+
+    def prefetch(self, texts: Iterable[str]) -> None:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        for start in range(0, len(missing), self._config.batch_size):
+            self._embed_batch(missing[start : start + self._config.batch_size])
+
+    def embed(self, texts: Sequence[str]) -> list[Embedding]:
+        self.prefetch(texts)
+        return [self.embed_one(t) for t in texts]
+
+    def embed_one(self, text: str) -> Embedding:
+        with self._lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                self.stats["cache_hits"] += 1
+                return hit
+        self._embed_batch([text])
+        with self._lock:
+            found = self._cache.get(text)
+        # cache_size 0 keeps nothing: embed directly
+        return found if found is not None else self._compute([text])[0]
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _embed_batch(self, texts: list[str]) -> None:
+        if not texts:
+            return
+        results = self._compute(texts)
+        with self._lock:
+            for text, emb in zip(texts, results, strict=True):
+                self._remember(text, emb)
+
+    def _compute(self, texts: list[str]) -> list[Embedding]:
+        results: list[Embedding | None] = [None] * len(texts)
+        readable: list[int] = []
+        clean: list[str] = []
+        cut: list[bool] = []
+        for i, text in enumerate(texts):
+            fixed = _sanitize(text)
+            truncated = len(fixed) > MAX_CHARS
+            fixed = fixed[:MAX_CHARS]
+            reason = self._unreadable_script(fixed)
+            if reason is not None:
+                results[i] = Embedding(None, unscorable=reason, truncated=truncated)
+                continue
+            readable.append(i)
+            clean.append(fixed)
+            cut.append(truncated)
+        if clean:
+            encodings = self._tokenizer.encode_batch(clean)
+            width = max(len(e.ids) for e in encodings)
+            ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for row, enc in enumerate(encodings):
+                ids[row, : len(enc.ids)] = enc.ids
+                mask[row, : len(enc.ids)] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._input_names:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            vectors = np.asarray(self._session.run(["sentence_embedding"], feeds)[0], dtype=np.float32)
+            self.stats["batches"] += 1
+            self.stats["embedded"] += len(clean)
+            for row, (i, enc) in enumerate(zip(readable, encodings, strict=True)):
+                truncated = cut[row] or bool(enc.overflowing)
+                reason = self._unknown_tokens(enc.ids)
+                if reason is not None:
+                    results[i] = Embedding(None, unscorable=reason, truncated=truncated)
+                else:
+                    results[i] = Embedding(vectors[row], truncated=truncated)
+        return [r if r is not None else Embedding(None, unscorable="not embedded") for r in results]
+
+    def _remember(self, text: str, emb: Embedding) -> None:
+        if self._config.cache_size == 0:
+            return
+        self._cache[text] = emb
+        self._cache.move_to_end(text)
+        while len(self._cache) > self._config.cache_size:
+            self._cache.popitem(last=False)
+
+    def _unknown_tokens(self, ids: Sequence[int]) -> str | None:
+        content = ids[1:-1]  # drop [CLS] / [SEP]
+        if not content or self._unk_id is None:
+            return None
+        unknown = sum(1 for t in content if t == self._unk_id) / len(content)
+        if unknown > self._config.max_unknown_ratio:
+            return f"unscorable by this model: {unknown:.0%} of tokens unknown to its vocabulary"
+        return None
+
+    def _unreadable_script(self, text: str) -> str | None:
+        if not self.scripts:
+            return None
+        letters = [c for c in text if c.isalpha()]
+        if not letters:
+            return None
+        foreign = [c for c in letters if _script(c) not in self.scripts]
+        if len(foreign) / len(letters) > self._config.max_unknown_ratio:
+            names = sorted({_script(c) for c in foreign})[:3]
+            return (
+                f"unscorable by this model: {len(foreign) / len(letters):.0%} of letters in scripts it "
+                f"was not trained on ({', '.join(names)}); export a model that reads them"
+            )
+        return None
+
+
+@cache
+def load_embedder(config: EmbedderConfig) -> OnnxEmbedder:
+    """One embedder per process and configuration (the session and cache are shared)."""
+    return OnnxEmbedder(config)
+
+
+def _sanitize(text: str) -> str:
+    """Replace lone surrogates (not encodable as UTF-8) so the Rust tokenizer accepts the text."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace").decode("utf-8")
+
+
+def _script(char: str) -> str:
+    """The script of a letter from its Unicode name: LATIN, CYRILLIC, CJK, ARABIC, …"""
+    name = unicodedata.name(char, "")
+    first = name.split(" ", 1)[0]
+    return "CJK" if first in {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"} else first

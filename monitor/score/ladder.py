@@ -1,0 +1,234 @@
+"""The comparison ladder (DESIGN.md, value comparison). Pure apart from the injected scorers.
+
+In: a gold and a predicted value (any JSON value) and the field name. Out: a `Comparison` saying
+whether they are equivalent, the score, and which rung decided:
+
+1 exact → 2 normalized (case, NFKC, punctuation, whitespace) → 3 typed facts (numbers and units,
+dates, quarters, booleans, identifiers compared exactly; different facts decide "not equal") →
+4 aliases (initialisms, configured glossary, the tool schema's enum values) → 5 embedding similarity
+with per-kind thresholds (short value vs free text) → 6 the uncertain band: the judge decides when one
+is configured, otherwise the calibrated threshold decides and the comparison is flagged `uncertain`.
+
+Lists and objects are compared structurally, element by element (lists in any order if their
+elements match as a set). A text the model cannot read is `unscorable` — never given a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from monitor.config import KindThresholds, ScoringConfig
+from monitor.model import Comparison, Rung
+from monitor.score.similarity import PairScore, Scorer
+from monitor.score.values import STOPWORDS, canonical_scalar, content_words, extract_facts, normalize_text
+
+_ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "&"})
+
+
+class Ladder:
+    def __init__(self, config: ScoringConfig, scorer: Scorer | None, judge: Scorer | None = None) -> None:
+        self.config = config
+        self.scorer = scorer
+        self.judge = judge
+        self._glossary: dict[str, str] = {}
+        for canonical, aliases in config.ladder.glossary.items():
+            for term in (canonical, *aliases):
+                self._glossary[normalize_text(term)] = normalize_text(canonical)
+
+    # -- public ------------------------------------------------------------------------------
+
+    def compare(self, field: str, gold: Any, predicted: Any, enum_values: Sequence[str] = ()) -> Comparison:
+        if type(gold) is type(predicted) and gold == predicted:
+            return _cmp(field, gold, predicted, True, 1.0, Rung.EXACT, kind=_kind_of_json(gold))
+        if isinstance(gold, str) and isinstance(predicted, str):
+            return self.compare_text(field, gold, predicted, enum_values=enum_values)
+        if isinstance(gold, dict) and isinstance(predicted, dict):
+            return self._compare_objects(field, gold, predicted)
+        if isinstance(gold, list) and isinstance(predicted, list):
+            return self._compare_lists(field, gold, predicted)
+        if gold is None or predicted is None or isinstance(gold, dict | list) or isinstance(predicted, dict | list):
+            note = f"different shapes: {_shape(gold)} vs {_shape(predicted)}"
+            return _cmp(field, gold, predicted, False, 0.0, Rung.STRUCTURAL, kind="structured", note=note)
+        # scalars of different types, e.g. 5 vs "5" or True vs "yes": compare canonical forms
+        g, p = _scalar_canon(gold), _scalar_canon(predicted)
+        if g is not None and p is not None:
+            return _cmp(field, gold, predicted, g == p, 1.0 if g == p else 0.0, Rung.TYPED)
+        return self.compare_text(field, str(gold), str(predicted), enum_values=enum_values)
+
+    def compare_text(
+        self, field: str, gold: str, predicted: str, enum_values: Sequence[str] = (), kind: str | None = None
+    ) -> Comparison:
+        if gold == predicted:
+            return _cmp(field, gold, predicted, True, 1.0, Rung.EXACT, kind=self._kind(gold, predicted, kind))
+        ng, np_ = normalize_text(gold), normalize_text(predicted)
+        k = self._kind(gold, predicted, kind)
+        if ng == np_:
+            return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k)
+        if not ng or not np_:
+            return _cmp(field, gold, predicted, False, 0.0, Rung.NORMALIZED, kind=k, note="one value is empty")
+        if enum_values:
+            decided = self._enum(field, gold, predicted, ng, np_, enum_values, k)
+            if decided is not None:
+                return decided
+        fg = extract_facts(gold, self.config.ladder.date_day_first)
+        fp = extract_facts(predicted, self.config.ladder.date_day_first)
+        left_g, left_p = gold, predicted
+        if fg.facts or fp.facts:
+            if fg.facts != fp.facts:
+                only_g = sorted(set(fg.facts) - set(fp.facts))
+                only_p = sorted(set(fp.facts) - set(fg.facts))
+                note = f"typed facts differ: gold has {only_g or 'nothing else'}, predicted has {only_p or 'nothing else'}"
+                return _cmp(field, gold, predicted, False, 0.0, Rung.TYPED, kind=k, note=note)
+            if not _meaningful(fg.residual) or not _meaningful(fp.residual):
+                return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note="same typed facts")
+            left_g, left_p = fg.residual, fp.residual
+        alias = self._alias(normalize_text(left_g), normalize_text(left_p))
+        if alias:
+            return _cmp(field, gold, predicted, True, 1.0, Rung.ALIAS, kind=k, note=alias)
+        if set(content_words(left_g)) == set(content_words(left_p)) and content_words(left_g):
+            return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k, note="same content words")
+        return self._by_model(field, gold, predicted, left_g, left_p, k)
+
+    def similarity(self, a: str, b: str) -> PairScore:
+        """The raw model similarity of two texts (rung 5 alone), for whole-reply scores."""
+        if self.scorer is None:
+            return PairScore(score=None, unscorable="no embedding scorer configured")
+        return self.scorer.score_pairs([(a, b)])[0]
+
+    def decide(self, score: PairScore, kind: str) -> tuple[bool, Rung, bool, float | None, str]:
+        """Apply the thresholds (and judge) of `kind` to a model score: equal, rung, uncertain, score, note."""
+        if score.score is None:
+            return False, Rung.UNSCORABLE, False, None, score.unscorable or "unscorable"
+        t = self._thresholds(kind)
+        if score.score >= t.accept:
+            return True, Rung.EMBEDDING, False, score.score, ""
+        if score.score < t.reject:
+            return False, Rung.EMBEDDING, False, score.score, ""
+        return score.score >= t.threshold, Rung.EMBEDDING, True, score.score, "in the uncertain band"
+
+    # -- rungs -------------------------------------------------------------------------------
+
+    def _by_model(self, field: str, gold: str, predicted: str, left_g: str, left_p: str, kind: str) -> Comparison:
+        raw = self.similarity(left_g, left_p)
+        equal, rung, uncertain, score, note = self.decide(raw, kind)
+        if (uncertain or rung is Rung.UNSCORABLE) and self.judge is not None:
+            verdict = self.judge.score_pairs([(gold, predicted)])[0]
+            if verdict.score is not None:
+                return _cmp(
+                    field, gold, predicted, verdict.score >= 0.5, score, Rung.JUDGE, kind=kind,
+                    truncated=raw.truncated, note=f"judge: {verdict.score:.2f} equivalent",
+                )  # fmt: skip
+            note = f"{note}; judge failed: {verdict.unscorable}"
+        return _cmp(
+            field, gold, predicted, equal, score, rung, kind=kind, uncertain=uncertain,
+            unscorable=rung is Rung.UNSCORABLE, truncated=raw.truncated, note=note,
+        )  # fmt: skip
+
+    def _alias(self, ng: str, np_: str) -> str:
+        if ng in self._glossary and self._glossary.get(np_) == self._glossary[ng]:
+            return f"glossary: {self._glossary[ng]}"
+        if self.config.ladder.acronyms and (_is_initialism(ng, np_) or _is_initialism(np_, ng)):
+            return "initialism"
+        return ""
+
+    def _enum(
+        self, field: str, gold: str, predicted: str, ng: str, np_: str, enum_values: Sequence[str], kind: str
+    ) -> Comparison | None:
+        allowed = {normalize_text(v) for v in enum_values}
+        if np_ not in allowed:
+            note = f"not one of the tool schema's values {sorted(enum_values)}"
+            return _cmp(field, gold, predicted, False, 0.0, Rung.ALIAS, kind=kind, note=note)
+        if ng in allowed:
+            return _cmp(field, gold, predicted, False, 0.0, Rung.ALIAS, kind=kind, note="a different enum value")
+        return None
+
+    def _compare_objects(self, field: str, gold: dict[str, Any], predicted: dict[str, Any]) -> Comparison:
+        if set(gold) != set(predicted):
+            note = f"keys differ: {sorted(set(gold) ^ set(predicted))}"
+            return _cmp(field, gold, predicted, False, 0.0, Rung.STRUCTURAL, kind="structured", note=note)
+        parts = [self.compare(f"{field}.{key}", gold[key], predicted[key]) for key in gold]
+        return _combine(field, gold, predicted, parts)
+
+    def _compare_lists(self, field: str, gold: list[Any], predicted: list[Any]) -> Comparison:
+        if len(gold) != len(predicted):
+            note = f"{len(gold)} items expected, {len(predicted)} given"
+            return _cmp(field, gold, predicted, False, 0.0, Rung.STRUCTURAL, kind="structured", note=note)
+        if not gold:
+            return _cmp(field, gold, predicted, True, 1.0, Rung.EXACT, kind="structured")
+        grid = [[self.compare(f"{field}[{i}]", g, p) for p in predicted] for i, g in enumerate(gold)]
+        cost = np.array([[(1.0 if c.equal else 2.0) - (c.score or 0.0) for c in row] for row in grid])
+        rows, cols = linear_sum_assignment(cost)
+        parts = [grid[r][c] for r, c in zip(rows, cols, strict=True)]
+        result = _combine(field, gold, predicted, parts)
+        if result.equal and any(r != c for r, c in zip(rows, cols, strict=True)):
+            return result.model_copy(update={"note": "same items in a different order"})
+        return result
+
+    def _kind(self, gold: str, predicted: str, kind: str | None) -> str:
+        if kind is not None:
+            return kind
+        words = max(len(gold.split()), len(predicted.split()))
+        return "short" if words <= self.config.thresholds.short_max_words else "text"
+
+    def _thresholds(self, kind: str) -> KindThresholds:
+        return self.config.thresholds.text if kind == "text" else self.config.thresholds.short
+
+
+def _cmp(
+    field: str, gold: Any, predicted: Any, equal: bool, score: float | None, rung: Rung, *,
+    kind: str = "short", uncertain: bool = False, unscorable: bool = False, truncated: bool = False, note: str = "",
+) -> Comparison:  # fmt: skip
+    return Comparison(
+        field=field, gold=gold, predicted=predicted, equal=equal,
+        score=None if score is None else round(float(score), 4), rung=rung,
+        kind=kind if kind in ("short", "text", "structured") else "short",  # type: ignore[arg-type]
+        uncertain=uncertain, unscorable=unscorable, truncated=truncated, note=note,
+    )  # fmt: skip
+
+
+def _combine(field: str, gold: Any, predicted: Any, parts: list[Comparison]) -> Comparison:
+    failed = [p for p in parts if not p.equal]
+    scores = [p.score for p in parts if p.score is not None]
+    note = "; ".join(f"{p.field}: {p.note or p.rung}" for p in failed[:5])
+    return _cmp(
+        field, gold, predicted, not failed, min(scores) if scores else None, Rung.STRUCTURAL,
+        kind="structured", uncertain=any(p.uncertain for p in parts),
+        unscorable=any(p.unscorable for p in parts), truncated=any(p.truncated for p in parts), note=note,
+    )  # fmt: skip
+
+
+def _is_initialism(short: str, long: str) -> bool:
+    letters = short.replace(" ", "") if all(len(t) == 1 for t in short.split()) else short
+    if " " in letters or not letters.isalpha() or not 2 <= len(letters) <= 6:
+        return False
+    words = [w for w in long.split() if w not in _ACRONYM_SKIP]
+    return len(words) >= 2 and "".join(w[0] for w in words) == letters
+
+
+def _meaningful(residual: str) -> bool:
+    return any(w not in STOPWORDS for w in residual.split())
+
+
+def _scalar_canon(value: Any) -> str | None:
+    canon = canonical_scalar(value)
+    if canon is not None:
+        return canon
+    if isinstance(value, str):
+        facts = extract_facts(value)
+        if len(facts.facts) == 1 and not facts.residual:
+            return facts.facts[0]
+    return None
+
+
+def _kind_of_json(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return "structured"
+    return "text" if isinstance(value, str) and len(value.split()) > 6 else "short"
+
+
+def _shape(value: Any) -> str:
+    return "null" if value is None else type(value).__name__

@@ -1,0 +1,183 @@
+"""Response turns: completeness (does the reply cover every part of gold?) and truthfulness (are
+the facts in it right?). Pure apart from the injected ladder's scorers.
+
+In: gold reply, predicted reply, and the dialog's vocabulary (words that occur in tool arguments and
+results — the slots this conversation is about). Out: two `Check`s, the comparisons that decided
+them, and the mismatched items (for attribution).
+
+- Completeness: the gold reply is split into parts (sentences, `;`); a part is covered when some
+  sentence of the reply (or the whole reply) reaches the coverage threshold and the part's typed facts
+  are present. Uncovered parts fail with `incomplete_response`, naming them.
+- Truthfulness: typed facts (identifiers, numbers with units, dates, quarters) and slot words of the
+  gold reply that the reply replaces with a different fact of the same kind fail with
+  `inconsistent_response`, naming both; so does a whole reply below the text threshold. A paraphrase
+  that keeps every fact passes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from monitor.model import Check, Comparison, FailureReason, Rung, SubMetric
+from monitor.score.ladder import Ladder
+from monitor.score.values import content_words, extract_facts, normalize_text
+
+_SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|\n+")
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One wrong or missing item of a turn, for attribution: what gold wanted, what was produced."""
+
+    field: str
+    gold: object
+    predicted: object
+    kind: str  # "value" | "key" | "structure"
+
+
+@dataclass(frozen=True)
+class ResponseScore:
+    completeness: Check
+    truthfulness: Check
+    comparisons: tuple[Comparison, ...]
+    mismatches: tuple[Mismatch, ...]
+    similarity: float | None
+
+
+def split_parts(text: str) -> list[str]:
+    return [p.strip() for p in _SENTENCE.split(text) if p and p.strip()]
+
+
+def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozenset[str]) -> ResponseScore:
+    if normalize_text(gold) == normalize_text(predicted):
+        rung = Rung.EXACT if gold == predicted else Rung.NORMALIZED
+        cmp = Comparison(field="response", gold=gold, predicted=predicted, equal=True, score=1.0, rung=rung, kind="text")
+        ok_c = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
+        ok_t = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=1.0)
+        return ResponseScore(ok_c, ok_t, (cmp,), (), 1.0)
+
+    day_first = ladder.config.ladder.date_day_first
+    pred_parts = split_parts(predicted)
+    ladder.scorer and ladder.scorer.prefetch([gold, predicted, *split_parts(gold), *pred_parts])
+    comparisons: list[Comparison] = []
+    mismatches: list[Mismatch] = []
+
+    # -- facts: typed facts and slot words, paired by kind -----------------------------------
+    gold_facts = _fact_items(gold, vocabulary, day_first)
+    pred_facts = _fact_items(predicted, vocabulary, day_first)
+    missing = [f for f in gold_facts if f not in pred_facts]
+    extra = [f for f in pred_facts if f not in gold_facts]
+    conflicts: list[Comparison] = []
+    absent: list[tuple[str, str]] = []
+    for kind_g, canon_g, text_g in missing:
+        rivals = [f for f in extra if f[0] == kind_g]
+        best: Comparison | None = None
+        for rival in rivals:
+            cmp = ladder.compare_text("response." + kind_g, text_g, rival[2])
+            if cmp.equal:
+                best = cmp
+                extra.remove(rival)
+                break
+            if best is None or (cmp.score or 0.0) > (best.score or 0.0):
+                best = cmp
+        if best is not None and best.equal:
+            comparisons.append(best)
+        elif best is not None:
+            conflicts.append(best)
+            extra = [f for f in extra if f[2] != best.predicted]
+        elif kind_g == "slot" and _slot_paraphrased(ladder, text_g, predicted, comparisons):
+            continue
+        else:
+            absent.append((kind_g, text_g))
+    comparisons.extend(conflicts)
+    mismatches.extend(Mismatch("response", c.gold, c.predicted, "value") for c in conflicts)
+
+    # -- coverage of each gold part ------------------------------------------------------------
+    whole = ladder.similarity(gold, predicted)
+    parts = split_parts(gold)
+    uncovered: list[str] = []
+    part_scores: list[float] = []
+    if len(parts) > 1:
+        for part in parts:
+            sims = [s.score for s in ladder.scorer.score_pairs([(part, p) for p in [*pred_parts, predicted]])] if ladder.scorer else []
+            best_score = max((s for s in sims if s is not None), default=None)
+            part_scores.append(best_score or 0.0)
+            facts_absent = any(text in part for _, text in absent)
+            if best_score is None or best_score < ladder.config.thresholds.coverage or facts_absent:
+                uncovered.append(part)
+    else:
+        part_scores.append(whole.score or 0.0)
+    mismatches.extend(Mismatch("response", text, None, "value") for _, text in absent)
+
+    completeness_fields = tuple(uncovered) or tuple(text for _, text in absent)
+    if completeness_fields:
+        what = "; ".join(repr(x) for x in completeness_fields)
+        completeness = Check(
+            sub_metric=SubMetric.COMPLETENESS, passed=False, failure_reason=FailureReason.INCOMPLETE_RESPONSE,
+            score=_mean(part_scores), fields=completeness_fields, detail=f"the reply does not cover {what}",
+        )  # fmt: skip
+    else:
+        completeness = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=_mean(part_scores))
+
+    # -- whole-reply consistency ---------------------------------------------------------------
+    equal, rung, uncertain, score, note = ladder.decide(whole, "text")
+    whole_cmp = Comparison(
+        field="response", gold=gold, predicted=predicted, equal=equal, score=None if score is None else round(score, 4),
+        rung=rung, kind="text", uncertain=uncertain, unscorable=rung is Rung.UNSCORABLE, truncated=whole.truncated, note=note,
+    )  # fmt: skip
+    if (uncertain or rung is Rung.UNSCORABLE) and ladder.judge is not None:
+        whole_cmp = ladder.compare_text("response", gold, predicted, kind="text")
+    comparisons.insert(0, whole_cmp)
+    if conflicts:
+        detail = "; ".join(f"gold says {c.gold!r}, reply says {c.predicted!r}" for c in conflicts)
+        truthfulness = Check(
+            sub_metric=SubMetric.TRUTHFULNESS, passed=False, failure_reason=FailureReason.INCONSISTENT_RESPONSE,
+            score=whole_cmp.score, fields=tuple(str(c.gold) for c in conflicts), detail=detail,
+        )  # fmt: skip
+    elif whole_cmp.unscorable:
+        truthfulness = Check(
+            sub_metric=SubMetric.TRUTHFULNESS, passed=False, failure_reason=FailureReason.UNSCORABLE,
+            fields=("response",), detail=whole_cmp.note,
+        )  # fmt: skip
+    elif not whole_cmp.equal:
+        mismatches.append(Mismatch("response", gold, predicted, "value"))
+        truthfulness = Check(
+            sub_metric=SubMetric.TRUTHFULNESS, passed=False, failure_reason=FailureReason.INCONSISTENT_RESPONSE,
+            score=whole_cmp.score, fields=("response",),
+            detail=f"the reply says something else (similarity {whole_cmp.score} {whole_cmp.note})".strip(),
+        )  # fmt: skip
+    else:
+        truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=whole_cmp.score)
+    return ResponseScore(completeness, truthfulness, tuple(comparisons), tuple(mismatches), whole.score)
+
+
+def _fact_items(text: str, vocabulary: frozenset[str], day_first: bool) -> list[tuple[str, str, str]]:
+    """(kind, canonical, original) for each typed fact and slot word of a reply."""
+    facts = extract_facts(text, day_first)
+    items = [(canon.split(":", 1)[0], canon, original or canon) for canon, original in facts.spans]
+    seen = {c for _, c, _ in items}
+    for word in content_words(facts.residual):
+        if word in vocabulary and f"slot:{word}" not in seen:
+            seen.add(f"slot:{word}")
+            items.append(("slot", f"slot:{word}", word))
+    return items
+
+
+def _slot_paraphrased(ladder: Ladder, slot: str, predicted: str, comparisons: list[Comparison]) -> bool:
+    """A gold slot word with no rival slot in the reply: is it said in other words (EU → Europe)?"""
+    words = [w for w in content_words(predicted) if len(w) > 1]
+    if not words:
+        return False
+    scores = ladder.scorer.score_pairs([(slot, w) for w in words]) if ladder.scorer else []
+    best = max(((s.score or 0.0), w) for s, w in zip(scores, words, strict=True)) if scores else (0.0, "")
+    equal, rung, uncertain, score, note = ladder.decide(scores[words.index(best[1])] if scores else ladder.similarity(slot, ""), "short")
+    if equal:
+        comparisons.append(
+            Comparison(field="response.slot", gold=slot, predicted=best[1], equal=True, score=score, rung=rung, uncertain=uncertain, note=note)
+        )
+    return equal
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None

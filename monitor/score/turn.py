@@ -1,0 +1,179 @@
+"""Score one turn against its gold turn. Pure apart from the injected ladder's scorers.
+
+In: gold content, predicted content (either may be an action or a response; predicted may be
+missing), the dialog's vocabulary and tool schemas. Out: `TurnScore` — one check per sub-metric, the
+comparisons, the observed failure reason (the first failing sub-metric in the article's order:
+structural → completeness → truthfulness), and the mismatched items attribution needs.
+
+Structural failures stop the turn there (completeness and truthfulness are `not evaluated`): a call
+to the wrong tool has no meaningful parameters to compare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from monitor.model import (
+    ActionContent,
+    Check,
+    Comparison,
+    FailureReason,
+    ResponseContent,
+    SubMetric,
+    TurnContent,
+)
+from monitor.score.ladder import Ladder
+from monitor.score.response import Mismatch, score_response
+from monitor.score.values import normalize_text
+
+
+@dataclass(frozen=True)
+class TurnScore:
+    checks: tuple[Check, ...]
+    comparisons: tuple[Comparison, ...]
+    mismatches: tuple[Mismatch, ...]
+    failure_reason: FailureReason | None
+    fields: tuple[str, ...]
+    detail: str
+
+    @property
+    def success(self) -> bool:
+        return self.failure_reason is None
+
+    @property
+    def sub_metric(self) -> SubMetric | None:
+        failing = next((c for c in self.checks if c.passed is False), None)
+        return failing.sub_metric if failing else None
+
+    @property
+    def partial(self) -> float:
+        """A continuous score in [0, 1] (share of sub-metrics passed), used to rank alignments."""
+        ran = [c for c in self.checks if c.passed is not None]
+        return sum(1 for c in ran if c.passed) / len(ran) if ran else 0.0
+
+
+def score_turn(
+    ladder: Ladder,
+    gold: TurnContent | None,
+    predicted: TurnContent | None,
+    vocabulary: frozenset[str] = frozenset(),
+    schemas: dict[str, Any] | None = None,
+) -> TurnScore:
+    if gold is None:
+        raise ValueError("score_turn needs a gold turn")
+    if predicted is None:
+        what = f"{gold.tool_id}.{gold.action}" if isinstance(gold, ActionContent) else "a reply"
+        check = Check(
+            sub_metric=SubMetric.COMPLETENESS, passed=False, failure_reason=FailureReason.MISSING_ACTION,
+            fields=(what,), detail=f"expected {what}; the agent produced nothing for this turn",
+        )  # fmt: skip
+        return _finish((_skipped(SubMetric.STRUCTURAL), check, _skipped(SubMetric.TRUTHFULNESS)), (), ())
+    if isinstance(gold, ResponseContent) and isinstance(predicted, ResponseContent):
+        r = score_response(ladder, gold.response, predicted.response, vocabulary)
+        structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=None, detail="response turn")
+        return _finish((structural, r.completeness, r.truthfulness), r.comparisons, r.mismatches)
+    if isinstance(gold, ActionContent) and isinstance(predicted, ActionContent):
+        return _score_action(ladder, gold, predicted, schemas or {})
+    expected = "a tool call" if isinstance(gold, ActionContent) else "a reply"
+    got = "a tool call" if isinstance(predicted, ActionContent) else "a reply"
+    check = Check(
+        sub_metric=SubMetric.STRUCTURAL, passed=False, failure_reason=FailureReason.TOOL_MISMATCH,
+        fields=("turn",), detail=f"expected {expected}, the agent produced {got}",
+    )  # fmt: skip
+    mismatch = Mismatch("turn", expected, got, "structure")
+    return _finish((check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,))
+
+
+def _score_action(ladder: Ladder, gold: ActionContent, predicted: ActionContent, schemas: dict[str, Any]) -> TurnScore:
+    if normalize_text(gold.tool_id) != normalize_text(predicted.tool_id):
+        reason, field = FailureReason.TOOL_MISMATCH, "tool_id"
+    elif normalize_text(gold.action) != normalize_text(predicted.action):
+        reason, field = FailureReason.ACTION_MISMATCH, "action"
+    else:
+        reason = None
+    if reason is not None:
+        g, p = getattr(gold, field), getattr(predicted, field)
+        check = Check(
+            sub_metric=SubMetric.STRUCTURAL, passed=False, failure_reason=reason, fields=(field,),
+            detail=f"{field}: expected {g!r}, got {p!r}",
+        )  # fmt: skip
+        mismatch = Mismatch(field, g, p, "structure")
+        return _finish((check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,))
+    structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=True, score=1.0)
+
+    # completeness: parameter keys
+    missing = sorted(set(gold.args) - set(predicted.args))
+    extra = sorted(set(predicted.args) - set(gold.args))
+    mismatches = [Mismatch(k, gold.args[k], None, "key") for k in missing]
+    mismatches += [Mismatch(k, None, predicted.args[k], "key") for k in extra]
+    n_keys = len(set(gold.args) | set(predicted.args)) or 1
+    key_score = round(1.0 - (len(missing) + len(extra)) / n_keys, 4)
+    if missing:
+        completeness = Check(
+            sub_metric=SubMetric.COMPLETENESS, passed=False, failure_reason=FailureReason.MISSING_PARAMETERS,
+            score=key_score, fields=tuple(missing),
+            detail=f"missing parameters: {', '.join(missing)}" + (f"; extra: {', '.join(extra)}" if extra else ""),
+        )  # fmt: skip
+    elif extra:
+        completeness = Check(
+            sub_metric=SubMetric.COMPLETENESS, passed=False, failure_reason=FailureReason.EXTRA_PARAMETERS,
+            score=key_score, fields=tuple(extra), detail=f"unexpected parameters: {', '.join(extra)}",
+        )  # fmt: skip
+    else:
+        completeness = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
+
+    # truthfulness: values of the keys both sides have
+    enums = _enum_values(schemas, gold)
+    shared = [k for k in gold.args if k in predicted.args]
+    if ladder.scorer is not None:
+        ladder.scorer.prefetch(
+            t for k in shared for t in (gold.args[k], predicted.args[k]) if isinstance(t, str)
+        )
+    comparisons = [ladder.compare(k, gold.args[k], predicted.args[k], enums.get(k, ())) for k in shared]
+    wrong = [c for c in comparisons if not c.equal]
+    mismatches += [Mismatch(c.field, c.gold, c.predicted, "value") for c in wrong]
+    scores = [c.score for c in comparisons if c.score is not None]
+    value_score = round(min(scores), 4) if scores else (1.0 if not shared else None)
+    if wrong:
+        unscorable_only = all(c.unscorable for c in wrong)
+        detail = "; ".join(
+            f"{c.field}: expected {c.gold!r}, got {c.predicted!r} (score {c.score}, decided by {c.rung.value}"
+            + (f", {c.note}" if c.note else "") + ")"
+            for c in wrong
+        )  # fmt: skip
+        truthfulness = Check(
+            sub_metric=SubMetric.TRUTHFULNESS, passed=False,
+            failure_reason=FailureReason.UNSCORABLE if unscorable_only else FailureReason.INCONSISTENT_PARAMETER_VALUES,
+            score=value_score, fields=tuple(c.field for c in wrong), detail=detail,
+        )  # fmt: skip
+    else:
+        truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=value_score)
+    return _finish((structural, completeness, truthfulness), tuple(comparisons), tuple(mismatches))
+
+
+def _finish(checks: tuple[Check, ...], comparisons: tuple[Comparison, ...], mismatches: tuple[Mismatch, ...]) -> TurnScore:
+    failing = next((c for c in checks if c.passed is False), None)
+    return TurnScore(
+        checks=checks,
+        comparisons=comparisons,
+        mismatches=mismatches,
+        failure_reason=failing.failure_reason if failing else None,
+        fields=failing.fields if failing else (),
+        detail=failing.detail if failing else "",
+    )
+
+
+def _skipped(sub_metric: SubMetric) -> Check:
+    return Check(sub_metric=sub_metric, passed=None, detail="not evaluated: a structural check failed first")
+
+
+def _enum_values(schemas: dict[str, Any], gold: ActionContent) -> dict[str, tuple[str, ...]]:
+    """Enum values per argument from `metadata.tool_schemas["tool_id.action"]` (a JSON Schema)."""
+    schema = schemas.get(f"{gold.tool_id}.{gold.action}") or schemas.get(gold.tool_id) or {}
+    props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    return {
+        key: tuple(str(v) for v in spec["enum"])
+        for key, spec in props.items()
+        if isinstance(spec, dict) and isinstance(spec.get("enum"), list)
+    }

@@ -1,0 +1,203 @@
+"""Rungs 2–3 of the comparison ladder: normalized text and typed canonical forms. Pure.
+
+`normalize_text` folds case, Unicode compatibility forms (NFKC), punctuation and whitespace.
+`extract_facts` finds the typed facts in a value — numbers with units or currency, dates and times,
+quarters, booleans, identifiers — as canonical strings, and returns the words left over. Two values
+whose facts differ are different whatever their wording ("order A123" vs "order A124"); two values
+with the same facts are compared further on what is left ("Q3 2024 revenue" vs "third quarter
+revenue figures for 2024" → facts {quarter:3, number:2024} on both sides, residual "revenue" vs
+"revenue figures for").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+
+from dateutil import parser as dateparser
+
+_PUNCT = re.compile(r"[^\w\s]+|_+", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+
+STOPWORDS = frozenset(
+    "a an the of for to in on at by with and or from as is are was were be been being it its this that "
+    "these those i you we they he she me my your our their please sure ok okay here there which what "
+    "would should could can will shall may might do does did have has had let like just so".split()
+)
+
+#: Cardinal words read as numbers ("four days" = "4 days"). "one" and "zero" are left out: too often
+#: they are pronouns or idioms ("the one I ordered").
+NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+    if i >= 2
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+#: Scale words. "m" is not one: "10000 m" is metres.
+_MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+#: unit spelling -> (canonical unit, factor to it)
+_UNITS: dict[str, tuple[str, float]] = {
+    "%": ("percent", 1), "percent": ("percent", 1), "pct": ("percent", 1),
+    "$": ("usd", 1), "usd": ("usd", 1), "dollars": ("usd", 1), "dollar": ("usd", 1),
+    "€": ("eur", 1), "eur": ("eur", 1), "euros": ("eur", 1), "euro": ("eur", 1),
+    "£": ("gbp", 1), "gbp": ("gbp", 1), "¥": ("jpy", 1), "jpy": ("jpy", 1), "cny": ("cny", 1),
+    "rmb": ("cny", 1), "yuan": ("cny", 1),
+    "km": ("m", 1000), "kilometers": ("m", 1000), "kilometres": ("m", 1000), "m": ("m", 1),
+    "meters": ("m", 1), "metres": ("m", 1), "cm": ("m", 0.01), "mm": ("m", 0.001),
+    "mi": ("m", 1609.344), "miles": ("m", 1609.344), "mile": ("m", 1609.344),
+    "kg": ("g", 1000), "kilograms": ("g", 1000), "g": ("g", 1), "grams": ("g", 1),
+    "lb": ("g", 453.59237), "lbs": ("g", 453.59237), "pounds": ("g", 453.59237),
+    "ms": ("s", 0.001), "s": ("s", 1), "sec": ("s", 1), "secs": ("s", 1), "seconds": ("s", 1),
+    "second": ("s", 1), "min": ("s", 60), "mins": ("s", 60), "minutes": ("s", 60), "minute": ("s", 60),
+    "h": ("s", 3600), "hr": ("s", 3600), "hrs": ("s", 3600), "hours": ("s", 3600), "hour": ("s", 3600),
+    "day": ("s", 86400), "days": ("s", 86400), "d": ("s", 86400), "week": ("s", 604800),
+    "weeks": ("s", 604800),
+    "gb": ("byte", 1e9), "mb": ("byte", 1e6), "kb": ("byte", 1e3), "tb": ("byte", 1e12),
+}  # fmt: skip
+_CURRENCY_PREFIX = "$€£¥"
+_NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNITS if u not in _CURRENCY_PREFIX), key=len, reverse=True))
+_MULT_ALT = "|".join(sorted(_MULTIPLIERS, key=len, reverse=True))
+_QUANTITY = re.compile(
+    rf"(?<![\w.])(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])?\s?(?P<num>{_NUM})"
+    rf"(?:\s?(?P<mult>{_MULT_ALT})\b)?(?:\s?(?P<unit>{_UNIT_ALT}|%)(?![\w]))?",
+    re.IGNORECASE,
+)
+_QUARTER = re.compile(
+    r"\b(?:q(?P<q1>[1-4])|(?P<q2>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|quarter\s+(?P<q3>[1-4]))\b",
+    re.IGNORECASE,
+)
+_MONTHS = (
+    "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|"
+    "september|october|november|december"
+)
+_DATE = re.compile(
+    r"\b(?:\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+    r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"
+    rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}})\b",
+    re.IGNORECASE,
+)
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_IDENT = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[a-zA-Z])[\w]+(?:[-_/][\w]+)*\b")
+_BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+
+
+def normalize_text(value: str) -> str:
+    """Rung 2: NFKC, case-folded, punctuation to spaces, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", value).casefold()
+    text = _PUNCT.sub(" ", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def content_words(value: str) -> list[str]:
+    return [w for w in normalize_text(value).split() if w not in STOPWORDS]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Typed facts of a value as canonical strings (`number:4|s`, `date:2024-03-05`, `id:a123` …)."""
+
+    facts: tuple[str, ...]
+    residual: str
+    spans: tuple[tuple[str, str], ...] = ()  # (canonical, original text) for reporting
+
+
+@lru_cache(maxsize=65_536)
+def extract_facts(value: str, day_first: bool = False) -> Facts:
+    """Find typed facts left to right; what is not a fact is the residual text."""
+    text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m.group(0).casefold()]), unicodedata.normalize("NFKC", value))
+    found: list[tuple[int, int, str]] = []
+
+    def take(pattern: re.Pattern[str], canon: object) -> None:
+        for m in pattern.finditer(text):
+            if any(m.start() < e and s < m.end() for s, e, _ in found):
+                continue
+            c = canon(m) if callable(canon) else canon
+            if c:
+                found.append((m.start(), m.end(), c))
+
+    take(_EMAIL, lambda m: f"id:{m.group(0).casefold()}")
+    take(_DATE, lambda m: _canon_date(m.group(0), day_first))
+    take(_QUARTER, _canon_quarter)
+    take(_IDENT, _canon_ident)
+    take(_QUANTITY, _canon_quantity)
+    found.sort()
+    residual_parts, last = [], 0
+    for s, e, _ in found:
+        residual_parts.append(text[last:s])
+        last = e
+    residual_parts.append(text[last:])
+    words = []
+    for w in normalize_text(" ".join(residual_parts)).split():
+        if w in _BOOLS and len(normalize_text(text).split()) == 1:
+            found.append((len(text), len(text), f"bool:{_BOOLS[w]}"))
+        else:
+            words.append(w)
+    spans = tuple((c, text[s:e]) for s, e, c in found)
+    return Facts(facts=tuple(sorted(c for _, _, c in found)), residual=" ".join(words), spans=spans)
+
+
+def canonical_scalar(value: object) -> str | None:
+    """The typed canonical form of a non-string scalar (number or bool), or None."""
+    if isinstance(value, bool):
+        return f"bool:{value}"
+    if isinstance(value, int | float):
+        return f"number:{_fmt(float(value))}"
+    return None
+
+
+def _canon_ident(m: re.Match[str]) -> str | None:
+    """An identifier mixes letters and digits (A123, ORD-5567); a quantity such as 10km is not one."""
+    raw = m.group(0)
+    if _QUANTITY.fullmatch(raw) or raw.casefold() in ORDINALS or re.fullmatch(r"\d+(st|nd|rd|th)", raw, re.I):
+        return None
+    return f"id:{_alnum(raw)}"
+
+
+def _canon_quantity(m: re.Match[str]) -> str | None:
+    raw = m.group("num").replace(",", "")
+    try:
+        number = float(raw)
+    except ValueError:
+        return None
+    mult = (m.group("mult") or "").casefold()
+    number *= _MULTIPLIERS.get(mult, 1.0)
+    unit_raw = (m.group("cur") or m.group("unit") or "").casefold()
+    if unit_raw:
+        unit, factor = _UNITS.get(unit_raw, (unit_raw, 1.0))
+        return f"number:{_fmt(number * factor)}|{unit}"
+    return f"number:{_fmt(number)}"
+
+
+def _canon_quarter(m: re.Match[str]) -> str:
+    q = m.group("q1") or m.group("q3") or str(ORDINALS[m.group("q2").casefold()])
+    return f"quarter:{q}"
+
+
+def _canon_date(raw: str, day_first: bool) -> str | None:
+    default = datetime(1900, 1, 1)
+    try:
+        parsed = dateparser.parse(raw, default=default, dayfirst=day_first)
+    except (ValueError, OverflowError):
+        return None
+    has_time = bool(re.search(r"\d{1,2}:\d{2}", raw))
+    if has_time:
+        return f"datetime:{parsed.isoformat()}"
+    return f"date:{parsed.date().isoformat()}"
+
+
+def _alnum(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).casefold()
+
+
+def _fmt(number: float) -> str:
+    return f"{number:.10g}"
