@@ -43,8 +43,8 @@ class KindThresholds(BaseModel):
 
 # Fitted by `agent-monitor calibrate monitor/data/calibration_pairs.jsonl` with the shipped int8 model.
 # tests/unit/test_calibration.py checks these still equal what calibration produces.
-DEFAULT_SHORT = KindThresholds(threshold=0.7327, reject=0.2405, accept=0.9199)
-DEFAULT_TEXT = KindThresholds(threshold=0.705, reject=0.5252, accept=0.7629)
+DEFAULT_SHORT = KindThresholds(threshold=0.7443, reject=0.2387, accept=0.9176)
+DEFAULT_TEXT = KindThresholds(threshold=0.7116, reject=0.4997, accept=0.7653)
 
 
 class Thresholds(BaseModel):
@@ -71,7 +71,15 @@ class LadderConfig(BaseModel):
 class EmbedderConfig(BaseModel):
     model_config = _CONFIG
     model_dir: Path | None = Field(default=None, description="exported model folder; None = the shipped one")
-    batch_size: int = Field(default=64, ge=1, le=4096)
+    batch_size: int = Field(default=64, ge=1, le=4096, description="texts tokenized and cached per chunk")
+    exact_per_text: bool = Field(
+        default=True,
+        description=(
+            "run each text through the model alone, so its embedding never depends on what else is in "
+            "the batch (dynamic int8 quantization scales activations per batch: ~0.004 cosine drift); "
+            "False batches `batch_size` texts per run, 2-4x faster, not bit-reproducible"
+        ),
+    )
     cache_size: int = Field(default=50_000, ge=0, description="embeddings kept in the LRU cache")
     intra_op_threads: int = Field(default=2, ge=1, le=256)
     max_unknown_ratio: float = Field(
@@ -89,6 +97,13 @@ class JudgeConfig(BaseModel):
     timeout_s: float = Field(default=20.0, gt=0.0, le=600.0)
 
 
+SubMetricName = Literal["structural", "completeness", "truthfulness"]
+
+
+def _all_sub_metrics_must_pass() -> dict[SubMetricName, float]:
+    return {"structural": 1.0, "completeness": 1.0, "truthfulness": 1.0}
+
+
 class CompositionConfig(BaseModel):
     """How per-turn verdicts compose into one dialog score (the article: pluggable).
 
@@ -101,9 +116,7 @@ class CompositionConfig(BaseModel):
     model_config = _CONFIG
     rule: Literal["mean", "weighted", "gating", "sub_metric_thresholds"] = "mean"
     gate_cap: float = Field(default=0.0, ge=0.0, le=1.0)
-    sub_metric_thresholds: dict[Literal["structural", "completeness", "truthfulness"], float] = Field(
-        default_factory=lambda: {"structural": 1.0, "completeness": 1.0, "truthfulness": 1.0}
-    )
+    sub_metric_thresholds: dict[SubMetricName, float] = Field(default_factory=_all_sub_metrics_must_pass)
 
 
 class GateConfig(BaseModel):

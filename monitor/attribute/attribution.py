@@ -28,7 +28,9 @@ from monitor.score.response import Mismatch
 from monitor.score.values import normalize_text
 
 #: Reasons that are never a cascade: nothing was consumed wrongly, the turn itself is missing or unreadable.
-_NEVER_CASCADE = frozenset({FailureReason.MISSING_ACTION, FailureReason.UNSCORABLE, FailureReason.UNEXPECTED_ACTION})
+_NEVER_CASCADE = frozenset(
+    {FailureReason.MISSING_ACTION, FailureReason.UNSCORABLE, FailureReason.UNEXPECTED_ACTION}
+)
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,11 @@ def _cascade_root(
     used: set[int] = set()
     for item in o.mismatches:
         explainer = next(
-            (u for u in upstream if any(_explains(failed[a], item, o, direct=a == u) for a in {u} | ancestors.get(u, set()))),
+            (
+                u
+                for u in upstream
+                if any(_explains(failed[a], item, o, direct=a == u) for a in {u} | ancestors.get(u, set()))
+            ),
             None,
         )
         if explainer is None:
@@ -98,7 +104,9 @@ def _explains(upstream: Outcome, item: Mismatch, turn: Outcome, direct: bool = T
     wrong, should = _taint(upstream)
     produced = _texts(item.predicted)
     expected = _texts(item.gold)
-    if any(contains(p, w) for p in produced for w in wrong) or any(contains(e, s) for e in expected for s in should):
+    if any(contains(p, w) for p in produced for w in wrong) or any(
+        contains(e, s) for e in expected for s in should
+    ):
         return True
     traceable = _has_output(upstream.flow.predicted) or _has_output(upstream.flow.gold)
     return direct and not traceable and upstream.flow.turn_no in turn.flow.explicit
@@ -123,4 +131,6 @@ def _texts(value: object) -> set[str]:
 
 
 def _has_output(content: TurnContent | None) -> bool:
-    return isinstance(content, ResponseContent) or (isinstance(content, ActionContent) and content.result is not None)
+    return isinstance(content, ResponseContent) or (
+        isinstance(content, ActionContent) and content.result is not None
+    )

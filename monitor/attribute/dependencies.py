@@ -18,14 +18,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from monitor.model import ActionContent, ResponseContent, TurnContent
 from monitor.score.values import extract_facts, normalize_text
 
 GENERIC = frozenset(
-    "success succeeded ok okay true false done failed failure error pending none null yes no status "
-    "result results data ok200 created updated deleted found".split()
+    [
+        "success",
+        "succeeded",
+        "ok",
+        "okay",
+        "true",
+        "false",
+        "done",
+        "failed",
+        "failure",
+        "error",
+        "pending",
+        "none",
+        "null",
+        "yes",
+        "no",
+        "status",
+        "result",
+        "results",
+        "data",
+        "ok200",
+        "created",
+        "updated",
+        "deleted",
+        "found",
+    ]
 )
 
 
@@ -63,7 +88,7 @@ def infer_dependencies(turns: Sequence[TurnFlow]) -> Dependencies:
             deps.add(t.turn_no, earlier, "explicit")
     for side in ("predicted", "gold"):
         _data_flow(turns, side, deps)
-    for prev, cur in zip(turns, turns[1:], strict=False):
+    for prev, cur in pairwise(turns):
         if prev.chain_no is None or prev.chain_no != cur.chain_no:
             continue
         for side in ("predicted", "gold"):
@@ -102,7 +127,11 @@ def produced_texts(content: TurnContent) -> set[str]:
     if isinstance(content, ActionContent):
         return {normalize_text(v) for v in leaf_texts(content.result)}
     facts = extract_facts(content.response)
-    return {normalize_text(original) for canon, original in facts.spans if original and not canon.startswith("bool")}
+    return {
+        normalize_text(original)
+        for canon, original in facts.spans
+        if original and not canon.startswith("bool")
+    }
 
 
 def consumed_texts(content: TurnContent) -> list[str]:

@@ -120,7 +120,9 @@ def export_model(
         fp32 = _run(ort, fp32_path, feeds)
         cos_fp32 = float(_rowwise_cosine(reference, fp32).min())
         if cos_fp32 < FP32_MIN_COSINE:
-            raise ModelError(f"fp32 export drifted from PyTorch: min cosine {cos_fp32:.6f} < {FP32_MIN_COSINE}")
+            raise ModelError(
+                f"fp32 export drifted from PyTorch: min cosine {cos_fp32:.6f} < {FP32_MIN_COSINE}"
+            )
         final_path = out_dir / "model.onnx"
         cos_int8: float | None = None
         if quantize == "int8":
@@ -135,7 +137,9 @@ def export_model(
             )
             cos_int8 = float(_rowwise_cosine(fp32, _run(ort, final_path, feeds)).min())
             if cos_int8 < INT8_MIN_COSINE:
-                raise ModelError(f"int8 export drifted from fp32: min cosine {cos_int8:.4f} < {INT8_MIN_COSINE}")
+                raise ModelError(
+                    f"int8 export drifted from fp32: min cosine {cos_int8:.4f} < {INT8_MIN_COSINE}"
+                )
         elif quantize is None:
             shutil.copyfile(fp32_path, final_path)
         else:

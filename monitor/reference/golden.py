@@ -98,7 +98,11 @@ def _json(text: str, where: str) -> tuple[Any, str | None]:
     try:
         return json.loads(text), None
     except json.JSONDecodeError as exc:
-        line = f"line {exc.lineno} column {exc.colno}" if ":" not in where.rsplit("/", 1)[-1] else f"column {exc.colno}"
+        line = (
+            f"line {exc.lineno} column {exc.colno}"
+            if ":" not in where.rsplit("/", 1)[-1]
+            else f"column {exc.colno}"
+        )
         return None, f"{where}: malformed JSON at {line}: {exc.msg}"
     except RecursionError:
         return None, f"{where}: JSON nested too deeply to read"
@@ -120,7 +124,9 @@ def parse_dialog(data: Any, where: str, default_id: str) -> Dialog:
     if isinstance(data, list):
         data = {"dialog_id": default_id, "turns": data}
     if not isinstance(data, dict):
-        raise DialogError(f"{where}: a dialog is a JSON array of turns or an object with 'turns', got {_type(data)}")
+        raise DialogError(
+            f"{where}: a dialog is a JSON array of turns or an object with 'turns', got {_type(data)}"
+        )
     data = {"dialog_id": default_id, **data, "source": where}
     dialog_id = data.get("dialog_id")
     label = f"{where} dialog {dialog_id!r}"

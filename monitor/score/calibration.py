@@ -23,7 +23,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 from scipy.stats import mannwhitneyu, pearsonr, spearmanr
 
-from monitor.config import KindThresholds, ScoringConfig, Thresholds
+from monitor.config import KindThresholds, Thresholds
 from monitor.errors import InputError
 from monitor.model import Rung
 from monitor.score.ladder import Ladder
@@ -111,25 +111,37 @@ def calibrate(pairs: Sequence[Pair], ladder: Ladder) -> dict[str, KindReport]:
         thresholds, prf = fit_thresholds([s for s, _ in routed], [y for _, y in routed])
         fitted[kind] = thresholds
         partial[kind] = {
-            "pairs": len(items), "equivalent": sum(p.equivalent for p in items),
-            "roc_auc": _auc(scores, labels), "pearson": _corr(pearsonr, scores, labels),
-            "spearman": _corr(spearmanr, scores, labels), "fitted_on": len(routed), "thresholds": thresholds,
-            "precision": prf[0], "recall": prf[1], "f1": prf[2],
-        }  # fmt: skip
+            "pairs": len(items),
+            "equivalent": sum(p.equivalent for p in items),
+            "roc_auc": _auc(scores, labels),
+            "pearson": _corr(pearsonr, scores, labels),
+            "spearman": _corr(spearmanr, scores, labels),
+            "fitted_on": len(routed),
+            "thresholds": thresholds,
+            "precision": prf[0],
+            "recall": prf[1],
+            "f1": prf[2],
+        }
     tuned = ladder_with(ladder, fitted)
     reports: dict[str, KindReport] = {}
     for kind, items in sorted(by_kind.items()):
         results = [tuned.compare_text("value", p.a, p.b, kind=kind) for p in items]
-        errors = tuple((p.a, p.b, p.equivalent) for p, r in zip(items, results, strict=True) if r.equal != p.equivalent)
+        errors = tuple(
+            (p.a, p.b, p.equivalent) for p, r in zip(items, results, strict=True) if r.equal != p.equivalent
+        )
         reports[kind] = KindReport(
-            kind=kind, **partial[kind],
+            kind=kind,
+            **partial[kind],
             ladder_accuracy=round(1 - len(errors) / len(items), 4) if items else None,
-            ladder_uncertain=sum(1 for r in results if r.uncertain), ladder_errors=errors,
-        )  # fmt: skip
+            ladder_uncertain=sum(1 for r in results if r.uncertain),
+            ladder_errors=errors,
+        )
     return reports
 
 
-def fit_thresholds(scores: Sequence[float], labels: Sequence[bool]) -> tuple[KindThresholds, tuple[float | None, ...]]:
+def fit_thresholds(
+    scores: Sequence[float], labels: Sequence[bool]
+) -> tuple[KindThresholds, tuple[float | None, ...]]:
     """Decision threshold by balanced accuracy; band edges by one-sided precision."""
     s = np.array(scores, dtype=float)
     y = np.array(labels, dtype=bool)
@@ -162,24 +174,31 @@ def fit_thresholds(scores: Sequence[float], labels: Sequence[bool]) -> tuple[Kin
     precision = tp / pred.sum() if pred.sum() else None
     recall = tp / y.sum() if y.sum() else None
     f1 = 2 * precision * recall / (precision + recall) if precision and recall else None
-    r4 = lambda v: None if v is None else round(float(v), 4)  # noqa: E731
     thresholds = KindThresholds(threshold=round(best_t, 4), reject=round(reject, 4), accept=round(accept, 4))
-    return thresholds, (r4(precision), r4(recall), r4(f1))
+    return thresholds, (_round4(precision), _round4(recall), _round4(f1))
+
+
+def _round4(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 4)
 
 
 def ladder_with(ladder: Ladder, fitted: dict[str, KindThresholds]) -> Ladder:
     t = ladder.config.thresholds
     thresholds = Thresholds(
-        short=fitted.get("short", t.short), text=fitted.get("text", t.text),
-        coverage=t.coverage, short_max_words=t.short_max_words,
-    )  # fmt: skip
+        short=fitted.get("short", t.short),
+        text=fitted.get("text", t.text),
+        coverage=t.coverage,
+        short_max_words=t.short_max_words,
+    )
     config = ladder.config.model_copy(update={"thresholds": thresholds})
     return Ladder(config, ladder.scorer, ladder.judge)
 
 
 def thresholds_document(reports: dict[str, KindReport]) -> dict[str, Any]:
     """The `thresholds` section of a config file, as `--write-config` writes it."""
-    return {"thresholds": {k: r.thresholds.model_dump() for k, r in reports.items() if k in ("short", "text")}}
+    return {
+        "thresholds": {k: r.thresholds.model_dump() for k, r in reports.items() if k in ("short", "text")}
+    }
 
 
 def _reaches_embedding(p: Pair, kind: str, ladder: Ladder) -> bool:
@@ -202,7 +221,7 @@ def _auc(scores: np.ndarray, labels: np.ndarray) -> float | None:
     if labels.all() or (~labels).all():
         return None
     u = mannwhitneyu(scores[labels], scores[~labels], alternative="two-sided").statistic
-    return round(float(u) / (labels.sum() * (~labels).sum()), 4)
+    return round(float(u) / float(labels.sum() * (~labels).sum()), 4)
 
 
 def _corr(fn: Any, scores: np.ndarray, labels: np.ndarray) -> float | None:

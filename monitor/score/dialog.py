@@ -28,6 +28,7 @@ from monitor.attribute.attribution import Attribution, Outcome, attribute_failur
 from monitor.attribute.dependencies import TurnFlow, infer_dependencies, leaf_texts
 from monitor.config import CompositionConfig
 from monitor.model import (
+    SUB_METRIC_OF,
     ActionContent,
     Chain,
     ChainStats,
@@ -38,7 +39,6 @@ from monitor.model import (
     ResponseContent,
     SubMetric,
     SubMetricStats,
-    SUB_METRIC_OF,
     TurnContent,
     TurnVerdict,
 )
@@ -51,11 +51,15 @@ from monitor.score.values import content_words
 ORDER_INVARIANT_PREFIX = "OrderInvariant_"
 
 
-def score_dialog(dialog: Dialog, ladder: Ladder, composition: CompositionConfig | None = None) -> DialogReport:
+def score_dialog(
+    dialog: Dialog, ladder: Ladder, composition: CompositionConfig | None = None
+) -> DialogReport:
     composition = composition or CompositionConfig()
     rows = [t for t in dialog.turns if t.turn != "User"]
     vocabulary = dialog_vocabulary(dialog)
-    schemas: dict[str, Any] = dialog.metadata.get("tool_schemas", {}) if isinstance(dialog.metadata, dict) else {}
+    schemas: dict[str, Any] = (
+        dialog.metadata.get("tool_schemas", {}) if isinstance(dialog.metadata, dict) else {}
+    )
     if ladder.scorer is not None:
         ladder.scorer.prefetch(texts_to_embed([dialog]))
 
@@ -95,10 +99,17 @@ def score_dialog(dialog: Dialog, ladder: Ladder, composition: CompositionConfig 
     attribution = attribute_failures(outcomes)
 
     verdicts = [
-        _verdict(row, gold_of[row.turn_no], scores[row.turn_no], attribution[row.turn_no], deps.of(row.turn_no),
-                 chain_of.get(row.turn_no), chain_length)
+        _verdict(
+            row,
+            gold_of[row.turn_no],
+            scores[row.turn_no],
+            attribution[row.turn_no],
+            deps.of(row.turn_no),
+            chain_of.get(row.turn_no),
+            chain_length,
+        )
         for row in rows
-    ]  # fmt: skip
+    ]
     return build_report(dialog, verdicts, chains_turns, composition)
 
 
@@ -177,9 +188,13 @@ def chain_stats(chains: Sequence[Chain], by_no: dict[int, TurnVerdict]) -> dict[
         acc[3] += sum(1 for t in chain.turns if by_no[t].success)
     return {
         bucket: ChainStats(
-            chains=c, chains_passed=cp, turns=t, turns_passed=tp,
-            chain_success_rate=round(cp / c, 6) if c else None, turn_success_rate=round(tp / t, 6) if t else None,
-        )  # fmt: skip
+            chains=c,
+            chains_passed=cp,
+            turns=t,
+            turns_passed=tp,
+            chain_success_rate=round(cp / c, 6) if c else None,
+            turn_success_rate=round(tp / t, 6) if t else None,
+        )
         for bucket, (c, cp, t, tp) in sorted(out.items())
     }
 
@@ -306,4 +321,3 @@ def _verdict(
         uncertain=any(c.uncertain for c in score.comparisons),
         unscorable=any(c.unscorable for c in score.comparisons),
     )
-

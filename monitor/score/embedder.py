@@ -76,7 +76,9 @@ class OnnxEmbedder:
         try:
             self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         except Exception as exc:  # the Rust tokenizer raises a bare Exception on bad files
-            raise ModelError(f"{model_dir / 'tokenizer.json'}: unreadable ({exc}); {REGENERATE_HINT}") from exc
+            raise ModelError(
+                f"{model_dir / 'tokenizer.json'}: unreadable ({exc}); {REGENERATE_HINT}"
+            ) from exc
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=self.max_seq_length)
         self._unk_id = self._tokenizer.token_to_id("[UNK]")
@@ -162,17 +164,10 @@ class OnnxEmbedder:
             cut.append(truncated)
         if clean:
             encodings = self._tokenizer.encode_batch(clean)
-            width = max(len(e.ids) for e in encodings)
-            ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
-            mask = np.zeros_like(ids)
-            for row, enc in enumerate(encodings):
-                ids[row, : len(enc.ids)] = enc.ids
-                mask[row, : len(enc.ids)] = 1
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._input_names:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            vectors = np.asarray(self._session.run(["sentence_embedding"], feeds)[0], dtype=np.float32)
-            self.stats["batches"] += 1
+            if self._config.exact_per_text:
+                vectors = np.concatenate([self._run([enc]) for enc in encodings])
+            else:
+                vectors = self._run(encodings)
             self.stats["embedded"] += len(clean)
             for row, (i, enc) in enumerate(zip(readable, encodings, strict=True)):
                 truncated = cut[row] or bool(enc.overflowing)
@@ -182,6 +177,20 @@ class OnnxEmbedder:
                 else:
                     results[i] = Embedding(vectors[row], truncated=truncated)
         return [r if r is not None else Embedding(None, unscorable="not embedded") for r in results]
+
+    def _run(self, encodings: list[Any]) -> np.ndarray:
+        """One inference over padded encodings; returns one L2-normalised row per encoding."""
+        width = max(len(e.ids) for e in encodings)
+        ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, enc in enumerate(encodings):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        self.stats["batches"] += 1
+        return np.asarray(self._session.run(["sentence_embedding"], feeds)[0], dtype=np.float32)
 
     def _remember(self, text: str, emb: Embedding) -> None:
         if self._config.cache_size == 0:

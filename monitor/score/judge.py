@@ -18,7 +18,7 @@ from monitor.score.similarity import PairScore
 
 PROMPT = (
     "You compare a value an AI agent produced with the expected (gold) value from a test set. "
-    "Answer with JSON only: {\"equivalent\": true|false, \"confidence\": 0..1}. Equivalent means a user "
+    'Answer with JSON only: {"equivalent": true|false, "confidence": 0..1}. Equivalent means a user '
     "would accept the predicted value in place of the gold one (same entity, same metric, same number, "
     "same date); wording may differ."
 )

@@ -50,7 +50,12 @@ class Ladder:
             return self._compare_objects(field, gold, predicted)
         if isinstance(gold, list) and isinstance(predicted, list):
             return self._compare_lists(field, gold, predicted)
-        if gold is None or predicted is None or isinstance(gold, dict | list) or isinstance(predicted, dict | list):
+        if (
+            gold is None
+            or predicted is None
+            or isinstance(gold, dict | list)
+            or isinstance(predicted, dict | list)
+        ):
             note = f"different shapes: {_shape(gold)} vs {_shape(predicted)}"
             return _cmp(field, gold, predicted, False, 0.0, Rung.STRUCTURAL, kind="structured", note=note)
         # scalars of different types, e.g. 5 vs "5" or True vs "yes": compare canonical forms
@@ -69,7 +74,9 @@ class Ladder:
         if ng == np_:
             return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k)
         if not ng or not np_:
-            return _cmp(field, gold, predicted, False, 0.0, Rung.NORMALIZED, kind=k, note="one value is empty")
+            return _cmp(
+                field, gold, predicted, False, 0.0, Rung.NORMALIZED, kind=k, note="one value is empty"
+            )
         if enum_values:
             decided = self._enum(field, gold, predicted, ng, np_, enum_values, k)
             if decided is not None:
@@ -112,21 +119,39 @@ class Ladder:
 
     # -- rungs -------------------------------------------------------------------------------
 
-    def _by_model(self, field: str, gold: str, predicted: str, left_g: str, left_p: str, kind: str) -> Comparison:
+    def _by_model(
+        self, field: str, gold: str, predicted: str, left_g: str, left_p: str, kind: str
+    ) -> Comparison:
         raw = self.similarity(left_g, left_p)
         equal, rung, uncertain, score, note = self.decide(raw, kind)
         if (uncertain or rung is Rung.UNSCORABLE) and self.judge is not None:
             verdict = self.judge.score_pairs([(gold, predicted)])[0]
             if verdict.score is not None:
                 return _cmp(
-                    field, gold, predicted, verdict.score >= 0.5, score, Rung.JUDGE, kind=kind,
-                    truncated=raw.truncated, note=f"judge: {verdict.score:.2f} equivalent",
-                )  # fmt: skip
+                    field,
+                    gold,
+                    predicted,
+                    verdict.score >= 0.5,
+                    score,
+                    Rung.JUDGE,
+                    kind=kind,
+                    truncated=raw.truncated,
+                    note=f"judge: {verdict.score:.2f} equivalent",
+                )
             note = f"{note}; judge failed: {verdict.unscorable}"
         return _cmp(
-            field, gold, predicted, equal, score, rung, kind=kind, uncertain=uncertain,
-            unscorable=rung is Rung.UNSCORABLE, truncated=raw.truncated, note=note,
-        )  # fmt: skip
+            field,
+            gold,
+            predicted,
+            equal,
+            score,
+            rung,
+            kind=kind,
+            uncertain=uncertain,
+            unscorable=rung is Rung.UNSCORABLE,
+            truncated=raw.truncated,
+            note=note,
+        )
 
     def _alias(self, ng: str, np_: str) -> str:
         if ng in self._glossary and self._glossary.get(np_) == self._glossary[ng]:
@@ -143,7 +168,9 @@ class Ladder:
             note = f"not one of the tool schema's values {sorted(enum_values)}"
             return _cmp(field, gold, predicted, False, 0.0, Rung.ALIAS, kind=kind, note=note)
         if ng in allowed:
-            return _cmp(field, gold, predicted, False, 0.0, Rung.ALIAS, kind=kind, note="a different enum value")
+            return _cmp(
+                field, gold, predicted, False, 0.0, Rung.ALIAS, kind=kind, note="a different enum value"
+            )
         return None
 
     def _compare_objects(self, field: str, gold: dict[str, Any], predicted: dict[str, Any]) -> Comparison:
@@ -179,15 +206,32 @@ class Ladder:
 
 
 def _cmp(
-    field: str, gold: Any, predicted: Any, equal: bool, score: float | None, rung: Rung, *,
-    kind: str = "short", uncertain: bool = False, unscorable: bool = False, truncated: bool = False, note: str = "",
-) -> Comparison:  # fmt: skip
+    field: str,
+    gold: Any,
+    predicted: Any,
+    equal: bool,
+    score: float | None,
+    rung: Rung,
+    *,
+    kind: str = "short",
+    uncertain: bool = False,
+    unscorable: bool = False,
+    truncated: bool = False,
+    note: str = "",
+) -> Comparison:
     return Comparison(
-        field=field, gold=gold, predicted=predicted, equal=equal,
-        score=None if score is None else round(float(score), 4), rung=rung,
-        kind=kind if kind in ("short", "text", "structured") else "short",  # type: ignore[arg-type]
-        uncertain=uncertain, unscorable=unscorable, truncated=truncated, note=note,
-    )  # fmt: skip
+        field=field,
+        gold=gold,
+        predicted=predicted,
+        equal=equal,
+        score=None if score is None else round(float(score), 4),
+        rung=rung,
+        kind=kind if kind in ("short", "text", "structured") else "short",
+        uncertain=uncertain,
+        unscorable=unscorable,
+        truncated=truncated,
+        note=note,
+    )
 
 
 def _combine(field: str, gold: Any, predicted: Any, parts: list[Comparison]) -> Comparison:
@@ -195,10 +239,18 @@ def _combine(field: str, gold: Any, predicted: Any, parts: list[Comparison]) -> 
     scores = [p.score for p in parts if p.score is not None]
     note = "; ".join(f"{p.field}: {p.note or p.rung}" for p in failed[:5])
     return _cmp(
-        field, gold, predicted, not failed, min(scores) if scores else None, Rung.STRUCTURAL,
-        kind="structured", uncertain=any(p.uncertain for p in parts),
-        unscorable=any(p.unscorable for p in parts), truncated=any(p.truncated for p in parts), note=note,
-    )  # fmt: skip
+        field,
+        gold,
+        predicted,
+        not failed,
+        min(scores) if scores else None,
+        Rung.STRUCTURAL,
+        kind="structured",
+        uncertain=any(p.uncertain for p in parts),
+        unscorable=any(p.unscorable for p in parts),
+        truncated=any(p.truncated for p in parts),
+        note=note,
+    )
 
 
 def _is_initialism(short: str, long: str) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from monitor.model import Check, Comparison, FailureReason, Rung, SubMetric
 from monitor.score.ladder import Ladder
@@ -52,14 +53,17 @@ def split_parts(text: str) -> list[str]:
 def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozenset[str]) -> ResponseScore:
     if normalize_text(gold) == normalize_text(predicted):
         rung = Rung.EXACT if gold == predicted else Rung.NORMALIZED
-        cmp = Comparison(field="response", gold=gold, predicted=predicted, equal=True, score=1.0, rung=rung, kind="text")
+        cmp = Comparison(
+            field="response", gold=gold, predicted=predicted, equal=True, score=1.0, rung=rung, kind="text"
+        )
         ok_c = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
         ok_t = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=1.0)
         return ResponseScore(ok_c, ok_t, (cmp,), (), 1.0)
 
     day_first = ladder.config.ladder.date_day_first
     pred_parts = split_parts(predicted)
-    ladder.scorer and ladder.scorer.prefetch([gold, predicted, *split_parts(gold), *pred_parts])
+    if ladder.scorer is not None:
+        ladder.scorer.prefetch([gold, predicted, *split_parts(gold), *pred_parts])
     comparisons: list[Comparison] = []
     mismatches: list[Mismatch] = []
 
@@ -70,7 +74,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     extra = [f for f in pred_facts if f not in gold_facts]
     conflicts: list[Comparison] = []
     absent: list[tuple[str, str]] = []
-    for kind_g, canon_g, text_g in missing:
+    for kind_g, _canon, text_g in missing:
         rivals = [f for f in extra if f[0] == kind_g]
         best: Comparison | None = None
         for rival in rivals:
@@ -88,6 +92,12 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             extra = [f for f in extra if f[2] != best.predicted]
         elif kind_g == "slot" and _slot_paraphrased(ladder, text_g, predicted, comparisons):
             continue
+        elif kind_g == "slot" and (swap := _replaced_by(text_g, gold, predicted)):
+            cmp = ladder.compare_text("response.slot", text_g, swap)
+            if cmp.equal:
+                comparisons.append(cmp)
+            else:
+                conflicts.append(cmp)
         else:
             absent.append((kind_g, text_g))
     comparisons.extend(conflicts)
@@ -100,7 +110,11 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     part_scores: list[float] = []
     if len(parts) > 1:
         for part in parts:
-            sims = [s.score for s in ladder.scorer.score_pairs([(part, p) for p in [*pred_parts, predicted]])] if ladder.scorer else []
+            sims = (
+                [s.score for s in ladder.scorer.score_pairs([(part, p) for p in [*pred_parts, predicted]])]
+                if ladder.scorer
+                else []
+            )
             best_score = max((s for s in sims if s is not None), default=None)
             part_scores.append(best_score or 0.0)
             facts_absent = any(text in part for _, text in absent)
@@ -114,39 +128,62 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     if completeness_fields:
         what = "; ".join(repr(x) for x in completeness_fields)
         completeness = Check(
-            sub_metric=SubMetric.COMPLETENESS, passed=False, failure_reason=FailureReason.INCOMPLETE_RESPONSE,
-            score=_mean(part_scores), fields=completeness_fields, detail=f"the reply does not cover {what}",
-        )  # fmt: skip
+            sub_metric=SubMetric.COMPLETENESS,
+            passed=False,
+            failure_reason=FailureReason.INCOMPLETE_RESPONSE,
+            score=_mean(part_scores),
+            fields=completeness_fields,
+            detail=f"the reply does not cover {what}",
+        )
     else:
         completeness = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=_mean(part_scores))
 
     # -- whole-reply consistency ---------------------------------------------------------------
     equal, rung, uncertain, score, note = ladder.decide(whole, "text")
     whole_cmp = Comparison(
-        field="response", gold=gold, predicted=predicted, equal=equal, score=None if score is None else round(score, 4),
-        rung=rung, kind="text", uncertain=uncertain, unscorable=rung is Rung.UNSCORABLE, truncated=whole.truncated, note=note,
-    )  # fmt: skip
+        field="response",
+        gold=gold,
+        predicted=predicted,
+        equal=equal,
+        score=None if score is None else round(score, 4),
+        rung=rung,
+        kind="text",
+        uncertain=uncertain,
+        unscorable=rung is Rung.UNSCORABLE,
+        truncated=whole.truncated,
+        note=note,
+    )
     if (uncertain or rung is Rung.UNSCORABLE) and ladder.judge is not None:
         whole_cmp = ladder.compare_text("response", gold, predicted, kind="text")
     comparisons.insert(0, whole_cmp)
     if conflicts:
         detail = "; ".join(f"gold says {c.gold!r}, reply says {c.predicted!r}" for c in conflicts)
         truthfulness = Check(
-            sub_metric=SubMetric.TRUTHFULNESS, passed=False, failure_reason=FailureReason.INCONSISTENT_RESPONSE,
-            score=whole_cmp.score, fields=tuple(str(c.gold) for c in conflicts), detail=detail,
-        )  # fmt: skip
+            sub_metric=SubMetric.TRUTHFULNESS,
+            passed=False,
+            failure_reason=FailureReason.INCONSISTENT_RESPONSE,
+            score=whole_cmp.score,
+            fields=tuple(str(c.gold) for c in conflicts),
+            detail=detail,
+        )
     elif whole_cmp.unscorable:
         truthfulness = Check(
-            sub_metric=SubMetric.TRUTHFULNESS, passed=False, failure_reason=FailureReason.UNSCORABLE,
-            fields=("response",), detail=whole_cmp.note,
-        )  # fmt: skip
+            sub_metric=SubMetric.TRUTHFULNESS,
+            passed=False,
+            failure_reason=FailureReason.UNSCORABLE,
+            fields=("response",),
+            detail=whole_cmp.note,
+        )
     elif not whole_cmp.equal:
         mismatches.append(Mismatch("response", gold, predicted, "value"))
         truthfulness = Check(
-            sub_metric=SubMetric.TRUTHFULNESS, passed=False, failure_reason=FailureReason.INCONSISTENT_RESPONSE,
-            score=whole_cmp.score, fields=("response",),
+            sub_metric=SubMetric.TRUTHFULNESS,
+            passed=False,
+            failure_reason=FailureReason.INCONSISTENT_RESPONSE,
+            score=whole_cmp.score,
+            fields=("response",),
             detail=f"the reply says something else (similarity {whole_cmp.score} {whole_cmp.note})".strip(),
-        )  # fmt: skip
+        )
     else:
         truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=whole_cmp.score)
     return ResponseScore(completeness, truthfulness, tuple(comparisons), tuple(mismatches), whole.score)
@@ -164,6 +201,15 @@ def _fact_items(text: str, vocabulary: frozenset[str], day_first: bool) -> list[
     return items
 
 
+def _replaced_by(slot: str, gold: str, predicted: str) -> str:
+    """The reply's words that stand where gold has `slot` (a word-level diff 'replace'), if any."""
+    g, p = content_words(gold), content_words(predicted)
+    for op, g1, g2, p1, p2 in SequenceMatcher(a=g, b=p, autojunk=False).get_opcodes():
+        if op == "replace" and slot in g[g1:g2] and 0 < p2 - p1 <= 3:
+            return " ".join(p[p1:p2])
+    return ""
+
+
 def _slot_paraphrased(ladder: Ladder, slot: str, predicted: str, comparisons: list[Comparison]) -> bool:
     """A gold slot word with no rival slot in the reply: is it said in other words (EU → Europe)?"""
     words = [w for w in content_words(predicted) if len(w) > 1]
@@ -171,10 +217,21 @@ def _slot_paraphrased(ladder: Ladder, slot: str, predicted: str, comparisons: li
         return False
     scores = ladder.scorer.score_pairs([(slot, w) for w in words]) if ladder.scorer else []
     best = max(((s.score or 0.0), w) for s, w in zip(scores, words, strict=True)) if scores else (0.0, "")
-    equal, rung, uncertain, score, note = ladder.decide(scores[words.index(best[1])] if scores else ladder.similarity(slot, ""), "short")
+    equal, rung, uncertain, score, note = ladder.decide(
+        scores[words.index(best[1])] if scores else ladder.similarity(slot, ""), "short"
+    )
     if equal:
         comparisons.append(
-            Comparison(field="response.slot", gold=slot, predicted=best[1], equal=True, score=score, rung=rung, uncertain=uncertain, note=note)
+            Comparison(
+                field="response.slot",
+                gold=slot,
+                predicted=best[1],
+                equal=True,
+                score=score,
+                rung=rung,
+                uncertain=uncertain,
+                note=note,
+            )
         )
     return equal
 

@@ -65,9 +65,12 @@ def score_turn(
     if predicted is None:
         what = f"{gold.tool_id}.{gold.action}" if isinstance(gold, ActionContent) else "a reply"
         check = Check(
-            sub_metric=SubMetric.COMPLETENESS, passed=False, failure_reason=FailureReason.MISSING_ACTION,
-            fields=(what,), detail=f"expected {what}; the agent produced nothing for this turn",
-        )  # fmt: skip
+            sub_metric=SubMetric.COMPLETENESS,
+            passed=False,
+            failure_reason=FailureReason.MISSING_ACTION,
+            fields=(what,),
+            detail=f"expected {what}; the agent produced nothing for this turn",
+        )
         return _finish((_skipped(SubMetric.STRUCTURAL), check, _skipped(SubMetric.TRUTHFULNESS)), (), ())
     if isinstance(gold, ResponseContent) and isinstance(predicted, ResponseContent):
         r = score_response(ladder, gold.response, predicted.response, vocabulary)
@@ -78,14 +81,21 @@ def score_turn(
     expected = "a tool call" if isinstance(gold, ActionContent) else "a reply"
     got = "a tool call" if isinstance(predicted, ActionContent) else "a reply"
     check = Check(
-        sub_metric=SubMetric.STRUCTURAL, passed=False, failure_reason=FailureReason.TOOL_MISMATCH,
-        fields=("turn",), detail=f"expected {expected}, the agent produced {got}",
-    )  # fmt: skip
+        sub_metric=SubMetric.STRUCTURAL,
+        passed=False,
+        failure_reason=FailureReason.TOOL_MISMATCH,
+        fields=("turn",),
+        detail=f"expected {expected}, the agent produced {got}",
+    )
     mismatch = Mismatch("turn", expected, got, "structure")
-    return _finish((check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,))
+    return _finish(
+        (check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,)
+    )
 
 
-def _score_action(ladder: Ladder, gold: ActionContent, predicted: ActionContent, schemas: dict[str, Any]) -> TurnScore:
+def _score_action(
+    ladder: Ladder, gold: ActionContent, predicted: ActionContent, schemas: dict[str, Any]
+) -> TurnScore:
     if normalize_text(gold.tool_id) != normalize_text(predicted.tool_id):
         reason, field = FailureReason.TOOL_MISMATCH, "tool_id"
     elif normalize_text(gold.action) != normalize_text(predicted.action):
@@ -95,11 +105,16 @@ def _score_action(ladder: Ladder, gold: ActionContent, predicted: ActionContent,
     if reason is not None:
         g, p = getattr(gold, field), getattr(predicted, field)
         check = Check(
-            sub_metric=SubMetric.STRUCTURAL, passed=False, failure_reason=reason, fields=(field,),
+            sub_metric=SubMetric.STRUCTURAL,
+            passed=False,
+            failure_reason=reason,
+            fields=(field,),
             detail=f"{field}: expected {g!r}, got {p!r}",
-        )  # fmt: skip
+        )
         mismatch = Mismatch(field, g, p, "structure")
-        return _finish((check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,))
+        return _finish(
+            (check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,)
+        )
     structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=True, score=1.0)
 
     # completeness: parameter keys
@@ -111,15 +126,23 @@ def _score_action(ladder: Ladder, gold: ActionContent, predicted: ActionContent,
     key_score = round(1.0 - (len(missing) + len(extra)) / n_keys, 4)
     if missing:
         completeness = Check(
-            sub_metric=SubMetric.COMPLETENESS, passed=False, failure_reason=FailureReason.MISSING_PARAMETERS,
-            score=key_score, fields=tuple(missing),
-            detail=f"missing parameters: {', '.join(missing)}" + (f"; extra: {', '.join(extra)}" if extra else ""),
-        )  # fmt: skip
+            sub_metric=SubMetric.COMPLETENESS,
+            passed=False,
+            failure_reason=FailureReason.MISSING_PARAMETERS,
+            score=key_score,
+            fields=tuple(missing),
+            detail=f"missing parameters: {', '.join(missing)}"
+            + (f"; extra: {', '.join(extra)}" if extra else ""),
+        )
     elif extra:
         completeness = Check(
-            sub_metric=SubMetric.COMPLETENESS, passed=False, failure_reason=FailureReason.EXTRA_PARAMETERS,
-            score=key_score, fields=tuple(extra), detail=f"unexpected parameters: {', '.join(extra)}",
-        )  # fmt: skip
+            sub_metric=SubMetric.COMPLETENESS,
+            passed=False,
+            failure_reason=FailureReason.EXTRA_PARAMETERS,
+            score=key_score,
+            fields=tuple(extra),
+            detail=f"unexpected parameters: {', '.join(extra)}",
+        )
     else:
         completeness = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
 
@@ -139,20 +162,28 @@ def _score_action(ladder: Ladder, gold: ActionContent, predicted: ActionContent,
         unscorable_only = all(c.unscorable for c in wrong)
         detail = "; ".join(
             f"{c.field}: expected {c.gold!r}, got {c.predicted!r} (score {c.score}, decided by {c.rung.value}"
-            + (f", {c.note}" if c.note else "") + ")"
+            + (f", {c.note}" if c.note else "")
+            + ")"
             for c in wrong
-        )  # fmt: skip
+        )
         truthfulness = Check(
-            sub_metric=SubMetric.TRUTHFULNESS, passed=False,
-            failure_reason=FailureReason.UNSCORABLE if unscorable_only else FailureReason.INCONSISTENT_PARAMETER_VALUES,
-            score=value_score, fields=tuple(c.field for c in wrong), detail=detail,
-        )  # fmt: skip
+            sub_metric=SubMetric.TRUTHFULNESS,
+            passed=False,
+            failure_reason=FailureReason.UNSCORABLE
+            if unscorable_only
+            else FailureReason.INCONSISTENT_PARAMETER_VALUES,
+            score=value_score,
+            fields=tuple(c.field for c in wrong),
+            detail=detail,
+        )
     else:
         truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=value_score)
     return _finish((structural, completeness, truthfulness), tuple(comparisons), tuple(mismatches))
 
 
-def _finish(checks: tuple[Check, ...], comparisons: tuple[Comparison, ...], mismatches: tuple[Mismatch, ...]) -> TurnScore:
+def _finish(
+    checks: tuple[Check, ...], comparisons: tuple[Comparison, ...], mismatches: tuple[Mismatch, ...]
+) -> TurnScore:
     failing = next((c for c in checks if c.passed is False), None)
     return TurnScore(
         checks=checks,

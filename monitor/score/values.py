@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -23,9 +24,73 @@ _PUNCT = re.compile(r"[^\w\s]+|_+", re.UNICODE)
 _SPACE = re.compile(r"\s+")
 
 STOPWORDS = frozenset(
-    "a an the of for to in on at by with and or from as is are was were be been being it its this that "
-    "these those i you we they he she me my your our their please sure ok okay here there which what "
-    "would should could can will shall may might do does did have has had let like just so".split()
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "and",
+        "or",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "i",
+        "you",
+        "we",
+        "they",
+        "he",
+        "she",
+        "me",
+        "my",
+        "your",
+        "our",
+        "their",
+        "please",
+        "sure",
+        "ok",
+        "okay",
+        "here",
+        "there",
+        "which",
+        "what",
+        "would",
+        "should",
+        "could",
+        "can",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "let",
+        "like",
+        "just",
+        "so",
+    ]
 )
 
 #: Cardinal words read as numbers ("four days" = "4 days"). "one" and "zero" are left out: too often
@@ -33,8 +98,29 @@ STOPWORDS = frozenset(
 NUMBER_WORDS = {
     w: i
     for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
     )
     if i >= 2
 } | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
@@ -45,26 +131,72 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2
 _MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 #: unit spelling -> (canonical unit, factor to it)
 _UNITS: dict[str, tuple[str, float]] = {
-    "%": ("percent", 1), "percent": ("percent", 1), "pct": ("percent", 1),
-    "$": ("usd", 1), "usd": ("usd", 1), "dollars": ("usd", 1), "dollar": ("usd", 1),
-    "€": ("eur", 1), "eur": ("eur", 1), "euros": ("eur", 1), "euro": ("eur", 1),
-    "£": ("gbp", 1), "gbp": ("gbp", 1), "¥": ("jpy", 1), "jpy": ("jpy", 1), "cny": ("cny", 1),
-    "rmb": ("cny", 1), "yuan": ("cny", 1),
-    "km": ("m", 1000), "kilometers": ("m", 1000), "kilometres": ("m", 1000), "m": ("m", 1),
-    "meters": ("m", 1), "metres": ("m", 1), "cm": ("m", 0.01), "mm": ("m", 0.001),
-    "mi": ("m", 1609.344), "miles": ("m", 1609.344), "mile": ("m", 1609.344),
-    "kg": ("g", 1000), "kilograms": ("g", 1000), "g": ("g", 1), "grams": ("g", 1),
-    "lb": ("g", 453.59237), "lbs": ("g", 453.59237), "pounds": ("g", 453.59237),
-    "ms": ("s", 0.001), "s": ("s", 1), "sec": ("s", 1), "secs": ("s", 1), "seconds": ("s", 1),
-    "second": ("s", 1), "min": ("s", 60), "mins": ("s", 60), "minutes": ("s", 60), "minute": ("s", 60),
-    "h": ("s", 3600), "hr": ("s", 3600), "hrs": ("s", 3600), "hours": ("s", 3600), "hour": ("s", 3600),
-    "day": ("s", 86400), "days": ("s", 86400), "d": ("s", 86400), "week": ("s", 604800),
+    "%": ("percent", 1),
+    "percent": ("percent", 1),
+    "pct": ("percent", 1),
+    "$": ("usd", 1),
+    "usd": ("usd", 1),
+    "dollars": ("usd", 1),
+    "dollar": ("usd", 1),
+    "€": ("eur", 1),
+    "eur": ("eur", 1),
+    "euros": ("eur", 1),
+    "euro": ("eur", 1),
+    "£": ("gbp", 1),
+    "gbp": ("gbp", 1),
+    "¥": ("jpy", 1),
+    "jpy": ("jpy", 1),
+    "cny": ("cny", 1),
+    "rmb": ("cny", 1),
+    "yuan": ("cny", 1),
+    "km": ("m", 1000),
+    "kilometers": ("m", 1000),
+    "kilometres": ("m", 1000),
+    "m": ("m", 1),
+    "meters": ("m", 1),
+    "metres": ("m", 1),
+    "cm": ("m", 0.01),
+    "mm": ("m", 0.001),
+    "mi": ("m", 1609.344),
+    "miles": ("m", 1609.344),
+    "mile": ("m", 1609.344),
+    "kg": ("g", 1000),
+    "kilograms": ("g", 1000),
+    "g": ("g", 1),
+    "grams": ("g", 1),
+    "lb": ("g", 453.59237),
+    "lbs": ("g", 453.59237),
+    "pounds": ("g", 453.59237),
+    "ms": ("s", 0.001),
+    "s": ("s", 1),
+    "sec": ("s", 1),
+    "secs": ("s", 1),
+    "seconds": ("s", 1),
+    "second": ("s", 1),
+    "min": ("s", 60),
+    "mins": ("s", 60),
+    "minutes": ("s", 60),
+    "minute": ("s", 60),
+    "h": ("s", 3600),
+    "hr": ("s", 3600),
+    "hrs": ("s", 3600),
+    "hours": ("s", 3600),
+    "hour": ("s", 3600),
+    "day": ("s", 86400),
+    "days": ("s", 86400),
+    "d": ("s", 86400),
+    "week": ("s", 604800),
     "weeks": ("s", 604800),
-    "gb": ("byte", 1e9), "mb": ("byte", 1e6), "kb": ("byte", 1e3), "tb": ("byte", 1e12),
-}  # fmt: skip
+    "gb": ("byte", 1e9),
+    "mb": ("byte", 1e6),
+    "kb": ("byte", 1e3),
+    "tb": ("byte", 1e12),
+}
 _CURRENCY_PREFIX = "$€£¥"
 _NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-_UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNITS if u not in _CURRENCY_PREFIX), key=len, reverse=True))
+_UNIT_ALT = "|".join(
+    sorted((re.escape(u) for u in _UNITS if u not in _CURRENCY_PREFIX), key=len, reverse=True)
+)
 _MULT_ALT = "|".join(sorted(_MULTIPLIERS, key=len, reverse=True))
 _QUANTITY = re.compile(
     rf"(?<![\w.])(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])?\s?(?P<num>{_NUM})"
@@ -114,14 +246,16 @@ class Facts:
 @lru_cache(maxsize=65_536)
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
-    text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m.group(0).casefold()]), unicodedata.normalize("NFKC", value))
+    text = _NUMBER_WORD.sub(
+        lambda m: str(NUMBER_WORDS[m.group(0).casefold()]), unicodedata.normalize("NFKC", value)
+    )
     found: list[tuple[int, int, str]] = []
 
-    def take(pattern: re.Pattern[str], canon: object) -> None:
+    def take(pattern: re.Pattern[str], canon: Callable[[re.Match[str]], str | None]) -> None:
         for m in pattern.finditer(text):
             if any(m.start() < e and s < m.end() for s, e, _ in found):
                 continue
-            c = canon(m) if callable(canon) else canon
+            c = canon(m)
             if c:
                 found.append((m.start(), m.end(), c))
 

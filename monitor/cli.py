@@ -1,0 +1,277 @@
+"""The `agent-monitor` command: parse flags, load and validate config, build, run, exit code.
+
+The only module that reads flags, files and the environment. Exit codes: 0 done; 1 the gate found a
+regression; 2 bad input or configuration (the message names the file, line, dialog, turn and field).
+User errors never print a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from monitor import __version__
+from monitor.config import CompositionConfig, ScoringConfig, format_validation_error, load_config
+from monitor.errors import InputError, MonitorError
+from monitor.model import AggregateReport, DialogReport
+
+log = logging.getLogger("monitor")
+
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if not hasattr(args, "handler"):
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        code: int = args.handler(args)
+        return code
+    except MonitorError as exc:
+        print(f"agent-monitor: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("agent-monitor: interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="agent-monitor",
+        description="Turn-level AEM correctness for multi-turn, tool-calling agents.",
+    )
+    p.add_argument("--version", action="version", version=f"agent-monitor {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    sub = p.add_subparsers(metavar="COMMAND")
+
+    s = sub.add_parser("score", help="score golden dialogs offline (AEM per turn, attributed)")
+    s.add_argument(
+        "dialogs", type=Path, help="a .json or .jsonl file of golden dialogs, or a directory of them"
+    )
+    s.add_argument("--out", type=Path, help="write the JSON report here (default: stdout)")
+    s.add_argument("--csv", type=Path, help="also write one CSV row per turn here")
+    s.add_argument("--config", type=Path, help="YAML/JSON config (thresholds, composition, judge, …)")
+    s.add_argument(
+        "--composition",
+        choices=["mean", "weighted", "gating", "sub_metric_thresholds"],
+        help="override the composition rule of the config",
+    )
+    s.add_argument(
+        "--keep-going", action="store_true", help="score the readable dialogs even if some are bad"
+    )
+    s.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+    s.set_defaults(handler=_cmd_score)
+
+    g = sub.add_parser("gate", help="CI regression gate: compare a score report with a baseline")
+    g.add_argument("--baseline", type=Path, required=True, help="the baseline report (output of `score`)")
+    g.add_argument("--report", type=Path, required=True, help="the new report (output of `score`)")
+    g.add_argument("--config", type=Path, help="config file whose `gate` section sets the limits")
+    g.add_argument("--max-drop-points", type=float, help="strict success rate drop that fails (default 1.5)")
+    g.add_argument(
+        "--max-reason-rise", type=float, help="relative rise of a failure reason that fails (0.2 = 20%%)"
+    )
+    g.add_argument("--warn-latency-rise", type=float, help="relative latency rise that warns (0.15 = 15%%)")
+    g.set_defaults(handler=_cmd_gate)
+
+    c = sub.add_parser("calibrate", help="fit similarity thresholds per value kind from labelled pairs")
+    c.add_argument("pairs", type=Path, help="JSONL of {a, b, equivalent, kind?}")
+    c.add_argument("--config", type=Path, help="config to start from (embedder, ladder)")
+    c.add_argument("--out", type=Path, help="write the full calibration report (JSON) here")
+    c.add_argument("--write-config", type=Path, help="write the fitted thresholds into this YAML config file")
+    c.set_defaults(handler=_cmd_calibrate)
+
+    e = sub.add_parser(
+        "export-model", help="export a sentence-transformers model folder to ONNX (needs [export])"
+    )
+    e.add_argument("source_dir", type=Path, help="a sentence-transformers model folder")
+    e.add_argument("--out", type=Path, required=True, help="output folder")
+    e.add_argument("--quantize", choices=["int8"], help="int8 dynamic quantization (per-channel)")
+    e.add_argument("--model-id", help="model id recorded in the model card (default: from the folder name)")
+    e.set_defaults(handler=_cmd_export)
+    return p
+
+
+# -- score ------------------------------------------------------------------------------------
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from monitor.reference.golden import load_dialogs
+    from monitor.report import aggregate, csv_rows, summary_text
+    from monitor.score.dialog import score_dialog, texts_to_embed
+
+    config = load_config(args.config)
+    if args.composition:
+        config = config.model_copy(
+            update={"composition": config.composition.model_copy(update={"rule": args.composition})}
+        )
+    loaded = load_dialogs(args.dialogs)
+    for error in loaded.errors:
+        print(f"agent-monitor: bad input: {error}", file=sys.stderr)
+    if loaded.errors and not args.keep_going:
+        print(
+            f"agent-monitor: {len(loaded.errors)} bad dialog(s); nothing scored. Fix them, or pass "
+            "--keep-going to score the rest.",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    ladder = build_ladder(config)
+    if ladder.scorer is not None:
+        ladder.scorer.prefetch(texts_to_embed(loaded.dialogs))
+    reports: list[DialogReport] = []
+    for dialog in _progress(loaded.dialogs, args.no_progress):
+        reports.append(score_dialog(dialog, ladder, config.composition))
+    agg = aggregate(reports, loaded.errors)
+    document = {
+        "aggregate": agg.model_dump(mode="json"),
+        "dialogs": [r.model_dump(mode="json") for r in reports],
+    }
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if args.out:
+        _write(args.out, text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+    if args.csv:
+        from monitor.report import CSV_COLUMNS
+
+        try:
+            with args.csv.open("w", newline="", encoding="utf-8") as fh:
+                writer = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
+                writer.writeheader()
+                writer.writerows(csv_rows(reports))
+        except OSError as exc:
+            raise InputError(str(args.csv), f"cannot write ({exc.strerror})") from exc
+    print(summary_text(agg), file=sys.stderr)
+    return EXIT_BAD_INPUT if loaded.errors else EXIT_OK
+
+
+def build_ladder(config: ScoringConfig) -> Any:
+    from monitor.score.embedder import load_embedder
+    from monitor.score.ladder import Ladder
+
+    judge = None
+    if config.judge is not None:
+        from monitor.score.judge import LlmJudge
+
+        judge = LlmJudge(config.judge)
+    return Ladder(config, load_embedder(config.embedder), judge)
+
+
+def _progress(items: list[Any], disabled: bool) -> Any:
+    if disabled or not sys.stderr.isatty() or len(items) < 20:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc="scoring", unit="dialog", file=sys.stderr)
+
+
+# -- gate -------------------------------------------------------------------------------------
+
+
+def _cmd_gate(args: argparse.Namespace) -> int:
+    from monitor.gate import run_gate
+
+    config = load_config(args.config).gate
+    overrides = {
+        "max_success_drop_points": args.max_drop_points,
+        "max_reason_rise": args.max_reason_rise,
+        "warn_latency_rise": args.warn_latency_rise,
+    }
+    try:
+        config = type(config).model_validate(
+            {**config.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
+        )
+    except ValidationError as exc:
+        raise InputError("gate flags", "\n" + format_validation_error(exc)) from exc
+    result = run_gate(_read_aggregate(args.baseline), _read_aggregate(args.report), config)
+    print(f"baseline {args.baseline}  ->  report {args.report}")
+    for line in result.diff:
+        print("  " + line)
+    for w in result.warnings:
+        print(f"WARNING: {w}")
+    for f in result.failures:
+        print(f"FAIL: {f}")
+    print("gate: PASS" if result.passed else "gate: FAIL")
+    return EXIT_OK if result.passed else EXIT_REGRESSION
+
+
+def _read_aggregate(path: Path) -> AggregateReport:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read ({exc.strerror})") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), f"not a JSON report ({exc})") from exc
+    if isinstance(data, dict) and "aggregate" in data:
+        data = data["aggregate"]
+    try:
+        return AggregateReport.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(
+            str(path), "not an agent-monitor score report:\n" + format_validation_error(exc, "aggregate")
+        ) from exc
+
+
+# -- calibrate --------------------------------------------------------------------------------
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from monitor.score.calibration import calibrate, dump_json, load_pairs, report_table, thresholds_document
+
+    config = load_config(args.config)
+    pairs = load_pairs(args.pairs)
+    reports = calibrate(pairs, build_ladder(config))
+    print(report_table(reports))
+    if args.out:
+        _write(args.out, dump_json(reports) + "\n")
+    if args.write_config:
+        existing: dict[str, Any] = {}
+        if args.write_config.is_file():
+            existing = yaml.safe_load(args.write_config.read_text(encoding="utf-8")) or {}
+        section = existing.get("thresholds", {}) if isinstance(existing.get("thresholds"), dict) else {}
+        section.update(thresholds_document(reports)["thresholds"])
+        existing["thresholds"] = section
+        ScoringConfig.model_validate(existing)  # refuse to write a config that would not load
+        _write(args.write_config, yaml.safe_dump(existing, sort_keys=False))
+        print(f"thresholds written to {args.write_config}")
+    return EXIT_OK
+
+
+# -- export-model -----------------------------------------------------------------------------
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from monitor.export.onnx_export import export_model
+
+    result = export_model(args.source_dir, args.out, quantize=args.quantize, model_id=args.model_id)
+    print(f"exported to {result.out_dir}")
+    print(f"  fp32 vs PyTorch: min cosine {result.min_cosine_fp32:.6f}")
+    if result.min_cosine_int8 is not None:
+        print(f"  int8 vs fp32:    min cosine {result.min_cosine_int8:.4f}")
+    return EXIT_OK
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(str(path), f"cannot write ({exc.strerror})") from exc
+
+
+__all__ = ["CompositionConfig", "main"]

@@ -1,0 +1,58 @@
+"""Shared fixtures: the real shipped ONNX model, loaded once per test session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitor.config import ScoringConfig
+from monitor.model import Dialog
+from monitor.reference.golden import parse_dialog
+from monitor.score.embedder import OnnxEmbedder, load_embedder
+from monitor.score.ladder import Ladder
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(scope="session")
+def embedder() -> OnnxEmbedder:
+    return load_embedder(ScoringConfig().embedder)
+
+
+@pytest.fixture(scope="session")
+def ladder(embedder: OnnxEmbedder) -> Ladder:
+    return Ladder(ScoringConfig(), embedder)
+
+
+def dialog(turns: list[dict[str, Any]], **extra: Any) -> Dialog:
+    return parse_dialog({"dialog_id": extra.pop("dialog_id", "t"), "turns": turns, **extra}, "test", "t")
+
+
+def action(tool: str, act: str, args: dict[str, Any], result: Any = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"tool_id": tool, "action": act, "args": args}
+    if result is not None:
+        out["result"] = result
+    return out
+
+
+def article_dialog() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((EXAMPLES / "article_sales_report.json").read_text())
+    return data
+
+
+def tool_turn(
+    no: int, gold: dict[str, Any], predicted: Any, role: str = "Tool", **extra: Any
+) -> dict[str, Any]:
+    return {"turn_no": no, "turn": role, "gold_turn": gold, "predict_turn": predicted, **extra}
+
+
+#: A CRM lookup that finds the wrong account: the usual first failure of the attribution tests.
+WRONG_LOOKUP = tool_turn(
+    1,
+    action("crm", "Find", {"name": "Acme"}, {"id": "ACC-1001"}),
+    action("crm", "Find", {"name": "Apex"}, {"id": "ACC-2002"}),
+)

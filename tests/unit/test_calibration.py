@@ -1,0 +1,75 @@
+"""Calibration: the shipped thresholds are what the shipped pairs produce; the CLI writes configs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from monitor.cli import main
+from monitor.config import ScoringConfig, load_config
+from monitor.errors import InputError
+from monitor.score.calibration import calibrate, fit_thresholds, load_pairs
+from monitor.score.ladder import Ladder
+
+PAIRS = Path(__file__).resolve().parents[2] / "monitor" / "data" / "calibration_pairs.jsonl"
+
+
+def test_shipped_set_is_big_enough_and_has_both_kinds() -> None:
+    pairs = load_pairs(PAIRS)
+    kinds = {p.kind for p in pairs}
+    assert len(pairs) >= 150 and kinds == {"short", "text"}
+    assert all(
+        sum(p.equivalent == e for p in pairs if p.kind == k) >= 25 for k in kinds for e in (True, False)
+    )
+
+
+def test_shipped_defaults_match_calibration(ladder: Ladder) -> None:
+    reports = calibrate(load_pairs(PAIRS), ladder)
+    defaults = ScoringConfig().thresholds
+    for kind in ("short", "text"):
+        fitted, shipped = reports[kind].thresholds, getattr(defaults, kind)
+        assert fitted.threshold == pytest.approx(shipped.threshold, abs=0.01), kind
+        assert fitted.reject == pytest.approx(shipped.reject, abs=0.01), kind
+        assert fitted.accept == pytest.approx(shipped.accept, abs=0.01), kind
+    assert reports["text"].roc_auc is not None and reports["text"].roc_auc > 0.9
+    assert reports["short"].ladder_accuracy is not None and reports["short"].ladder_accuracy > 0.8
+
+
+def test_article_pairs_with_the_shipped_thresholds(ladder: Ladder) -> None:
+    assert ladder.compare("city", "NYC", "New York City").equal
+    assert ladder.compare("period", "Q3 2024 revenue", "third quarter revenue figures for 2024").equal
+    assert not ladder.compare("metric", "revenue", "profit").equal
+
+
+def test_fit_separates_a_clean_split() -> None:
+    thresholds, (precision, recall, f1) = fit_thresholds(
+        [0.1, 0.2, 0.3, 0.8, 0.9, 0.95], [False] * 3 + [True] * 3
+    )
+    assert 0.3 < thresholds.threshold <= 0.8 and precision == recall == f1 == 1.0
+
+
+def test_calibrate_cli_writes_a_loadable_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "monitor.yaml"
+    cfg.write_text("composition:\n  rule: weighted\n")
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", str(PAIRS), "--write-config", str(cfg), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "ROC-AUC" in printed and "short" in printed and "text" in printed
+    loaded = load_config(cfg)
+    assert loaded.composition.rule == "weighted"  # the rest of the file is kept
+    assert loaded.thresholds.short.threshold == pytest.approx(
+        ScoringConfig().thresholds.short.threshold, abs=0.01
+    )
+    assert set(json.loads(out.read_text())) == {"short", "text"}
+    assert "thresholds" in yaml.safe_load(cfg.read_text())
+
+
+def test_bad_pairs_name_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "p.jsonl"
+    bad.write_text('{"a": "x", "b": "y", "equivalent": true}\n{"a": "x", "equivalent": "maybe"}\n')
+    with pytest.raises(InputError) as err:
+        load_pairs(bad)
+    assert f"{bad}:2" in str(err.value) and "'b'" in str(err.value) and "'equivalent'" in str(err.value)

@@ -1,0 +1,156 @@
+"""Every failure reason a golden dialog can produce, one turn each, with the real model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from monitor.model import FailureReason, SubMetric
+from monitor.score.dialog import score_dialog
+from monitor.score.ladder import Ladder
+from tests.conftest import action, dialog, tool_turn
+
+GOLD = action("orders", "Query", {"order_id": "A123", "fields": "status"})
+
+
+def one_turn(gold: Any, predicted: Any, role: str = "Tool", **extra: Any) -> dict[str, Any]:
+    return {"turn_no": 1, "turn": role, "gold_turn": gold, "predict_turn": predicted, **extra}
+
+
+@pytest.mark.parametrize(
+    ("predicted", "reason", "sub_metric", "fields"),
+    [
+        (
+            action("tickets", "Query", {"order_id": "A123", "fields": "status"}),
+            FailureReason.TOOL_MISMATCH,
+            SubMetric.STRUCTURAL,
+            ("tool_id",),
+        ),
+        (
+            action("orders", "Cancel", {"order_id": "A123", "fields": "status"}),
+            FailureReason.ACTION_MISMATCH,
+            SubMetric.STRUCTURAL,
+            ("action",),
+        ),
+        (
+            action("orders", "Query", {"fields": "status"}),
+            FailureReason.MISSING_PARAMETERS,
+            SubMetric.COMPLETENESS,
+            ("order_id",),
+        ),
+        (
+            action("orders", "Query", {"order_id": "A123", "fields": "status", "force": True}),
+            FailureReason.EXTRA_PARAMETERS,
+            SubMetric.COMPLETENESS,
+            ("force",),
+        ),
+        (
+            action("orders", "Query", {"order_id": "A124", "fields": "status"}),
+            FailureReason.INCONSISTENT_PARAMETER_VALUES,
+            SubMetric.TRUTHFULNESS,
+            ("order_id",),
+        ),
+        (
+            {"response": "Order A123 is on its way."},
+            FailureReason.TOOL_MISMATCH,
+            SubMetric.STRUCTURAL,
+            ("turn",),
+        ),
+        (None, FailureReason.MISSING_ACTION, SubMetric.COMPLETENESS, ("orders.Query",)),
+    ],
+)
+def test_action_turn_failures(
+    ladder: Ladder, predicted: Any, reason: FailureReason, sub_metric: SubMetric, fields: tuple[str, ...]
+) -> None:
+    [verdict] = score_dialog(dialog([one_turn(GOLD, predicted)]), ladder).turns
+    assert (verdict.success, verdict.failure_reason, verdict.sub_metric, verdict.fields) == (
+        False,
+        reason,
+        sub_metric,
+        fields,
+    )
+
+
+def test_structural_failure_skips_the_rest(ladder: Ladder) -> None:
+    [v] = score_dialog(dialog([one_turn(GOLD, action("tickets", "Query", {}))]), ladder).turns
+    assert [c.passed for c in v.checks] == [False, None, None]
+
+
+def test_paraphrased_values_pass(ladder: Ladder) -> None:
+    gold = action("flights", "Search", {"city": "NYC", "date": "2024-03-05", "budget": "$1,200"})
+    pred = action(
+        "flights", "Search", {"city": "New York City", "date": "March 5, 2024", "budget": "1200 USD"}
+    )
+    [v] = score_dialog(dialog([one_turn(gold, pred)]), ladder).turns
+    assert v.success, v.detail
+    assert {c.field: c.rung for c in v.comparisons} == {"city": "alias", "date": "typed", "budget": "typed"}
+
+
+REPLY = "Your order A123 is delayed by 4 days. I created ticket T9008 to chase the delivery."
+
+
+@pytest.mark.parametrize(
+    ("predicted", "success", "reason"),
+    [
+        (
+            "Order A123 is running four days late, so I opened ticket T9008 to follow up on the delivery.",
+            True,
+            None,
+        ),
+        (
+            "Your order A124 is delayed by 4 days. I created ticket T9008 to chase the delivery.",
+            False,
+            FailureReason.INCONSISTENT_RESPONSE,
+        ),
+        ("Your order A123 is delayed by 4 days.", False, FailureReason.INCOMPLETE_RESPONSE),
+        ("Your order has been delivered and everything is fine.", False, FailureReason.INCOMPLETE_RESPONSE),
+    ],
+)
+def test_response_turns(ladder: Ladder, predicted: str, success: bool, reason: FailureReason | None) -> None:
+    [v] = score_dialog(
+        dialog([one_turn({"response": REPLY}, {"response": predicted}, role="Agent")]), ladder
+    ).turns
+    assert (v.success, v.failure_reason) == (success, reason), v.detail
+
+
+def test_wrong_metric_in_a_fluent_reply_is_inconsistent(ladder: Ladder) -> None:
+    """Slot words come from the dialog's arguments: 'profit' for 'revenue' is a wrong fact."""
+    turns = [
+        tool_turn(
+            1,
+            action("reports", "Filter", {"metric": "revenue"}),
+            action("reports", "Filter", {"metric": "revenue"}),
+        ),
+        tool_turn(
+            2,
+            {"response": "Here is the EU revenue chart for 2024."},
+            {"response": "Here is the EU profit chart for 2024."},
+            role="Agent",
+        ),
+    ]
+    v = score_dialog(dialog(turns), ladder).turns[1]
+    assert v.failure_reason is FailureReason.INCONSISTENT_RESPONSE
+    assert "revenue" in v.detail and "profit" in v.detail
+
+
+def test_incomplete_reply_names_what_is_missing(ladder: Ladder) -> None:
+    [v] = score_dialog(
+        dialog(
+            [
+                one_turn(
+                    {"response": REPLY}, {"response": "Your order A123 is delayed by 4 days."}, role="Agent"
+                )
+            ]
+        ),
+        ladder,
+    ).turns
+    assert any("T9008" in f for f in v.fields)
+
+
+def test_unreadable_reply_is_unscorable(ladder: Ladder) -> None:
+    [v] = score_dialog(
+        dialog([one_turn({"response": "订单已经发货"}, {"response": "您的订单已发货"}, role="Agent")]), ladder
+    ).turns
+    assert v.failure_reason is FailureReason.UNSCORABLE and v.unscorable
+    assert "unscorable" in v.detail
