@@ -157,6 +157,7 @@ class Comparison(BaseModel):
     uncertain: bool = False
     unscorable: bool = False
     truncated: bool = False
+    invalid: bool = Field(default=False, description="the predicted value is outside the tool schema's enum")
     note: str = ""
 
 

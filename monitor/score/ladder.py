@@ -166,7 +166,8 @@ class Ladder:
         allowed = {normalize_text(v) for v in enum_values}
         if np_ not in allowed:
             note = f"not one of the tool schema's values {sorted(enum_values)}"
-            return _cmp(field, gold, predicted, False, 0.0, Rung.ALIAS, kind=kind, note=note)
+            result = _cmp(field, gold, predicted, False, 0.0, Rung.ALIAS, kind=kind, note=note)
+            return result.model_copy(update={"invalid": True})
         if ng in allowed:
             return _cmp(
                 field, gold, predicted, False, 0.0, Rung.ALIAS, kind=kind, note="a different enum value"

@@ -160,6 +160,11 @@ def _score_action(
     value_score = round(min(scores), 4) if scores else (1.0 if not shared else None)
     if wrong:
         unscorable_only = all(c.unscorable for c in wrong)
+        reason = FailureReason.INCONSISTENT_PARAMETER_VALUES
+        if unscorable_only:
+            reason = FailureReason.UNSCORABLE
+        elif all(c.invalid for c in wrong):
+            reason = FailureReason.INVALID_PARAMETER_VALUES
         detail = "; ".join(
             f"{c.field}: expected {c.gold!r}, got {c.predicted!r} (score {c.score}, decided by {c.rung.value}"
             + (f", {c.note}" if c.note else "")
@@ -169,9 +174,7 @@ def _score_action(
         truthfulness = Check(
             sub_metric=SubMetric.TRUTHFULNESS,
             passed=False,
-            failure_reason=FailureReason.UNSCORABLE
-            if unscorable_only
-            else FailureReason.INCONSISTENT_PARAMETER_VALUES,
+            failure_reason=reason,
             score=value_score,
             fields=tuple(c.field for c in wrong),
             detail=detail,

@@ -154,3 +154,39 @@ def test_unreadable_reply_is_unscorable(ladder: Ladder) -> None:
     ).turns
     assert v.failure_reason is FailureReason.UNSCORABLE and v.unscorable
     assert "unscorable" in v.detail
+
+
+def test_value_outside_the_schema_enum_is_invalid(ladder: Ladder) -> None:
+    gold = action("tickets", "Create", {"order_id": "A123", "type": "urge_delivery"})
+    pred = action("tickets", "Create", {"order_id": "A123", "type": "hurry_up"})
+    schemas = {"tickets.Create": {"properties": {"type": {"enum": ["urge_delivery", "refund", "complaint"]}}}}
+    [v] = score_dialog(dialog([one_turn(gold, pred)], metadata={"tool_schemas": schemas}), ladder).turns
+    assert (v.failure_reason, v.sub_metric, v.fields) == (
+        FailureReason.INVALID_PARAMETER_VALUES,
+        SubMetric.TRUTHFULNESS,
+        ("type",),
+    )
+    assert "not one of the tool schema's values" in v.detail
+
+
+def test_user_turns_bound_chains_and_are_not_scored(ladder: Ladder) -> None:
+    lookup = action("orders", "Query", {"order_id": "A123"}, {"status": "delayed", "delay_days": 4})
+    ticket = action(
+        "tickets", "Create", {"order_id": "A123", "type": "urge_delivery"}, {"ticket_id": "T9008"}
+    )
+    reply = {"response": "Order A123 is 4 days late; I opened ticket T9008."}
+    turns = [
+        tool_turn(1, {"response": "Where is order A123?"}, None, role="User"),
+        tool_turn(2, lookup, lookup),
+        tool_turn(3, ticket, ticket),
+        tool_turn(4, reply, reply, role="Agent"),
+        tool_turn(5, {"response": "Thanks, and my other order B77?"}, None, role="User"),
+        tool_turn(
+            6, action("orders", "Query", {"order_id": "B77"}), action("orders", "Query", {"order_id": "B77"})
+        ),
+    ]
+    report = score_dialog(dialog(turns), ladder)
+    assert [t.turn_no for t in report.turns] == [2, 3, 4, 6]
+    assert [(c.turns, c.length) for c in report.chains] == [((2, 3, 4), 2), ((6,), 1)]
+    assert set(report.chain_lengths) == {"1", "2"} and report.success_rate == 1.0
+    assert report.turns[2].depends_on == (3,)  # the reply reports the ticket the call created
