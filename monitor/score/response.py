@@ -213,19 +213,17 @@ def _replaced_by(slot: str, gold: str, predicted: str) -> str:
 def _slot_paraphrased(ladder: Ladder, slot: str, predicted: str, comparisons: list[Comparison]) -> bool:
     """A gold slot word with no rival slot in the reply: is it said in other words (EU → Europe)?"""
     words = [w for w in content_words(predicted) if len(w) > 1]
-    if not words:
+    if not words or ladder.scorer is None:
         return False
-    scores = ladder.scorer.score_pairs([(slot, w) for w in words]) if ladder.scorer else []
-    best = max(((s.score or 0.0), w) for s, w in zip(scores, words, strict=True)) if scores else (0.0, "")
-    equal, rung, uncertain, score, note = ladder.decide(
-        scores[words.index(best[1])] if scores else ladder.similarity(slot, ""), "short"
-    )
+    scores = ladder.scorer.score_pairs([(slot, w) for w in words])
+    best_word, best = max(zip(words, scores, strict=True), key=lambda ws: ws[1].score or 0.0)
+    equal, rung, uncertain, score, note = ladder.decide(best, "short")
     if equal:
         comparisons.append(
             Comparison(
                 field="response.slot",
                 gold=slot,
-                predicted=best[1],
+                predicted=best_word,
                 equal=True,
                 score=score,
                 rung=rung,
