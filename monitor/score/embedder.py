@@ -32,9 +32,9 @@ from monitor.score.similarity import PairScore
 
 SHIPPED_MODEL = "all-MiniLM-L6-v2-int8"
 REGENERATE_HINT = (
-    "regenerate it with: pip install -e '.[export]' && agent-monitor export-model "
-    "<sentence-transformers folder> --out monitor/models/all-MiniLM-L6-v2-int8 --quantize int8 "
-    "(see README, 'The shipped model')"
+    "regenerate the shipped model with `bash .ci/export-model` from a source checkout, or export your own "
+    "with `agent-monitor export-model <sentence-transformers folder> --out DIR --quantize int8` "
+    "(README, 'The shipped model and calibration')"
 )
 #: Characters beyond this are cut before tokenizing (the model sees 256 tokens anyway).
 MAX_CHARS = 8_192
