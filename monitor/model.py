@@ -270,3 +270,45 @@ class AggregateReport(BaseModel):
     unscorable_comparisons: int
     mean_turn_latency_ms: float | None = None
     rejected: tuple[str, ...] = Field(default=(), description="inputs that could not be read, with why")
+
+
+# ---------------------------------------------------------------------------------------------
+# Spans: what the decode stage produces from OTLP (convention keys are interpreted in normalize/)
+# ---------------------------------------------------------------------------------------------
+
+
+class SpanEvent(BaseModel):
+    model_config = _OUTPUT
+    name: str
+    time_ns: int
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+
+class SpanLink(BaseModel):
+    model_config = _OUTPUT
+    trace_id: str
+    span_id: str
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+
+class Span(BaseModel):
+    """One OTLP span, ids as lowercase hex, attribute values as plain JSON values."""
+
+    model_config = _OUTPUT
+    trace_id: str
+    span_id: str
+    parent_span_id: str | None
+    name: str
+    kind: int
+    start_ns: int
+    end_ns: int
+    status: Literal["UNSET", "OK", "ERROR"]
+    status_message: str = ""
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    resource: dict[str, Any] = Field(default_factory=dict)
+    scope: str = ""
+    events: tuple[SpanEvent, ...] = ()
+    links: tuple[SpanLink, ...] = ()
+    origin: str = Field(
+        default="", description="where the payload came from: file, endpoint, topic/partition/offset"
+    )

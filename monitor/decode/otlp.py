@@ -1,0 +1,176 @@
+"""Decode stage: OTLP `ExportTraceServiceRequest` bytes → internal `Span`s. Pure.
+
+In: one payload (protobuf, or OTLP/JSON as the SDK exporters and the Collector's `otlp_json` write it:
+hex trace/span ids, `intValue` as strings, `kvlistValue` / `arrayValue`), its content type, and where
+it came from (for error messages). Out: `Decoded` — the spans, and one line per span that could not be
+used (no trace or span id), so the rest of the request is still processed.
+
+A payload that cannot be decoded at all raises `InputError` naming the origin and why. Attribute
+values longer than `max_value_chars` are cut and counted, never kept whole. Uses opentelemetry-proto's
+generated classes; convention keys are not interpreted here (that is normalize/).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+
+from monitor.errors import InputError
+from monitor.model import Span, SpanEvent, SpanLink
+
+MAX_VALUE_CHARS = 1_000_000
+_ID_FIELDS = {"traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id"}
+_STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
+
+
+@dataclass
+class Decoded:
+    spans: list[Span] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    truncated_values: int = 0
+
+
+def decode_request(
+    payload: bytes, content_type: str, origin: str, max_value_chars: int = MAX_VALUE_CHARS
+) -> Decoded:
+    """Decode one request; `content_type` is `application/x-protobuf` or `application/json`."""
+    kind = content_type.split(";", 1)[0].strip().lower()
+    if kind in ("application/x-protobuf", "application/protobuf", "otlp_proto"):
+        request = _from_protobuf(payload, origin)
+    elif kind in ("application/json", "otlp_json"):
+        request = _from_json(payload, origin)
+    else:
+        raise InputError(
+            origin,
+            f"unsupported content type {content_type!r}; send application/x-protobuf or application/json",
+        )
+    return _spans(request, origin, max_value_chars)
+
+
+def _from_protobuf(payload: bytes, origin: str) -> ExportTraceServiceRequest:
+    try:
+        request: ExportTraceServiceRequest = ExportTraceServiceRequest.FromString(payload)
+        return request
+    except DecodeError as exc:
+        raise InputError(
+            origin, f"not an OTLP protobuf ExportTraceServiceRequest ({exc}); truncated or wrong encoding?"
+        ) from exc
+
+
+def _from_json(payload: bytes, origin: str) -> ExportTraceServiceRequest:
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(origin, f"OTLP/JSON is not UTF-8 (byte {exc.start})") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            origin, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from exc
+    if not isinstance(data, dict) or ("resourceSpans" not in data and "resource_spans" not in data):
+        raise InputError(origin, "JSON that is not OTLP: expected an object with 'resourceSpans'")
+    try:
+        return json_format.ParseDict(
+            _hex_ids_to_base64(data, origin), ExportTraceServiceRequest(), ignore_unknown_fields=True
+        )
+    except json_format.ParseError as exc:
+        raise InputError(origin, f"not valid OTLP/JSON: {exc}") from exc
+
+
+def _hex_ids_to_base64(value: Any, origin: str) -> Any:
+    """OTLP/JSON writes ids as hex; protobuf's JSON mapping expects base64 for bytes."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if k in _ID_FIELDS and isinstance(v, str):
+                try:
+                    out[k] = base64.b64encode(bytes.fromhex(v)).decode("ascii")
+                except ValueError as exc:
+                    raise InputError(origin, f"field '{k}': {v!r} is not a hex id") from exc
+            else:
+                out[k] = _hex_ids_to_base64(v, origin)
+        return out
+    if isinstance(value, list):
+        return [_hex_ids_to_base64(v, origin) for v in value]
+    return value
+
+
+def _spans(request: ExportTraceServiceRequest, origin: str, max_chars: int) -> Decoded:
+    out = Decoded()
+    counter = [0]
+    for r_i, rs in enumerate(request.resource_spans):
+        resource = _attributes(rs.resource.attributes, max_chars, counter)
+        for ss in rs.scope_spans:
+            for s_i, s in enumerate(ss.spans):
+                if not s.trace_id or not s.span_id:
+                    out.rejected.append(
+                        f"{origin}: resourceSpans[{r_i}] span #{s_i} {s.name!r}: no trace or span id"
+                    )
+                    continue
+                out.spans.append(
+                    Span(
+                        trace_id=s.trace_id.hex(),
+                        span_id=s.span_id.hex(),
+                        parent_span_id=s.parent_span_id.hex() or None,
+                        name=s.name,
+                        kind=int(s.kind),
+                        start_ns=int(s.start_time_unix_nano),
+                        end_ns=int(s.end_time_unix_nano),
+                        status=_STATUS.get(int(s.status.code), "UNSET"),
+                        status_message=s.status.message,
+                        attributes=_attributes(s.attributes, max_chars, counter),
+                        resource=resource,
+                        scope=ss.scope.name,
+                        events=tuple(
+                            SpanEvent(
+                                name=e.name,
+                                time_ns=int(e.time_unix_nano),
+                                attributes=_attributes(e.attributes, max_chars, counter),
+                            )
+                            for e in s.events
+                        ),
+                        links=tuple(
+                            SpanLink(
+                                trace_id=lk.trace_id.hex(),
+                                span_id=lk.span_id.hex(),
+                                attributes=_attributes(lk.attributes, max_chars, counter),
+                            )
+                            for lk in s.links
+                        ),
+                        origin=origin,
+                    )
+                )
+    out.truncated_values = counter[0]
+    return out
+
+
+def _attributes(kvs: Any, max_chars: int, counter: list[int]) -> dict[str, Any]:
+    return {kv.key: _value(kv.value, max_chars, counter) for kv in kvs if isinstance(kv, KeyValue)}
+
+
+def _value(v: AnyValue, max_chars: int, counter: list[int]) -> Any:
+    which = v.WhichOneof("value")
+    if which == "string_value":
+        if len(v.string_value) > max_chars:
+            counter[0] += 1
+            return v.string_value[:max_chars]
+        return v.string_value
+    if which == "bool_value":
+        return v.bool_value
+    if which == "int_value":
+        return int(v.int_value)
+    if which == "double_value":
+        return float(v.double_value)
+    if which == "array_value":
+        return [_value(x, max_chars, counter) for x in v.array_value.values]
+    if which == "kvlist_value":
+        return {kv.key: _value(kv.value, max_chars, counter) for kv in v.kvlist_value.values}
+    if which == "bytes_value":
+        return v.bytes_value.hex()
+    return None
