@@ -96,6 +96,17 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--write-config", type=Path, help="write the fitted thresholds into this YAML config file")
     c.set_defaults(handler=_cmd_calibrate)
 
+    r = sub.add_parser(
+        "replay", help="run the streaming pipeline over recorded OTLP files (.pb/.json/.jsonl)"
+    )
+    r.add_argument("files", type=Path, nargs="+", help="OTLP files or directories of them")
+    r.add_argument(
+        "--gold", type=Path, help="golden dialogs (file or directory) to score conversations against"
+    )
+    r.add_argument("--out", type=Path, help="append JSONL reports here (default: stdout)")
+    r.add_argument("--config", type=Path, help="YAML/JSON config")
+    r.set_defaults(handler=_cmd_replay)
+
     e = sub.add_parser(
         "export-model", help="export a sentence-transformers model folder to ONNX (needs [export])"
     )
@@ -178,6 +189,51 @@ def _progress(items: list[Any], disabled: bool) -> Any:
     from tqdm import tqdm
 
     return tqdm(items, desc="scoring", unit="dialog", file=sys.stderr)
+
+
+# -- replay -----------------------------------------------------------------------------------
+
+
+def load_references(path: Path | None) -> dict[str, Any]:
+    """Gold dialogs by dialog_id; a bad reference file stops the start (exit 2) with its location."""
+    from monitor.reference.golden import load_dialogs
+
+    if path is None:
+        return {}
+    loaded = load_dialogs(path)
+    if loaded.errors:
+        raise InputError(str(path), "bad gold references:\n" + "\n".join(loaded.errors))
+    return {d.dialog_id: d for d in loaded.dialogs}
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from monitor.publish.jsonl import JsonlSink
+    from monitor.runtime.pipeline import Pipeline
+    from monitor.sources.files import read_payloads
+
+    config = load_config(args.config)
+    references = load_references(args.gold)
+    sink = JsonlSink(args.out)
+    pipeline = Pipeline(config, build_ladder(config), references, sink)
+    bad = 0
+    try:
+        for payload in read_payloads(args.files):
+            try:
+                pipeline.ingest(payload.data, payload.content_type, payload.origin)
+            except InputError as exc:
+                bad += 1
+                print(f"agent-monitor: bad input: {exc}", file=sys.stderr)
+        pipeline.flush()
+    finally:
+        sink.close()
+    st = pipeline.stats
+    print(
+        f"replayed {st['requests']} requests, {st['spans_received']} spans: {st['conversations_reported']} "
+        f"conversation reports ({st['conversations_scored']} scored, {st['conversations_unscored']} without a "
+        f"reference); {bad} bad payloads, {st['spans_rejected_no_id']} spans without ids",
+        file=sys.stderr,
+    )
+    return EXIT_BAD_INPUT if bad else EXIT_OK
 
 
 # -- gate -------------------------------------------------------------------------------------

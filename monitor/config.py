@@ -127,6 +127,77 @@ class GateConfig(BaseModel):
     warn_latency_rise: float = Field(default=0.15, ge=0.0)
 
 
+class NormalizeConfig(BaseModel):
+    """Where conversations, references, releases and end markers are found in spans."""
+
+    model_config = _CONFIG
+    conversation_attribute: str | None = Field(
+        default=None,
+        description="attribute to read the conversation id from after gen_ai.conversation.id and session.id",
+    )
+    reference_attribute: str = Field(
+        default="aem.reference_id", description="span, resource or baggage key of the gold id"
+    )
+    release_attribute: str | None = Field(
+        default=None, description="attribute naming the release, before gen_ai.agent.version"
+    )
+    end_marker_attribute: str = Field(
+        default="aem.conversation.end", description="a truthy value closes the conversation"
+    )
+    end_marker_span_name: str | None = Field(
+        default=None, description="a span with this name closes the conversation"
+    )
+    tool_action_separator: str = Field(
+        default=".", description="a tool named 'reports.FilterData' is tool_id 'reports', action 'FilterData'"
+    )
+
+
+class WindowConfig(BaseModel):
+    model_config = _CONFIG
+    inactivity_s: float = Field(
+        default=30.0, gt=0, description="close after this much event time without spans"
+    )
+    max_age_s: float = Field(default=3600.0, gt=0, description="close a conversation open this long")
+    max_open: int = Field(default=10_000, ge=1, description="open conversations kept before evicting")
+    max_spans: int = Field(default=5_000, ge=1, description="spans kept per conversation; more are dropped")
+    late_retention: int = Field(
+        default=1_000, ge=0, description="closed conversations kept to re-score late spans"
+    )
+
+
+class ServerConfig(BaseModel):
+    """The `run` service: OTLP receivers, health endpoints, security."""
+
+    model_config = _CONFIG
+    host: str = Field(
+        default="127.0.0.1", description="bind address; anything but loopback needs TLS or trusted_network"
+    )
+    http_port: int = Field(
+        default=4318, ge=0, le=65535, description="OTLP/HTTP (/v1/traces); 0 = any free port"
+    )
+    grpc_port: int = Field(default=4317, ge=0, le=65535, description="OTLP/gRPC; 0 = any free port")
+    max_request_bytes: int = Field(default=16 * 1024 * 1024, ge=1024, description="larger requests get 413")
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    trusted_network: bool = Field(default=False, description="allow a non-loopback bind without TLS")
+    bearer_token: SecretStr | None = Field(
+        default=None, description="require 'Authorization: Bearer <token>'"
+    )
+    tick_s: float = Field(default=1.0, gt=0, le=60, description="how often idle conversations are checked")
+    lateness_s: float = Field(default=5.0, ge=0, description="wall-clock allowance before idle time counts")
+
+    @model_validator(mode="after")
+    def _secure_bind(self) -> ServerConfig:
+        loopback = self.host in ("127.0.0.1", "localhost", "::1") or self.host.startswith("127.")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("tls_cert and tls_key go together")
+        if not loopback and self.tls_cert is None and not self.trusted_network:
+            raise ValueError(
+                f"binding to {self.host} exposes the receivers: give tls_cert/tls_key, or set trusted_network: true"
+            )
+        return self
+
+
 class ScoringConfig(BaseModel):
     model_config = _CONFIG
     thresholds: Thresholds = Thresholds()
@@ -135,6 +206,9 @@ class ScoringConfig(BaseModel):
     judge: JudgeConfig | None = None
     composition: CompositionConfig = CompositionConfig()
     gate: GateConfig = GateConfig()
+    normalize: NormalizeConfig = NormalizeConfig()
+    windows: WindowConfig = WindowConfig()
+    server: ServerConfig = ServerConfig()
 
 
 def load_config(path: Path | None) -> ScoringConfig:

@@ -312,3 +312,63 @@ class Span(BaseModel):
     origin: str = Field(
         default="", description="where the payload came from: file, endpoint, topic/partition/offset"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Normalized spans: what the convention adapters (normalize/) produce for assemble/
+# ---------------------------------------------------------------------------------------------
+
+
+class ToolCallRef(BaseModel):
+    """A tool call as a model requested it (inside a message)."""
+
+    model_config = _OUTPUT
+    call_id: str | None
+    name: str
+    arguments: Any = None
+
+
+class Message(BaseModel):
+    model_config = _OUTPUT
+    role: Literal["system", "user", "assistant", "tool"]
+    text: str | None = None
+    tool_calls: tuple[ToolCallRef, ...] = ()
+    tool_call_id: str | None = Field(default=None, description="for role tool: the call this answers")
+
+
+class ToolInvocation(BaseModel):
+    """A tool execution span: what was called, with what, what came back."""
+
+    model_config = _OUTPUT
+    name: str
+    call_id: str | None = None
+    arguments: Any = None
+    arguments_error: str | None = Field(
+        default=None, description="why the arguments could not be read as JSON"
+    )
+    result: Any = None
+    error: str | None = Field(
+        default=None, description="error.type / span status message when the tool failed"
+    )
+    schema_: dict[str, Any] | None = Field(
+        default=None, alias="schema", description="the tool's JSON Schema if the span carries it"
+    )
+
+
+class AgentSpan(BaseModel):
+    """One span in the internal model: convention keys are gone, meaning is explicit."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    span: Span
+    convention: Literal["genai", "strands", "openinference", "traceloop", "unknown"]
+    kind: Literal["agent", "llm", "tool", "other"]
+    conversation_id: str | None = None
+    reference_id: str | None = None
+    agent: str | None = None
+    release: str | None = None
+    tool: ToolInvocation | None = None
+    input_messages: tuple[Message, ...] = ()
+    output_messages: tuple[Message, ...] = ()
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    end_marker: bool = False

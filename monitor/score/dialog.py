@@ -300,7 +300,7 @@ def _verdict(
         turn_no=row.turn_no,
         gold_turn_no=gold_row.turn_no,
         role=row.turn,
-        type="action" if isinstance(gold_row.gold_turn, ActionContent) else "response",
+        type="action" if isinstance(gold_row.gold_turn or row.predict_turn, ActionContent) else "response",
         predicted=content.model_dump() if content is not None else None,
         success=score.success,
         failure_reason=final,

@@ -61,7 +61,22 @@ def score_turn(
     schemas: dict[str, Any] | None = None,
 ) -> TurnScore:
     if gold is None:
-        raise ValueError("score_turn needs a gold turn")
+        if predicted is None:
+            raise ValueError("score_turn needs a gold or a predicted turn")
+        what = (
+            f"{predicted.tool_id}.{predicted.action}" if isinstance(predicted, ActionContent) else "a reply"
+        )
+        check = Check(
+            sub_metric=SubMetric.STRUCTURAL,
+            passed=False,
+            failure_reason=FailureReason.UNEXPECTED_ACTION,
+            fields=(what,),
+            detail=f"{what} has no counterpart in the reference and its tool is not read-only",
+        )
+        mismatch = Mismatch("turn", None, what, "structure")
+        return _finish(
+            (check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,)
+        )
     if predicted is None:
         what = f"{gold.tool_id}.{gold.action}" if isinstance(gold, ActionContent) else "a reply"
         check = Check(

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from typing import Any
 
 import pytest
-from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -17,6 +14,7 @@ from opentelemetry.trace import Link, Status, StatusCode
 
 from monitor.decode.otlp import decode_request
 from monitor.errors import InputError
+from tests.unit.spans import to_otlp_json
 
 
 def sdk_request() -> Any:
@@ -38,25 +36,10 @@ def sdk_request() -> Any:
     return encode_spans(exporter.get_finished_spans())
 
 
-def otlp_json(request: Any) -> bytes:
-    """OTLP/JSON as the spec writes it: protobuf JSON mapping, but ids in hex."""
-    data = json_format.MessageToDict(request)
-
-    def hexify(v: Any) -> Any:
-        if isinstance(v, dict):
-            return {
-                k: (base64.b64decode(x).hex() if k in ("traceId", "spanId", "parentSpanId") else hexify(x))
-                for k, x in v.items()
-            }
-        return [hexify(x) for x in v] if isinstance(v, list) else v
-
-    return json.dumps(hexify(data)).encode()
-
-
 @pytest.mark.parametrize("encoding", ["protobuf", "json"])
 def test_sdk_spans_decode_the_same_from_both_encodings(encoding: str) -> None:
     request = sdk_request()
-    payload = request.SerializeToString() if encoding == "protobuf" else otlp_json(request)
+    payload = request.SerializeToString() if encoding == "protobuf" else to_otlp_json(request)
     content_type = "application/x-protobuf" if encoding == "protobuf" else "application/json"
     decoded = decode_request(payload, content_type, "test")
     assert decoded.rejected == []
@@ -79,7 +62,7 @@ def test_sdk_spans_decode_the_same_from_both_encodings(encoding: str) -> None:
 def test_both_encodings_agree() -> None:
     request = sdk_request()
     a = decode_request(request.SerializeToString(), "application/x-protobuf", "p").spans
-    b = decode_request(otlp_json(request), "application/json", "j").spans
+    b = decode_request(to_otlp_json(request), "application/json", "j").spans
     assert [s.model_dump(exclude={"origin"}) for s in a] == [s.model_dump(exclude={"origin"}) for s in b]
 
 

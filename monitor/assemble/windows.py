@@ -1,0 +1,140 @@
+"""Assemble stage, part 3: conversation windows. Pure state; no clock is read — time is passed in.
+
+In: normalized spans, and a watermark (event time, ns). Out: closed conversations, each with why it
+closed. A conversation closes
+- on an end marker (the configured attribute or span name);
+- when the watermark is `inactivity_s` past its last span's end (event time);
+- when it has been open `max_age_s` (from its first span's start);
+- when evicted: `max_open` conversations are open and a new one arrives (the least recently active
+  is closed and reported — never silently dropped; `evictions` counts them);
+- on `flush` (end of input, shutdown).
+Spans beyond `max_spans` in one conversation are dropped and counted (`spans_dropped` in its report).
+
+Spans without a conversation id belong to their trace's conversation: they wait under `trace:<id>`
+and join the conversation as soon as any span of the same trace names it (instrumentations often put
+`session.id` only on the application's root span, which is exported after its children); a trace
+never named becomes its own conversation.
+
+Late spans: a span for a conversation already reported (kept for `late_retention` closed
+conversations) reopens it; its next report carries `version + 1` and every span so far, so the
+newest version is the whole truth and consumers keep the highest version per conversation.
+Invariant: every span added is either in exactly one reported conversation or counted as dropped.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from monitor.config import WindowConfig
+from monitor.model import AgentSpan
+
+
+@dataclass
+class OpenConversation:
+    conversation_id: str
+    spans: list[AgentSpan] = field(default_factory=list)
+    first_ns: int = 0
+    last_ns: int = 0
+    version: int = 1
+    spans_dropped: int = 0
+    ended: bool = False
+
+
+@dataclass(frozen=True)
+class Closed:
+    conversation: OpenConversation
+    closed_by: str
+
+
+class WindowStore:
+    def __init__(self, config: WindowConfig) -> None:
+        self.config = config
+        self.open: OrderedDict[str, OpenConversation] = OrderedDict()
+        self.closed: OrderedDict[str, OpenConversation] = OrderedDict()
+        self.trace_owner: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation id (bounded)
+        self.evictions = 0
+        self.late_reopened = 0
+        self.spans_dropped = 0
+
+    def add(self, span: AgentSpan) -> list[Closed]:
+        """Add one span; returns conversations that must close now (eviction, end marker)."""
+        trace_key = f"trace:{span.span.trace_id}"
+        cid = span.conversation_id or self.trace_owner.get(span.span.trace_id) or trace_key
+        out: list[Closed] = []
+        if span.conversation_id:
+            self._own_trace(span.span.trace_id, cid)
+        conv = self.open.get(cid)
+        if conv is None:
+            reported = self.closed.pop(cid, None)
+            if reported is not None:  # a late span: a new object, so the reported one stays as it was
+                conv = OpenConversation(
+                    cid,
+                    spans=list(reported.spans),
+                    first_ns=reported.first_ns,
+                    last_ns=reported.last_ns,
+                    version=reported.version + 1,
+                    spans_dropped=reported.spans_dropped,
+                )
+                self.late_reopened += 1
+            else:
+                conv = OpenConversation(cid, first_ns=span.span.start_ns, last_ns=span.span.end_ns)
+            if len(self.open) >= self.config.max_open:
+                _, victim = self.open.popitem(last=False)
+                self.evictions += 1
+                out.append(self._close(victim, "evicted"))
+            self.open[cid] = conv
+        self.open.move_to_end(cid)
+        if len(conv.spans) >= self.config.max_spans:
+            conv.spans_dropped += 1
+            self.spans_dropped += 1
+        else:
+            conv.spans.append(span)
+        if span.conversation_id and trace_key in self.open:  # spans that arrived before their trace was named
+            pending = self.open.pop(trace_key)
+            conv.spans.extend(pending.spans[: max(0, self.config.max_spans - len(conv.spans))])
+            conv.first_ns = min(conv.first_ns, pending.first_ns)
+            conv.last_ns = max(conv.last_ns, pending.last_ns)
+        conv.first_ns = min(conv.first_ns, span.span.start_ns) if conv.spans else span.span.start_ns
+        conv.last_ns = max(conv.last_ns, span.span.end_ns)
+        if span.end_marker:
+            self.open.pop(cid)
+            out.append(self._close(conv, "end_marker"))
+        return out
+
+    def _own_trace(self, trace_id: str, cid: str) -> None:
+        self.trace_owner[trace_id] = cid
+        self.trace_owner.move_to_end(trace_id)
+        while len(self.trace_owner) > 10 * self.config.max_open:
+            self.trace_owner.popitem(last=False)
+
+    def advance(self, watermark_ns: int) -> list[Closed]:
+        """Close what the watermark says is over (inactivity or maximum age)."""
+        out = []
+        gap = int(self.config.inactivity_s * 1e9)
+        age = int(self.config.max_age_s * 1e9)
+        for cid in list(self.open):
+            conv = self.open[cid]
+            if watermark_ns - conv.last_ns >= gap:
+                out.append(self._close(self.open.pop(cid), "inactivity"))
+            elif watermark_ns - conv.first_ns >= age:
+                out.append(self._close(self.open.pop(cid), "max_age"))
+        return out
+
+    def flush(self, reason: str = "end_of_input") -> list[Closed]:
+        out = [self._close(conv, reason) for conv in self.open.values()]
+        self.open.clear()
+        return out
+
+    def _close(self, conv: OpenConversation, reason: str) -> Closed:
+        conv.ended = True
+        if self.config.late_retention:
+            self.closed[conv.conversation_id] = conv
+            self.closed.move_to_end(conv.conversation_id)
+            while len(self.closed) > self.config.late_retention:
+                self.closed.popitem(last=False)
+        return Closed(conv, reason)
+
+    @property
+    def open_spans(self) -> int:
+        return sum(len(c.spans) for c in self.open.values())

@@ -1,0 +1,44 @@
+"""Normalize stage: one adapter per convention family, one internal model out. Pure.
+
+`normalize_span` picks the adapter by what the span carries, most specific first: OpenInference
+(`openinference.span.kind`), OpenLLMetry/Traceloop (`traceloop.*`, indexed `gen_ai.prompt.N`),
+Strands Agents (`gen_ai.system` / `gen_ai.provider.name` = `strands-agents`), OTel GenAI
+(`gen_ai.*`). A span of an unknown convention still comes out (convention `unknown`, kind `other`)
+with its conversation identity, so nothing is dropped. Convention keys appear only in this package.
+"""
+
+from __future__ import annotations
+
+from monitor.config import NormalizeConfig
+from monitor.model import AgentSpan, Span
+from monitor.normalize.common import identity
+from monitor.normalize.genai import is_genai, normalize_genai
+from monitor.normalize.openinference import is_openinference, normalize_openinference
+from monitor.normalize.strands import is_strands, normalize_strands
+from monitor.normalize.traceloop import is_traceloop, normalize_traceloop
+
+
+def normalize_span(span: Span, config: NormalizeConfig | None = None) -> AgentSpan:
+    config = config or NormalizeConfig()
+    if is_openinference(span):
+        return normalize_openinference(span, config)
+    if is_traceloop(span):
+        return normalize_traceloop(span, config)
+    if is_strands(span):
+        return normalize_strands(span, config)
+    if is_genai(span):
+        return normalize_genai(span, config)
+    who = identity(span, config)
+    return AgentSpan(
+        span=span,
+        convention="unknown",
+        kind="other",
+        conversation_id=who.conversation_id,
+        reference_id=who.reference_id,
+        agent=who.agent,
+        release=who.release,
+        end_marker=who.end_marker,
+    )
+
+
+__all__ = ["normalize_span"]

@@ -1,0 +1,266 @@
+"""Helpers shared by the convention adapters. Pure.
+
+JSON-in-attribute decoding, the GenAI `{role, parts}` message form, the Strands content-block form,
+and the identity of a span (conversation, reference, agent, release, end marker), which every
+convention carries the same way apart from where it nests them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from monitor.config import NormalizeConfig
+from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
+
+ROLES = {"system", "user", "assistant", "tool"}
+_ROLE_ALIASES = {
+    "human": "user",
+    "ai": "assistant",
+    "model": "assistant",
+    "function": "tool",
+    "developer": "system",
+}
+
+
+def loads(value: Any) -> Any:
+    """A JSON string attribute decoded, anything else as is (structured attributes stay structured)."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def json_arguments(value: Any) -> tuple[Any, str | None]:
+    """Tool arguments as an object, or the raw value and why it could not be read."""
+    if value is None or isinstance(value, dict):
+        return value, None
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return {}, None
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return value, f"arguments are not valid JSON ({exc.msg} at column {exc.colno})"
+        if isinstance(parsed, dict):
+            return parsed, None
+        return parsed, "arguments are JSON but not an object"
+    return value, "arguments are not an object"
+
+
+def result_value(value: Any) -> Any:
+    """A tool result: JSON decoded; Strands/Bedrock text blocks `[{"text": "..."}]` unwrapped."""
+    value = loads(value)
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(b, dict) and set(b) <= {"text", "json"} for b in value)
+    ):
+        texts = [b.get("json", b.get("text")) for b in value]
+        value = texts[0] if len(texts) == 1 else texts
+        return loads(value)
+    return value
+
+
+def role_of(raw: Any) -> str | None:
+    role = str(raw or "").lower()
+    role = _ROLE_ALIASES.get(role, role)
+    return role if role in ROLES else None
+
+
+def genai_messages(value: Any, default_role: str | None = None) -> list[Message]:
+    """OTel GenAI messages: `[{role, parts: [{type: text|tool_call|tool_call_response, ...}]}]`."""
+    value = loads(value)
+    if isinstance(value, dict):
+        value = [value]
+    out: list[Message] = []
+    for item in value if isinstance(value, list) else []:
+        if not isinstance(item, dict):
+            continue
+        role = role_of(item.get("role")) or default_role
+        if role is None:
+            continue
+        texts: list[str] = []
+        calls: list[ToolCallRef] = []
+        responses: list[tuple[str | None, Any]] = []
+        for part in item.get("parts", []) or []:
+            if not isinstance(part, dict):
+                continue
+            kind = part.get("type")
+            if kind == "text" and part.get("content") is not None:
+                texts.append(str(part["content"]))
+            elif kind == "tool_call":
+                args, _ = json_arguments(part.get("arguments"))
+                calls.append(
+                    ToolCallRef(call_id=part.get("id"), name=str(part.get("name", "")), arguments=args)
+                )
+            elif kind == "tool_call_response":
+                # the spec says `result`; Strands writes `response`
+                responses.append((part.get("id"), result_value(part.get("result", part.get("response")))))
+        if "content" in item and not item.get("parts"):
+            texts.append(str(item["content"]))
+        if responses:
+            for call_id, result in responses:
+                out.append(Message(role="tool", text=_as_text(result), tool_call_id=call_id))
+            continue
+        out.append(Message(role=role, text="".join(texts) or None, tool_calls=tuple(calls)))
+    return out
+
+
+def strands_blocks(role: str, content: Any) -> list[Message]:
+    """Strands content blocks: `[{"text"}, {"toolUse": {...}}, {"toolResult": {...}}]`."""
+    blocks = loads(content)
+    if isinstance(blocks, str):
+        return [Message(role=role, text=blocks)]
+    if isinstance(blocks, dict):  # e.g. an execute_tool request: the arguments object itself
+        return [Message(role=role, text=_as_text(blocks))]
+    if not isinstance(blocks, list):
+        return []
+    texts: list[str] = []
+    calls: list[ToolCallRef] = []
+    out: list[Message] = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if "text" in block:
+            texts.append(str(block["text"]))
+        elif "toolUse" in block and isinstance(block["toolUse"], dict):
+            use = block["toolUse"]
+            calls.append(
+                ToolCallRef(
+                    call_id=use.get("toolUseId"), name=str(use.get("name", "")), arguments=use.get("input")
+                )
+            )
+        elif "toolResult" in block and isinstance(block["toolResult"], dict):
+            res = block["toolResult"]
+            out.append(
+                Message(
+                    role="tool",
+                    text=_as_text(result_value(res.get("content"))),
+                    tool_call_id=res.get("toolUseId"),
+                )
+            )
+    if texts or calls:
+        out.insert(0, Message(role=role, text="".join(texts) or None, tool_calls=tuple(calls)))
+    return out
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Identity:
+    conversation_id: str | None
+    reference_id: str | None
+    agent: str | None
+    release: str | None
+    end_marker: bool
+
+
+def identity(span: Span, config: NormalizeConfig, agent_keys: tuple[str, ...] = ()) -> Identity:
+    """Conversation, reference, agent and release of a span, wherever its convention nests them."""
+    attrs, res = span.attributes, span.resource
+    nested = {**_dict(attrs.get("metadata")), **_prefixed(attrs, "traceloop.association.properties.")}
+    conversation = _first(attrs, ("gen_ai.conversation.id", "session.id")) or _first(
+        nested, ("session_id", "session.id")
+    )
+    if conversation is None and config.conversation_attribute:
+        conversation = _first(attrs, (config.conversation_attribute,)) or _first(
+            res, (config.conversation_attribute,)
+        )
+    key = config.reference_attribute
+    reference = _first(attrs, (key, f"baggage.{key}")) or _first(res, (key,)) or _first(nested, (key,))
+    agent = _first(attrs, ("gen_ai.agent.name", *agent_keys)) or _first(res, ("service.name",))
+    release_keys = (config.release_attribute,) if config.release_attribute else ()
+    release = _first(attrs, (*release_keys, "gen_ai.agent.version")) or _first(
+        res, (*release_keys, "service.version")
+    )
+    marker = config.end_marker_attribute
+    end = bool(attrs.get(marker)) or (
+        config.end_marker_span_name is not None and span.name == config.end_marker_span_name
+    )
+    return Identity(conversation, reference, agent, release, end)
+
+
+def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    for k in keys:
+        v = attrs.get(k)
+        if v not in (None, ""):
+            return str(v)
+    return None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    value = loads(value)
+    return value if isinstance(value, dict) else {}
+
+
+def _prefixed(attrs: dict[str, Any], prefix: str) -> dict[str, Any]:
+    return {k[len(prefix) :]: v for k, v in attrs.items() if k.startswith(prefix)}
+
+
+def tokens(attrs: dict[str, Any], *keys: str) -> int | None:
+    for k in keys:
+        v = attrs.get(k)
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return int(v)
+    return None
+
+
+def build_agent_span(
+    span: Span,
+    who: Identity,
+    convention: str,
+    kind: str,
+    tool: ToolInvocation | None,
+    inputs: Sequence[Message],
+    outputs: Sequence[Message],
+    input_tokens: int | None,
+    output_tokens: int | None,
+) -> AgentSpan:
+    """The one place every adapter's findings become an `AgentSpan`."""
+    return AgentSpan(
+        span=span,
+        convention=convention,
+        kind=kind,
+        conversation_id=who.conversation_id,
+        reference_id=who.reference_id,
+        agent=who.agent,
+        release=who.release,
+        tool=tool,
+        input_messages=tuple(inputs),
+        output_messages=tuple(outputs),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        end_marker=who.end_marker,
+    )
+
+
+def indexed_message(
+    role: str,
+    text: Any,
+    call_nodes: dict[Any, Any] | None,
+    tool_call_id: Any,
+    read_call: Callable[[dict[str, Any]], tuple[Any, Any, Any]],
+) -> Message:
+    """A message rebuilt from flattened, indexed attributes (OpenInference, legacy OpenLLMetry).
+
+    `read_call` takes one tool-call node and returns its (id, name, raw arguments).
+    """
+    calls = []
+    for _, node in sorted((call_nodes or {}).items()):
+        call_id, name, raw_args = read_call(node if isinstance(node, dict) else {})
+        args, _ = json_arguments(raw_args)
+        calls.append(ToolCallRef(call_id=call_id, name=str(name or ""), arguments=args))
+    return Message(
+        role=role,
+        text=None if text is None else str(text),
+        tool_calls=tuple(calls),
+        tool_call_id=tool_call_id,
+    )

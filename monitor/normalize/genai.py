@@ -1,0 +1,143 @@
+"""OTel GenAI semantic conventions adapter. Pure: `Span` → `AgentSpan`.
+
+Reads `gen_ai.operation.name` (`invoke_agent`, `chat` / `text_completion` / `generate_content`,
+`execute_tool`), `gen_ai.tool.name` / `.call.id` / `.call.arguments` / `.call.result`,
+`gen_ai.input.messages` / `gen_ai.output.messages` (`{role, parts}`, JSON string or structured) as
+attributes or inside `gen_ai.client.inference.operation.details` events (the
+`gen_ai_latest_experimental` form), the v1.36 per-message events (`gen_ai.user.message`,
+`gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`), usage, `error.type` and the span
+status. Strands Agents builds on this module (strands.py) for its content-block dialect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from monitor.config import NormalizeConfig
+from monitor.model import AgentSpan, Message, Span, ToolInvocation
+from monitor.normalize.common import (
+    build_agent_span,
+    genai_messages,
+    identity,
+    json_arguments,
+    loads,
+    result_value,
+    tokens,
+)
+
+LLM_OPERATIONS = {"chat", "text_completion", "generate_content"}
+EVENT_ROLES = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+MessageReader = Callable[[str, Any], list[Message]]
+
+
+def is_genai(span: Span) -> bool:
+    return "gen_ai.operation.name" in span.attributes or any(k.startswith("gen_ai.") for k in span.attributes)
+
+
+def normalize_genai(
+    span: Span, config: NormalizeConfig, convention: str = "genai", read: MessageReader | None = None
+) -> AgentSpan:
+    attrs = span.attributes
+    read = read or _event_content
+    op = str(attrs.get("gen_ai.operation.name", ""))
+    kind = (
+        "tool"
+        if op == "execute_tool"
+        else "agent"
+        if op in ("invoke_agent", "create_agent")
+        else "llm"
+        if op in LLM_OPERATIONS
+        else "other"
+    )
+    inputs, outputs = _messages(span, read)
+    tool = _tool(span, inputs, outputs) if kind == "tool" else None
+    who = identity(span, config)
+    return build_agent_span(
+        span, who, convention, kind, tool,
+        () if kind == "tool" else inputs, () if kind == "tool" else outputs,
+        tokens(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+        tokens(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+    )  # fmt: skip
+
+
+def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Message]]:
+    attrs = span.attributes
+    inputs = genai_messages(attrs.get("gen_ai.input.messages")) if "gen_ai.input.messages" in attrs else []
+    outputs = (
+        genai_messages(attrs.get("gen_ai.output.messages"), "assistant")
+        if "gen_ai.output.messages" in attrs
+        else []
+    )
+    for event in span.events:
+        ea = event.attributes
+        if event.name == "gen_ai.client.inference.operation.details":
+            inputs += genai_messages(ea.get("gen_ai.input.messages")) if "gen_ai.input.messages" in ea else []
+            outputs += (
+                genai_messages(ea.get("gen_ai.output.messages"), "assistant")
+                if "gen_ai.output.messages" in ea
+                else []
+            )
+        elif event.name in EVENT_ROLES:
+            inputs += read(EVENT_ROLES[event.name], ea)
+        elif event.name == "gen_ai.choice":
+            outputs += read("assistant", {"content": ea.get("message", ea.get("content")), **ea})
+    return inputs, outputs
+
+
+def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
+    """v1.36 events: `content` text, `tool_calls` [{id, function: {name, arguments}}], `id` for tool messages."""
+    content = loads(attrs.get("content"))
+    calls = []
+    for call in loads(attrs.get("tool_calls")) or []:
+        if isinstance(call, dict):
+            fn = call.get("function", call)
+            args, _ = json_arguments(fn.get("arguments"))
+            calls.append({"call_id": call.get("id"), "name": str(fn.get("name", "")), "arguments": args})
+    text = content if isinstance(content, str) else None if content is None else str(content)
+    from monitor.model import ToolCallRef
+
+    return [
+        Message(
+            role=role,
+            text=text,
+            tool_calls=tuple(ToolCallRef(**c) for c in calls),
+            tool_call_id=attrs.get("id") if role == "tool" else None,
+        )
+    ]
+
+
+def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvocation:
+    attrs = span.attributes
+    name = str(attrs.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ").strip())
+    raw_args = attrs.get("gen_ai.tool.call.arguments")
+    if raw_args is None:  # the event form: the request is the tool message's content, or a tool_call part
+        call = next((c for m in inputs for c in m.tool_calls), None)
+        raw_args = call.arguments if call else next((m.text for m in inputs if m.text), None)
+    args, args_error = json_arguments(raw_args)
+    if "gen_ai.tool.call.result" in attrs:
+        result = result_value(attrs["gen_ai.tool.call.result"])
+    else:
+        answer = next((m for m in outputs if m.role == "tool"), None) or next(
+            (m for m in outputs if m.text), None
+        )
+        result = result_value(answer.text) if answer and answer.text is not None else None
+    error = attrs.get("error.type")
+    status = str(attrs.get("gen_ai.tool.status", "")).lower()
+    if error is None and (span.status == "ERROR" or status in ("error", "failed")):
+        error = span.status_message or status or "error"
+    schema = loads(attrs.get("gen_ai.tool.json_schema"))
+    return ToolInvocation(
+        name=name,
+        call_id=attrs.get("gen_ai.tool.call.id"),
+        arguments=args,
+        arguments_error=args_error,
+        result=result,
+        error=None if error is None else str(error),
+        schema=schema if isinstance(schema, dict) else None,
+    )

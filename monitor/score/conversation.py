@@ -1,0 +1,150 @@
+"""Score one closed live conversation: spans → turns → (aligned to gold) → report. Pure apart from the
+injected ladder's scorers.
+
+In: the conversation's normalized spans, the gold dialogs by reference id, the version and why the
+window closed. Out: a `ConversationReport` — the dialog report's fields (when a gold reference was
+found) plus `conversation_id`, `agent`, `release`, `reference_id`, `adapter`, `version`, `scored`. A
+conversation with no reference is still reported (`scored: false`): its turns, chains, latency and
+tool errors. `replay`, `run` and the Kafka consumer all call this, so they give the same verdicts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from monitor.assemble.transcript import build_transcript
+from monitor.assemble.turns import to_dialog_turns
+from monitor.config import CompositionConfig
+from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport
+from monitor.reference.align import align_to_gold
+from monitor.score.dialog import score_dialog
+from monitor.score.ladder import Ladder
+
+
+class ObservedTurnReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    turn_no: int
+    role: str
+    type: str
+    predicted: dict[str, Any]
+    depends_on: tuple[int, ...] = ()
+    latency_ms: float | None = None
+    error: str | None = None
+
+
+class ConversationReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    conversation_id: str
+    agent: str | None
+    release: str | None
+    reference_id: str | None
+    adapter: str = Field(description="the convention adapter(s) that read this conversation's spans")
+    version: int = Field(description="1 for the first report; +1 for each re-report after late spans")
+    scored: bool
+    unscored_reason: str | None = None
+    closed_by: str
+    spans: int
+    spans_dropped: int = 0
+    started_ns: int
+    ended_ns: int
+    duration_ms: float
+    tool_calls: int
+    tool_errors: int
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    read_only_extra_calls: int = 0
+    observed_turns: tuple[ObservedTurnReport, ...]
+    dialog: DialogReport | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as written to JSONL: the dialog report's fields at the top level."""
+        data = self.model_dump(mode="json", exclude={"dialog"})
+        if self.dialog is not None:
+            dialog = self.dialog.model_dump(mode="json")
+            dialog.pop("dialog_id")
+            data = {**dialog, **data}
+        data["dialog_id"] = self.conversation_id
+        return data
+
+
+def score_conversation(
+    conversation_id: str,
+    spans: Sequence[AgentSpan],
+    references: Mapping[str, Dialog],
+    ladder: Ladder,
+    *,
+    version: int = 1,
+    closed_by: str = "end_of_input",
+    spans_dropped: int = 0,
+    separator: str = ".",
+    composition: CompositionConfig | None = None,
+) -> ConversationReport:
+    observed = build_transcript(spans)
+    live = to_dialog_turns(observed, separator)
+    reference_id = _most_common(s.reference_id for s in spans)
+    gold = references.get(reference_id) if reference_id else None
+    dialog_report = None
+    read_only_extra = 0
+    reason = None
+    if gold is not None:
+        alignment = align_to_gold(conversation_id, live, gold, ladder)
+        read_only_extra = alignment.read_only_extra
+        dialog_report = score_dialog(alignment.dialog, ladder, composition)
+    elif reference_id:
+        reason = f"reference {reference_id!r} not found among the loaded gold dialogs"
+    else:
+        reason = "no reference id on the conversation's spans"
+    starts = [s.span.start_ns for s in spans]
+    ends = [s.span.end_ns for s in spans]
+    calls = [t for t in observed if t.kind == "call"]
+    errors_by_no = {i: t.error or t.arguments_error for i, t in enumerate(observed, start=1)}
+    return ConversationReport(
+        conversation_id=conversation_id,
+        agent=_most_common(s.agent for s in spans),
+        release=_most_common(s.release for s in spans),
+        reference_id=reference_id,
+        adapter="+".join(
+            sorted({s.convention for s in spans if s.kind != "other"} or {s.convention for s in spans})
+        ),
+        version=version,
+        scored=dialog_report is not None,
+        unscored_reason=reason,
+        closed_by=closed_by,
+        spans=len(spans),
+        spans_dropped=spans_dropped,
+        started_ns=min(starts, default=0),
+        ended_ns=max(ends, default=0),
+        duration_ms=round((max(ends, default=0) - min(starts, default=0)) / 1e6, 3),
+        tool_calls=len(calls),
+        tool_errors=sum(1 for t in calls if t.error),
+        input_tokens=_sum(s.input_tokens for s in spans if s.kind == "llm"),
+        output_tokens=_sum(s.output_tokens for s in spans if s.kind == "llm"),
+        read_only_extra_calls=read_only_extra,
+        observed_turns=tuple(
+            ObservedTurnReport(
+                turn_no=t.turn_no,
+                role=t.turn,
+                type="action" if isinstance(t.predict_turn, ActionContent) else "response",
+                predicted=t.predict_turn.model_dump() if t.predict_turn else {},
+                depends_on=t.depends_on,
+                latency_ms=t.latency_ms,
+                error=errors_by_no.get(t.turn_no),
+            )
+            for t in live
+        ),
+        dialog=dialog_report,
+    )
+
+
+def _most_common(values: Any) -> str | None:
+    counts = Counter(v for v in values if v)
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def _sum(values: Any) -> int | None:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None

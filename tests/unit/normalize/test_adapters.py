@@ -1,0 +1,117 @@
+"""Adapter paths the recorded fixtures do not cover, on hand-built spans."""
+
+from __future__ import annotations
+
+from monitor.config import NormalizeConfig
+from monitor.normalize import normalize_span
+from tests.unit.spans import span
+
+
+def test_genai_v136_events_and_attributes() -> None:
+    s = span(
+        "chat m",
+        {"gen_ai.operation.name": "chat", "gen_ai.conversation.id": "c9", "gen_ai.agent.version": "2.0"},
+        events=[
+            ("gen_ai.user.message", {"content": "where is A123?"}),
+            (
+                "gen_ai.choice",
+                {
+                    "message": "",
+                    "tool_calls": '[{"id": "k1", "function": {"name": "track", "arguments": "{\\"id\\": \\"A123\\"}"}}]',
+                },
+            ),
+        ],
+    )
+    n = normalize_span(s)
+    assert (n.convention, n.kind, n.conversation_id, n.release) == ("genai", "llm", "c9", "2.0")
+    assert n.input_messages[0].text == "where is A123?"
+    assert n.output_messages[0].tool_calls[0].arguments == {"id": "A123"}
+
+
+def test_tool_arguments_that_are_not_json_are_kept_and_explained() -> None:
+    s = span(
+        "execute_tool track",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "track",
+            "gen_ai.tool.call.arguments": "{id: A123",
+            "error.type": "TimeoutError",
+        },
+        status="ERROR",
+    )
+    tool = normalize_span(s).tool
+    assert (
+        tool is not None
+        and tool.arguments == "{id: A123"
+        and "not valid JSON" in (tool.arguments_error or "")
+    )
+    assert tool.error == "TimeoutError"
+
+
+def test_traceloop_sdk_tool_span_and_legacy_prompt_attributes() -> None:
+    tool = normalize_span(
+        span(
+            "track.tool",
+            {
+                "traceloop.span.kind": "tool",
+                "traceloop.entity.name": "track",
+                "traceloop.entity.input": '{"args": [], "kwargs": {"id": "A123"}}',
+                "traceloop.entity.output": '{"status": "late"}',
+                "traceloop.association.properties.session_id": "s1",
+                "traceloop.association.properties.aem.reference_id": "g1",
+            },
+        )
+    )
+    assert (tool.convention, tool.kind, tool.conversation_id, tool.reference_id) == (
+        "traceloop",
+        "tool",
+        "s1",
+        "g1",
+    )
+    assert (
+        tool.tool is not None
+        and tool.tool.arguments == {"id": "A123"}
+        and tool.tool.result == {"status": "late"}
+    )
+    llm = normalize_span(
+        span(
+            "openai.chat",
+            {
+                "llm.request.type": "chat",
+                "gen_ai.prompt.0.role": "user",
+                "gen_ai.prompt.0.content": "hi",
+                "gen_ai.completion.0.role": "assistant",
+                "gen_ai.completion.0.tool_calls.0.id": "c1",
+                "gen_ai.completion.0.tool_calls.0.name": "track",
+                "gen_ai.completion.0.tool_calls.0.arguments": '{"id": "A123"}',
+            },
+        )
+    )
+    assert llm.kind == "llm" and llm.input_messages[0].text == "hi"
+    assert llm.output_messages[0].tool_calls[0].name == "track"
+
+
+def test_unknown_convention_still_yields_a_span_with_identity() -> None:
+    n = normalize_span(
+        span("db.query", {"session.id": "s7"}, resource={"service.name": "svc", "service.version": "9"})
+    )
+    assert (n.convention, n.kind, n.conversation_id, n.agent, n.release) == (
+        "unknown",
+        "other",
+        "s7",
+        "svc",
+        "9",
+    )
+
+
+def test_configured_keys() -> None:
+    config = NormalizeConfig(
+        conversation_attribute="app.thread",
+        reference_attribute="qa.gold",
+        release_attribute="app.build",
+        end_marker_span_name="conversation.end",
+    )
+    n = normalize_span(
+        span("conversation.end", {"app.thread": "th1", "qa.gold": "g2", "app.build": "b5"}), config
+    )
+    assert (n.conversation_id, n.reference_id, n.release, n.end_marker) == ("th1", "g2", "b5", True)
