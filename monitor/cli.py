@@ -96,6 +96,27 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--write-config", type=Path, help="write the fitted thresholds into this YAML config file")
     c.set_defaults(handler=_cmd_calibrate)
 
+    u = sub.add_parser("run", help="the service: OTLP/HTTP + OTLP/gRPC receivers, scoring, JSONL reports")
+    u.add_argument(
+        "--config", type=Path, help="YAML/JSON config (environment: AGENT_MONITOR_<SECTION>__<KEY>)"
+    )
+    u.add_argument(
+        "--gold",
+        type=Path,
+        help="golden dialogs to score conversations against (default with --demo: the demo's)",
+    )
+    u.add_argument("--out", type=Path, help="append JSONL reports here (default: stdout)")
+    u.add_argument("--host", help="bind address (default 127.0.0.1)")
+    u.add_argument("--http-port", type=int, help="OTLP/HTTP port (default 4318)")
+    u.add_argument("--grpc-port", type=int, help="OTLP/gRPC port (default 4317)")
+    u.add_argument("--tls-cert", type=Path, help="TLS certificate (PEM) for both receivers")
+    u.add_argument("--tls-key", type=Path, help="TLS private key (PEM)")
+    u.add_argument("--trusted-network", action="store_true", help="allow a non-loopback bind without TLS")
+    u.add_argument(
+        "--demo", action="store_true", help="post the bundled recorded agent traffic to this service on start"
+    )
+    u.set_defaults(handler=_cmd_run)
+
     r = sub.add_parser(
         "replay", help="run the streaming pipeline over recorded OTLP files (.pb/.json/.jsonl)"
     )
@@ -189,6 +210,40 @@ def _progress(items: list[Any], disabled: bool) -> Any:
     from tqdm import tqdm
 
     return tqdm(items, desc="scoring", unit="dialog", file=sys.stderr)
+
+
+# -- run ----------------------------------------------------------------------------------------
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from monitor.config import load_settings
+    from monitor.publish.jsonl import JsonlSink
+    from monitor.runtime.pipeline import Pipeline
+    from monitor.runtime.service import demo_dir, serve
+
+    server_flags = {
+        "host": args.host, "http_port": args.http_port, "grpc_port": args.grpc_port,
+        "tls_cert": args.tls_cert, "tls_key": args.tls_key, "trusted_network": args.trusted_network or None,
+    }  # fmt: skip
+    flags = {"server": {k: v for k, v in server_flags.items() if v is not None}}
+    config = load_settings(args.config, flags)
+    gold = args.gold or (demo_dir() / "gold" if args.demo else None)
+    references = load_references(gold)
+    ladder = build_ladder(config)  # loads the model before the receivers accept anything
+    sink = JsonlSink(args.out)
+    logging.getLogger("monitor").setLevel(logging.INFO)
+    try:
+        asyncio.run(serve(config.server, Pipeline(config, ladder, references, sink), demo=args.demo))
+    except OSError as exc:
+        raise InputError(
+            f"{config.server.host}:{config.server.http_port}/{config.server.grpc_port}",
+            f"cannot listen ({exc})",
+        ) from exc
+    finally:
+        sink.close()
+    return EXIT_OK
 
 
 # -- replay -----------------------------------------------------------------------------------

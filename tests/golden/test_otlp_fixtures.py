@@ -18,7 +18,7 @@ from tests.unit.spans import to_otlp_json
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "otlp"
-GOLD = ROOT / "examples" / "gold"
+GOLD = ROOT / "monitor" / "data" / "demo" / "gold"
 LIBRARIES = {
     "strands": "strands",
     "strands-latest": "strands",

@@ -1,0 +1,115 @@
+"""The `run` service: receivers + pipeline + timer + graceful shutdown. I/O and lifecycle only.
+
+Starts OTLP/HTTP (aiohttp) and OTLP/gRPC (grpcio) on the configured address, ticks the pipeline with
+the wall clock every `tick_s` (so idle conversations close when traffic stops), and on SIGTERM/SIGINT
+stops accepting, then flushes every open conversation (`closed_by: shutdown`) before exiting.
+With `demo=True` it posts the bundled sample traffic to its own OTLP/HTTP receiver once it is up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import ssl
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+
+from monitor.config import ServerConfig
+from monitor.runtime.pipeline import Pipeline
+from monitor.sources.otlp_grpc import start_grpc
+from monitor.sources.otlp_http import build_app
+
+log = logging.getLogger(__name__)
+
+
+def demo_dir() -> Path:
+    return Path(str(resources.files("monitor") / "data" / "demo"))
+
+
+async def serve(
+    config: ServerConfig,
+    pipeline: Pipeline,
+    *,
+    demo: bool = False,
+    stop: asyncio.Event | None = None,
+    on_ready: Callable[[int, int], None] | None = None,
+) -> None:
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
+            loop.add_signal_handler(sig, stop.set)
+    token = config.bearer_token.get_secret_value() if config.bearer_token else None
+    tls = (config.tls_cert, config.tls_key) if config.tls_cert and config.tls_key else None
+    ready = False
+    # auto_decompress off: the receiver gunzips itself, with a cap against gzip bombs
+    runner = web.AppRunner(
+        build_app(pipeline, config.max_request_bytes, token, lambda: ready), auto_decompress=False
+    )
+    await runner.setup()
+    ssl_context = None
+    if tls is not None:
+        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ssl_context.load_cert_chain(str(tls[0]), str(tls[1]))
+    site = web.TCPSite(runner, config.host, config.http_port, ssl_context=ssl_context)
+    await site.start()
+    http_port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    grpc_server, grpc_port = start_grpc(
+        pipeline, config.host, config.grpc_port, config.max_request_bytes, token, tls
+    )
+    ready = True
+    scheme = "https" if tls else "http"
+    log.info(
+        "OTLP/HTTP on %s://%s:%d/v1/traces, OTLP/gRPC on %s:%d",
+        scheme,
+        config.host,
+        http_port,
+        config.host,
+        grpc_port,
+    )
+    if on_ready is not None:
+        on_ready(http_port, grpc_port)
+    ticker = asyncio.create_task(_tick(pipeline, config.tick_s, stop))
+    demo_task = (
+        asyncio.create_task(_send_demo(f"{scheme}://127.0.0.1:{http_port}/v1/traces", token))
+        if demo
+        else None
+    )
+    await stop.wait()
+    log.info("shutting down: no new requests; flushing open conversations")
+    ticker.cancel()
+    if demo_task is not None:
+        demo_task.cancel()
+    if demo_task is not None:
+        demo_task.cancel()
+    grpc_server.stop(grace=5).wait()
+    await runner.cleanup()
+    await loop.run_in_executor(None, pipeline.flush, "shutdown")
+
+
+async def _tick(pipeline: Pipeline, every_s: float, stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        await asyncio.sleep(every_s)
+        await loop.run_in_executor(None, pipeline.tick, time.time_ns())
+
+
+async def _send_demo(url: str, token: str | None) -> None:
+    """Post the bundled recorded traffic (real spans from Strands and openai-agents) to ourselves."""
+    headers = {"Content-Type": "application/x-protobuf"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    files = sorted((demo_dir() / "traffic").glob("*.pb"))
+    async with aiohttp.ClientSession() as session:
+        for f in files:
+            async with session.post(url, data=f.read_bytes(), headers=headers, ssl=False) as response:
+                if response.status != 200:
+                    log.warning("demo traffic %s: HTTP %d %s", f.name, response.status, await response.text())
+    log.info("demo: sent %d recorded requests; reports follow as the conversations close", len(files))

@@ -1,0 +1,66 @@
+"""OTLP/gRPC receiver (grpcio, opentelemetry-proto's TraceService). I/O.
+
+`Export` hands the request to the same pipeline as OTLP/HTTP. Undecodable requests are
+INVALID_ARGUMENT with the reason, a missing bearer token (when configured) UNAUTHENTICATED, partial
+rejections are reported in `partial_success`. TLS when a certificate is configured.
+"""
+
+from __future__ import annotations
+
+import hmac
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+from monitor.errors import InputError
+from monitor.runtime.pipeline import Pipeline
+
+
+class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
+    def __init__(self, pipeline: Pipeline, token: str | None) -> None:
+        self.pipeline = pipeline
+        self.token = token
+
+    def Export(
+        self, request: trace_service_pb2.ExportTraceServiceRequest, context: grpc.ServicerContext
+    ) -> trace_service_pb2.ExportTraceServiceResponse:
+        if self.token is not None:
+            header = dict(context.invocation_metadata()).get("authorization", "")
+            scheme, _, value = str(header).partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                value.strip().encode(), self.token.encode()
+            ):
+                context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
+        try:
+            result = self.pipeline.ingest(
+                request.SerializeToString(), "application/x-protobuf", f"otlp-grpc {context.peer()}"
+            )
+        except InputError as exc:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, exc.message)
+        response = trace_service_pb2.ExportTraceServiceResponse()
+        if result.rejected:
+            response.partial_success.rejected_spans = result.rejected
+            response.partial_success.error_message = f"{result.rejected} spans had no trace or span id"
+        return response
+
+
+def start_grpc(
+    pipeline: Pipeline, host: str, port: int, max_bytes: int, token: str | None,
+    tls: tuple[Path, Path] | None = None, workers: int = 4,
+) -> tuple[grpc.Server, int]:  # fmt: skip
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=workers),
+        options=[("grpc.max_receive_message_length", max_bytes)],
+    )
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(pipeline, token), server)
+    address = f"{host}:{port}"
+    if tls is not None:
+        cert, key = tls
+        credentials = grpc.ssl_server_credentials([(key.read_bytes(), cert.read_bytes())])
+        bound = server.add_secure_port(address, credentials)
+    else:
+        bound = server.add_insecure_port(address)
+    server.start()
+    return server, bound

@@ -1,0 +1,115 @@
+"""OTLP/HTTP receiver (aiohttp). I/O: bytes in from the network, handed to the pipeline.
+
+`POST /v1/traces` takes `application/x-protobuf` or `application/json`, optionally
+`Content-Encoding: gzip`; answers an `ExportTraceServiceResponse` in the request's encoding, with
+`partial_success.rejected_spans` when some spans could not be used. 400 with a message for payloads
+that cannot be decoded, 401 without the configured bearer token, 413 over `max_request_bytes` (also
+after decompression), 415 for other content types. `GET /healthz` (alive), `GET /readyz` (model loaded,
+receivers up), `GET /stats` (pipeline counters). A bad request never stops the receiver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import zlib
+from collections.abc import Callable
+
+from aiohttp import web
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+from monitor.errors import InputError
+from monitor.runtime.pipeline import IngestResult, Pipeline
+
+PROTOBUF = "application/x-protobuf"
+JSON = "application/json"
+
+
+def build_app(
+    pipeline: Pipeline, max_bytes: int, token: str | None, ready: Callable[[], bool]
+) -> web.Application:
+    app = web.Application(client_max_size=max_bytes)
+
+    async def traces(request: web.Request) -> web.Response:
+        if token is not None and not _authorized(request.headers.get("Authorization", ""), token):
+            return web.Response(status=401, text="missing or wrong bearer token\n")
+        content_type = request.content_type
+        if content_type not in (PROTOBUF, JSON):
+            return web.Response(
+                status=415, text=f"unsupported content type {content_type!r}; use {PROTOBUF} or {JSON}\n"
+            )
+        if request.content_length is not None and request.content_length > max_bytes:
+            return web.Response(status=413, text=f"request larger than {max_bytes} bytes\n")
+        try:
+            body = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return web.Response(status=413, text=f"request larger than {max_bytes} bytes\n")
+        if request.headers.get("Content-Encoding", "").lower() == "gzip":
+            try:
+                body = _gunzip(body, max_bytes)
+            except ValueError as exc:
+                status = 413 if "larger" in str(exc) else 400
+                return web.Response(status=status, text=f"{exc}\n")
+        origin = f"otlp-http {request.remote}"
+        loop = asyncio.get_running_loop()
+        try:
+            result: IngestResult = await loop.run_in_executor(
+                None, pipeline.ingest, body, content_type, origin
+            )
+        except InputError as exc:
+            return web.Response(status=400, text=f"{exc.message}\n")
+        return _response(result, content_type)
+
+    async def healthz(_: web.Request) -> web.Response:
+        return web.Response(text="ok\n")
+
+    async def readyz(_: web.Request) -> web.Response:
+        return web.Response(text="ready\n") if ready() else web.Response(status=503, text="starting\n")
+
+    async def stats(_: web.Request) -> web.Response:
+        counters = dict(pipeline.stats)
+        counters["open_conversations"] = len(pipeline.store.open)
+        counters["evictions"] = pipeline.store.evictions
+        return web.json_response(counters)
+
+    app.router.add_post("/v1/traces", traces)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/stats", stats)
+    return app
+
+
+def _authorized(header: str, token: str) -> bool:
+    scheme, _, value = header.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token.encode())
+
+
+def _gunzip(body: bytes, max_bytes: int) -> bytes:
+    """Decompress with a cap, so a small gzip bomb cannot grow past `max_bytes`."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = d.decompress(body, max_bytes + 1)
+    except zlib.error as exc:
+        raise ValueError(f"Content-Encoding gzip, but the body is not gzip ({exc})") from exc
+    if len(out) > max_bytes or d.unconsumed_tail:
+        raise ValueError(f"decompressed request larger than {max_bytes} bytes")
+    return out
+
+
+def _response(result: IngestResult, content_type: str) -> web.Response:
+    response = ExportTraceServiceResponse()
+    if result.rejected:
+        response.partial_success.rejected_spans = result.rejected
+        response.partial_success.error_message = f"{result.rejected} spans had no trace or span id"
+    if content_type == JSON:
+        body = {}
+        if result.rejected:
+            body = {
+                "partialSuccess": {
+                    "rejectedSpans": str(result.rejected),
+                    "errorMessage": response.partial_success.error_message,
+                }
+            }
+        return web.Response(body=json.dumps(body).encode(), content_type=JSON)
+    return web.Response(body=response.SerializeToString(), content_type=PROTOBUF)

@@ -1,0 +1,224 @@
+"""`agent-monitor run` end to end: real OTLP/HTTP and OTLP/gRPC clients against the live service."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import httpx
+import pytest
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from pydantic import SecretStr, ValidationError
+
+from monitor.cli import load_references
+from monitor.config import ScoringConfig, ServerConfig
+from monitor.runtime.pipeline import Pipeline
+from monitor.runtime.service import serve
+from monitor.score.ladder import Ladder
+from tests.unit.spans import to_otlp_json
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "otlp"
+GOLD = ROOT / "monitor" / "data" / "demo" / "gold"
+PB = "application/x-protobuf"
+
+
+@dataclass
+class Running:
+    http: str
+    grpc_port: int
+    reports: list[dict[str, Any]] = field(default_factory=list)
+    stop: Any = None
+    thread: Any = None
+    pipeline: Any = None
+
+    def shutdown(self) -> None:
+        self.stop()
+        self.thread.join(timeout=20)
+
+
+def start(ladder: Ladder, **server: Any) -> Running:
+    config = ScoringConfig(server=ServerConfig(http_port=0, grpc_port=0, tick_s=0.2, **server))
+    reports: list[dict[str, Any]] = []
+    pipeline = Pipeline(config, ladder, load_references(GOLD), reports.append)
+    ports: list[int] = []
+    holder: dict[str, Any] = {}
+
+    def main() -> None:
+        loop = asyncio.new_event_loop()
+        stop = asyncio.Event()
+        holder["stop"] = lambda: loop.call_soon_threadsafe(stop.set)
+        loop.run_until_complete(
+            serve(config.server, pipeline, stop=stop, on_ready=lambda h, g: ports.extend([h, g]))
+        )
+
+    thread = threading.Thread(target=main, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not ports and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ports, "service did not start"
+    return Running(f"http://127.0.0.1:{ports[0]}", ports[1], reports, holder["stop"], thread, pipeline)
+
+
+@pytest.fixture
+def service(ladder: Ladder) -> Iterator[Running]:
+    running = start(ladder)
+    yield running
+    running.shutdown()
+
+
+def fixture_bytes(library: str, conversation: str) -> bytes:
+    return (FIXTURES / library / f"{conversation}.000.pb").read_bytes()
+
+
+def wait_for(reports: list[dict[str, Any]], n: int, timeout_s: float = 20) -> None:
+    deadline = time.monotonic() + timeout_s
+    while len(reports) < n and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(reports) >= n, f"{len(reports)} reports after {timeout_s}s"
+
+
+def test_protobuf_json_and_gzip_over_http_are_scored(service: Running) -> None:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    wrong = fixture_bytes("strands", "wrong-metric")
+    as_json = to_otlp_json(ExportTraceServiceRequest.FromString(fixture_bytes("openai-agents", "correct")))
+    with httpx.Client() as client:
+        r1 = client.post(f"{service.http}/v1/traces", content=wrong, headers={"Content-Type": PB})
+        r2 = client.post(
+            f"{service.http}/v1/traces", content=as_json, headers={"Content-Type": "application/json"}
+        )
+        r3 = client.post(
+            f"{service.http}/v1/traces", content=gzip.compress(fixture_bytes("traceloop", "correct")),
+            headers={"Content-Type": PB, "Content-Encoding": "gzip"},
+        )  # fmt: skip
+    assert (r1.status_code, r2.status_code, r3.status_code) == (200, 200, 200)
+    assert r1.headers["Content-Type"].startswith(PB) and r2.json() == {}
+    wait_for(service.reports, 3)  # old event times: the wall-clock tick closes them at once
+    by_id = {r["conversation_id"]: r for r in service.reports}
+    assert by_id["strands-wrong-metric"]["root_cause"] == "inconsistent_parameter_values"
+    assert by_id["openai-agents-correct"]["success_rate"] == 1.0
+    assert by_id["traceloop-correct"]["adapter"] == "traceloop"
+
+
+def test_grpc_export(service: Running) -> None:
+    request = trace_service_pb2.ExportTraceServiceRequest.FromString(
+        fixture_bytes("openai-agents", "wrong-metric")
+    )
+    with grpc.insecure_channel(f"127.0.0.1:{service.grpc_port}") as channel:
+        trace_service_pb2_grpc.TraceServiceStub(channel).Export(request, timeout=20)
+    wait_for(service.reports, 1)
+    assert service.reports[0]["conversation_id"] == "openai-agents-wrong-metric"
+    assert service.reports[0]["first_failure_turn"] == 4
+
+
+def test_bad_requests_are_answered_and_the_receiver_keeps_serving(service: Running) -> None:
+    url = f"{service.http}/v1/traces"
+    with httpx.Client() as client:
+        truncated = client.post(
+            url, content=fixture_bytes("strands", "correct")[:100], headers={"Content-Type": PB}
+        )
+        not_otlp = client.post(url, content=b'{"hello": 1}', headers={"Content-Type": "application/json"})
+        wrong_type = client.post(url, content=b"x", headers={"Content-Type": "text/plain"})
+        bad_gzip = client.post(
+            url, content=b"not gzip", headers={"Content-Type": PB, "Content-Encoding": "gzip"}
+        )
+        huge = client.post(url, content=b"\0" * (17 * 1024 * 1024), headers={"Content-Type": PB})
+        bomb = client.post(
+            url,
+            content=gzip.compress(b"\0" * (40 * 1024 * 1024)),
+            headers={"Content-Type": PB, "Content-Encoding": "gzip"},
+        )
+        good = client.post(url, content=fixture_bytes("strands", "correct"), headers={"Content-Type": PB})
+        health, ready = client.get(f"{service.http}/healthz"), client.get(f"{service.http}/readyz")
+        stats = client.get(f"{service.http}/stats").json()
+    assert truncated.status_code == 400 and "not an OTLP protobuf" in truncated.text
+    assert not_otlp.status_code == 400 and "not OTLP" in not_otlp.text
+    assert wrong_type.status_code == 415
+    assert bad_gzip.status_code == 400
+    assert huge.status_code == 413 and bomb.status_code == 413
+    assert good.status_code == 200 and health.status_code == 200 and ready.status_code == 200
+    assert stats["requests_rejected"] == 2
+    wait_for(service.reports, 1)
+
+
+def test_bearer_token_on_both_receivers(ladder: Ladder) -> None:
+    running = start(ladder, bearer_token=SecretStr("s3cret"))
+    try:
+        url = f"{running.http}/v1/traces"
+        body = fixture_bytes("strands", "correct")
+        with httpx.Client() as client:
+            assert client.post(url, content=body, headers={"Content-Type": PB}).status_code == 401
+            wrong = {"Content-Type": PB, "Authorization": "Bearer nope"}
+            assert client.post(url, content=body, headers=wrong).status_code == 401
+            ok = {"Content-Type": PB, "Authorization": "Bearer s3cret"}
+            assert client.post(url, content=body, headers=ok).status_code == 200
+        request = trace_service_pb2.ExportTraceServiceRequest.FromString(body)
+        with grpc.insecure_channel(f"127.0.0.1:{running.grpc_port}") as channel:
+            stub = trace_service_pb2_grpc.TraceServiceStub(channel)
+            with pytest.raises(grpc.RpcError) as err:
+                stub.Export(request, timeout=10)
+            assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            stub.Export(request, timeout=10, metadata=[("authorization", "Bearer s3cret")])
+    finally:
+        running.shutdown()
+
+
+def test_run_and_replay_agree(ladder: Ladder) -> None:
+    """The same spans through OTLP/HTTP and through replay give the same verdicts."""
+    files = sorted(FIXTURES.glob("*/*.pb"))
+    running = start(ladder)
+    try:
+        with httpx.Client() as client:
+            for f in files:
+                assert (
+                    client.post(
+                        f"{running.http}/v1/traces", content=f.read_bytes(), headers={"Content-Type": PB}
+                    ).status_code
+                    == 200
+                )
+        wait_for(running.reports, 8)
+    finally:
+        running.shutdown()
+    replayed: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, load_references(GOLD), replayed.append)
+    for f in files:
+        pipeline.ingest(f.read_bytes(), PB, str(f))
+    pipeline.flush()
+
+    def verdicts(reports: list[dict[str, Any]]) -> dict[str, Any]:
+        return {r["conversation_id"]: {k: v for k, v in r.items() if k != "closed_by"} for r in reports}
+
+    assert verdicts(running.reports) == verdicts(replayed)
+
+
+def test_graceful_shutdown_flushes_open_conversations(ladder: Ladder) -> None:
+    running = start(ladder)
+    running.pipeline.config = running.pipeline.config.model_copy(
+        update={"server": running.pipeline.config.server.model_copy(update={"lateness_s": 10_000_000_000.0})}
+    )  # the wall clock never closes anything: only shutdown can
+    with httpx.Client() as client:
+        client.post(
+            f"{running.http}/v1/traces",
+            content=fixture_bytes("strands", "correct"),
+            headers={"Content-Type": PB},
+        )
+    time.sleep(0.5)
+    assert running.reports == []
+    running.shutdown()
+    assert [r["closed_by"] for r in running.reports] == ["shutdown"]
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "10.1.2.3"])
+def test_binding_beyond_loopback_needs_tls_or_an_explicit_flag(host: str) -> None:
+    with pytest.raises(ValidationError, match="exposes the receivers"):
+        ServerConfig(host=host)
+    assert ServerConfig(host=host, trusted_network=True).host == host
