@@ -220,7 +220,12 @@ def load_settings(path: Path | None, flags: dict[str, Any] | None = None) -> Sco
     Environment variables are `AGENT_MONITOR_<SECTION>__<KEY>` (e.g. `AGENT_MONITOR_SERVER__HTTP_PORT`,
     `AGENT_MONITOR_SERVER__BEARER_TOKEN`), read by pydantic-settings. Every error names its key.
     """
-    from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+    from pydantic_settings import (
+        BaseSettings,
+        InitSettingsSource,
+        PydanticBaseSettingsSource,
+        SettingsConfigDict,
+    )
 
     file_data = load_config(path).model_dump(exclude_unset=True) if path else {}
 
@@ -236,26 +241,18 @@ def load_settings(path: Path | None, flags: dict[str, Any] | None = None) -> Sco
             dotenv_settings: PydanticBaseSettingsSource,
             file_secret_settings: PydanticBaseSettingsSource,
         ) -> tuple[PydanticBaseSettingsSource, ...]:
-            return init_settings, env_settings
+            return init_settings, env_settings, InitSettingsSource(settings_cls, init_kwargs=file_data)
 
     # the same sections as ScoringConfig, read by pydantic-settings (derived, so they cannot drift)
     fields: dict[str, Any] = {name: (f.annotation, f) for name, f in ScoringConfig.model_fields.items()}
     settings_cls = create_model("MonitorSettings", __base__=_EnvOverFile, **fields)
 
-    merged = _deep_merge(file_data, flags or {})
     try:
-        settings = settings_cls(**merged)
+        settings = settings_cls(**(flags or {}))
         return ScoringConfig.model_validate(settings.model_dump())
     except ValidationError as exc:
         where = f"{path} / environment / flags" if path else "environment / flags"
         raise ConfigError(f"{where}: invalid config:\n{format_validation_error(exc)}") from exc
-
-
-def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
 
 
 def load_config(path: Path | None) -> ScoringConfig:
