@@ -62,12 +62,18 @@ class ConversationReport(BaseModel):
 
     def to_json(self) -> dict[str, Any]:
         """The report as written to JSONL: the dialog report's fields at the top level."""
-        data = self.model_dump(mode="json", exclude={"dialog"})
-        if self.dialog is not None:
-            dialog = self.dialog.model_dump(mode="json")
-            dialog.pop("dialog_id")
-            data = {**dialog, **data}
-        data["dialog_id"] = self.conversation_id
+        own = self.model_dump(mode="json", exclude={"dialog", "observed_turns"})
+        head = {
+            k: own.pop(k)
+            for k in ("conversation_id", "agent", "release", "reference_id", "adapter", "version", "scored")
+        }
+        dialog = self.dialog.model_dump(mode="json") if self.dialog is not None else {}
+        dialog.pop("dialog_id", None)
+        turns = dialog.pop("turns", None)
+        data = {**head, "dialog_id": self.conversation_id, **dialog, **own}
+        data["observed_turns"] = [t.model_dump(mode="json") for t in self.observed_turns]
+        if turns is not None:
+            data["turns"] = turns
         return data
 
 
