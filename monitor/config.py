@@ -198,6 +198,46 @@ class ServerConfig(BaseModel):
         return self
 
 
+class RedactionConfig(BaseModel):
+    """What reports must not carry. Keys are matched case-insensitively; values anywhere in strings.
+
+    Value patterns run over every string of every report, including megabyte tool results: write them so
+    a match can only start at a token boundary (see `email`), or they turn quadratic on long strings.
+    """
+
+    model_config = _CONFIG
+    enabled: bool = True
+    key_patterns: list[str] = Field(
+        default_factory=lambda: [
+            r"passw(or)?d",
+            r"secret",
+            r"token",
+            r"api[_-]?key",
+            r"authorization",
+            r"card[_-]?number",
+        ]
+    )
+    value_patterns: dict[str, str] = Field(
+        default_factory=lambda: {
+            # the lookbehind makes a match start only at a token start: linear on long strings
+            "email": r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+            "card": r"\b(?:\d[ -]?){13,19}\b",
+            "iban": r"\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b",
+        }
+    )
+
+    @model_validator(mode="after")
+    def _compiles(self) -> RedactionConfig:
+        import re
+
+        for p in [*self.key_patterns, *self.value_patterns.values()]:
+            try:
+                re.compile(p)
+            except re.error as exc:
+                raise ValueError(f"pattern {p!r} is not a valid regular expression: {exc}") from exc
+        return self
+
+
 class ScoringConfig(BaseModel):
     model_config = _CONFIG
     thresholds: Thresholds = Thresholds()
@@ -209,6 +249,7 @@ class ScoringConfig(BaseModel):
     normalize: NormalizeConfig = NormalizeConfig()
     windows: WindowConfig = WindowConfig()
     server: ServerConfig = ServerConfig()
+    redaction: RedactionConfig = RedactionConfig()
 
 
 ENV_PREFIX = "AGENT_MONITOR_"

@@ -1,6 +1,7 @@
 """The streaming pipeline: payloads in, conversation reports out. Wiring, no I/O of its own.
 
-decode → normalize → windows → (on close) score_conversation → sink. The same object runs under
+decode → normalize → windows → (on close) score_conversation → redact → sink. Scoring sees the real
+values (a redacted email could not be compared); only what leaves the process is redacted. The same object runs under
 `replay` (files, watermark from the spans only, flushed at the end) and `run` (receivers on several
 threads call `ingest`; a timer calls `tick` with the wall clock; shutdown calls `flush`), so a recorded
 file and a live stream give the same reports. Thread-safe: one lock around state.
@@ -25,6 +26,7 @@ from monitor.decode.otlp import decode_request
 from monitor.errors import InputError
 from monitor.model import Dialog
 from monitor.normalize import normalize_span
+from monitor.publish.redact import Redactor
 from monitor.score.conversation import score_conversation
 from monitor.score.ladder import Ladder
 
@@ -48,6 +50,7 @@ class Pipeline:
         self.references = references
         self.sink = sink
         self.store = WindowStore(config.windows)
+        self.redact = Redactor(config.redaction)
         self.stats: Counter[str] = Counter()
         self.watermark_ns = 0
         self._lock = threading.Lock()
@@ -105,7 +108,7 @@ class Pipeline:
             self.stats["conversations_scored" if report.scored else "conversations_unscored"] += 1
             if conv.version > 1:
                 self.stats["late_rereports"] += 1
-            self.sink(report.to_json())
+            self.sink(self.redact(report.to_json()))
         return len(closed)
 
     def _warn_once(self, key: str, message: str) -> None:

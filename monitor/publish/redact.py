@@ -1,0 +1,63 @@
+"""Redaction of report values before they leave the process. Pure.
+
+Configured by `redaction` (see config.RedactionConfig): argument/result keys whose name matches
+`key_patterns` have their whole value replaced; string contents matching `value_patterns` (emails,
+card numbers, … by default) are replaced where they occur, in arguments, results, replies, gold and
+predicted values, and failure details alike. The replacement keeps the pattern's name
+(`[redacted:email]`) so a reviewer still sees what kind of value was there. Metric labels never carry
+such values in the first place (they are bounded: agent, release, reasons).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from monitor.config import RedactionConfig
+
+
+class Redactor:
+    def __init__(self, config: RedactionConfig) -> None:
+        self.enabled = config.enabled
+        self._keys = [re.compile(p, re.IGNORECASE) for p in config.key_patterns]
+        self._values = [(name, re.compile(p)) for name, p in config.value_patterns.items()]
+
+    def __call__(self, value: Any) -> Any:
+        return self._walk(value) if self.enabled else value
+
+    def _walk(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: (f"[redacted:{k}]" if self._secret_key(k) else self._walk(v)) for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self._walk(v) for v in value]
+        if isinstance(value, str):
+            for name, pattern in self._values:
+                value = pattern.sub(functools.partial(_replacement, name), value)
+            return value
+        return value
+
+    def _secret_key(self, key: str) -> bool:
+        return any(p.search(key) for p in self._keys)
+
+
+def _replacement(name: str, match: re.Match[str]) -> str:
+    """`card` matches must pass the Luhn check, so long ids and timestamps are left alone."""
+    found = match.group(0)
+    if name == "card" and not _luhn(found):
+        return found
+    return f"[redacted:{name}]"
+
+
+def _luhn(text: str) -> bool:
+    digits = [int(c) for c in text if c.isdigit()]
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0

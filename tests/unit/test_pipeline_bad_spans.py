@@ -1,0 +1,69 @@
+"""Bad spans inside a good request: counted or explained, the rest of the conversation still reported."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from monitor.config import ScoringConfig
+from monitor.runtime.pipeline import Pipeline
+from monitor.score.ladder import Ladder
+
+
+def request(*spans: dict[str, Any]) -> bytes:
+    req = ExportTraceServiceRequest()
+    scope = req.resource_spans.add().scope_spans.add()
+    for i, s in enumerate(spans, start=1):
+        span = scope.spans.add()
+        span.trace_id = bytes.fromhex("ab" * 16)
+        span.span_id = s.get("span_id", i.to_bytes(8, "big"))
+        span.name = s["name"]
+        span.start_time_unix_nano = int(i * 1e9)
+        span.end_time_unix_nano = int(i * 1e9 + 5e8)
+        for k, v in s["attrs"].items():
+            span.attributes.add(key=k).value.string_value = v
+    return req.SerializeToString()
+
+
+def run(ladder: Ladder, payload: bytes) -> tuple[list[dict[str, Any]], Pipeline]:
+    reports: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, {}, reports.append)
+    pipeline.ingest(payload, "application/x-protobuf", "test")
+    pipeline.flush()
+    return reports, pipeline
+
+
+def tool(name: str, args: str, result: str, call_id: str) -> dict[str, Any]:
+    return {"name": f"execute_tool {name}", "attrs": {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": call_id,
+        "gen_ai.tool.call.arguments": args, "gen_ai.tool.call.result": result, "session.id": "c1"}}  # fmt: skip
+
+
+def test_tool_span_without_its_call_and_bad_arguments_still_reported(ladder: Ladder) -> None:
+    payload = request(
+        tool("lookup", '{"id": "A1"}', '{"ok": true}', "orphan-1"),  # no model ever requested this call
+        tool("update", "{id: A1, status", "null", "k2"),  # arguments that are not JSON
+        {"name": "no ids", "attrs": {"session.id": "c1"}, "span_id": b""},  # rejected: no span id
+    )
+    [report], pipeline = run(ladder, payload)
+    assert report["scored"] is False and report["tool_calls"] == 2
+    lookup, update = report["observed_turns"]
+    assert lookup["predicted"]["args"] == {"id": "A1"}
+    assert update["predicted"]["args"] == {"_raw": "{id: A1, status"} and "not valid JSON" in update["error"]
+    assert pipeline.stats["spans_rejected_no_id"] == 1 and pipeline.stats["spans_received"] == 3
+
+
+def test_ten_megabyte_attribute_is_cut_and_counted(ladder: Ladder) -> None:
+    payload = request(tool("upload", '{"id": "A1"}', "x" * 10_000_000, "k1"))
+    [report], pipeline = run(ladder, payload)
+    assert pipeline.stats["attribute_values_truncated"] == 1
+    assert len(report["observed_turns"][0]["predicted"]["result"]) == 1_000_000
+
+
+def test_unknown_convention_is_still_a_reported_conversation(ladder: Ladder) -> None:
+    [report], pipeline = run(
+        ladder, request({"name": "db.query", "attrs": {"session.id": "c9", "db.statement": "select 1"}})
+    )
+    assert (report["conversation_id"], report["adapter"], report["scored"]) == ("c9", "unknown", False)
+    assert pipeline.stats["spans_unknown"] == 1
