@@ -13,14 +13,14 @@ generated classes; convention keys are not interpreted here (that is normalize/)
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.protobuf import json_format
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from monitor.errors import InputError
 from monitor.model import Span, SpanEvent, SpanLink
@@ -54,14 +54,64 @@ def decode_request(
     return _spans(request, origin, max_value_chars)
 
 
-def _from_protobuf(payload: bytes, origin: str) -> ExportTraceServiceRequest:
+def _from_protobuf(payload: bytes, origin: str) -> Any:
     try:
         request: ExportTraceServiceRequest = ExportTraceServiceRequest.FromString(payload)
         return request
     except DecodeError as exc:
+        error = exc
+    try:  # invalid UTF-8 in a string field fails the strict parse; the lenient one keeps every span
+        return _lenient_request_class().FromString(payload)
+    except DecodeError:
         raise InputError(
-            origin, f"not an OTLP protobuf ExportTraceServiceRequest ({exc}); truncated or wrong encoding?"
-        ) from exc
+            origin, f"not an OTLP protobuf ExportTraceServiceRequest ({error}); truncated or wrong encoding?"
+        ) from error
+
+
+@functools.cache
+def _lenient_request_class() -> Any:
+    """ExportTraceServiceRequest with every `string` field read as `bytes` (decoded with U+FFFD later).
+
+    Built from opentelemetry-proto's own descriptors, renamed into a private package, so the wire
+    format is exactly OTLP's.
+    """
+    files: dict[str, Any] = {}
+
+    def collect(fd: Any) -> None:
+        for dep in fd.dependencies:
+            collect(dep)
+        files.setdefault(fd.name, fd)
+
+    collect(ExportTraceServiceRequest.DESCRIPTOR.file)
+    pool = descriptor_pool.DescriptorPool()
+    for fd in files.values():
+        proto = descriptor_pb2.FileDescriptorProto()
+        fd.CopyToProto(proto)
+        proto.name = "lenient/" + proto.name
+        proto.package = "lenient." + proto.package
+        proto.dependency[:] = ["lenient/" + d for d in proto.dependency]
+        for message in _all_messages(proto.message_type):
+            for f in message.field:
+                if f.type == descriptor_pb2.FieldDescriptorProto.TYPE_STRING:
+                    f.type = descriptor_pb2.FieldDescriptorProto.TYPE_BYTES
+                if f.type_name.startswith(".opentelemetry."):
+                    f.type_name = ".lenient" + f.type_name
+        proto.ClearField("service")
+        proto.options.Clear()
+        pool.Add(proto)
+    full_name = "lenient." + ExportTraceServiceRequest.DESCRIPTOR.full_name
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
+
+
+def _all_messages(messages: Any) -> Any:
+    for m in messages:
+        yield m
+        yield from _all_messages(m.nested_type)
+
+
+def _text(value: str | bytes) -> str:
+    """A string field, from the strict (str) or lenient (bytes) parse."""
+    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else value
 
 
 def _from_json(payload: bytes, origin: str) -> ExportTraceServiceRequest:
@@ -101,7 +151,7 @@ def _hex_ids_to_base64(value: Any, origin: str) -> Any:
     return value
 
 
-def _spans(request: ExportTraceServiceRequest, origin: str, max_chars: int) -> Decoded:
+def _spans(request: Any, origin: str, max_chars: int) -> Decoded:
     out = Decoded()
     counter = [0]
     for r_i, rs in enumerate(request.resource_spans):
@@ -118,18 +168,18 @@ def _spans(request: ExportTraceServiceRequest, origin: str, max_chars: int) -> D
                         trace_id=s.trace_id.hex(),
                         span_id=s.span_id.hex(),
                         parent_span_id=s.parent_span_id.hex() or None,
-                        name=s.name,
+                        name=_text(s.name),
                         kind=int(s.kind),
                         start_ns=int(s.start_time_unix_nano),
                         end_ns=int(s.end_time_unix_nano),
                         status=_STATUS.get(int(s.status.code), "UNSET"),
-                        status_message=s.status.message,
+                        status_message=_text(s.status.message),
                         attributes=_attributes(s.attributes, max_chars, counter),
                         resource=resource,
-                        scope=ss.scope.name,
+                        scope=_text(ss.scope.name),
                         events=tuple(
                             SpanEvent(
-                                name=e.name,
+                                name=_text(e.name),
                                 time_ns=int(e.time_unix_nano),
                                 attributes=_attributes(e.attributes, max_chars, counter),
                             )
@@ -151,16 +201,17 @@ def _spans(request: ExportTraceServiceRequest, origin: str, max_chars: int) -> D
 
 
 def _attributes(kvs: Any, max_chars: int, counter: list[int]) -> dict[str, Any]:
-    return {kv.key: _value(kv.value, max_chars, counter) for kv in kvs if isinstance(kv, KeyValue)}
+    return {_text(kv.key): _value(kv.value, max_chars, counter) for kv in kvs}
 
 
-def _value(v: AnyValue, max_chars: int, counter: list[int]) -> Any:
+def _value(v: Any, max_chars: int, counter: list[int]) -> Any:
     which = v.WhichOneof("value")
     if which == "string_value":
-        if len(v.string_value) > max_chars:
+        text = _text(v.string_value)
+        if len(text) > max_chars:
             counter[0] += 1
-            return v.string_value[:max_chars]
-        return v.string_value
+            return text[:max_chars]
+        return text
     if which == "bool_value":
         return v.bool_value
     if which == "int_value":
@@ -170,7 +221,7 @@ def _value(v: AnyValue, max_chars: int, counter: list[int]) -> Any:
     if which == "array_value":
         return [_value(x, max_chars, counter) for x in v.array_value.values]
     if which == "kvlist_value":
-        return {kv.key: _value(kv.value, max_chars, counter) for kv in v.kvlist_value.values}
+        return {_text(kv.key): _value(kv.value, max_chars, counter) for kv in v.kvlist_value.values}
     if which == "bytes_value":
         return v.bytes_value.hex()
     return None

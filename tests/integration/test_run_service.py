@@ -222,3 +222,43 @@ def test_binding_beyond_loopback_needs_tls_or_an_explicit_flag(host: str) -> Non
     with pytest.raises(ValidationError, match="exposes the receivers"):
         ServerConfig(host=host)
     assert ServerConfig(host=host, trusted_network=True).host == host
+
+
+@pytest.fixture
+def self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed: cannot make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def test_tls_on_both_receivers(ladder: Ladder, self_signed: tuple[Path, Path]) -> None:
+    cert, key = self_signed
+    running = start(ladder, tls_cert=cert, tls_key=key)
+    try:
+        https = running.http.replace("http://", "https://")
+        body = fixture_bytes("strands", "correct")
+        with httpx.Client(verify=str(cert)) as client:
+            assert (
+                client.post(f"{https}/v1/traces", content=body, headers={"Content-Type": PB}).status_code
+                == 200
+            )
+        with pytest.raises(httpx.HTTPError), httpx.Client() as plain:  # plain HTTP to a TLS port fails
+            plain.post(f"{running.http}/v1/traces", content=body, headers={"Content-Type": PB})
+        credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+        with grpc.secure_channel(f"localhost:{running.grpc_port}", credentials) as channel:
+            request = trace_service_pb2.ExportTraceServiceRequest.FromString(
+                fixture_bytes("openai-agents", "correct")
+            )
+            trace_service_pb2_grpc.TraceServiceStub(channel).Export(request, timeout=10)
+        wait_for(running.reports, 2)
+    finally:
+        running.shutdown()

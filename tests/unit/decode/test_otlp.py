@@ -107,3 +107,16 @@ def test_huge_attribute_values_are_cut_and_counted() -> None:
     )
     big = next(s for s in decoded.spans if "big" in s.attributes)
     assert len(big.attributes["big"]) == 1000 and decoded.truncated_values == 1
+
+
+def test_invalid_utf8_in_one_attribute_keeps_the_request() -> None:
+    """Strict protobuf parsing rejects the whole request; the lenient path keeps every span."""
+    request = sdk_request()
+    span = request.resource_spans[0].scope_spans[0].spans[0]
+    span.attributes.add(key="note").value.string_value = "MARKER"
+    payload = request.SerializeToString().replace(b"MARKER", b"bad\xff\xfe!")
+    decoded = decode_request(payload, "application/x-protobuf", "f.pb")
+    assert len(decoded.spans) == 2
+    noted = next(s for s in decoded.spans if "note" in s.attributes)
+    assert noted.attributes["note"] == "bad\ufffd\ufffd!"
+    assert noted.attributes["gen_ai.tool.name"] == "search_flights"
