@@ -220,6 +220,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from monitor.config import load_settings
     from monitor.publish.jsonl import JsonlSink
+    from monitor.publish.prometheus import MonitorMetrics
     from monitor.runtime.pipeline import Pipeline
     from monitor.runtime.service import demo_dir, serve
 
@@ -235,7 +236,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sink = JsonlSink(args.out)
     logging.getLogger("monitor").setLevel(logging.INFO)
     try:
-        asyncio.run(serve(config.server, Pipeline(config, ladder, references, sink), demo=args.demo))
+        metrics = MonitorMetrics(config.server.max_label_values)
+        asyncio.run(serve(config.server, Pipeline(config, ladder, references, sink, metrics), demo=args.demo))
     except OSError as exc:
         raise InputError(
             f"{config.server.host}:{config.server.http_port}/{config.server.grpc_port}",

@@ -176,6 +176,12 @@ class ServerConfig(BaseModel):
         default=4318, ge=0, le=65535, description="OTLP/HTTP (/v1/traces); 0 = any free port"
     )
     grpc_port: int = Field(default=4317, ge=0, le=65535, description="OTLP/gRPC; 0 = any free port")
+    metrics_port: int = Field(
+        default=9464, ge=0, le=65535, description="Prometheus /metrics; 0 = any free port"
+    )
+    max_label_values: int = Field(
+        default=50, ge=1, le=10_000, description="distinct agent/release label values kept"
+    )
     max_request_bytes: int = Field(default=16 * 1024 * 1024, ge=1024, description="larger requests get 413")
     tls_cert: Path | None = None
     tls_key: Path | None = None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from monitor.decode.otlp import decode_request
 from monitor.errors import InputError
 from monitor.model import Dialog
 from monitor.normalize import normalize_span
+from monitor.publish.prometheus import MonitorMetrics
 from monitor.publish.redact import Redactor
 from monitor.score.conversation import score_conversation
 from monitor.score.ladder import Ladder
@@ -43,7 +45,12 @@ class IngestResult:
 
 class Pipeline:
     def __init__(
-        self, config: ScoringConfig, ladder: Ladder, references: Mapping[str, Dialog], sink: Sink
+        self,
+        config: ScoringConfig,
+        ladder: Ladder,
+        references: Mapping[str, Dialog],
+        sink: Sink,
+        metrics: MonitorMetrics | None = None,
     ) -> None:
         self.config = config
         self.ladder = ladder
@@ -55,6 +62,9 @@ class Pipeline:
         self.watermark_ns = 0
         self._lock = threading.Lock()
         self._warned: set[str] = set()
+        self.metrics = metrics
+        if metrics is not None:
+            metrics.attach(self.snapshot)
 
     def ingest(self, payload: bytes, content_type: str, origin: str) -> IngestResult:
         """Decode, normalize and window one request; score and emit what closes."""
@@ -63,8 +73,12 @@ class Pipeline:
             decoded = decode_request(payload, content_type, origin)
         except InputError as exc:
             self.stats["requests_rejected"] += 1
+            if self.metrics is not None:
+                self.metrics.observe_request(accepted=False)
             self._warn_once("undecodable", f"rejecting undecodable payloads, e.g. {exc}")
             raise
+        if self.metrics is not None:
+            self.metrics.observe_request(accepted=True)
         with self._lock:
             self.stats["spans_received"] += len(decoded.spans) + len(decoded.rejected)
             self.stats["spans_rejected_no_id"] += len(decoded.rejected)
@@ -93,6 +107,7 @@ class Pipeline:
     def _emit(self, closed: list[Closed]) -> int:
         for c in closed:
             conv = c.conversation
+            started = time.perf_counter()
             report = score_conversation(
                 conv.conversation_id,
                 conv.spans,
@@ -108,8 +123,25 @@ class Pipeline:
             self.stats["conversations_scored" if report.scored else "conversations_unscored"] += 1
             if conv.version > 1:
                 self.stats["late_rereports"] += 1
-            self.sink(self.redact(report.to_json()))
+            data = report.to_json()
+            if self.metrics is not None:
+                self.metrics.observe_scoring(time.perf_counter() - started)
+                self.metrics.observe_report(data)
+            self.sink(self.redact(data))
         return len(closed)
+
+    def snapshot(self) -> dict[str, float]:
+        """Counters for /stats and /metrics: pipeline, windows and embedder."""
+        with self._lock:
+            out: dict[str, float] = dict(self.stats)
+            out["open_conversations"] = len(self.store.open)
+            out["open_spans"] = self.store.open_spans
+            out["evictions"] = self.store.evictions
+            out["spans_dropped"] = self.store.spans_dropped
+        embedder_stats = getattr(self.ladder.scorer, "stats", None)
+        if isinstance(embedder_stats, dict):
+            out.update({k: float(v) for k, v in embedder_stats.items()})
+        return out
 
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:

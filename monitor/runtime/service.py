@@ -24,7 +24,7 @@ from aiohttp import web
 from monitor.config import ServerConfig
 from monitor.runtime.pipeline import Pipeline
 from monitor.sources.otlp_grpc import start_grpc
-from monitor.sources.otlp_http import build_app
+from monitor.sources.otlp_http import build_app, build_metrics_app
 
 log = logging.getLogger(__name__)
 
@@ -61,19 +61,21 @@ async def serve(
     site = web.TCPSite(runner, config.host, config.http_port, ssl_context=ssl_context)
     await site.start()
     http_port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    metrics_runner = web.AppRunner(build_metrics_app(pipeline))
+    await metrics_runner.setup()
+    metrics_site = web.TCPSite(metrics_runner, config.host, config.metrics_port, ssl_context=ssl_context)
+    await metrics_site.start()
+    metrics_port = metrics_site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     grpc_server, grpc_port = start_grpc(
         pipeline, config.host, config.grpc_port, config.max_request_bytes, token, tls
     )
     ready = True
     scheme = "https" if tls else "http"
     log.info(
-        "OTLP/HTTP on %s://%s:%d/v1/traces, OTLP/gRPC on %s:%d",
-        scheme,
-        config.host,
-        http_port,
-        config.host,
-        grpc_port,
-    )
+        "OTLP/HTTP on %s://%s:%d/v1/traces, OTLP/gRPC on %s:%d, metrics on %s://%s:%d/metrics",
+        scheme, config.host, http_port, config.host, grpc_port, scheme, config.host, metrics_port,
+    )  # fmt: skip
+    pipeline.stats["metrics_port"] = metrics_port
     if on_ready is not None:
         on_ready(http_port, grpc_port)
     ticker = asyncio.create_task(_tick(pipeline, config.tick_s, stop))
@@ -91,6 +93,7 @@ async def serve(
         demo_task.cancel()
     grpc_server.stop(grace=5).wait()
     await runner.cleanup()
+    await metrics_runner.cleanup()
     await loop.run_in_executor(None, pipeline.flush, "shutdown")
 
 

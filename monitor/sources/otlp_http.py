@@ -68,15 +68,28 @@ def build_app(
         return web.Response(text="ready\n") if ready() else web.Response(status=503, text="starting\n")
 
     async def stats(_: web.Request) -> web.Response:
-        counters = dict(pipeline.stats)
-        counters["open_conversations"] = len(pipeline.store.open)
-        counters["evictions"] = pipeline.store.evictions
-        return web.json_response(counters)
+        return web.json_response(pipeline.snapshot())
 
     app.router.add_post("/v1/traces", traces)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/stats", stats)
+    return app
+
+
+def build_metrics_app(pipeline: Pipeline) -> web.Application:
+    """`GET /metrics` in the Prometheus text format, on its own port (scrapers need no OTLP auth)."""
+    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+    app = web.Application()
+
+    async def metrics(_: web.Request) -> web.Response:
+        if pipeline.metrics is None:
+            return web.Response(status=404, text="metrics are off\n")
+        body = generate_latest(pipeline.metrics.registry)
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    app.router.add_get("/metrics", metrics)
     return app
 
 

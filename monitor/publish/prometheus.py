@@ -1,0 +1,265 @@
+"""Prometheus metrics: verdicts and pipeline health. I/O only in exposition (`/metrics`).
+
+One table (`METRICS`) declares every metric — name, type, labels, help — and is used both to create
+them and to generate docs/metrics.md (`python -m monitor.publish.prometheus`), so the docs cannot
+drift. Each `MonitorMetrics` owns its own `CollectorRegistry` (no global registry). Labels are
+bounded: agent and release values past `max_label_values` distinct ones collapse into `other`; no
+label ever carries a conversation id, an argument or free text. Names follow
+`aem_<subsystem>_<name>_<unit>` with `_total` on counters and base units (seconds).
+
+Report metrics are observed once per conversation report — a re-report after late spans (version >
+1) is not counted again, so counters are not inflated by late spans; `aem_pipeline_late_rereports_total`
+counts those. Pipeline counters are read from the pipeline at scrape time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+RATE_BUCKETS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.8, 0.9, 1.0)
+SCORE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
+TURN_BUCKETS = (1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30)
+SECONDS_BUCKETS = (0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900)
+BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    kind: str  # counter | histogram | gauge
+    labels: tuple[str, ...]
+    help: str
+    buckets: tuple[float, ...] = ()
+
+
+METRICS: tuple[Spec, ...] = (
+    Spec("aem_turns_total", "counter", ("agent", "release", "turn_type", "verdict"), "Scored turns by type (response, action) and verdict (pass, fail)."),
+    Spec("aem_sub_metric_checks_total", "counter", ("agent", "release", "sub_metric", "outcome"), "Sub-metric checks that ran (structural, completeness, truthfulness) by outcome (pass, fail)."),
+    Spec("aem_turn_failures_total", "counter", ("agent", "release", "sub_metric", "reason"), "Failed turns by failure reason (final, so cascades count as prior_action_failed) and sub-metric."),
+    Spec("aem_failures_total", "counter", ("agent", "release", "attribution"), "Failed turns by attribution: root_cause or cascade."),
+    Spec("aem_conversations_total", "counter", ("agent", "release", "scored", "test_pass"), "Reported conversations; test_pass is 'true', 'false' or 'none' when not scored."),
+    Spec("aem_conversation_success_rate", "histogram", ("agent", "release"), "Per-conversation AEM success rate (share of passing turns).", RATE_BUCKETS),
+    Spec("aem_first_failure_turn", "histogram", ("agent", "release"), "Turn number of the first root-cause failure in failing conversations.", TURN_BUCKETS),
+    Spec("aem_chain_turns_total", "counter", ("agent", "release", "chain_length", "verdict"), "Turns inside action chains by chain length (1, 2, 3+) and verdict."),
+    Spec("aem_similarity_score", "histogram", ("sub_metric", "rung"), "Scores of value comparisons by sub-metric and deciding ladder rung.", SCORE_BUCKETS),
+    Spec("aem_comparisons_total", "counter", ("rung", "outcome"), "Value comparisons by deciding rung and outcome (equal, different, uncertain, unscorable)."),
+    Spec("aem_conversation_duration_seconds", "histogram", ("agent", "release", "test_pass"), "Wall time from a conversation's first to last span, by verdict (latency vs correctness).", SECONDS_BUCKETS),
+    Spec("aem_turn_latency_seconds", "histogram", ("agent", "turn_type", "verdict"), "Tool-call latency of action turns by verdict.", SECONDS_BUCKETS),
+    Spec("aem_tokens_total", "counter", ("agent", "release", "direction"), "Model tokens (input, output) of reported conversations, where spans carry usage."),
+    Spec("aem_tool_errors_total", "counter", ("agent", "release"), "Tool calls that ended in an error."),
+    Spec("aem_pipeline_scoring_seconds", "histogram", (), "Time to score one closed conversation.", SECONDS_BUCKETS),
+    Spec("aem_pipeline_requests_total", "counter", ("outcome",), "OTLP requests and replayed payloads by outcome (accepted, rejected)."),
+    Spec("aem_pipeline_spans_total", "counter", ("convention",), "Decoded spans by the convention adapter that read them."),
+    Spec("aem_pipeline_spans_rejected_total", "counter", ("reason",), "Spans or values not used, by reason (no_id, value_truncated, dropped_over_cap)."),
+    Spec("aem_pipeline_open_conversations", "gauge", (), "Conversations currently open (not yet reported)."),
+    Spec("aem_pipeline_open_spans", "gauge", (), "Spans held by open conversations."),
+    Spec("aem_pipeline_evictions_total", "counter", (), "Conversations reported early because the open-conversation cap was reached."),
+    Spec("aem_pipeline_late_rereports_total", "counter", (), "Re-reports (new version) of conversations after late spans."),
+    Spec("aem_embedding_texts_total", "counter", ("source",), "Texts the embedder served, by source (model, cache)."),
+    Spec("aem_embedding_batches_total", "counter", (), "Model inference calls of the embedder."),
+)  # fmt: skip
+
+_BY_NAME = {s.name: s for s in METRICS}
+
+
+class LabelCap:
+    """Keeps at most `limit` distinct values per label; later ones become `other`."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._seen: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, label: str, value: str | None) -> str:
+        value = value or "unknown"
+        with self._lock:
+            seen = self._seen.setdefault(label, set())
+            if value in seen:
+                return value
+            if len(seen) >= self.limit:
+                return "other"
+            seen.add(value)
+            return value
+
+
+class MonitorMetrics:
+    def __init__(self, max_label_values: int = 50, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry(auto_describe=True)
+        self.cap = LabelCap(max_label_values)
+        self._m: dict[str, Any] = {}
+        for spec in METRICS:
+            if (
+                spec.kind == "counter"
+                and spec.name.startswith("aem_pipeline_")
+                and spec.name != "aem_pipeline_requests_total"
+            ):
+                continue  # read from the pipeline at scrape time (PipelineCollector)
+            if spec.name.startswith("aem_embedding_") or spec.kind == "gauge":
+                continue
+            name = spec.name.removesuffix("_total") if spec.kind == "counter" else spec.name
+            if spec.kind == "counter":
+                self._m[spec.name] = Counter(name, spec.help, spec.labels, registry=self.registry)
+            else:
+                self._m[spec.name] = Histogram(
+                    name, spec.help, spec.labels, buckets=spec.buckets, registry=self.registry
+                )
+
+    def attach(self, stats: Callable[[], dict[str, float]]) -> None:
+        """Expose pipeline and embedder counters, read at scrape time."""
+        self.registry.register(PipelineCollector(stats))
+
+    def observe_request(self, accepted: bool) -> None:
+        self._m["aem_pipeline_requests_total"].labels("accepted" if accepted else "rejected").inc()
+
+    def observe_scoring(self, seconds: float) -> None:
+        self._m["aem_pipeline_scoring_seconds"].observe(seconds)
+
+    def observe_report(self, report: dict[str, Any]) -> None:
+        if report.get("version", 1) > 1:
+            return
+        agent, release = self.cap("agent", report.get("agent")), self.cap("release", report.get("release"))
+        scored = bool(report.get("scored"))
+        verdict = "none" if not scored else ("true" if report.get("test_pass") else "false")
+        self._m["aem_conversations_total"].labels(agent, release, str(scored).lower(), verdict).inc()
+        self._m["aem_conversation_duration_seconds"].labels(agent, release, verdict).observe(
+            report.get("duration_ms", 0) / 1000
+        )
+        for direction in ("input", "output"):
+            tokens = report.get(f"{direction}_tokens")
+            if tokens:
+                self._m["aem_tokens_total"].labels(agent, release, direction).inc(tokens)
+        if report.get("tool_errors"):
+            self._m["aem_tool_errors_total"].labels(agent, release).inc(report["tool_errors"])
+        if not scored:
+            return
+        self._m["aem_conversation_success_rate"].labels(agent, release).observe(report["success_rate"])
+        if report.get("first_failure_turn") is not None:
+            self._m["aem_first_failure_turn"].labels(agent, release).observe(report["first_failure_turn"])
+        for turn in report.get("turns", []):
+            self._observe_turn(agent, release, turn)
+
+    def _observe_turn(self, agent: str, release: str, turn: dict[str, Any]) -> None:
+        verdict = "pass" if turn["success"] else "fail"
+        self._m["aem_turns_total"].labels(agent, release, turn["type"], verdict).inc()
+        for check in turn.get("checks", []):
+            if check["passed"] is not None:
+                outcome = "pass" if check["passed"] else "fail"
+                self._m["aem_sub_metric_checks_total"].labels(
+                    agent, release, check["sub_metric"], outcome
+                ).inc()
+        if not turn["success"]:
+            reason = turn["failure_reason"]
+            self._m["aem_turn_failures_total"].labels(
+                agent, release, turn.get("sub_metric") or "none", reason
+            ).inc()
+            attribution = "cascade" if reason == "prior_action_failed" else "root_cause"
+            self._m["aem_failures_total"].labels(agent, release, attribution).inc()
+        if turn.get("chain_length"):
+            bucket = "3+" if turn["chain_length"] >= 3 else str(turn["chain_length"])
+            self._m["aem_chain_turns_total"].labels(agent, release, bucket, verdict).inc()
+        if turn["type"] == "action" and turn.get("latency_ms") is not None:
+            self._m["aem_turn_latency_seconds"].labels(agent, "action", verdict).observe(
+                turn["latency_ms"] / 1000
+            )
+        for cmp in turn.get("comparisons", []):  # value and reply comparisons: truthfulness
+            outcome = (
+                "unscorable"
+                if cmp["unscorable"]
+                else "uncertain"
+                if cmp["uncertain"]
+                else ("equal" if cmp["equal"] else "different")
+            )
+            self._m["aem_comparisons_total"].labels(cmp["rung"], outcome).inc()
+            if cmp["score"] is not None:
+                self._m["aem_similarity_score"].labels("truthfulness", cmp["rung"]).observe(cmp["score"])
+        if turn["type"] == "response":  # reply coverage: completeness
+            coverage = next((c for c in turn.get("checks", []) if c["sub_metric"] == "completeness"), None)
+            if coverage is not None and coverage.get("score") is not None:
+                self._m["aem_similarity_score"].labels("completeness", "coverage").observe(coverage["score"])
+
+
+class PipelineCollector(Collector):
+    """Pipeline and embedder counters, read at scrape time from a stats snapshot."""
+
+    def __init__(self, stats: Callable[[], dict[str, float]]) -> None:
+        self.stats = stats
+
+    def collect(self) -> Iterator[Metric]:
+        s = self.stats()
+        spans = CounterMetricFamily(
+            "aem_pipeline_spans", _BY_NAME["aem_pipeline_spans_total"].help, labels=["convention"]
+        )
+        for key, value in s.items():
+            if key.startswith("spans_") and key.removeprefix("spans_") in (
+                "genai",
+                "strands",
+                "openinference",
+                "traceloop",
+                "unknown",
+            ):
+                spans.add_metric([key.removeprefix("spans_")], value)
+        yield spans
+        rejected = CounterMetricFamily(
+            "aem_pipeline_spans_rejected",
+            _BY_NAME["aem_pipeline_spans_rejected_total"].help,
+            labels=["reason"],
+        )
+        rejected.add_metric(["no_id"], s.get("spans_rejected_no_id", 0))
+        rejected.add_metric(["value_truncated"], s.get("attribute_values_truncated", 0))
+        rejected.add_metric(["dropped_over_cap"], s.get("spans_dropped", 0))
+        yield rejected
+        yield GaugeMetricFamily(
+            "aem_pipeline_open_conversations",
+            _BY_NAME["aem_pipeline_open_conversations"].help,
+            value=s.get("open_conversations", 0),
+        )
+        yield GaugeMetricFamily(
+            "aem_pipeline_open_spans", _BY_NAME["aem_pipeline_open_spans"].help, value=s.get("open_spans", 0)
+        )
+        yield CounterMetricFamily(
+            "aem_pipeline_evictions",
+            _BY_NAME["aem_pipeline_evictions_total"].help,
+            value=s.get("evictions", 0),
+        )
+        yield CounterMetricFamily(
+            "aem_pipeline_late_rereports",
+            _BY_NAME["aem_pipeline_late_rereports_total"].help,
+            value=s.get("late_rereports", 0),
+        )
+        texts = CounterMetricFamily(
+            "aem_embedding_texts", _BY_NAME["aem_embedding_texts_total"].help, labels=["source"]
+        )
+        texts.add_metric(["model"], s.get("embedded", 0))
+        texts.add_metric(["cache"], s.get("cache_hits", 0))
+        yield texts
+        yield CounterMetricFamily(
+            "aem_embedding_batches", _BY_NAME["aem_embedding_batches_total"].help, value=s.get("batches", 0)
+        )
+
+
+def metrics_doc() -> str:
+    """The metric table for docs/metrics.md, generated from `METRICS`."""
+    lines = [
+        "# Metrics",
+        "",
+        "Generated from `monitor/publish/prometheus.py` (`python -m monitor.publish.prometheus > docs/metrics.md`);",
+        "a test fails when this file and the code disagree. Served on `/metrics` (default port 9464).",
+        "",
+        "| name | type | labels | meaning |",
+        "|---|---|---|---|",
+    ]
+    for s in METRICS:
+        labels = ", ".join(f"`{label}`" for label in s.labels) or "—"
+        lines.append(f"| `{s.name}` | {s.kind} | {labels} | {s.help} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(metrics_doc(), end="")

@@ -1,0 +1,92 @@
+"""Prometheus metrics as a scraper sees them, after real recorded traffic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from monitor.cli import load_references
+from monitor.config import ScoringConfig
+from monitor.publish.prometheus import MonitorMetrics, metrics_doc
+from monitor.runtime.pipeline import Pipeline
+from monitor.score.ladder import Ladder
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def samples(metrics: MonitorMetrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    text = generate_latest(metrics.registry).decode()
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def value(all_: dict[Any, float], name: str, **labels: str) -> float:
+    return sum(
+        v for (n, ls), v in all_.items() if n == name and all(dict(ls).get(k) == x for k, x in labels.items())
+    )
+
+
+def test_verdicts_and_pipeline_health_after_recorded_traffic(ladder: Ladder) -> None:
+    metrics = MonitorMetrics()
+    pipeline = Pipeline(
+        ScoringConfig(), ladder, load_references(ROOT / "monitor/data/demo/gold"), lambda r: None, metrics
+    )
+    for f in sorted((ROOT / "tests/fixtures/otlp").glob("*/*.pb")):
+        pipeline.ingest(f.read_bytes(), "application/x-protobuf", str(f))
+    pipeline.flush()
+    s = samples(metrics)
+    assert value(s, "aem_conversations_total", test_pass="true") == 4
+    assert value(s, "aem_conversations_total", test_pass="false") == 4
+    # each wrong-metric conversation: 1 root cause (the call) + 2 cascades (chart, reply)
+    assert value(s, "aem_failures_total", attribution="root_cause") == 4
+    assert value(s, "aem_failures_total", attribution="cascade") == 8
+    assert (
+        value(s, "aem_turn_failures_total", reason="inconsistent_parameter_values", sub_metric="truthfulness")
+        == 4
+    )
+    assert value(s, "aem_turns_total", verdict="pass") == 4 * 4 + 4 * 1
+    assert value(s, "aem_sub_metric_checks_total", sub_metric="truthfulness", outcome="fail") == 12
+    assert value(s, "aem_chain_turns_total", chain_length="2", verdict="fail") == 12
+    assert value(s, "aem_conversation_success_rate_count", agent="reports-agent", release="1.4.0") == 8
+    assert value(s, "aem_first_failure_turn_sum") == 4 * 4
+    assert value(s, "aem_pipeline_spans_total", convention="strands") > 0
+    assert value(s, "aem_pipeline_requests_total", outcome="accepted") == 8
+    assert value(s, "aem_pipeline_open_conversations") == 0
+    assert value(s, "aem_embedding_texts_total", source="cache") > 0
+    assert value(s, "aem_comparisons_total", rung="embedding", outcome="uncertain") >= 4
+
+
+def test_labels_are_bounded_and_never_carry_ids(ladder: Ladder) -> None:
+    metrics = MonitorMetrics(max_label_values=2)
+    for i in range(5):
+        metrics.observe_report(
+            {
+                "agent": f"agent-{i}",
+                "release": "r1",
+                "scored": False,
+                "duration_ms": 10,
+                "conversation_id": f"c{i}",
+            }
+        )
+    s = samples(metrics)
+    agents = {dict(ls)["agent"] for (n, ls) in s if n == "aem_conversations_total"}
+    assert agents == {"agent-0", "agent-1", "other"}
+    assert not any("c3" in str(ls) for (_, ls) in s)
+
+
+def test_a_rereport_is_not_counted_twice() -> None:
+    metrics = MonitorMetrics()
+    report = {"agent": "a", "release": "r", "scored": False, "duration_ms": 1}
+    metrics.observe_report({**report, "version": 1})
+    metrics.observe_report({**report, "version": 2})
+    assert value(samples(metrics), "aem_conversations_total") == 1
+
+
+def test_metric_docs_are_generated_from_the_code() -> None:
+    assert (ROOT / "docs" / "metrics.md").read_text() == metrics_doc()
