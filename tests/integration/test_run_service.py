@@ -19,6 +19,7 @@ from pydantic import SecretStr, ValidationError
 
 from monitor.cli import load_references
 from monitor.config import ScoringConfig, ServerConfig
+from monitor.publish.prometheus import MonitorMetrics
 from monitor.runtime.pipeline import Pipeline
 from monitor.runtime.service import serve
 from monitor.score.ladder import Ladder
@@ -44,10 +45,12 @@ class Running:
         self.thread.join(timeout=20)
 
 
-def start(ladder: Ladder, **server: Any) -> Running:
-    config = ScoringConfig(server=ServerConfig(http_port=0, grpc_port=0, tick_s=0.2, **server))
+def start(ladder: Ladder, metrics: MonitorMetrics | None = None, **server: Any) -> Running:
+    config = ScoringConfig(
+        server=ServerConfig(http_port=0, grpc_port=0, metrics_port=0, tick_s=0.2, **server)
+    )
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(config, ladder, load_references(GOLD), reports.append)
+    pipeline = Pipeline(config, ladder, load_references(GOLD), reports.append, metrics)
     ports: list[int] = []
     holder: dict[str, Any] = {}
 
