@@ -50,6 +50,16 @@ OVERVIEW: list[tuple[str, str, list[tuple[str, str]], str, int, int]] = [
     ("Uncertain and unscorable comparisons", "stat", [
         ('sum by (outcome) (increase(aem_comparisons_total{outcome=~"uncertain|unscorable"}[$__range]))', "{{outcome}}"),
     ], "short", 6, 6),
+    ("Process: tool-call checks under policies", "bargauge", [
+        (f'sum by (check) (increase(aem_process_tool_calls_total{{{SEL}, outcome="pass"}}[$__range])) / sum by (check) (increase(aem_process_tool_calls_total{{{SEL}}}[$__range]))', "{{check}}"),
+    ], "percentunit", 8, 8),
+    ("Process: strict vs loose task success", "stat", [
+        (f'sum(increase(aem_process_conversations_total{{{SEL}, strict="true"}}[$__range])) / sum(increase(aem_process_conversations_total{{{SEL}}}[$__range]))', "strict"),
+        (f'sum(increase(aem_process_conversations_total{{{SEL}, loose="true"}}[$__range])) / sum(increase(aem_process_conversations_total{{{SEL}}}[$__range]))', "loose"),
+    ], "percentunit", 8, 8),
+    ("Process: recovery after tool faults", "stat", [
+        (f'sum by (outcome) (increase(aem_process_recoveries_total{{{SEL}}}[$__range])) or vector(0)', "{{outcome}}"),
+    ], "short", 8, 8),
     ("Similarity scores by rung (median)", "timeseries", [
         ('histogram_quantile(0.5, sum by (le, rung) (rate(aem_similarity_score_bucket[$__rate_interval])))', "{{rung}}"),
     ], "short", 12, 6),

@@ -115,6 +115,11 @@ def _parser() -> argparse.ArgumentParser:
     u.add_argument(
         "--demo", action="store_true", help="post the bundled recorded agent traffic to this service on start"
     )
+    u.add_argument(
+        "--policy",
+        type=Path,
+        help="reference policies (YAML/JSON) for traffic without gold (--demo: the demo's)",
+    )
     u.set_defaults(handler=_cmd_run)
 
     r = sub.add_parser(
@@ -125,6 +130,7 @@ def _parser() -> argparse.ArgumentParser:
         "--gold", type=Path, help="golden dialogs (file or directory) to score conversations against"
     )
     r.add_argument("--out", type=Path, help="append JSONL reports here (default: stdout)")
+    r.add_argument("--policy", type=Path, help="reference policies (YAML/JSON) for traffic without gold")
     r.add_argument("--config", type=Path, help="YAML/JSON config")
     r.set_defaults(handler=_cmd_replay)
 
@@ -232,12 +238,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = load_settings(args.config, flags)
     gold = args.gold or (demo_dir() / "gold" if args.demo else None)
     references = load_references(gold)
+    policies = load_policies(args.policy or (demo_dir() / "policy.yaml" if args.demo else None))
     ladder = build_ladder(config)  # loads the model before the receivers accept anything
     sink = JsonlSink(args.out)
     logging.getLogger("monitor").setLevel(logging.INFO)
     try:
         metrics = MonitorMetrics(config.server.max_label_values)
-        asyncio.run(serve(config.server, Pipeline(config, ladder, references, sink, metrics), demo=args.demo))
+        asyncio.run(
+            serve(
+                config.server, Pipeline(config, ladder, references, sink, metrics, policies), demo=args.demo
+            )
+        )
     except OSError as exc:
         raise InputError(
             f"{config.server.host}:{config.server.http_port}/{config.server.grpc_port}",
@@ -263,6 +274,13 @@ def load_references(path: Path | None) -> dict[str, Any]:
     return {d.dialog_id: d for d in loaded.dialogs}
 
 
+def load_policies(path: Path | None) -> dict[str, Any]:
+    """Policies by agent; a bad policy file stops the start (exit 2) with its lines and keys."""
+    from monitor.reference import policy
+
+    return policy.load_policies(path) if path is not None else {}
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
     from monitor.publish.jsonl import JsonlSink
     from monitor.runtime.pipeline import Pipeline
@@ -270,8 +288,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     references = load_references(args.gold)
+    policies = load_policies(args.policy)
     sink = JsonlSink(args.out)
-    pipeline = Pipeline(config, build_ladder(config), references, sink)
+    pipeline = Pipeline(config, build_ladder(config), references, sink, policies=policies)
     bad = 0
     try:
         for payload in read_payloads(args.files):
@@ -287,7 +306,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     print(
         f"replayed {st['requests']} requests, {st['spans_received']} spans: {st['conversations_reported']} "
         f"conversation reports ({st['conversations_scored']} scored, {st['conversations_unscored']} without a "
-        f"reference); {bad} bad payloads, {st['spans_rejected_no_id']} spans without ids",
+        f"reference or policy); {bad} bad payloads, {st['spans_rejected_no_id']} spans without ids",
         file=sys.stderr,
     )
     return EXIT_BAD_INPUT if bad else EXIT_OK

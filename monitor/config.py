@@ -234,14 +234,20 @@ class RedactionConfig(BaseModel):
 
     @model_validator(mode="after")
     def _compiles(self) -> RedactionConfig:
-        import re
-
         for p in [*self.key_patterns, *self.value_patterns.values()]:
-            try:
-                re.compile(p)
-            except re.error as exc:
-                raise ValueError(f"pattern {p!r} is not a valid regular expression: {exc}") from exc
+            check_regex(p)
         return self
+
+
+def check_regex(pattern: str) -> str:
+    """A configured regular expression, or a ValueError saying why it does not compile."""
+    import re
+
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
+    return pattern
 
 
 class ScoringConfig(BaseModel):

@@ -200,6 +200,9 @@ class TurnVerdict(BaseModel):
     critical: bool = False
     uncertain: bool = False
     unscorable: bool = False
+    reference: str | None = Field(
+        default=None, description="which reference decided the verdict: gold or policy"
+    )
 
 
 class SubMetricStats(BaseModel):
@@ -372,3 +375,7 @@ class AgentSpan(BaseModel):
     input_tokens: int | None = None
     output_tokens: int | None = None
     end_marker: bool = False
+    tool_definitions: dict[str, Any] = Field(
+        default_factory=dict,
+        description="tool name -> JSON Schema of its arguments, as the span declares them",
+    )

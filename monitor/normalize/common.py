@@ -213,6 +213,22 @@ def tokens(attrs: dict[str, Any], *keys: str) -> int | None:
     return None
 
 
+def tool_definitions(*values: Any) -> dict[str, Any]:
+    """Tool schemas from `[{name, parameters}]`, `[{type: function, function: {name, parameters}}]`
+    (OpenAI / GenAI `gen_ai.tool.definitions`, OpenInference `llm.tools.N.tool.json_schema`)."""
+    out: dict[str, Any] = {}
+    for value in values:
+        items = loads(value)
+        for item in items if isinstance(items, list) else [items]:
+            item = loads(item)
+            if not isinstance(item, dict):
+                continue
+            fn = item.get("function", item)
+            if isinstance(fn, dict) and fn.get("name") and isinstance(fn.get("parameters"), dict):
+                out[str(fn["name"])] = fn["parameters"]
+    return out
+
+
 def build_agent_span(
     span: Span,
     who: Identity,
@@ -223,6 +239,7 @@ def build_agent_span(
     outputs: Sequence[Message],
     input_tokens: int | None,
     output_tokens: int | None,
+    definitions: dict[str, Any] | None = None,
 ) -> AgentSpan:
     """The one place every adapter's findings become an `AgentSpan`."""
     return AgentSpan(
@@ -239,6 +256,7 @@ def build_agent_span(
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         end_marker=who.end_marker,
+        tool_definitions=definitions or {},
     )
 
 

@@ -24,6 +24,7 @@ from monitor.normalize.common import (
     loads,
     result_value,
     tokens,
+    tool_definitions,
 )
 
 LLM_OPERATIONS = {"chat", "text_completion", "generate_content"}
@@ -63,7 +64,15 @@ def normalize_genai(
         () if kind == "tool" else inputs, () if kind == "tool" else outputs,
         tokens(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
         tokens(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+        _definitions(attrs, tool),
     )  # fmt: skip
+
+
+def _definitions(attrs: dict[str, Any], tool: ToolInvocation | None) -> dict[str, Any]:
+    found = tool_definitions(attrs.get("gen_ai.tool.definitions"))
+    if tool is not None and tool.schema_ is not None:
+        found[tool.name] = tool.schema_
+    return found
 
 
 def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Message]]:

@@ -23,6 +23,7 @@ from monitor.normalize.common import (
     result_value,
     role_of,
     tokens,
+    tool_definitions,
 )
 
 _KINDS = {"AGENT": "agent", "LLM": "llm", "TOOL": "tool"}
@@ -59,7 +60,18 @@ def normalize_openinference(span: Span, config: NormalizeConfig) -> AgentSpan:
         span, who, "openinference", kind, tool,
         flattened_messages(attrs, "llm.input_messages."), flattened_messages(attrs, "llm.output_messages."),
         tokens(attrs, "llm.token_count.prompt"), tokens(attrs, "llm.token_count.completion"),
+        _definitions(attrs, tool),
     )  # fmt: skip
+
+
+def _definitions(attrs: dict[str, Any], tool: ToolInvocation | None) -> dict[str, Any]:
+    listed = [
+        v for k, v in sorted(attrs.items()) if k.startswith("llm.tools.") and k.endswith(".tool.json_schema")
+    ]
+    found = tool_definitions(*listed)
+    if tool is not None and tool.schema_ is not None:
+        found[tool.name] = tool.schema_
+    return found
 
 
 def flattened_messages(attrs: dict[str, Any], prefix: str) -> list[Message]:

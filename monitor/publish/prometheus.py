@@ -54,6 +54,10 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_turn_latency_seconds", "histogram", ("agent", "turn_type", "verdict"), "Tool-call latency of action turns by verdict.", SECONDS_BUCKETS),
     Spec("aem_tokens_total", "counter", ("agent", "release", "direction"), "Model tokens (input, output) of reported conversations, where spans carry usage."),
     Spec("aem_tool_errors_total", "counter", ("agent", "release"), "Tool calls that ended in an error."),
+    Spec("aem_process_tool_calls_total", "counter", ("agent", "release", "check", "outcome"), "Tool calls under a policy by check (selection, completeness, validity, execution, duplicate) and outcome (pass, fail)."),
+    Spec("aem_process_conversations_total", "counter", ("agent", "release", "strict", "loose"), "Conversations under a policy by strict success (every hard constraint held) and loose success (acceptable outcome)."),
+    Spec("aem_process_state_drift_total", "counter", ("agent", "release"), "Conversations under a policy where a state field (e.g. order_id) drifted."),
+    Spec("aem_process_recoveries_total", "counter", ("agent", "release", "outcome"), "Tool faults by what followed: recovered (retry), escalated (asked the user), false_recovery, unrecovered."),
     Spec("aem_pipeline_scoring_seconds", "histogram", (), "Time to score one closed conversation.", SECONDS_BUCKETS),
     Spec("aem_pipeline_requests_total", "counter", ("outcome",), "OTLP requests and replayed payloads by outcome (accepted, rejected)."),
     Spec("aem_pipeline_spans_total", "counter", ("convention",), "Decoded spans by the convention adapter that read them."),
@@ -137,6 +141,8 @@ class MonitorMetrics:
                 self._m["aem_tokens_total"].labels(agent, release, direction).inc(tokens)
         if report.get("tool_errors"):
             self._m["aem_tool_errors_total"].labels(agent, release).inc(report["tool_errors"])
+        if report.get("process"):
+            self._observe_process(agent, release, report["process"])
         if not scored:
             return
         self._m["aem_conversation_success_rate"].labels(agent, release).observe(report["success_rate"])
@@ -144,6 +150,32 @@ class MonitorMetrics:
             self._m["aem_first_failure_turn"].labels(agent, release).observe(report["first_failure_turn"])
         for turn in report.get("turns", []):
             self._observe_turn(agent, release, turn)
+
+    def _observe_process(self, agent: str, release: str, process: dict[str, Any]) -> None:
+        n = process["tool_calls"]
+        rates = {
+            "selection": process["tool_selection_accuracy"], "completeness": process["parameter_completeness_rate"],
+            "validity": process["parameter_validity_rate"], "execution": process["tool_call_success_rate"],
+            "duplicate": None if process["duplicate_call_rate"] is None else 1 - process["duplicate_call_rate"],
+        }  # fmt: skip
+        for check, rate in rates.items():
+            if rate is not None and n:
+                passed = round(rate * n)
+                self._m["aem_process_tool_calls_total"].labels(agent, release, check, "pass").inc(passed)
+                self._m["aem_process_tool_calls_total"].labels(agent, release, check, "fail").inc(n - passed)
+        strict, loose = str(process["strict_success"]).lower(), str(process["loose_success"]).lower()
+        self._m["aem_process_conversations_total"].labels(agent, release, strict, loose).inc()
+        if process["drifting_fields"]:
+            self._m["aem_process_state_drift_total"].labels(agent, release).inc()
+        recovery = process["recovery"]
+        for outcome, key in (
+            ("recovered", "recovered"),
+            ("escalated", "escalated"),
+            ("false_recovery", "false_recoveries"),
+            ("unrecovered", "unrecovered"),
+        ):
+            if recovery[key]:
+                self._m["aem_process_recoveries_total"].labels(agent, release, outcome).inc(recovery[key])
 
     def _observe_turn(self, agent: str, release: str, turn: dict[str, Any]) -> None:
         verdict = "pass" if turn["success"] else "fail"

@@ -30,6 +30,7 @@ class Alignment:
     dialog: Dialog
     read_only_extra: int
     positional: bool
+    turn_map: dict[int, int]  # live turn number -> aligned row number
 
 
 def align_to_gold(
@@ -75,7 +76,7 @@ def align_to_gold(
         for g in leftover:
             rows.append(_row(len(rows) + 1, g, None, ()))
     dialog = Dialog(dialog_id=conversation_id, turns=tuple(rows), metadata=gold.metadata)
-    return Alignment(dialog=dialog, read_only_extra=read_only_extra, positional=positional)
+    return Alignment(dialog=dialog, read_only_extra=read_only_extra, positional=positional, turn_map=number)
 
 
 def _row(no: int, gold: DialogTurn | None, pred: DialogTurn | None, deps: tuple[int, ...]) -> DialogTurn:

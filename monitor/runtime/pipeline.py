@@ -29,6 +29,7 @@ from monitor.model import Dialog
 from monitor.normalize import normalize_span
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.publish.redact import Redactor
+from monitor.reference.policy import Policy
 from monitor.score.conversation import score_conversation
 from monitor.score.ladder import Ladder
 
@@ -51,11 +52,13 @@ class Pipeline:
         references: Mapping[str, Dialog],
         sink: Sink,
         metrics: MonitorMetrics | None = None,
+        policies: Mapping[str, Policy] | None = None,
     ) -> None:
         self.config = config
         self.ladder = ladder
         self.references = references
         self.sink = sink
+        self.policies = dict(policies or {})
         self.store = WindowStore(config.windows)
         self.redact = Redactor(config.redaction)
         self.stats: Counter[str] = Counter()
@@ -117,6 +120,7 @@ class Pipeline:
                 closed_by=c.closed_by,
                 spans_dropped=conv.spans_dropped,
                 separator=self.config.normalize.tool_action_separator,
+                policies=self.policies,
                 composition=self.config.composition,
             )
             self.stats["conversations_reported"] += 1

@@ -21,8 +21,10 @@ from monitor.assemble.turns import to_dialog_turns
 from monitor.config import CompositionConfig
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport
 from monitor.reference.align import align_to_gold
+from monitor.reference.policy import Policy, select_policy
 from monitor.score.dialog import score_dialog
 from monitor.score.ladder import Ladder
+from monitor.score.policy import ProcessMetrics, check_policy
 
 
 class ObservedTurnReport(BaseModel):
@@ -59,6 +61,12 @@ class ConversationReport(BaseModel):
     read_only_extra_calls: int = 0
     observed_turns: tuple[ObservedTurnReport, ...]
     dialog: DialogReport | None = None
+    references: tuple[str, ...] = Field(
+        default=(), description="what the turns were scored against: gold, policy:<agent>"
+    )
+    process: ProcessMetrics | None = Field(
+        default=None, description="the practice post's process metrics (policy only)"
+    )
 
     def to_json(self) -> dict[str, Any]:
         """The report as written to JSONL: the dialog report's fields at the top level."""
@@ -88,29 +96,49 @@ def score_conversation(
     spans_dropped: int = 0,
     separator: str = ".",
     composition: CompositionConfig | None = None,
+    policies: Mapping[str, Policy] | None = None,
 ) -> ConversationReport:
     observed = build_transcript(spans)
     live = to_dialog_turns(observed, separator)
+    errors_by_no = {i: t.error or t.arguments_error for i, t in enumerate(observed, start=1)}
+    tool_errors = {i: t.error for i, t in enumerate(observed, start=1)}
     reference_id = _most_common(s.reference_id for s in spans)
+    agent = _most_common(s.agent for s in spans)
     gold = references.get(reference_id) if reference_id else None
+    policy = select_policy(dict(policies or {}), agent)
+    span_schemas = {name: schema for s in spans for name, schema in s.tool_definitions.items()}
     dialog_report = None
+    process = None
     read_only_extra = 0
     reason = None
+    references_used = []
     if gold is not None:
         alignment = align_to_gold(conversation_id, live, gold, ladder)
         read_only_extra = alignment.read_only_extra
-        dialog_report = score_dialog(alignment.dialog, ladder, composition)
-    elif reference_id:
-        reason = f"reference {reference_id!r} not found among the loaded gold dialogs"
+        dialog = alignment.dialog
+        errors = {alignment.turn_map[n]: e for n, e in tool_errors.items() if n in alignment.turn_map}
+        references_used.append("gold")
     else:
-        reason = "no reference id on the conversation's spans"
+        dialog = Dialog(dialog_id=conversation_id, turns=tuple(live))
+        errors = tool_errors
+    policy_scores = None
+    if policy is not None:
+        outcome = check_policy(dialog.turns, errors, policy, span_schemas)
+        dialog = dialog.model_copy(update={"turns": dialog.turns + tuple(outcome.extra_rows)})
+        policy_scores, process = outcome.scores, outcome.metrics
+        references_used.append(f"policy:{policy.agent}")
+    if gold is not None or policy is not None:
+        dialog_report = score_dialog(dialog, ladder, composition, policy_scores)
+    elif reference_id:
+        reason = f"reference {reference_id!r} not found among the loaded gold dialogs, and no policy applies"
+    else:
+        reason = "no reference id on the conversation's spans, and no policy applies to its agent"
     starts = [s.span.start_ns for s in spans]
     ends = [s.span.end_ns for s in spans]
     calls = [t for t in observed if t.kind == "call"]
-    errors_by_no = {i: t.error or t.arguments_error for i, t in enumerate(observed, start=1)}
     return ConversationReport(
         conversation_id=conversation_id,
-        agent=_most_common(s.agent for s in spans),
+        agent=agent,
         release=_most_common(s.release for s in spans),
         reference_id=reference_id,
         adapter="+".join(
@@ -143,6 +171,8 @@ def score_conversation(
             for t in live
         ),
         dialog=dialog_report,
+        references=tuple(references_used),
+        process=process,
     )
 
 

@@ -52,8 +52,15 @@ ORDER_INVARIANT_PREFIX = "OrderInvariant_"
 
 
 def score_dialog(
-    dialog: Dialog, ladder: Ladder, composition: CompositionConfig | None = None
+    dialog: Dialog,
+    ladder: Ladder,
+    composition: CompositionConfig | None = None,
+    policy_scores: dict[int, TurnScore] | None = None,
 ) -> DialogReport:
+    """Gold verdicts, merged with policy verdicts when given (a gold failure first, else a policy one).
+
+    A dialog with no gold turn at all is scored by the policy alone.
+    """
     composition = composition or CompositionConfig()
     rows = [t for t in dialog.turns if t.turn != "User"]
     vocabulary = dialog_vocabulary(dialog)
@@ -63,13 +70,20 @@ def score_dialog(
     if ladder.scorer is not None:
         ladder.scorer.prefetch(texts_to_embed([dialog]))
 
-    pairing = _align_order_invariant(rows, ladder, vocabulary, schemas)
+    has_gold = any(t.gold_turn is not None for t in rows)
+    pairing = _align_order_invariant(rows, ladder, vocabulary, schemas) if has_gold else {}
     scores: dict[int, TurnScore] = {}
     gold_of: dict[int, DialogTurn] = {}
+    policy_scores = policy_scores or {}
     for row in rows:
         gold_row = pairing.get(row.turn_no, row)
         gold_of[row.turn_no] = gold_row
-        scores[row.turn_no] = score_turn(ladder, gold_row.gold_turn, row.predict_turn, vocabulary, schemas)
+        gold = (
+            score_turn(ladder, gold_row.gold_turn, row.predict_turn, vocabulary, schemas)
+            if has_gold
+            else None
+        )
+        scores[row.turn_no] = _merge(gold, policy_scores.get(row.turn_no))
 
     chain_of, chains_turns = _chains(dialog.turns)
     action_rows = {t.turn_no for t in dialog.turns if t.turn == "Tool" or _is_action(t)}
@@ -158,6 +172,14 @@ def build_report(
         latency_ms=round(sum(latencies), 3) if latencies else None,
         source=dialog.source,
     )
+
+
+def _merge(gold: TurnScore | None, policy: TurnScore | None) -> TurnScore:
+    if gold is None or policy is None:
+        found = gold or policy
+        assert found is not None, "a turn needs a gold or a policy verdict"
+        return found
+    return gold if not gold.success or policy.success else policy
 
 
 def sub_metric_stats(verdicts: Iterable[TurnVerdict]) -> dict[str, SubMetricStats]:
@@ -320,4 +342,5 @@ def _verdict(
         critical=row.critical,
         uncertain=any(c.uncertain for c in score.comparisons),
         unscorable=any(c.unscorable for c in score.comparisons),
+        reference=score.reference,
     )

@@ -36,6 +36,7 @@ class TurnScore:
     failure_reason: FailureReason | None
     fields: tuple[str, ...]
     detail: str
+    reference: str = "gold"
 
     @property
     def success(self) -> bool:
@@ -74,7 +75,7 @@ def score_turn(
             detail=f"{what} has no counterpart in the reference and its tool is not read-only",
         )
         mismatch = Mismatch("turn", None, what, "structure")
-        return _finish(
+        return finish_checks(
             (check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,)
         )
     if predicted is None:
@@ -86,11 +87,13 @@ def score_turn(
             fields=(what,),
             detail=f"expected {what}; the agent produced nothing for this turn",
         )
-        return _finish((_skipped(SubMetric.STRUCTURAL), check, _skipped(SubMetric.TRUTHFULNESS)), (), ())
+        return finish_checks(
+            (_skipped(SubMetric.STRUCTURAL), check, _skipped(SubMetric.TRUTHFULNESS)), (), ()
+        )
     if isinstance(gold, ResponseContent) and isinstance(predicted, ResponseContent):
         r = score_response(ladder, gold.response, predicted.response, vocabulary)
         structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=None, detail="response turn")
-        return _finish((structural, r.completeness, r.truthfulness), r.comparisons, r.mismatches)
+        return finish_checks((structural, r.completeness, r.truthfulness), r.comparisons, r.mismatches)
     if isinstance(gold, ActionContent) and isinstance(predicted, ActionContent):
         return _score_action(ladder, gold, predicted, schemas or {})
     expected = "a tool call" if isinstance(gold, ActionContent) else "a reply"
@@ -103,7 +106,7 @@ def score_turn(
         detail=f"expected {expected}, the agent produced {got}",
     )
     mismatch = Mismatch("turn", expected, got, "structure")
-    return _finish(
+    return finish_checks(
         (check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,)
     )
 
@@ -127,7 +130,7 @@ def _score_action(
             detail=f"{field}: expected {g!r}, got {p!r}",
         )
         mismatch = Mismatch(field, g, p, "structure")
-        return _finish(
+        return finish_checks(
             (check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,)
         )
     structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=True, score=1.0)
@@ -196,11 +199,14 @@ def _score_action(
         )
     else:
         truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=value_score)
-    return _finish((structural, completeness, truthfulness), tuple(comparisons), tuple(mismatches))
+    return finish_checks((structural, completeness, truthfulness), tuple(comparisons), tuple(mismatches))
 
 
-def _finish(
-    checks: tuple[Check, ...], comparisons: tuple[Comparison, ...], mismatches: tuple[Mismatch, ...]
+def finish_checks(
+    checks: tuple[Check, ...],
+    comparisons: tuple[Comparison, ...],
+    mismatches: tuple[Mismatch, ...],
+    reference: str = "gold",
 ) -> TurnScore:
     failing = next((c for c in checks if c.passed is False), None)
     return TurnScore(
@@ -210,6 +216,7 @@ def _finish(
         failure_reason=failing.failure_reason if failing else None,
         fields=failing.fields if failing else (),
         detail=failing.detail if failing else "",
+        reference=reference,
     )
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from dashboards.build import build
 from monitor.publish.prometheus import MonitorMetrics
+from monitor.reference.policy import load_policies
 from tests.integration.test_run_service import FIXTURES, PB, start
 
 pytestmark = pytest.mark.prometheus
@@ -82,7 +83,8 @@ def _free_port() -> int:
 def test_every_panel_query_returns_data_from_a_real_prometheus(ladder: Any, tmp_path: Path) -> None:
     binary = shutil.which("prometheus")
     assert binary, "prometheus not found: .ci/test installs Debian's 'prometheus' package"
-    running = start(ladder, metrics=MonitorMetrics())
+    policies = load_policies(ROOT / "monitor" / "data" / "demo" / "policy.yaml")
+    running = start(ladder, metrics=MonitorMetrics(), policies=policies)
     prom = None
     try:
         metrics_port = int(running.pipeline.stats["metrics_port"])

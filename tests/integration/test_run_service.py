@@ -45,12 +45,17 @@ class Running:
         self.thread.join(timeout=20)
 
 
-def start(ladder: Ladder, metrics: MonitorMetrics | None = None, **server: Any) -> Running:
+def start(
+    ladder: Ladder,
+    metrics: MonitorMetrics | None = None,
+    policies: dict[str, Any] | None = None,
+    **server: Any,
+) -> Running:
     config = ScoringConfig(
         server=ServerConfig(http_port=0, grpc_port=0, metrics_port=0, tick_s=0.2, **server)
     )
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(config, ladder, load_references(GOLD), reports.append, metrics)
+    pipeline = Pipeline(config, ladder, load_references(GOLD), reports.append, metrics, policies)
     ports: list[int] = []
     holder: dict[str, Any] = {}
 
