@@ -122,6 +122,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     u.set_defaults(handler=_cmd_run)
 
+    k = sub.add_parser("consume", help="the Kafka consumer-group path: ingest and/or score stages")
+    k.add_argument(
+        "--config",
+        type=Path,
+        help="YAML/JSON config (kafka, windows, …; environment: AGENT_MONITOR_KAFKA__…)",
+    )
+    k.add_argument("--bootstrap", help="Kafka bootstrap servers (default: kafka.bootstrap_servers)")
+    k.add_argument(
+        "--stage",
+        choices=["ingest", "score", "both"],
+        default="both",
+        help="which stage(s) this process runs",
+    )
+    k.add_argument("--gold", type=Path, help="golden dialogs to score conversations against")
+    k.add_argument("--policy", type=Path, help="reference policies for traffic without gold")
+    k.add_argument("--replica", help="this replica's name in report headers (default: host-pid)")
+    k.set_defaults(handler=_cmd_consume)
+
     r = sub.add_parser(
         "replay", help="run the streaming pipeline over recorded OTLP files (.pb/.json/.jsonl)"
     )
@@ -256,6 +274,75 @@ def _cmd_run(args: argparse.Namespace) -> int:
         ) from exc
     finally:
         sink.close()
+    return EXIT_OK
+
+
+def _cmd_consume(args: argparse.Namespace) -> int:
+    import os
+    import signal
+    import socket
+    import threading
+    import time
+
+    from aiohttp import web
+
+    from monitor.config import load_settings
+    from monitor.publish.prometheus import MonitorMetrics
+    from monitor.runtime.kafka import IngestStage, ScoreStage, ensure_topics
+    from monitor.runtime.pipeline import Pipeline
+    from monitor.sources.otlp_http import build_metrics_app
+
+    flags: dict[str, Any] = {"kafka": {"bootstrap_servers": args.bootstrap}} if args.bootstrap else {}
+    config = load_settings(args.config, flags)
+    replica = args.replica or f"{socket.gethostname()}-{os.getpid()}"
+    references, policies = load_references(args.gold), load_policies(args.policy)
+    logging.getLogger("monitor").setLevel(logging.INFO)
+    ensure_topics(config.kafka)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    metrics = MonitorMetrics(config.server.max_label_values)
+    pipeline = Pipeline(config, build_ladder(config), references, lambda r: None, metrics, policies)
+    failures: list[str] = []
+
+    def guarded(name: str, target: Any, *a: Any) -> threading.Thread:
+        def run() -> None:
+            try:
+                target(*a)
+            except Exception as exc:  # a dead stage must take the process down, so it gets restarted
+                log.exception("%s stage failed", name)
+                failures.append(f"{name}: {exc}")
+                stop.set()
+
+        return threading.Thread(target=run, name=name)
+
+    threads = []
+    if args.stage in ("ingest", "both"):
+        ingest = IngestStage(config.kafka, replica, pipeline.stats)
+        threads.append(guarded("ingest", ingest.run, stop))
+    if args.stage in ("score", "both"):
+        score = ScoreStage(config.kafka, replica, pipeline)
+        threads.append(guarded("score", score.run, stop, lambda: pipeline.tick(time.time_ns())))
+    for t in threads:
+        t.start()
+
+    async def serve_metrics() -> None:
+        runner = web.AppRunner(build_metrics_app(pipeline))
+        await runner.setup()
+        await web.TCPSite(runner, config.server.host, config.server.metrics_port).start()
+        while not stop.is_set():
+            await asyncio.sleep(0.5)
+        await runner.cleanup()
+
+    import asyncio
+
+    log.info("consuming as %s (%s) from %s", replica, args.stage, config.kafka.bootstrap_servers)
+    asyncio.run(serve_metrics())
+    for t in threads:
+        t.join(timeout=60)
+    if failures:
+        print(f"agent-monitor: consume stopped: {'; '.join(failures)}", file=sys.stderr)
+        return 3
     return EXIT_OK
 
 

@@ -160,6 +160,11 @@ class WindowConfig(BaseModel):
     max_age_s: float = Field(default=3600.0, gt=0, description="close a conversation open this long")
     max_open: int = Field(default=10_000, ge=1, description="open conversations kept before evicting")
     max_spans: int = Field(default=5_000, ge=1, description="spans kept per conversation; more are dropped")
+    late_grace_s: float = Field(
+        default=60.0,
+        ge=0,
+        description="Kafka: a reported conversation holds its offsets this long, for late spans",
+    )
     late_retention: int = Field(
         default=1_000, ge=0, description="closed conversations kept to re-score late spans"
     )
@@ -250,6 +255,32 @@ def check_regex(pattern: str) -> str:
     return pattern
 
 
+class KafkaConfig(BaseModel):
+    """The consumer-group path: ingest (decode, normalize, re-key) and score stages."""
+
+    model_config = _CONFIG
+    bootstrap_servers: str = "127.0.0.1:9092"
+    input_topic: str = Field(default="otlp_spans", description="where the Collector's Kafka exporter writes")
+    input_encoding: Literal["auto", "otlp_proto", "otlp_json"] = "auto"
+    internal_topic: str = Field(default="aem_spans", description="normalized spans keyed by conversation id")
+    internal_partitions: int = Field(
+        default=4, ge=1, le=10_000, description="created with this many if missing"
+    )
+    results_topic: str = Field(default="aem_reports", description="reports keyed by conversation id")
+    dead_letter_topic: str = Field(default="otlp_spans.dlq", description="undecodable or oversized messages")
+    ingest_group: str = "agent-monitor-ingest"
+    score_group: str = "agent-monitor-score"
+    max_message_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
+    commit_interval_s: float = Field(default=1.0, gt=0, le=60)
+    pause_at_open: float = Field(
+        default=0.9, gt=0, le=1, description="pause input at this share of windows.max_open"
+    )
+    librdkafka: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        description="any librdkafka setting (sasl.*, ssl.*, client.rack …); values never logged",
+    )
+
+
 class ScoringConfig(BaseModel):
     model_config = _CONFIG
     thresholds: Thresholds = Thresholds()
@@ -262,6 +293,7 @@ class ScoringConfig(BaseModel):
     windows: WindowConfig = WindowConfig()
     server: ServerConfig = ServerConfig()
     redaction: RedactionConfig = RedactionConfig()
+    kafka: KafkaConfig = KafkaConfig()
 
 
 ENV_PREFIX = "AGENT_MONITOR_"

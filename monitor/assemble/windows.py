@@ -39,6 +39,7 @@ class OpenConversation:
     version: int = 1
     spans_dropped: int = 0
     ended: bool = False
+    span_ids: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class WindowStore:
         self.closed: OrderedDict[str, OpenConversation] = OrderedDict()
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation id (bounded)
         self.evictions = 0
+        self.duplicates = 0
         self.late_reopened = 0
         self.spans_dropped = 0
 
@@ -75,6 +77,7 @@ class WindowStore:
                     last_ns=reported.last_ns,
                     version=reported.version + 1,
                     spans_dropped=reported.spans_dropped,
+                    span_ids=set(reported.span_ids),
                 )
                 self.late_reopened += 1
             else:
@@ -85,6 +88,10 @@ class WindowStore:
                 out.append(self._close(victim, "evicted"))
             self.open[cid] = conv
         self.open.move_to_end(cid)
+        if span.span.span_id in conv.span_ids:  # a re-delivered span (at-least-once sources): already here
+            self.duplicates += 1
+            return out
+        conv.span_ids.add(span.span.span_id)
         if len(conv.spans) >= self.config.max_spans:
             conv.spans_dropped += 1
             self.spans_dropped += 1

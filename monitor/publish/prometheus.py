@@ -66,6 +66,8 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_pipeline_open_spans", "gauge", (), "Spans held by open conversations."),
     Spec("aem_pipeline_evictions_total", "counter", (), "Conversations reported early because the open-conversation cap was reached."),
     Spec("aem_pipeline_late_rereports_total", "counter", (), "Re-reports (new version) of conversations after late spans."),
+    Spec("aem_kafka_consumer_lag", "gauge", ("group", "partition"), "Messages between the scoring stage's position and the end of each internal-topic partition."),
+    Spec("aem_kafka_dead_letters_total", "counter", (), "Poison messages (undecodable, oversized) sent to the dead-letter topic."),
     Spec("aem_embedding_texts_total", "counter", ("source",), "Texts the embedder served, by source (model, cache)."),
     Spec("aem_embedding_batches_total", "counter", (), "Model inference calls of the embedder."),
 )  # fmt: skip
@@ -105,7 +107,7 @@ class MonitorMetrics:
                 and spec.name != "aem_pipeline_requests_total"
             ):
                 continue  # read from the pipeline at scrape time (PipelineCollector)
-            if spec.name.startswith("aem_embedding_") or spec.kind == "gauge":
+            if spec.name.startswith(("aem_embedding_", "aem_kafka_")) or spec.kind == "gauge":
                 continue
             name = spec.name.removesuffix("_total") if spec.kind == "counter" else spec.name
             if spec.kind == "counter":
@@ -273,6 +275,19 @@ class PipelineCollector(Collector):
         yield texts
         yield CounterMetricFamily(
             "aem_embedding_batches", _BY_NAME["aem_embedding_batches_total"].help, value=s.get("batches", 0)
+        )
+        lag = GaugeMetricFamily(
+            "aem_kafka_consumer_lag", _BY_NAME["aem_kafka_consumer_lag"].help, labels=["group", "partition"]
+        )
+        for key, value in s.items():
+            if key.startswith("kafka_lag:"):
+                _, group, partition = key.split(":", 2)
+                lag.add_metric([group, partition], value)
+        yield lag
+        yield CounterMetricFamily(
+            "aem_kafka_dead_letters",
+            _BY_NAME["aem_kafka_dead_letters_total"].help,
+            value=s.get("kafka_dead_letters", 0),
         )
 
 

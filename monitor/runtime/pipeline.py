@@ -25,7 +25,7 @@ from monitor.assemble.windows import Closed, WindowStore
 from monitor.config import ScoringConfig
 from monitor.decode.otlp import decode_request
 from monitor.errors import InputError
-from monitor.model import Dialog
+from monitor.model import AgentSpan, Dialog
 from monitor.normalize import normalize_span
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.publish.redact import Redactor
@@ -59,6 +59,7 @@ class Pipeline:
         self.references = references
         self.sink = sink
         self.policies = dict(policies or {})
+        self.on_close: Callable[[str], None] | None = None  # the Kafka stage releases offsets here
         self.store = WindowStore(config.windows)
         self.redact = Redactor(config.redaction)
         self.stats: Counter[str] = Counter()
@@ -86,15 +87,23 @@ class Pipeline:
             self.stats["spans_received"] += len(decoded.spans) + len(decoded.rejected)
             self.stats["spans_rejected_no_id"] += len(decoded.rejected)
             self.stats["attribute_values_truncated"] += decoded.truncated_values
-            closed: list[Closed] = []
-            for span in decoded.spans:
-                agent_span = normalize_span(span, self.config.normalize)
-                self.stats[f"spans_{agent_span.convention}"] += 1
-                closed += self.store.add(agent_span)
-                self.watermark_ns = max(self.watermark_ns, span.end_ns)
-            closed += self.store.advance(self.watermark_ns)
-            reports = self._emit(closed)
+            reports = self._add([normalize_span(span, self.config.normalize) for span in decoded.spans])
         return IngestResult(spans=len(decoded.spans), rejected=len(decoded.rejected), reports=reports)
+
+    def ingest_spans(self, spans: list[AgentSpan]) -> int:
+        """Add spans that an earlier stage already decoded and normalized (Kafka repartition topic)."""
+        with self._lock:
+            self.stats["spans_received"] += len(spans)
+            return self._add(spans)
+
+    def _add(self, spans: list[AgentSpan]) -> int:
+        closed: list[Closed] = []
+        for agent_span in spans:
+            self.stats[f"spans_{agent_span.convention}"] += 1
+            closed += self.store.add(agent_span)
+            self.watermark_ns = max(self.watermark_ns, agent_span.span.end_ns)
+        closed += self.store.advance(self.watermark_ns)
+        return self._emit(closed)
 
     def tick(self, now_ns: int) -> int:
         """Wall-clock progress for a live service: idle conversations close even when traffic stops."""
@@ -124,6 +133,8 @@ class Pipeline:
                 composition=self.config.composition,
             )
             self.stats["conversations_reported"] += 1
+            if self.on_close is not None:
+                self.on_close(conv.conversation_id)
             self.stats["conversations_scored" if report.scored else "conversations_unscored"] += 1
             if conv.version > 1:
                 self.stats["late_rereports"] += 1
@@ -133,6 +144,12 @@ class Pipeline:
                 self.metrics.observe_report(data)
             self.sink(self.redact(data))
         return len(closed)
+
+    def drop(self, conversation_ids: list[str]) -> None:
+        """Forget open conversations without reporting them (their partition moved to another replica)."""
+        with self._lock:
+            for cid in conversation_ids:
+                self.store.open.pop(cid, None)
 
     def snapshot(self) -> dict[str, float]:
         """Counters for /stats and /metrics: pipeline, windows and embedder."""

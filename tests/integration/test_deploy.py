@@ -57,14 +57,19 @@ def test_alert_routes_cover_every_severity_in_the_rules() -> None:
     assert severities == {"page", "ticket"} and "page" in routed  # tickets take the default route
 
 
-def test_kustomization_references_exist_and_the_sidecar_is_complete() -> None:
-    base = DEPLOY / "k8s" / "sidecar"
+def check_kustomization(base: Path) -> None:
+    """Every resource and every ConfigMap source a kustomization names exists."""
     kustomization = load(base / "kustomization.yaml")
     for resource in kustomization["resources"]:
         assert (base / resource).is_file(), resource
     for generator in kustomization["configMapGenerator"]:
         for entry in generator["files"]:
             assert (base / entry.split("=")[-1]).resolve().is_file(), entry
+
+
+def test_kustomization_references_exist_and_the_sidecar_is_complete() -> None:
+    base = DEPLOY / "k8s" / "sidecar"
+    check_kustomization(base)
     config = load_config(base / "monitor.yaml")  # the sidecar config passes the monitor's own validation
     assert config.server.host == "127.0.0.1"
     deployment = load(base / "agent-deployment.yaml")
@@ -117,3 +122,22 @@ def test_grafana_provisioning_points_at_the_dashboards() -> None:
         if "dashboards:" in v
     )
     assert mount.split(":")[1] == provider["providers"][0]["options"]["path"]
+
+
+def test_consumer_group_deployment_is_consistent() -> None:
+    base = DEPLOY / "k8s" / "consumer-group"
+    check_kustomization(base)
+    config = load_config(base / "monitor.yaml")  # passes the monitor's own validation
+    container = load(base / "deployment.yaml")["spec"]["template"]["spec"]["containers"][0]
+    assert container["args"][:3] == ["consume", "--stage", "both"]
+    assert container["ports"][0]["containerPort"] == config.server.metrics_port
+    hpa = load(base / "autoscaler.yaml")
+    metric = hpa["spec"]["metrics"][0]["external"]["metric"]
+    assert (
+        metric["name"] == "aem_kafka_consumer_lag"
+        and metric["selector"]["matchLabels"]["group"] == config.kafka.score_group
+    )
+    assert hpa["spec"]["maxReplicas"] <= config.kafka.internal_partitions
+    from monitor.publish.prometheus import METRICS
+
+    assert "aem_kafka_consumer_lag" in {m.name for m in METRICS}

@@ -1,0 +1,344 @@
+"""The Kafka consumer-group path (confluent-kafka): ingest and score stages. I/O and lifecycle.
+
+Ingest (group `kafka.ingest_group`): reads `kafka.input_topic` as the Collector's Kafka exporter
+writes it (one ExportTraceServiceRequest per message, `otlp_proto` or `otlp_json`, detected per
+message, any key), decodes and normalizes, and produces every span, keyed by its conversation id, to
+`kafka.internal_topic` (the repartition pattern: a conversation then lives on exactly one scoring
+replica). Spans without a conversation id take the conversation of their trace when this ingest
+replica has seen it named, else `trace:<id>`. Poison messages (undecodable, oversized) go to
+`kafka.dead_letter_topic` with headers `aem.error`, `aem.source.topic`, `aem.source.partition`,
+`aem.source.offset`; they never stop the consumer. Offsets are committed after the produced spans
+are flushed (at-least-once; the scoring stage drops re-delivered spans by span id).
+
+Score (group `kafka.score_group`): reads the internal topic into the same `Pipeline` as `run` and
+`replay`, and writes each report to `kafka.results_topic`, keyed by conversation id, with headers
+`aem.version` and `aem.replica`. Offsets, per partition, are committed only up to the oldest message
+of a conversation not yet reported (the low watermark of open state), so a crash or rebalance
+re-reads what was in flight and nothing is lost. A reported conversation keeps holding its offsets
+for `windows.late_grace_s`, so late spans — or a new owner after a crash — re-score it whole. A
+re-read re-reports with the same content; consumers keep the highest `version` per key, the last
+message on ties (versions restart at 1 on a new owner, whose report is then the complete one). On revoke: commit what is
+safe, drop the revoked partitions' open conversations (the new owner re-reads them); on assign:
+start clean. When open conversations reach `kafka.pause_at_open` of `windows.max_open`, the input
+partitions are paused until half of that drains. Consumer lag is exported as a metric.
+
+Manual commits only (`enable.auto.commit=false`), cooperative-sticky assignment, idempotent
+producer; any librdkafka setting passes through from `kafka.librdkafka` (values are secrets).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from confluent_kafka import Consumer as _Consumer
+from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+from monitor.config import KafkaConfig
+from monitor.decode.otlp import decode_request
+from monitor.errors import InputError
+from monitor.model import AgentSpan
+from monitor.normalize import normalize_span
+from monitor.runtime.pipeline import Pipeline
+
+log = logging.getLogger(__name__)
+
+
+def client_config(config: KafkaConfig, **extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"bootstrap.servers": config.bootstrap_servers}
+    base.update({k: v.get_secret_value() for k, v in config.librdkafka.items()})
+    base.update(extra)
+    return base
+
+
+def ensure_topics(config: KafkaConfig) -> None:
+    """Create the internal, results and dead-letter topics if missing (input topics are the fleet's)."""
+    admin = AdminClient(client_config(config))
+    existing = set(admin.list_topics(timeout=10).topics)
+    wanted = [
+        NewTopic(config.internal_topic, config.internal_partitions, 1),
+        NewTopic(config.results_topic, config.internal_partitions, 1),
+        NewTopic(config.dead_letter_topic, 1, 1),
+    ]
+    missing = [t for t in wanted if t.topic not in existing]
+    if missing:
+        for future in admin.create_topics(missing).values():
+            try:
+                future.result()
+            except KafkaException as exc:
+                if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                    raise
+
+
+class IngestStage:
+    def __init__(self, config: KafkaConfig, replica: str, stats: Any) -> None:
+        self.config = config
+        self.stats = stats
+        self.consumer = _Consumer(client_config(
+            config, **{"group.id": config.ingest_group, "enable.auto.commit": False, "auto.offset.reset": "earliest",
+                       "partition.assignment.strategy": "cooperative-sticky", "client.id": f"{replica}-ingest"},
+        ))  # fmt: skip
+        self.producer = Producer(client_config(config, **{"enable.idempotence": True, "linger.ms": 5}))
+        self.trace_owner: OrderedDict[str, str] = OrderedDict()
+        self._last_commit = time.monotonic()
+        self._pending = False
+
+    def run(self, stop: threading.Event) -> None:
+        self.consumer.subscribe([self.config.input_topic])
+        try:
+            while not stop.is_set():
+                msg = self.consumer.poll(0.5)
+                if msg is not None:
+                    self._handle(msg)
+                self._maybe_commit()
+            self._commit()
+        finally:
+            self.consumer.close()
+
+    def _handle(self, msg: Message) -> None:
+        error = msg.error()
+        if error is not None:
+            if error.code() != KafkaError._PARTITION_EOF:
+                log.warning("ingest consumer: %s", error)
+            return
+        self._pending = True
+        origin = f"{msg.topic()}/{msg.partition()}@{msg.offset()}"
+        value = msg.value() or b""
+        if len(value) > self.config.max_message_bytes:
+            self._dead_letter(msg, f"message of {len(value)} bytes exceeds kafka.max_message_bytes")
+            return
+        try:
+            decoded = decode_request(value, _content_type(self.config.input_encoding, value), origin)
+        except InputError as exc:
+            self._dead_letter(msg, exc.message)
+            return
+        named = [normalize_span(s) for s in decoded.spans]
+        for n in named:  # learn which conversation each trace belongs to before keying
+            if n.conversation_id:
+                self.trace_owner[n.span.trace_id] = n.conversation_id
+                self.trace_owner.move_to_end(n.span.trace_id)
+        while len(self.trace_owner) > 100_000:
+            self.trace_owner.popitem(last=False)
+        for n in named:
+            key = n.conversation_id or self.trace_owner.get(n.span.trace_id) or f"trace:{n.span.trace_id}"
+            if not n.conversation_id:
+                n = n.model_copy(update={"conversation_id": key})
+            self.producer.produce(
+                self.config.internal_topic, key=key.encode(), value=n.model_dump_json(by_alias=True).encode()
+            )
+        self.producer.poll(0)
+        self.stats["kafka_spans_repartitioned"] = self.stats.get("kafka_spans_repartitioned", 0) + len(named)
+
+    def _dead_letter(self, msg: Message, error: str) -> None:
+        headers: list[tuple[str, str | bytes | None]] = [
+            ("aem.error", error.encode()), ("aem.source.topic", str(msg.topic()).encode()),
+            ("aem.source.partition", str(msg.partition()).encode()), ("aem.source.offset", str(msg.offset()).encode()),
+        ]  # fmt: skip
+        self.producer.produce(
+            self.config.dead_letter_topic, key=msg.key(), value=msg.value(), headers=headers
+        )
+        self.stats["kafka_dead_letters"] = self.stats.get("kafka_dead_letters", 0) + 1
+
+    def _maybe_commit(self) -> None:
+        if self._pending and time.monotonic() - self._last_commit >= self.config.commit_interval_s:
+            self._commit()
+
+    def _commit(self) -> None:
+        if not self._pending:
+            return
+        remaining = self.producer.flush(30)  # outputs first, then offsets: nothing consumed is lost
+        if remaining:
+            log.warning("ingest: %d spans not yet delivered; offsets not committed", remaining)
+            return
+        try:
+            self.consumer.commit(asynchronous=False)
+        except KafkaException as exc:
+            log.warning("ingest commit failed (will retry): %s", exc)
+            return
+        self._pending = False
+        self._last_commit = time.monotonic()
+
+
+class ScoreStage:
+    def __init__(self, config: KafkaConfig, replica: str, pipeline: Pipeline) -> None:
+        self.config = config
+        self.replica = replica
+        self.pipeline = pipeline
+        self.consumer = _Consumer(client_config(
+            config, **{"group.id": config.score_group, "enable.auto.commit": False, "auto.offset.reset": "earliest",
+                       "partition.assignment.strategy": "cooperative-sticky", "client.id": f"{replica}-score"},
+        ))  # fmt: skip
+        self.producer = Producer(client_config(config, **{"enable.idempotence": True, "linger.ms": 5}))
+        self.open_at: dict[str, tuple[int, int]] = {}  # conversation -> (partition, first offset)
+        self.held: dict[str, tuple[int, int, float]] = {}  # reported, still within late_grace_s
+        self.consumed: dict[int, int] = {}  # partition -> next offset to read
+        self.committed: dict[int, int] = {}
+        self.paused = False
+        self._last_commit = time.monotonic()
+        self._lock = threading.Lock()
+        pipeline.sink = self._publish
+        pipeline.on_close = self._closed
+
+    def run(self, stop: threading.Event, tick: Callable[[], None]) -> None:
+        self.consumer.subscribe(
+            [self.config.internal_topic],
+            on_assign=self._on_assign,
+            on_revoke=self._on_revoke,
+            on_lost=self._on_lost,
+        )
+        last_tick = 0.0
+        try:
+            while not stop.is_set():
+                msg = self.consumer.poll(0.2)
+                if msg is not None:
+                    self._handle(msg)
+                if time.monotonic() - last_tick >= self.pipeline.config.server.tick_s:
+                    tick()
+                    last_tick = time.monotonic()
+                    self._backpressure()
+                    self._lag()
+                if time.monotonic() - self._last_commit >= self.config.commit_interval_s:
+                    self._commit()
+            self.pipeline.flush("shutdown")
+            self._commit()
+        finally:
+            self.producer.flush(30)
+            self.consumer.close()
+
+    def _handle(self, msg: Message) -> None:
+        error = msg.error()
+        if error is not None:
+            if error.code() != KafkaError._PARTITION_EOF:
+                log.warning("score consumer: %s", error)
+            return
+        partition, offset = msg.partition(), msg.offset()
+        assert partition is not None and offset is not None, "a consumed message has a partition and offset"
+        try:
+            span = AgentSpan.model_validate_json(msg.value() or b"")
+        except ValueError as exc:
+            log.warning(
+                "score: skipping unreadable span at %s/%s@%s: %s", msg.topic(), partition, offset, exc
+            )
+            self.consumed[partition] = offset + 1
+            return
+        cid = span.conversation_id or f"trace:{span.span.trace_id}"
+        with self._lock:
+            self.open_at.setdefault(cid, (partition, offset))
+            self.consumed[partition] = offset + 1
+        self.pipeline.ingest_spans([span])
+
+    def _closed(self, conversation_id: str) -> None:
+        """A reported conversation keeps its first offset for `late_grace_s`: a late span, or a new owner after
+        a crash or rebalance, then re-reads the whole conversation instead of only what came after."""
+        with self._lock:
+            where = self.open_at.pop(conversation_id, None)
+            if where is not None and self.pipeline.config.windows.late_grace_s > 0:
+                self.held[conversation_id] = (*where, time.monotonic())
+
+    def _publish(self, report: dict[str, Any]) -> None:
+        import json
+
+        headers: list[tuple[str, str | bytes | None]] = [
+            ("aem.version", str(report.get("version", 1)).encode()),
+            ("aem.replica", self.replica.encode()),
+        ]
+        self.producer.produce(
+            self.config.results_topic, key=str(report["conversation_id"]).encode(),
+            value=json.dumps(report, ensure_ascii=False).encode(), headers=headers,
+        )  # fmt: skip
+        self.producer.poll(0)
+
+    def _safe_offsets(self) -> dict[int, int]:
+        """Per partition: the oldest offset of an unreported conversation, else everything consumed."""
+        still_open = set(self.pipeline.store.open)
+        grace = self.pipeline.config.windows.late_grace_s
+        now = time.monotonic()
+        with self._lock:
+            for cid in [c for c, (_, _, at) in self.held.items() if now - at > grace]:
+                del self.held[cid]
+            safe = dict(self.consumed)
+            for partition, first, _ in self.held.values():
+                if partition in safe:
+                    safe[partition] = min(safe[partition], first)
+            for cid, (partition, first) in self.open_at.items():
+                if cid not in still_open:
+                    continue
+                if partition in safe:
+                    safe[partition] = min(safe[partition], first)
+        return safe
+
+    def _commit(self, only: set[int] | None = None) -> None:
+        self._last_commit = time.monotonic()
+        if self.producer.flush(30):  # reports out before their inputs are released
+            return
+        offsets = [
+            TopicPartition(self.config.internal_topic, p, o)
+            for p, o in self._safe_offsets().items()
+            if (only is None or p in only) and self.committed.get(p) != o
+        ]
+        if not offsets:
+            return
+        try:
+            self.consumer.commit(offsets=offsets, asynchronous=False)
+            for tp in offsets:
+                self.committed[tp.partition] = tp.offset
+        except KafkaException as exc:
+            log.warning("score commit failed (will retry): %s", exc)
+
+    def _on_assign(self, consumer: Any, partitions: list[TopicPartition]) -> None:
+        log.info("score: assigned %s", [p.partition for p in partitions])
+
+    def _on_revoke(self, consumer: Any, partitions: list[TopicPartition]) -> None:
+        revoked = {p.partition for p in partitions}
+        self._commit(only=revoked)
+        self._drop(revoked)
+        log.info("score: revoked %s", sorted(revoked))
+
+    def _on_lost(self, consumer: Any, partitions: list[TopicPartition]) -> None:
+        self._drop({p.partition for p in partitions})
+
+    def _drop(self, partitions: set[int]) -> None:
+        with self._lock:
+            gone = [cid for cid, (p, _) in self.open_at.items() if p in partitions]
+            for cid in gone:
+                self.open_at.pop(cid, None)
+            for cid in [c for c, (p, _, _) in self.held.items() if p in partitions]:
+                del self.held[cid]
+            for p in partitions:
+                self.consumed.pop(p, None)
+                self.committed.pop(p, None)
+        self.pipeline.drop(gone)
+
+    def _backpressure(self) -> None:
+        limit = self.pipeline.config.windows.max_open
+        open_now = len(self.pipeline.store.open)
+        assignment = self.consumer.assignment()
+        if not self.paused and open_now >= self.config.pause_at_open * limit and assignment:
+            self.consumer.pause(assignment)
+            self.paused = True
+            self.pipeline.stats["kafka_pauses"] += 1
+        elif self.paused and open_now <= self.config.pause_at_open * limit / 2:
+            self.consumer.resume(assignment)
+            self.paused = False
+
+    def _lag(self) -> None:
+        for tp in self.consumer.assignment():
+            try:
+                _, high = self.consumer.get_watermark_offsets(tp, timeout=1, cached=False)
+            except KafkaException:
+                continue
+            position = self.consumed.get(tp.partition, self.committed.get(tp.partition, 0))
+            self.pipeline.stats[f"kafka_lag:{self.config.score_group}:{tp.partition}"] = max(
+                0, high - position
+            )
+
+
+def _content_type(encoding: str, value: bytes) -> str:
+    if encoding == "otlp_json" or (encoding == "auto" and value[:1] in (b"{", b"[")):
+        return "application/json"
+    return "application/x-protobuf"

@@ -1,0 +1,331 @@
+"""The consumer-group path on a real Apache Kafka broker (KRaft, from Maven Central; deploy/kafka).
+
+Traffic: the recorded real spans, copied into N distinct conversations (fresh trace ids, timestamps
+moved to now), one trace per message, random keys, 4 input partitions. The expected reports are what
+`replay` gives for exactly the same requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from monitor.cli import load_references
+from monitor.config import ScoringConfig
+from monitor.runtime.pipeline import Pipeline
+from monitor.score.ladder import Ladder
+
+pytestmark = pytest.mark.kafka
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "otlp"
+GOLD = ROOT / "monitor" / "data" / "demo" / "gold"
+BROKER = ROOT / "deploy" / "kafka" / "broker.sh"
+
+
+def _free_pair() -> int:
+    for _ in range(50):
+        port = random.randint(20000, 40000)
+        with socket.socket() as a, socket.socket() as b:
+            try:
+                a.bind(("127.0.0.1", port))
+                b.bind(("127.0.0.1", port + 1))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError("no free port pair")
+
+
+class Broker:
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.port = _free_pair()
+        self.bootstrap = f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        subprocess.run(
+            ["bash", str(BROKER), "start", str(self.dir), str(self.port)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+
+    def stop(self) -> None:
+        subprocess.run(
+            ["bash", str(BROKER), "stop", str(self.dir)], check=True, capture_output=True, timeout=120
+        )
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    b = Broker(tmp_path_factory.mktemp("kafka"))
+    b.start()
+    yield b
+    b.stop()
+
+
+def traffic(n: int, seed: int = 1) -> list[bytes]:
+    """n conversations from the recorded requests, one trace per request, timestamps shifted to now."""
+    sources = [
+        FIXTURES / lib / f"{c}.000.pb"
+        for lib in ("strands", "openai-agents")
+        for c in ("correct", "wrong-metric")
+    ]
+    rng = random.Random(seed)
+    out: list[bytes] = []
+    for i in range(n):
+        request = ExportTraceServiceRequest.FromString(sources[i % len(sources)].read_bytes())
+        spans = [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
+        shift = time.time_ns() - max(s.end_time_unix_nano for s in spans)
+        traces: dict[bytes, bytes] = {}
+        for s in spans:
+            s.trace_id = traces.setdefault(s.trace_id, rng.randbytes(16))
+            s.start_time_unix_nano += shift
+            s.end_time_unix_nano += shift
+            for kv in s.attributes:
+                if kv.key == "session.id":
+                    kv.value.string_value = f"conv-{seed}-{i}"
+        for trace_id in traces.values():
+            one = ExportTraceServiceRequest()
+            for rs in request.resource_spans:
+                r = one.resource_spans.add()
+                r.resource.CopyFrom(rs.resource)
+                for ss in rs.scope_spans:
+                    picked = [s for s in ss.spans if s.trace_id == trace_id]
+                    if picked:
+                        scope = r.scope_spans.add()
+                        scope.scope.CopyFrom(ss.scope)
+                        for s in picked:
+                            scope.spans.add().CopyFrom(s)
+            out.append(one.SerializeToString())
+    return out
+
+
+def expected(ladder: Ladder, requests: list[bytes]) -> dict[str, dict[str, Any]]:
+    reports: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, load_references(GOLD), reports.append)
+    for r in requests:
+        pipeline.ingest(r, "application/x-protobuf", "test")
+    pipeline.flush()
+    return {r["conversation_id"]: verdict(r) for r in reports}
+
+
+def verdict(report: dict[str, Any]) -> dict[str, Any]:
+    keys = (
+        "success_rate",
+        "test_pass",
+        "first_failure_turn",
+        "root_cause",
+        "root_cause_count",
+        "cascading_count",
+        "tool_calls",
+    )
+    turns = [(t["turn_no"], t["success"], t["failure_reason"], t["root_turn"]) for t in report["turns"]]
+    return {**{k: report[k] for k in keys}, "turns": turns}
+
+
+class Topics:
+    def __init__(self, broker: Broker, name: str) -> None:
+        self.broker = broker
+        self.input, self.internal, self.results, self.dlq = (
+            f"{name}.in",
+            f"{name}.spans",
+            f"{name}.reports",
+            f"{name}.dlq",
+        )
+        self.env = dict(
+            os.environ,
+            AGENT_MONITOR_KAFKA__BOOTSTRAP_SERVERS=broker.bootstrap, AGENT_MONITOR_KAFKA__INPUT_TOPIC=self.input,
+            AGENT_MONITOR_KAFKA__INTERNAL_TOPIC=self.internal, AGENT_MONITOR_KAFKA__RESULTS_TOPIC=self.results,
+            AGENT_MONITOR_KAFKA__DEAD_LETTER_TOPIC=self.dlq, AGENT_MONITOR_KAFKA__INGEST_GROUP=f"{name}-ingest",
+            AGENT_MONITOR_KAFKA__SCORE_GROUP=f"{name}-score", AGENT_MONITOR_KAFKA__MAX_MESSAGE_BYTES="200000",
+            AGENT_MONITOR_WINDOWS__INACTIVITY_S="3", AGENT_MONITOR_SERVER__LATENESS_S="8",
+            AGENT_MONITOR_SERVER__TICK_S="0.5", AGENT_MONITOR_SERVER__METRICS_PORT="0",
+        )  # fmt: skip
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+        for f in admin.create_topics([NewTopic(self.input, 4, 1)]).values():
+            f.result()
+
+    def replica(self, name: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "monitor", "consume", "--stage", "both", "--gold", str(GOLD), "--replica", name],
+            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+        )  # fmt: skip
+
+    def produce(self, requests: list[bytes], extra: list[bytes] = ()) -> None:  # type: ignore[assignment]
+        producer = Producer({"bootstrap.servers": self.broker.bootstrap})
+        rng = random.Random(7)
+        for r in [*requests, *extra]:
+            key = (
+                None if rng.random() < 0.3 else uuid.UUID(int=rng.getrandbits(128)).bytes
+            )  # no key, or a random one
+            producer.produce(self.input, value=r, key=key)
+        assert producer.flush(30) == 0
+
+    def read(self, topic: str, want: int, settle_s: float = 6.0, timeout_s: float = 120.0) -> list[Any]:
+        """All messages of a topic, once `want` distinct keys are present and nothing new came for `settle_s`."""
+        consumer = Consumer(
+            {
+                "bootstrap.servers": self.broker.bootstrap,
+                "group.id": f"reader-{uuid.uuid4()}",
+                "auto.offset.reset": "earliest",
+            }
+        )
+        consumer.subscribe([topic])
+        messages: list[Any] = []
+        deadline, last_new = time.monotonic() + timeout_s, time.monotonic()
+        try:
+            while time.monotonic() < deadline:
+                msg = consumer.poll(0.5)
+                if msg is not None and msg.error() is None:
+                    messages.append(msg)
+                    last_new = time.monotonic()
+                if len({m.key() for m in messages}) >= want and time.monotonic() - last_new >= settle_s:
+                    break
+        finally:
+            consumer.close()
+        return messages
+
+
+def latest(messages: list[Any]) -> tuple[dict[str, dict[str, Any]], dict[str, set[str]]]:
+    """Dedupe as a consumer should: highest version per conversation, the later message on ties."""
+    best: dict[str, tuple[int, dict[str, Any]]] = {}
+    replicas: dict[str, set[str]] = {}
+    for m in messages:
+        headers = dict(m.headers() or [])
+        key, version = m.key().decode(), int(headers["aem.version"])
+        replicas.setdefault(key, set()).add(headers["aem.replica"].decode())
+        if key not in best or version >= best[key][0]:
+            best[key] = (version, json.loads(m.value()))
+    return {k: v for k, (_, v) in best.items()}, replicas
+
+
+def wait_for_group(topics: Topics, seconds: float = 12.0) -> None:
+    time.sleep(seconds)  # both replicas join and get their partitions before traffic starts
+
+
+def stop(*procs: subprocess.Popen[bytes]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def run_replicas(topics: Topics, names: tuple[str, ...], requests: list[bytes]) -> list[Any]:
+    """Start the replicas, wait for the group, produce, and collect the reports."""
+    procs = [topics.replica(n) for n in names]
+    try:
+        wait_for_group(topics)
+        topics.produce(requests)
+        return topics.read(topics.results, want=_conversations(requests))
+    finally:
+        stop(*procs)
+
+
+def _conversations(requests: list[bytes]) -> int:
+    ids = set()
+    for r in requests:
+        for rs in ExportTraceServiceRequest.FromString(r).resource_spans:
+            for ss in rs.scope_spans:
+                for span in ss.spans:
+                    ids |= {kv.value.string_value for kv in span.attributes if kv.key == "session.id"}
+    return len(ids)
+
+
+def test_two_replicas_report_every_conversation_once_like_replay(broker: Broker, ladder: Ladder) -> None:
+    requests = traffic(16, seed=1)
+    reports, replicas = latest(run_replicas(Topics(broker, "t1"), ("r1", "r2"), requests))
+    assert {k: verdict(v) for k, v in reports.items()} == expected(ladder, requests)
+    assert all(len(r) == 1 for r in replicas.values()), replicas  # each conversation scored by one replica
+    assert {r for rs in replicas.values() for r in rs} == {"r1", "r2"}  # and both replicas did work
+
+
+def test_kill_9_mid_stream_loses_nothing(broker: Broker, ladder: Ladder) -> None:
+    topics = Topics(broker, "t2")
+    requests = traffic(16, seed=2)
+    r1, r2 = topics.replica("r1"), topics.replica("r2")
+    try:
+        wait_for_group(topics)
+        topics.produce(requests[: len(requests) // 2])
+        time.sleep(2)
+        r1.send_signal(signal.SIGKILL)  # no flush, no commit
+        r1.wait(timeout=30)
+        topics.produce(requests[len(requests) // 2 :])
+        r1 = topics.replica("r1-restarted")
+        messages = topics.read(topics.results, want=16, settle_s=8)
+    finally:
+        stop(r1, r2)
+    reports, _ = latest(messages)
+    want = expected(ladder, requests)
+    assert {k: verdict(v) for k, v in reports.items()} == want  # nothing lost
+    by_key: dict[str, list[dict[str, Any]]] = {}
+    for m in messages:
+        by_key.setdefault(m.key().decode(), []).append(verdict(json.loads(m.value())))
+    for key, seen in by_key.items():  # duplicates are re-reports of the same verdicts, never different ones
+        assert all(v == want[key] for v in seen[-1:]), key
+
+
+def test_broker_restart_during_consumption(broker: Broker, ladder: Ladder) -> None:
+    topics = Topics(broker, "t3")
+    requests = traffic(8, seed=3)
+    r1 = topics.replica("r1")
+    try:
+        wait_for_group(topics, 8)
+        topics.produce(requests[:8])
+        broker.stop()
+        time.sleep(2)
+        broker.start()
+        topics.produce(requests[8:])
+        messages = topics.read(topics.results, want=8, settle_s=8, timeout_s=180)
+    finally:
+        stop(r1)
+    reports, _ = latest(messages)
+    assert {k: verdict(v) for k, v in reports.items()} == expected(ladder, requests)
+
+
+def test_poison_messages_go_to_the_dead_letter_topic_and_the_rest_is_scored(
+    broker: Broker, ladder: Ladder
+) -> None:
+    topics = Topics(broker, "t4")
+    requests = traffic(4, seed=4)
+    poison = [
+        b"\x0a\xff\xff\xff not protobuf",
+        b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "zz"}]}]}]}',
+        b"\x00" * 300_000,
+    ]
+    r1 = topics.replica("r1")
+    try:
+        wait_for_group(topics, 8)
+        topics.produce(requests, extra=poison)
+        messages = topics.read(topics.results, want=4)
+        dead = topics.read(topics.dlq, want=0, settle_s=3, timeout_s=30)
+    finally:
+        stop(r1)
+    reports, _ = latest(messages)
+    assert {k: verdict(v) for k, v in reports.items()} == expected(ladder, requests)
+    assert len(dead) == 3
+    errors = sorted(dict(m.headers())["aem.error"].decode() for m in dead)
+    assert any("not an OTLP protobuf" in e for e in errors) and any("not a hex id" in e for e in errors)
+    assert any("exceeds kafka.max_message_bytes" in e for e in errors)
+    for m in dead:
+        headers = dict(m.headers())
+        assert headers["aem.source.topic"].decode() == topics.input
+        assert int(headers["aem.source.partition"]) in range(4) and int(headers["aem.source.offset"]) >= 0
