@@ -36,21 +36,21 @@ def run(broker: Broker, replicas: int, n: int) -> dict[str, Any]:
         AGENT_MONITOR_WINDOWS__INACTIVITY_S=str(INACTIVITY_S),
         AGENT_MONITOR_SERVER__LATENESS_S=str(LATENESS_S),
     )
-    requests = traffic(n, seed=100 + replicas)
+    procs = [topics.replica(f"b{i}") for i in range(replicas)]
+    try:
+        wait_for_group(topics)
+        requests = traffic(n, seed=100 + replicas)  # stamped now: delays start at the conversation's real end
+        started = time.time()
+        topics.produce(requests)
+        messages = topics.read(topics.results, want=n, settle_s=4, timeout_s=600)
+    finally:
+        stop(*procs)
     spans = sum(
         len(ss.spans)
         for r in requests
         for rs in ExportTraceServiceRequest.FromString(r).resource_spans
         for ss in rs.scope_spans
     )
-    procs = [topics.replica(f"b{i}") for i in range(replicas)]
-    try:
-        wait_for_group(topics)
-        started = time.time()
-        topics.produce(requests)
-        messages = topics.read(topics.results, want=n, settle_s=4, timeout_s=600)
-    finally:
-        stop(*procs)
     reports, _ = latest(messages)
     first_seen: dict[str, float] = {}
     for m in messages:
@@ -74,7 +74,7 @@ def run(broker: Broker, replicas: int, n: int) -> dict[str, Any]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--conversations", type=int, default=300)
+    p.add_argument("--conversations", type=int, default=1000)
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "kafka.json")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -12,12 +12,13 @@ are flushed (at-least-once; the scoring stage drops re-delivered spans by span i
 
 Score (group `kafka.score_group`): reads the internal topic into the same `Pipeline` as `run` and
 `replay`, and writes each report to `kafka.results_topic`, keyed by conversation id, with headers
-`aem.version` and `aem.replica`. Offsets, per partition, are committed only up to the oldest message
+`aem.version`, `aem.spans` and `aem.replica`. Offsets, per partition, are committed only up to the oldest message
 of a conversation not yet reported (the low watermark of open state), so a crash or rebalance
 re-reads what was in flight and nothing is lost. A reported conversation keeps holding its offsets
 for `windows.late_grace_s`, so late spans — or a new owner after a crash — re-score it whole. A
-re-read re-reports with the same content; consumers keep the highest `version` per key, the last
-message on ties (versions restart at 1 on a new owner, whose report is then the complete one). On revoke: commit what is
+report always covers every span seen so far, so consumers keep, per key, the report with the most
+`aem.spans`, then the highest `aem.version`, then the last one. Versions restart at 1 on a new owner,
+so `version` alone would let an old owner's partial report win over a new owner's complete one. On revoke: commit what is
 safe, drop the revoked partitions' open conversations (the new owner re-reads them); on assign:
 start clean. When open conversations reach `kafka.pause_at_open` of `windows.max_open`, the input
 partitions are paused until half of that drains. Consumer lag is exported as a metric.
@@ -47,6 +48,8 @@ from monitor.normalize import normalize_span
 from monitor.runtime.pipeline import Pipeline
 
 log = logging.getLogger(__name__)
+BATCH = 500  # messages taken per consume() call
+LAG_EVERY_S = 5.0
 
 
 def client_config(config: KafkaConfig, **extra: Any) -> dict[str, Any]:
@@ -92,8 +95,7 @@ class IngestStage:
         self.consumer.subscribe([self.config.input_topic])
         try:
             while not stop.is_set():
-                msg = self.consumer.poll(0.5)
-                if msg is not None:
+                for msg in self.consumer.consume(num_messages=BATCH, timeout=0.5):
                     self._handle(msg)
                 self._maybe_commit()
             self._commit()
@@ -191,17 +193,18 @@ class ScoreStage:
             on_revoke=self._on_revoke,
             on_lost=self._on_lost,
         )
-        last_tick = 0.0
+        last_tick = last_lag = 0.0
         try:
             while not stop.is_set():
-                msg = self.consumer.poll(0.2)
-                if msg is not None:
+                for msg in self.consumer.consume(num_messages=BATCH, timeout=0.2):
                     self._handle(msg)
                 if time.monotonic() - last_tick >= self.pipeline.config.server.tick_s:
                     tick()
                     last_tick = time.monotonic()
                     self._backpressure()
+                if time.monotonic() - last_lag >= LAG_EVERY_S:
                     self._lag()
+                    last_lag = time.monotonic()
                 if time.monotonic() - self._last_commit >= self.config.commit_interval_s:
                     self._commit()
             self.pipeline.flush("shutdown")
@@ -245,6 +248,7 @@ class ScoreStage:
 
         headers: list[tuple[str, str | bytes | None]] = [
             ("aem.version", str(report.get("version", 1)).encode()),
+            ("aem.spans", str(report.get("spans", 0)).encode()),
             ("aem.replica", self.replica.encode()),
         ]
         self.producer.produce(
@@ -329,7 +333,8 @@ class ScoreStage:
     def _lag(self) -> None:
         for tp in self.consumer.assignment():
             try:
-                _, high = self.consumer.get_watermark_offsets(tp, timeout=1, cached=False)
+                # cached: the high watermark the fetcher already knows; no broker round trip in the poll loop
+                _, high = self.consumer.get_watermark_offsets(tp, cached=True)
             except KafkaException:
                 continue
             position = self.consumed.get(tp.partition, self.committed.get(tp.partition, 0))
