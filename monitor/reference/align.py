@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.assemble.turns import join_tool_name
 from monitor.model import ActionContent, Dialog, DialogTurn
 from monitor.score.dialog import dialog_vocabulary
 from monitor.score.ladder import Ladder
@@ -95,10 +96,7 @@ def _row(no: int, gold: DialogTurn | None, pred: DialogTurn | None, deps: tuple[
 
 
 def _tool(t: DialogTurn) -> str | None:
-    c = t.predict_turn
-    if not isinstance(c, ActionContent):
-        return None
-    return c.tool_id if c.tool_id == c.action else f"{c.tool_id}.{c.action}"
+    return join_tool_name(t.predict_turn) if isinstance(t.predict_turn, ActionContent) else None
 
 
 def _positional(
