@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from strands import Agent, tool
 from strands.models.openai import OpenAIModel
@@ -39,11 +40,10 @@ def create_chart(dataset_id: str, chart_type: str) -> str:
     return json.dumps({"chart_id": f"ch_{metric[:4]}_{77 if metric == 'revenue' else 91}"})
 
 
-def main() -> None:
-    server, url = stub_model.start()
-    telemetry = StrandsEvalsTelemetry().setup_in_memory_exporter()
+def make_task(url: str, telemetry: StrandsEvalsTelemetry) -> Any:
+    """The experiment's task: run the two-tool agent on a case, return its output and the collected spans."""
 
-    def task(case: Case) -> dict:
+    def task(case: Case) -> dict[str, Any]:
         telemetry.in_memory_exporter.clear()
         model = OpenAIModel(client_args={"base_url": url, "api_key": "stub"}, model_id=case.metadata["model"])
         agent = Agent(model=model, tools=[filter_data, create_chart], callback_handler=None, name="reports-agent",
@@ -53,6 +53,12 @@ def main() -> None:
             result = agent(text)
         return {"output": str(result), "trajectory": list(telemetry.in_memory_exporter.get_finished_spans())}
 
+    return task
+
+
+def main() -> None:
+    server, url = stub_model.start()
+    task = make_task(url, StrandsEvalsTelemetry().setup_in_memory_exporter())
     cases = [
         Case(name=name, input=["Create a sales report for me.", "EU please."], expected_trajectory=GOLD, metadata={"model": model})
         for name, model in (("correct", "stub-correct"), ("wrong-metric", "stub-wrong-metric"))

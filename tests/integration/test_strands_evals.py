@@ -12,11 +12,10 @@ strands_evals = pytest.importorskip(
     "strands_evals", reason="the strands extra is not installed: pip install -e '.[strands]'"
 )
 
-from strands import Agent, tool  # noqa: E402
-from strands.models.openai import OpenAIModel  # noqa: E402
 from strands_evals import Case, Experiment, StrandsEvalsTelemetry  # noqa: E402
 from strands_evals.evaluators import Contains  # noqa: E402
 
+from examples.strands_evals_example import make_task  # noqa: E402
 from monitor.integrations.strands_evals import AEMCorrectnessEvaluator  # noqa: E402
 from tests.fixtures.record import stub_model  # noqa: E402
 
@@ -25,33 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLD = json.loads((ROOT / "monitor" / "data" / "demo" / "gold" / "sales-report-eu.json").read_text())
 
 
-@tool
-def filter_data(metric: str, region: str) -> str:
-    """Filter the sales data by metric (e.g. revenue) and region."""
-    return json.dumps({"dataset_id": f"ds_{region.lower()}_{metric}_2024", "rows": 412})
-
-
-@tool
-def create_chart(dataset_id: str, chart_type: str) -> str:
-    """Create a chart from a filtered dataset."""
-    metric = dataset_id.split("_")[2]
-    return json.dumps({"chart_id": f"ch_{metric[:4]}_{77 if metric == 'revenue' else 91}"})
-
-
 @pytest.fixture(scope="module")
 def run_experiment() -> Any:
     server, url = stub_model.start()
-    telemetry = StrandsEvalsTelemetry().setup_in_memory_exporter()
-
-    def task(case: Case) -> dict[str, Any]:
-        telemetry.in_memory_exporter.clear()
-        model = OpenAIModel(client_args={"base_url": url, "api_key": "stub"}, model_id=case.metadata["model"])
-        agent = Agent(model=model, tools=[filter_data, create_chart], callback_handler=None, name="reports-agent",
-                      trace_attributes={"session.id": case.name})  # fmt: skip
-        result = None
-        for text in case.input:
-            result = agent(text)
-        return {"output": str(result), "trajectory": list(telemetry.in_memory_exporter.get_finished_spans())}
+    task = make_task(url, StrandsEvalsTelemetry().setup_in_memory_exporter())
 
     def run(cases: list[Case]) -> Any:
         experiment = Experiment(
