@@ -284,12 +284,11 @@ def _cmd_consume(args: argparse.Namespace) -> int:
     import threading
     import time
 
-    from aiohttp import web
-
     from monitor.config import load_settings
     from monitor.publish.prometheus import MonitorMetrics
     from monitor.runtime.kafka import IngestStage, ScoreStage, ensure_topics
     from monitor.runtime.pipeline import Pipeline
+    from monitor.runtime.service import start_site
     from monitor.sources.otlp_http import build_metrics_app
 
     flags: dict[str, Any] = {"kafka": {"bootstrap_servers": args.bootstrap}} if args.bootstrap else {}
@@ -327,9 +326,9 @@ def _cmd_consume(args: argparse.Namespace) -> int:
         t.start()
 
     async def serve_metrics() -> None:
-        runner = web.AppRunner(build_metrics_app(pipeline))
-        await runner.setup()
-        await web.TCPSite(runner, config.server.host, config.server.metrics_port).start()
+        runner, _ = await start_site(
+            build_metrics_app(pipeline), config.server.host, config.server.metrics_port
+        )
         while not stop.is_set():
             await asyncio.sleep(0.5)
         await runner.cleanup()

@@ -37,6 +37,9 @@ class Spec:
     labels: tuple[str, ...]
     help: str
     buckets: tuple[float, ...] = ()
+    scrape: bool = (
+        False  # read from the pipeline's counters at scrape time (PipelineCollector), not instrumented
+    )
 
 
 METRICS: tuple[Spec, ...] = (
@@ -60,16 +63,16 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_process_recoveries_total", "counter", ("agent", "release", "outcome"), "Tool faults by what followed: recovered (retry), escalated (asked the user), false_recovery, unrecovered."),
     Spec("aem_pipeline_scoring_seconds", "histogram", (), "Time to score one closed conversation.", SECONDS_BUCKETS),
     Spec("aem_pipeline_requests_total", "counter", ("outcome",), "OTLP requests and replayed payloads by outcome (accepted, rejected)."),
-    Spec("aem_pipeline_spans_total", "counter", ("convention",), "Decoded spans by the convention adapter that read them."),
-    Spec("aem_pipeline_spans_rejected_total", "counter", ("reason",), "Spans or values not used, by reason (no_id, value_truncated, dropped_over_cap)."),
-    Spec("aem_pipeline_open_conversations", "gauge", (), "Conversations currently open (not yet reported)."),
-    Spec("aem_pipeline_open_spans", "gauge", (), "Spans held by open conversations."),
-    Spec("aem_pipeline_evictions_total", "counter", (), "Conversations reported early because the open-conversation cap was reached."),
-    Spec("aem_pipeline_late_rereports_total", "counter", (), "Re-reports (new version) of conversations after late spans."),
-    Spec("aem_kafka_consumer_lag", "gauge", ("group", "partition"), "Messages between the scoring stage's position and the end of each internal-topic partition."),
-    Spec("aem_kafka_dead_letters_total", "counter", (), "Poison messages (undecodable, oversized) sent to the dead-letter topic."),
-    Spec("aem_embedding_texts_total", "counter", ("source",), "Texts the embedder served, by source (model, cache)."),
-    Spec("aem_embedding_batches_total", "counter", (), "Model inference calls of the embedder."),
+    Spec("aem_pipeline_spans_total", "counter", ("convention",), "Decoded spans by the convention adapter that read them.", scrape=True),
+    Spec("aem_pipeline_spans_rejected_total", "counter", ("reason",), "Spans or values not used, by reason (no_id, value_truncated, dropped_over_cap).", scrape=True),
+    Spec("aem_pipeline_open_conversations", "gauge", (), "Conversations currently open (not yet reported).", scrape=True),
+    Spec("aem_pipeline_open_spans", "gauge", (), "Spans held by open conversations.", scrape=True),
+    Spec("aem_pipeline_evictions_total", "counter", (), "Conversations reported early because the open-conversation cap was reached.", scrape=True),
+    Spec("aem_pipeline_late_rereports_total", "counter", (), "Re-reports (new version) of conversations after late spans.", scrape=True),
+    Spec("aem_kafka_consumer_lag", "gauge", ("group", "partition"), "Messages between the scoring stage's position and the end of each internal-topic partition.", scrape=True),
+    Spec("aem_kafka_dead_letters_total", "counter", (), "Poison messages (undecodable, oversized) sent to the dead-letter topic.", scrape=True),
+    Spec("aem_embedding_texts_total", "counter", ("source",), "Texts the embedder served, by source (model, cache).", scrape=True),
+    Spec("aem_embedding_batches_total", "counter", (), "Model inference calls of the embedder.", scrape=True),
 )  # fmt: skip
 
 _BY_NAME = {s.name: s for s in METRICS}
@@ -101,13 +104,7 @@ class MonitorMetrics:
         self.cap = LabelCap(max_label_values)
         self._m: dict[str, Any] = {}
         for spec in METRICS:
-            if (
-                spec.kind == "counter"
-                and spec.name.startswith("aem_pipeline_")
-                and spec.name != "aem_pipeline_requests_total"
-            ):
-                continue  # read from the pipeline at scrape time (PipelineCollector)
-            if spec.name.startswith(("aem_embedding_", "aem_kafka_")) or spec.kind == "gauge":
+            if spec.scrape:
                 continue
             name = spec.name.removesuffix("_total") if spec.kind == "counter" else spec.name
             if spec.kind == "counter":

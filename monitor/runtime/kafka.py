@@ -103,10 +103,7 @@ class IngestStage:
             self.consumer.close()
 
     def _handle(self, msg: Message) -> None:
-        error = msg.error()
-        if error is not None:
-            if error.code() != KafkaError._PARTITION_EOF:
-                log.warning("ingest consumer: %s", error)
+        if not _usable(msg, "ingest"):
             return
         self._pending = True
         origin = f"{msg.topic()}/{msg.partition()}@{msg.offset()}"
@@ -214,10 +211,7 @@ class ScoreStage:
             self.consumer.close()
 
     def _handle(self, msg: Message) -> None:
-        error = msg.error()
-        if error is not None:
-            if error.code() != KafkaError._PARTITION_EOF:
-                log.warning("score consumer: %s", error)
+        if not _usable(msg, "score"):
             return
         partition, offset = msg.partition(), msg.offset()
         assert partition is not None and offset is not None, "a consumed message has a partition and offset"
@@ -341,6 +335,16 @@ class ScoreStage:
             self.pipeline.stats[f"kafka_lag:{self.config.score_group}:{tp.partition}"] = max(
                 0, high - position
             )
+
+
+def _usable(msg: Message, stage: str) -> bool:
+    """A consumed message with data; errors other than end-of-partition are logged."""
+    error = msg.error()
+    if error is None:
+        return True
+    if error.code() != KafkaError._PARTITION_EOF:
+        log.warning("%s consumer: %s", stage, error)
+    return False
 
 
 def _content_type(encoding: str, value: bytes) -> str:

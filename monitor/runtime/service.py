@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -39,7 +40,7 @@ async def serve(
     *,
     demo: bool = False,
     stop: asyncio.Event | None = None,
-    on_ready: Callable[[int, int], None] | None = None,
+    on_ready: Callable[[int, int, int], None] | None = None,
 ) -> None:
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -49,23 +50,18 @@ async def serve(
     token = config.bearer_token.get_secret_value() if config.bearer_token else None
     tls = (config.tls_cert, config.tls_key) if config.tls_cert and config.tls_key else None
     ready = False
-    # auto_decompress off: the receiver gunzips itself, with a cap against gzip bombs
-    runner = web.AppRunner(
-        build_app(pipeline, config.max_request_bytes, token, lambda: ready), auto_decompress=False
-    )
-    await runner.setup()
     ssl_context = None
     if tls is not None:
         ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ssl_context.load_cert_chain(str(tls[0]), str(tls[1]))
-    site = web.TCPSite(runner, config.host, config.http_port, ssl_context=ssl_context)
-    await site.start()
-    http_port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    metrics_runner = web.AppRunner(build_metrics_app(pipeline))
-    await metrics_runner.setup()
-    metrics_site = web.TCPSite(metrics_runner, config.host, config.metrics_port, ssl_context=ssl_context)
-    await metrics_site.start()
-    metrics_port = metrics_site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    # auto_decompress off: the receiver gunzips itself, with a cap against gzip bombs
+    otlp_app = build_app(pipeline, config.max_request_bytes, token, lambda: ready)
+    runner, http_port = await start_site(
+        otlp_app, config.host, config.http_port, ssl_context, auto_decompress=False
+    )
+    metrics_runner, metrics_port = await start_site(
+        build_metrics_app(pipeline), config.host, config.metrics_port, ssl_context
+    )
     grpc_server, grpc_port = start_grpc(
         pipeline, config.host, config.grpc_port, config.max_request_bytes, token, tls
     )
@@ -75,9 +71,8 @@ async def serve(
         "OTLP/HTTP on %s://%s:%d/v1/traces, OTLP/gRPC on %s:%d, metrics on %s://%s:%d/metrics",
         scheme, config.host, http_port, config.host, grpc_port, scheme, config.host, metrics_port,
     )  # fmt: skip
-    pipeline.stats["metrics_port"] = metrics_port
     if on_ready is not None:
-        on_ready(http_port, grpc_port)
+        on_ready(http_port, grpc_port, metrics_port)
     ticker = asyncio.create_task(_tick(pipeline, config.tick_s, stop))
     demo_task = (
         asyncio.create_task(_send_demo(f"{scheme}://127.0.0.1:{http_port}/v1/traces", token))
@@ -95,6 +90,17 @@ async def serve(
     await runner.cleanup()
     await metrics_runner.cleanup()
     await loop.run_in_executor(None, pipeline.flush, "shutdown")
+
+
+async def start_site(
+    app: web.Application, host: str, port: int, ssl_context: ssl.SSLContext | None = None, **runner_args: Any
+) -> tuple[web.AppRunner, int]:
+    """Serve an aiohttp app; returns its runner (for cleanup) and the port it bound (port 0 = any)."""
+    runner = web.AppRunner(app, **runner_args)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
+    await site.start()
+    return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
 
 async def _tick(pipeline: Pipeline, every_s: float, stop: asyncio.Event) -> None:

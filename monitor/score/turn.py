@@ -74,10 +74,7 @@ def score_turn(
             fields=(what,),
             detail=f"{what} has no counterpart in the reference and its tool is not read-only",
         )
-        mismatch = Mismatch("turn", None, what, "structure")
-        return finish_checks(
-            (check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,)
-        )
+        return finish_checks(_only(check), (), (Mismatch("turn", None, what, "structure"),))
     if predicted is None:
         what = f"{gold.tool_id}.{gold.action}" if isinstance(gold, ActionContent) else "a reply"
         check = Check(
@@ -87,9 +84,7 @@ def score_turn(
             fields=(what,),
             detail=f"expected {what}; the agent produced nothing for this turn",
         )
-        return finish_checks(
-            (_skipped(SubMetric.STRUCTURAL), check, _skipped(SubMetric.TRUTHFULNESS)), (), ()
-        )
+        return finish_checks(_only(check), (), ())
     if isinstance(gold, ResponseContent) and isinstance(predicted, ResponseContent):
         r = score_response(ladder, gold.response, predicted.response, vocabulary)
         structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=None, detail="response turn")
@@ -106,9 +101,7 @@ def score_turn(
         detail=f"expected {expected}, the agent produced {got}",
     )
     mismatch = Mismatch("turn", expected, got, "structure")
-    return finish_checks(
-        (check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,)
-    )
+    return finish_checks(_only(check), (), (mismatch,))
 
 
 def _score_action(
@@ -130,9 +123,7 @@ def _score_action(
             detail=f"{field}: expected {g!r}, got {p!r}",
         )
         mismatch = Mismatch(field, g, p, "structure")
-        return finish_checks(
-            (check, _skipped(SubMetric.COMPLETENESS), _skipped(SubMetric.TRUTHFULNESS)), (), (mismatch,)
-        )
+        return finish_checks(_only(check), (), (mismatch,))
     structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=True, score=1.0)
 
     # completeness: parameter keys
@@ -218,6 +209,15 @@ def finish_checks(
         detail=failing.detail if failing else "",
         reference=reference,
     )
+
+
+def _only(failing: Check) -> tuple[Check, Check, Check]:
+    """The three sub-metric checks when one failed on its own and the others were not evaluated."""
+
+    def pick(m: SubMetric) -> Check:
+        return failing if m is failing.sub_metric else _skipped(m)
+
+    return pick(SubMetric.STRUCTURAL), pick(SubMetric.COMPLETENESS), pick(SubMetric.TRUTHFULNESS)
 
 
 def _skipped(sub_metric: SubMetric) -> Check:

@@ -87,7 +87,7 @@ def test_every_panel_query_returns_data_from_a_real_prometheus(ladder: Any, tmp_
     running = start(ladder, metrics=MonitorMetrics(), policies=policies)
     prom = None
     try:
-        metrics_port = int(running.pipeline.stats["metrics_port"])
+        metrics_port = running.metrics_port
         (tmp_path / "prometheus.yml").write_text(json.dumps({
             "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
             "scrape_configs": [{"job_name": "agent-monitor", "static_configs": [{"targets": [f"127.0.0.1:{metrics_port}"]}]}],

@@ -35,6 +35,7 @@ PB = "application/x-protobuf"
 class Running:
     http: str
     grpc_port: int
+    metrics_port: int
     reports: list[dict[str, Any]] = field(default_factory=list)
     stop: Any = None
     thread: Any = None
@@ -64,7 +65,7 @@ def start(
         stop = asyncio.Event()
         holder["stop"] = lambda: loop.call_soon_threadsafe(stop.set)
         loop.run_until_complete(
-            serve(config.server, pipeline, stop=stop, on_ready=lambda h, g: ports.extend([h, g]))
+            serve(config.server, pipeline, stop=stop, on_ready=lambda h, g, m: ports.extend([h, g, m]))
         )
 
     thread = threading.Thread(target=main, daemon=True)
@@ -73,7 +74,9 @@ def start(
     while not ports and time.monotonic() < deadline:
         time.sleep(0.05)
     assert ports, "service did not start"
-    return Running(f"http://127.0.0.1:{ports[0]}", ports[1], reports, holder["stop"], thread, pipeline)
+    return Running(
+        f"http://127.0.0.1:{ports[0]}", ports[1], ports[2], reports, holder["stop"], thread, pipeline
+    )
 
 
 @pytest.fixture
