@@ -11,7 +11,15 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SerializerFunctionWrapHandler,
+    Tag,
+    model_serializer,
+)
 
 
 class SubMetric(StrEnum):
@@ -92,6 +100,18 @@ class ActionContent(BaseModel):
     action: str
     args: dict[str, Any] = Field(default_factory=dict)
     result: Any = None
+    error: str | None = Field(
+        default=None,
+        description="the call failed with this error (live traffic); on a gold turn, the failure is expected",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_no_error(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`error` appears only when there was one, so reports of calls that worked are unchanged."""
+        data: dict[str, Any] = handler(self)
+        if data.get("error") is None:
+            data.pop("error", None)
+        return data
 
 
 class ResponseContent(BaseModel):

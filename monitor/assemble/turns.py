@@ -41,7 +41,7 @@ def to_dialog_turns(observed: Sequence[ObservedTurn], separator: str) -> list[Di
                 else {}
             )
             content: ActionContent | ResponseContent = ActionContent(
-                tool_id=tool_id, action=action, args=args, result=t.result
+                tool_id=tool_id, action=action, args=args, result=t.result, error=t.error
             )
             role = "Tool"
             number_of_call[t.call_id or ""] = i

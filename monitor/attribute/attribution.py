@@ -11,7 +11,11 @@ is explained by what it consumed from a failed turn:
   failed turn should have produced (its gold values, its gold result) — "EU profit chart" after a
   `metric: profit` error;
 - when the failed turn recorded no output to trace (no result), an explicit `depends_on` is trusted
-  for value mismatches.
+  for value mismatches;
+- a value replaced exactly as the failed turn replaced it (gold "3" → "2" in both) is explained,
+  however short — the general rule ignores values too short to be distinctive;
+- a call that failed (`tool_execution_error`) had no effect, so its gold arguments count among what
+  it should have produced: "a 10 EUR credit was applied" missing after a failed `apply_credit`.
 Wrong tool, wrong action and wrong parameter keys are the turn's own decisions: they stay root causes,
 and so does any mismatch not explained — an independent error inside a cascade is a second root cause.
 The root of a cascade is the root of the turn that explains it (cascades chain to the first cause).
@@ -76,7 +80,7 @@ def _cascade_root(
     """
     if o.failure_reason in _NEVER_CASCADE or not o.mismatches:
         return None
-    upstream = [d for d in o.depends_on if d in failed]
+    upstream = sorted((d for d in o.depends_on if d in failed), reverse=True)  # the nearest producer first
     if not upstream:
         return None
     roots: list[int] = []
@@ -101,6 +105,13 @@ def _cascade_root(
 def _explains(upstream: Outcome, item: Mismatch, turn: Outcome, direct: bool = True) -> bool:
     if item.kind != "value":
         return False
+    if item.predicted is not None and any(
+        m.predicted is not None
+        and _texts(m.gold) == _texts(item.gold)
+        and _texts(m.predicted) == _texts(item.predicted)
+        for m in upstream.mismatches
+    ):  # the very substitution the failed turn made ("3" → "2" passengers), however short the values
+        return True
     wrong, should = _taint(upstream)
     produced = _texts(item.predicted)
     expected = _texts(item.gold)
@@ -122,6 +133,10 @@ def _taint(o: Outcome) -> tuple[set[str], set[str]]:
     for content, bucket in ((o.flow.predicted, wrong), (o.flow.gold, should)):
         if isinstance(content, ActionContent):
             bucket |= {normalize_text(v) for v in leaf_texts(content.result)}
+    failed_call = isinstance(o.flow.predicted, ActionContent) and bool(o.flow.predicted.error)
+    if failed_call and isinstance(o.flow.gold, ActionContent):
+        # a call that failed had no effect at all: every fact of it (its arguments too) is missing downstream
+        should |= {normalize_text(v) for v in leaf_texts(o.flow.gold.args)}
     common = wrong & should
     return {w for w in wrong - common if significant(w)}, {s for s in should - common if significant(s)}
 

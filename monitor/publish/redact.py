@@ -18,10 +18,22 @@ from monitor.config import RedactionConfig
 
 
 class Redactor:
+    """Walks a report once. Hot path (every report): key decisions are cached (keys repeat), and a string
+    is scanned by one combined pattern first; only strings that match are rewritten pattern by pattern."""
+
     def __init__(self, config: RedactionConfig) -> None:
         self.enabled = config.enabled
-        self._keys = [re.compile(p, re.IGNORECASE) for p in config.key_patterns]
-        self._values = [(name, re.compile(p)) for name, p in config.value_patterns.items()]
+        self._key = (
+            re.compile("|".join(f"(?:{p})" for p in config.key_patterns), re.IGNORECASE)
+            if config.key_patterns
+            else None
+        )
+        self._values = [
+            (re.compile(p), functools.partial(_replacement, name))
+            for name, p in config.value_patterns.items()
+        ]
+        self._any_value = _combined([p for p in config.value_patterns.values()])
+        self._secret: dict[str, bool] = {}
 
     def __call__(self, value: Any) -> Any:
         return self._walk(value) if self.enabled else value
@@ -33,14 +45,32 @@ class Redactor:
             }
         if isinstance(value, list):
             return [self._walk(v) for v in value]
-        if isinstance(value, str):
-            for name, pattern in self._values:
-                value = pattern.sub(functools.partial(_replacement, name), value)
+        if (
+            isinstance(value, str)
+            and self._values
+            and (self._any_value is None or self._any_value.search(value))
+        ):
+            for pattern, replace in self._values:
+                value = pattern.sub(replace, value)
             return value
         return value
 
     def _secret_key(self, key: str) -> bool:
-        return any(p.search(key) for p in self._keys)
+        found = self._secret.get(key)
+        if found is None:
+            if len(self._secret) > 50_000:
+                self._secret.clear()
+            found = self._secret[key] = bool(self._key and self._key.search(key))
+        return found
+
+
+def _combined(patterns: list[str]) -> re.Pattern[str] | None:
+    """One alternation to pre-screen strings; None (screen nothing) when patterns cannot be combined,
+    e.g. two of them define the same group name."""
+    try:
+        return re.compile("|".join(f"(?:{p})" for p in patterns))
+    except re.error:
+        return None
 
 
 def _replacement(name: str, match: re.Match[str]) -> str:

@@ -5,7 +5,9 @@ take two steps in another order. Agent/Tool turns of both sides are aligned by d
 (an edit distance) whose match cost is the real turn score — a turn that passes costs 0, a failing
 pair 1–2 by how much failed — and whose gaps cost 1: a predicted call with no gold counterpart is
 `unexpected_action` (free, and left out of scoring, when its tool is listed in
-`metadata.read_only_tools`), a gold turn nothing matched is `missing_action`. Turns of one
+`metadata.read_only_tools` — unless the call failed: a failed attempt with no counterpart, such as
+the one before a successful retry, is `tool_execution_error`), a gold turn nothing matched is
+`missing_action`. Turns of one
 `OrderInvariant_` group keep their tags, so the dialog scorer then re-pairs them by best assignment.
 User turns of the live side are kept as context. Conversations larger than `max_cells` pairs are
 aligned position by position instead (bounded cost).
@@ -65,7 +67,7 @@ def align_to_gold(
                 rows.append(_row(len(rows) + 1, g, None, ()))
             order += 1
             g = pair_of_pred.get(id(t))
-            if g is None and _tool(t) in read_only:
+            if g is None and _tool(t) in read_only and not _failed(t):
                 read_only_extra += 1
                 continue
         else:
@@ -99,6 +101,10 @@ def _tool(t: DialogTurn) -> str | None:
     return join_tool_name(t.predict_turn) if isinstance(t.predict_turn, ActionContent) else None
 
 
+def _failed(t: DialogTurn) -> bool:
+    return isinstance(t.predict_turn, ActionContent) and bool(t.predict_turn.error)
+
+
 def _positional(
     preds: Sequence[DialogTurn], golds: Sequence[DialogTurn]
 ) -> list[tuple[DialogTurn | None, DialogTurn | None]]:
@@ -116,7 +122,7 @@ def _dp(
 ) -> list[tuple[DialogTurn | None, DialogTurn | None]]:
     n, m = len(preds), len(golds)
     match = [[_cost(ladder, g, p, vocabulary, schemas) for g in golds] for p in preds]
-    skip = [0.0 if _tool(p) in read_only else GAP for p in preds]
+    skip = [0.0 if _tool(p) in read_only and not _failed(p) else GAP for p in preds]
     inf = float("inf")
     best = [[inf] * (m + 1) for _ in range(n + 1)]
     best[0][0] = 0.0

@@ -122,7 +122,11 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
                 uncovered.append(part)
     else:
         part_scores.append(whole.score or 0.0)
-    mismatches.extend(Mismatch("response", text, None, "value") for _, text in absent)
+    # an absent fact is reported with the gold part it belongs to, so attribution can see that the whole
+    # part went missing (a reply that skips what a failed call should have produced)
+    mismatches.extend(
+        Mismatch("response", next((p for p in parts if text in p), text), None, "value") for _, text in absent
+    )
 
     completeness_fields = tuple(uncovered) or tuple(text for _, text in absent)
     if completeness_fields:

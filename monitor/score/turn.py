@@ -67,12 +67,14 @@ def score_turn(
         what = (
             f"{predicted.tool_id}.{predicted.action}" if isinstance(predicted, ActionContent) else "a reply"
         )
+        if isinstance(predicted, ActionContent) and predicted.error:  # a failed attempt, e.g. before a retry
+            reason = FailureReason.TOOL_EXECUTION_ERROR
+            detail = f"{what} failed ({predicted.error}) and no reference turn is left for it"
+        else:
+            reason = FailureReason.UNEXPECTED_ACTION
+            detail = f"{what} has no counterpart in the reference and its tool is not read-only"
         check = Check(
-            sub_metric=SubMetric.STRUCTURAL,
-            passed=False,
-            failure_reason=FailureReason.UNEXPECTED_ACTION,
-            fields=(what,),
-            detail=f"{what} has no counterpart in the reference and its tool is not read-only",
+            sub_metric=SubMetric.STRUCTURAL, passed=False, failure_reason=reason, fields=(what,), detail=detail
         )
         return finish_checks(_only(check), (), (Mismatch("turn", None, what, "structure"),))
     if predicted is None:
@@ -190,6 +192,17 @@ def _score_action(
         )
     else:
         truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=value_score)
+    if predicted.error and not gold.error and completeness.passed and truthfulness.passed:
+        # the right call, and it failed: the chain broke here (a wrong argument that made it fail is
+        # reported as the argument's failure instead, being the more specific cause)
+        structural = Check(
+            sub_metric=SubMetric.STRUCTURAL,
+            passed=False,
+            failure_reason=FailureReason.TOOL_EXECUTION_ERROR,
+            score=0.0,
+            fields=("error",),
+            detail=f"the call failed: {predicted.error}",
+        )
     return finish_checks((structural, completeness, truthfulness), tuple(comparisons), tuple(mismatches))
 
 

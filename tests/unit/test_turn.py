@@ -190,3 +190,21 @@ def test_user_turns_bound_chains_and_are_not_scored(ladder: Ladder) -> None:
     assert [(c.turns, c.length) for c in report.chains] == [((2, 3, 4), 2), ((6,), 1)]
     assert set(report.chain_lengths) == {"1", "2"} and report.success_rate == 1.0
     assert report.turns[2].depends_on == (3,)  # the reply reports the ticket the call created
+
+
+def test_the_right_call_that_failed_is_a_tool_execution_error(ladder: Ladder) -> None:
+    from monitor.model import ActionContent
+    from monitor.score.turn import score_turn
+
+    gold = ActionContent(
+        tool_id="orders", action="apply_credit", args={"amount": 10}, result={"credit_id": "cr_1"}
+    )
+    failed = ActionContent(tool_id="orders", action="apply_credit", args={"amount": 10}, error="TimeoutError")
+    assert score_turn(ladder, gold, failed).failure_reason == FailureReason.TOOL_EXECUTION_ERROR
+    # a wrong argument that made it fail is the more specific cause
+    wrong = failed.model_copy(update={"args": {"amount": 100}})
+    assert score_turn(ladder, gold, wrong).failure_reason == FailureReason.INCONSISTENT_PARAMETER_VALUES
+    # a failed attempt with no reference turn left (the one before a retry) says it failed
+    assert score_turn(ladder, None, failed).failure_reason == FailureReason.TOOL_EXECUTION_ERROR
+    # and reports of calls that worked do not grow an `error` field
+    assert "error" not in gold.model_dump() and failed.model_dump()["error"] == "TimeoutError"
