@@ -160,7 +160,107 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--quantize", choices=["int8"], help="int8 dynamic quantization (per-channel)")
     e.add_argument("--model-id", help="model id recorded in the model card (default: from the folder name)")
     e.set_defaults(handler=_cmd_export)
+
+    lg = sub.add_parser(
+        "loadgen",
+        help="generate agent traffic with known verdicts: OTLP requests, gold references, truth",
+        description=(
+            "Writes <out>/gold/references.jsonl and <out>/truth.jsonl, and the traffic to --send "
+            "(default <out>/traffic: one .pb request per file, for `replay`). Check the monitor's reports "
+            "against the truth with `agent-monitor loadgen --check REPORTS --out DIR`."
+        ),
+    )
+    lg.add_argument("--out", type=Path, required=True, help="folder for gold/, truth.jsonl and traffic/")
+    lg.add_argument("--conversations", type=int, default=1000, help="how many (default 1000)")
+    lg.add_argument("--seed", type=int, default=7, help="same seed, same traffic (default 7)")
+    lg.add_argument("--rate", type=float, default=50.0, help="conversations started per second (default 50)")
+    lg.add_argument(
+        "--fault-rate", type=float, default=0.5, help="chance an exchange has a fault (default 0.5)"
+    )
+    lg.add_argument(
+        "--references", type=int, default=60, help="gold variants per scenario family (default 60)"
+    )
+    lg.add_argument(
+        "--conventions",
+        default="genai,genai-events,strands,openinference",
+        help="span shapes, comma-separated",
+    )
+    lg.add_argument("--late-fraction", type=float, default=0.02, help="spans delivered late (default 0.02)")
+    lg.add_argument(
+        "--time-scale", type=float, default=1.0, help="multiplies simulated durations (default 1)"
+    )
+    lg.add_argument("--no-end-marker", action="store_true", help="let inactivity close conversations")
+    lg.add_argument(
+        "--send",
+        help="http://host:4318, grpc://host:4317 or kafka://bootstrap/topic: send, paced in real time",
+    )
+    lg.add_argument("--check", type=Path, help="a JSONL reports file to score against <out>/truth.jsonl")
+    lg.set_defaults(handler=_cmd_loadgen)
     return p
+
+
+# -- loadgen ----------------------------------------------------------------------------------
+
+
+def _cmd_loadgen(args: argparse.Namespace) -> int:
+    import dataclasses
+    import time
+
+    from monitor.loadgen.send import deliver, write_references, write_truth
+    from monitor.loadgen.traffic import LoadConfig, Traffic
+
+    if args.check is not None:
+        return _check_loadgen(args.check, args.out / "truth.jsonl")
+    conventions = tuple(c.strip() for c in args.conventions.split(",") if c.strip())
+    live = args.send is not None and not args.send.startswith(("file:", "/", "."))
+    try:
+        config = LoadConfig(
+            conversations=args.conversations, seed=args.seed, rate=args.rate, references=args.references,
+            fault_rate=args.fault_rate, conventions=conventions, late_fraction=args.late_fraction,
+            time_scale=args.time_scale, end_marker=not args.no_end_marker,
+        )  # fmt: skip
+        if live:
+            config = dataclasses.replace(config, start_ns=time.time_ns())
+        traffic = Traffic(config)
+    except ValueError as exc:
+        raise InputError("--conventions", str(exc)) from exc
+    refs = write_references(traffic.all_references(), args.out / "gold" / "references.jsonl")
+    truth: list[dict[str, Any]] = []
+    target = args.send or str(args.out / "traffic")
+    done = deliver(traffic.requests(truth), target, paced=live, start_ns=config.start_ns)
+    write_truth(truth, args.out / "truth.jsonl")
+    print(
+        f"loadgen: {len(truth)} conversations, {done.spans} spans in {done.requests} requests "
+        f"({done.bytes / 1e6:.1f} MB) to {target}; {refs} references in {args.out / 'gold'}; "
+        f"truth in {args.out / 'truth.jsonl'}" + (f"; {done.failed} requests refused" if done.failed else ""),
+        file=sys.stderr,
+    )
+    return EXIT_OK if not done.failed else EXIT_BAD_INPUT
+
+
+def _check_loadgen(reports_path: Path, truth_path: Path) -> int:
+    from monitor.loadgen.evaluate import evaluate, latest_reports
+
+    truth = _read_jsonl(truth_path)
+    reports = latest_reports(_read_jsonl(reports_path))
+    print(json.dumps(evaluate(truth, reports).summary(), indent=2))
+    return EXIT_OK
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read ({exc.strerror})") from exc
+    out = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{n}", f"not JSON ({exc.msg} at column {exc.colno})") from exc
+    return out
 
 
 # -- score ------------------------------------------------------------------------------------
