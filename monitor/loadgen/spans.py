@@ -48,6 +48,7 @@ class TimedSpan:
     convention: str
     agent: str
     conversation_id: str
+    closes: bool = False  # carries the end marker
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,9 @@ def render(
         root = _agent(
             convention, trace_id, root_id, inv_start, t, agent, conv, user.text, reply, last and end_marker
         )
-        for span in (*children, root):
+        for span in children:
             out.append(TimedSpan(span, convention, agent, conv.conversation_id))
+        out.append(TimedSpan(root, convention, agent, conv.conversation_id, closes=last and end_marker))
         t += _ns(rng, timing.think)
     return out
 

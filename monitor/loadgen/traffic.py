@@ -59,6 +59,7 @@ class Request:
     body: ExportTraceServiceRequest
     spans: int
     conversations: set[str] = field(default_factory=set)
+    closes: set[str] = field(default_factory=set)  # conversations whose end-marker span is in this request
 
     def encode(self) -> bytes:
         return self.body.SerializeToString()
@@ -156,7 +157,8 @@ class Traffic:
                 ss.scope.name = SCOPES[s.convention]
                 groups[key] = ss
             groups[key].spans.append(s.span)
-        return Request(when, body, len(spans), {s.conversation_id for s in spans})
+        closes = {s.conversation_id for s in spans if s.closes}
+        return Request(when, body, len(spans), {s.conversation_id for s in spans}, closes)
 
 
 def _scaled(bounds: tuple[float, float], scale: float) -> tuple[float, float]:
