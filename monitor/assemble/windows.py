@@ -57,10 +57,12 @@ class WindowStore:
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
+        self.marked: dict[str, None] = {}  # ended by a marker in the request being added (in order)
         self.spans_dropped = 0
 
     def add(self, span: AgentSpan) -> list[Closed]:
-        """Add one span; returns conversations that must close now (eviction, end marker)."""
+        """Add one span; returns conversations that must close now (eviction). An end marker closes its
+        conversation at `close_marked`, after the rest of the request."""
         trace_key = f"trace:{span.span.trace_id}"
         cid = span.conversation_id or self.trace_owner.get(span.span.trace_id) or trace_key
         out: list[Closed] = []
@@ -105,8 +107,14 @@ class WindowStore:
         conv.first_ns = min(conv.first_ns, span.span.start_ns) if conv.spans else span.span.start_ns
         conv.last_ns = max(conv.last_ns, span.span.end_ns)
         if span.end_marker:
-            self.open.pop(cid)
-            out.append(self._close(conv, "end_marker"))
+            self.marked[cid] = None
+        return out
+
+    def close_marked(self) -> list[Closed]:
+        """Close the conversations an end marker ended. Called once the whole request is added: spans
+        of one request arrive in any order, and the marker's own request still belongs to it."""
+        out = [self._close(self.open.pop(cid), "end_marker") for cid in self.marked if cid in self.open]
+        self.marked.clear()
         return out
 
     def _own_trace(self, trace_id: str, cid: str) -> None:

@@ -2,8 +2,9 @@
 
 Live chains rarely match gold turn for turn: the agent may look something up twice, skip a step, or
 take two steps in another order. Agent/Tool turns of both sides are aligned by dynamic programming
-(an edit distance) whose match cost is the real turn score — a turn that passes costs 0, a failing
-pair 1–2 by how much failed — and whose gaps cost 1: a predicted call with no gold counterpart is
+(an edit distance) whose match cost is the real turn score for calls — a call that passes costs 0, a
+failing pair 1–2 by how much failed — and word overlap for replies (then scored in full), and whose
+gaps cost 1: a predicted call with no gold counterpart is
 `unexpected_action` (free, and left out of scoring, when its tool is listed in
 `metadata.read_only_tools` — unless the call failed: a failed attempt with no counterpart, such as
 the one before a successful retry, is `tool_execution_error`), a gold turn nothing matched is
@@ -20,10 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.assemble.turns import join_tool_name
-from monitor.model import ActionContent, Dialog, DialogTurn
+from monitor.model import ActionContent, Dialog, DialogTurn, ResponseContent
 from monitor.score.dialog import dialog_vocabulary
 from monitor.score.ladder import Ladder
 from monitor.score.turn import score_turn
+from monitor.score.values import content_words
 
 GAP = 1.0
 
@@ -105,6 +107,17 @@ def _failed(t: DialogTurn) -> bool:
     return isinstance(t.predict_turn, ActionContent) and bool(t.predict_turn.error)
 
 
+def _reply_cost(gold: str, predicted: str) -> float:
+    """Which live reply answers which gold reply: word overlap is enough to place it (replies sit between
+    the calls that anchor the alignment); the reply is then scored in full, embeddings included. Scoring
+    every reply against every gold reply here cost more than the rest of the pipeline."""
+    g, p = set(content_words(gold)), set(content_words(predicted))
+    if g == p:
+        return 0.0
+    overlap = len(g & p) / len(g | p)
+    return 1.9 - 0.8 * overlap
+
+
 def _positional(
     preds: Sequence[DialogTurn], golds: Sequence[DialogTurn]
 ) -> list[tuple[DialogTurn | None, DialogTurn | None]]:
@@ -155,5 +168,7 @@ def _cost(
 ) -> float:
     if isinstance(gold.gold_turn, ActionContent) != isinstance(pred.predict_turn, ActionContent):
         return 1.95
+    if isinstance(gold.gold_turn, ResponseContent) and isinstance(pred.predict_turn, ResponseContent):
+        return _reply_cost(gold.gold_turn.response, pred.predict_turn.response)
     s = score_turn(ladder, gold.gold_turn, pred.predict_turn, vocabulary, schemas)
     return 0.0 if s.success else 1.9 - 0.8 * s.partial

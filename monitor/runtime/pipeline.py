@@ -102,6 +102,7 @@ class Pipeline:
             self.stats[f"spans_{agent_span.convention}"] += 1
             closed += self.store.add(agent_span)
             self.watermark_ns = max(self.watermark_ns, agent_span.span.end_ns)
+        closed += self.store.close_marked()
         closed += self.store.advance(self.watermark_ns)
         return self._emit(closed)
 

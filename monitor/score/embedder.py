@@ -115,6 +115,11 @@ class OnnxEmbedder:
         return out
 
     def prefetch(self, texts: Iterable[str]) -> None:
+        """Embed texts ahead in batches. In `exact_per_text` mode each text runs alone anyway, so nothing
+        is gained by running it early, and much is lost when a cheaper rung then decides the comparison:
+        prefetch is skipped and a text is embedded only when a comparison reaches the embedding rung."""
+        if self._config.exact_per_text:
+            return
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         for start in range(0, len(missing), self._config.batch_size):
             self._embed_batch(missing[start : start + self._config.batch_size])

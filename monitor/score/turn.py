@@ -74,7 +74,11 @@ def score_turn(
             reason = FailureReason.UNEXPECTED_ACTION
             detail = f"{what} has no counterpart in the reference and its tool is not read-only"
         check = Check(
-            sub_metric=SubMetric.STRUCTURAL, passed=False, failure_reason=reason, fields=(what,), detail=detail
+            sub_metric=SubMetric.STRUCTURAL,
+            passed=False,
+            failure_reason=reason,
+            fields=(what,),
+            detail=detail,
         )
         return finish_checks(_only(check), (), (Mismatch("turn", None, what, "structure"),))
     if predicted is None:

@@ -26,11 +26,14 @@ def test_inactivity_on_event_time() -> None:
     assert (closed.conversation.conversation_id, closed.closed_by) == ("a", "inactivity")
 
 
-def test_end_marker_closes_at_once() -> None:
+def test_end_marker_closes_at_the_end_of_its_request() -> None:
     store = WindowStore(WindowConfig())
     store.add(agent_span("a", 0))
-    [closed] = store.add(agent_span("a", 1, end=True))
-    assert closed.closed_by == "end_marker" and len(closed.conversation.spans) == 2
+    assert store.add(agent_span("a", 2, end=True)) == []
+    store.add(agent_span("a", 1))  # the same request delivered a span after the marker
+    [closed] = store.close_marked()
+    assert closed.closed_by == "end_marker" and len(closed.conversation.spans) == 3
+    assert store.close_marked() == [] and not store.open
 
 
 def test_max_age() -> None:
