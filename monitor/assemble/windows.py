@@ -23,6 +23,8 @@ Invariant: every span added is either in exactly one reported conversation or co
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -57,6 +59,10 @@ class WindowStore:
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
+        # (earliest possible close, seq, id, the conversation object): one entry per open conversation,
+        # so a watermark costs O(what closes · log n), not a scan of every open conversation
+        self._due: list[tuple[int, int, str, OpenConversation]] = []
+        self._seq = itertools.count()
         self.marked: dict[str, None] = {}  # ended by a marker in the request being added (in order)
         self.spans_dropped = 0
 
@@ -89,11 +95,13 @@ class WindowStore:
                 self.evictions += 1
                 out.append(self._close(victim, "evicted"))
             self.open[cid] = conv
+            heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
         self.open.move_to_end(cid)
         if span.span.span_id in conv.span_ids:  # a re-delivered span (at-least-once sources): already here
             self.duplicates += 1
             return out
         conv.span_ids.add(span.span.span_id)
+        first_before = conv.first_ns
         if len(conv.spans) >= self.config.max_spans:
             conv.spans_dropped += 1
             self.spans_dropped += 1
@@ -106,6 +114,8 @@ class WindowStore:
             conv.last_ns = max(conv.last_ns, pending.last_ns)
         conv.first_ns = min(conv.first_ns, span.span.start_ns) if conv.spans else span.span.start_ns
         conv.last_ns = max(conv.last_ns, span.span.end_ns)
+        if conv.first_ns < first_before:  # an earlier start moves the max-age deadline earlier
+            heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
         if span.end_marker:
             self.marked[cid] = None
         return out
@@ -128,17 +138,29 @@ class WindowStore:
         out = []
         gap = int(self.config.inactivity_s * 1e9)
         age = int(self.config.max_age_s * 1e9)
-        for cid in list(self.open):
-            conv = self.open[cid]
+        while self._due and self._due[0][0] <= watermark_ns:
+            _, _, cid, conv = heapq.heappop(self._due)
+            if self.open.get(cid) is not conv:  # closed, evicted, merged or reopened since: stale entry
+                continue
             if watermark_ns - conv.last_ns >= gap:
                 out.append(self._close(self.open.pop(cid), "inactivity"))
             elif watermark_ns - conv.first_ns >= age:
                 out.append(self._close(self.open.pop(cid), "max_age"))
+            else:  # it saw spans since this entry was made: due later
+                heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
         return out
+
+    def _deadline(self, conv: OpenConversation) -> int:
+        """The earliest watermark that may close `conv`; only grows as spans arrive, so never too late."""
+        return min(
+            conv.last_ns + int(self.config.inactivity_s * 1e9),
+            conv.first_ns + int(self.config.max_age_s * 1e9),
+        )
 
     def flush(self, reason: str = "end_of_input") -> list[Closed]:
         out = [self._close(conv, reason) for conv in self.open.values()]
         self.open.clear()
+        self._due.clear()
         return out
 
     def _close(self, conv: OpenConversation, reason: str) -> Closed:

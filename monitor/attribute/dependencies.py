@@ -108,15 +108,17 @@ def _data_flow(turns: Sequence[TurnFlow], side: str, deps: Dependencies) -> None
         if content is None:
             continue
         consumed = consumed_texts(content)
+        padded = [f" {text} " for text in consumed]  # `contains` on normalized values, without re-normalizing
         for earlier, values in introduced:
-            if any(contains(text, v) for v in values for text in consumed):
+            if any(f" {v} " in text for v in values for text in padded):
                 deps.add(t.turn_no, earlier, "data_flow")
         own_inputs = {normalize_text(v) for v in consumed}
         if t.role == "User":
             seen |= own_inputs | {normalize_text(w) for text in consumed for w in text.split()}
             continue
         new = {v for v in produced_texts(content) if significant(v) and v not in seen and v not in own_inputs}
-        new = {v for v in new if not any(contains(i, v) for i in own_inputs)}
+        padded_inputs = [f" {i} " for i in own_inputs]
+        new = {v for v in new if not any(f" {v} " in i for i in padded_inputs)}
         if new:
             introduced.append((t.turn_no, new))
         seen |= own_inputs | new
