@@ -8,6 +8,7 @@ DESIGN.md: fields are only ever added, never renamed.
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -18,6 +19,7 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     Tag,
+    field_validator,
     model_serializer,
 )
 
@@ -357,6 +359,12 @@ class Message(BaseModel):
     text: str | None = None
     tool_calls: tuple[ToolCallRef, ...] = ()
     tool_call_id: str | None = Field(default=None, description="for role tool: the call this answers")
+
+    @field_validator("text")
+    @classmethod
+    def _shared(cls, text: str | None) -> str | None:
+        """Frameworks resend the whole history on every model call: one copy of each text per process."""
+        return sys.intern(text) if text is not None else None
 
 
 class ToolInvocation(BaseModel):

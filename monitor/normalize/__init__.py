@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Span
-from monitor.normalize.common import identity
+from monitor.normalize.common import bare, identity
 from monitor.normalize.genai import is_genai, normalize_genai
 from monitor.normalize.openinference import is_openinference, normalize_openinference
 from monitor.normalize.strands import is_strands, normalize_strands
@@ -30,7 +30,7 @@ def normalize_span(span: Span, config: NormalizeConfig | None = None) -> AgentSp
         return normalize_genai(span, config)
     who = identity(span, config)
     return AgentSpan(
-        span=span,
+        span=bare(span),
         convention="unknown",
         kind="other",
         conversation_id=who.conversation_id,

@@ -229,6 +229,38 @@ def tool_definitions(*values: Any) -> dict[str, Any]:
     return out
 
 
+_SHARED: dict[tuple[Any, ...], Message] = {}
+_SHARED_MAX = 20_000
+
+
+def shared(message: Message) -> Message:
+    """One object for equal messages. Frameworks resend the whole history on every model call, so an
+    open conversation would otherwise hold each message once per later call. Messages are immutable;
+    the table is bounded (cleared when full) and plain dict operations keep it safe across threads."""
+    key = (
+        message.role,
+        message.text,
+        message.tool_call_id,
+        tuple(
+            (c.call_id, c.name, json.dumps(c.arguments, sort_keys=True, default=str))
+            for c in message.tool_calls
+        ),
+    )
+    found = _SHARED.get(key)
+    if found is not None:
+        return found
+    if len(_SHARED) >= _SHARED_MAX:
+        _SHARED.clear()
+    _SHARED[key] = message
+    return message
+
+
+def bare(span: Span) -> Span:
+    """The span without what normalization has read out of it (attributes, events, resource): an open
+    conversation holds its spans until it is scored, and the raw attributes repeat every message."""
+    return span.model_copy(update={"attributes": {}, "events": (), "resource": {}})
+
+
 def build_agent_span(
     span: Span,
     who: Identity,
@@ -243,7 +275,7 @@ def build_agent_span(
 ) -> AgentSpan:
     """The one place every adapter's findings become an `AgentSpan`."""
     return AgentSpan(
-        span=span,
+        span=bare(span),
         convention=convention,
         kind=kind,
         conversation_id=who.conversation_id,
@@ -251,8 +283,8 @@ def build_agent_span(
         agent=who.agent,
         release=who.release,
         tool=tool,
-        input_messages=tuple(inputs),
-        output_messages=tuple(outputs),
+        input_messages=tuple(shared(m) for m in inputs),
+        output_messages=tuple(shared(m) for m in outputs),
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         end_marker=who.end_marker,
