@@ -233,16 +233,22 @@ def dialog_vocabulary(dialog: Dialog) -> frozenset[str]:
 
 
 def texts_to_embed(dialogs: Iterable[Dialog]) -> list[str]:
-    """Every text a scoring run may embed, so the embedder can batch across turns and dialogs."""
+    """Every text a scoring run may embed, so the embedder can batch across turns and dialogs: both sides
+    of replies and argument values that differ (what is equal is decided by the exact rung, unembedded)."""
     texts: list[str] = []
     for dialog in dialogs:
         for t in dialog.turns:
-            for content in (t.gold_turn, t.predict_turn):
-                if isinstance(content, ResponseContent):
-                    texts.append(content.response)
-                    texts.extend(split_parts(content.response))
-                elif isinstance(content, ActionContent):
-                    texts.extend(v for v in content.args.values() if isinstance(v, str))
+            gold, pred = t.gold_turn, t.predict_turn
+            if isinstance(gold, ResponseContent) and isinstance(pred, ResponseContent):
+                if gold.response != pred.response:
+                    for content in (gold, pred):
+                        texts.append(content.response)
+                        texts.extend(split_parts(content.response))
+            elif isinstance(gold, ActionContent) and isinstance(pred, ActionContent):
+                for k, g in gold.args.items():
+                    p = pred.args.get(k)
+                    if isinstance(g, str) and isinstance(p, str) and g != p:
+                        texts += [g, p]
     return texts
 
 

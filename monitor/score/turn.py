@@ -166,7 +166,11 @@ def _score_action(
     shared = [k for k in gold.args if k in predicted.args]
     if ladder.scorer is not None:
         ladder.scorer.prefetch(
-            t for k in shared for t in (gold.args[k], predicted.args[k]) if isinstance(t, str)
+            t
+            for k in shared
+            if gold.args[k] != predicted.args[k]
+            for t in (gold.args[k], predicted.args[k])
+            if isinstance(t, str)
         )
     comparisons = [ladder.compare(k, gold.args[k], predicted.args[k], enums.get(k, ())) for k in shared]
     wrong = [c for c in comparisons if not c.equal]
