@@ -5,6 +5,7 @@ assertions; the table and a JSON file are the output.
     .venv/bin/python -m bench.pipeline                       # the suite (about 10 minutes on 2 cores)
     .venv/bin/python -m bench.pipeline --quick               # a smaller run of the same measurements
     .venv/bin/python -m bench.pipeline --scale 100000        # also the 100k-conversation point
+    .venv/bin/python -m bench.pipeline --scale-only 100000   # only that point
     .venv/bin/python -m bench.pipeline --soak 300            # only the soak: fixed rate, fixed time
 
 Measured, on generated traffic (`monitor.loadgen`, seed fixed):
@@ -363,14 +364,7 @@ def suite(quick: bool, scale: int) -> dict[str, Any]:
     points = [1000, 10000]
     if scale > points[-1]:
         points.append(scale)
-    scaling = {}
-    for size in points:
-        t, reqs, _ = generate(size, seed=17)
-        r = replay(reqs, references(t), ladder("exact", None))
-        r.pop("_reports")
-        scaling[str(size)] = {"replay_exact_spans_per_s": r["spans_per_s"], **open_memory(size)}
-        print(f"scaling {size}: {scaling[str(size)]}", file=sys.stderr)
-    results["scaling"] = scaling
+    results["scaling"] = scaling(points)
 
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "a").mkdir()
@@ -381,6 +375,18 @@ def suite(quick: bool, scale: int) -> dict[str, Any]:
         print(f"close to report: {results['close_to_report']}", file=sys.stderr)
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return results
+
+
+def scaling(points: list[int]) -> dict[str, Any]:
+    out = {}
+    for size in points:
+        t, reqs, _ = generate(size, seed=17)
+        r = replay(reqs, references(t), ladder("exact", None))
+        r.pop("_reports")
+        del reqs
+        out[str(size)] = {"replay_exact_spans_per_s": r["spans_per_s"], **open_memory(size)}
+        print(f"scaling {size}: {out[str(size)]}", file=sys.stderr)
+    return out
 
 
 def table(results: dict[str, Any]) -> str:
@@ -430,6 +436,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="smaller sizes, same measurements")
     p.add_argument("--scale", type=int, default=0, help="add this many conversations to the scaling points")
+    p.add_argument(
+        "--scale-only", type=int, default=0, help="only the scaling point of this many conversations"
+    )
     p.add_argument("--soak", type=float, default=0, help="only the soak, for this many seconds")
     p.add_argument("--soak-rate", type=float, default=10.0, help="conversations per second in the soak")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "pipeline.json")
@@ -438,6 +447,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             results = {"soak": soak(Path(tmp), args.soak, args.soak_rate)}
         args.out = args.out.with_name("soak.json") if args.out.name == "pipeline.json" else args.out
+    elif args.scale_only:
+        results = {"scaling": scaling([args.scale_only])}
+        if args.out.name == "pipeline.json":
+            args.out = args.out.with_name(f"scaling-{args.scale_only}.json")
     else:
         results = suite(args.quick, args.scale)
     args.out.parent.mkdir(parents=True, exist_ok=True)

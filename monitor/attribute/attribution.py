@@ -8,8 +8,8 @@ A failed turn is a cascade when it depends on an earlier failed turn and *every*
 is explained by what it consumed from a failed turn:
 - a wrong or missing value is explained when the value produced contains something the failed turn
   got wrong or returned (its wrong argument values, its result), or the gold value contains what the
-  failed turn should have produced (its gold values, its gold result) — "EU profit chart" after a
-  `metric: profit` error;
+  failed turn should have produced (its gold values, its gold result), or is a distinctive word of it
+  (`units` of `units_sold`) — "EU profit chart" after a `metric: profit` error;
 - when the failed turn recorded no output to trace (no result), an explicit `depends_on` is trusted
   for value mismatches;
 - a value replaced exactly as the failed turn replaced it (gold "3" → "2" in both) is explained,
@@ -116,8 +116,8 @@ def _explains(upstream: Outcome, item: Mismatch, turn: Outcome, direct: bool = T
     produced = _texts(item.predicted)
     expected = _texts(item.gold)
     if any(contains(p, w) for p in produced for w in wrong) or any(
-        contains(e, s) for e in expected for s in should
-    ):
+        contains(e, s) or (significant(e) and contains(s, e)) for e in expected for s in should
+    ):  # the gold value holds what the failed turn should have produced, or is a word of it ('units')
         return True
     traceable = _has_output(upstream.flow.predicted) or _has_output(upstream.flow.gold)
     return direct and not traceable and upstream.flow.turn_no in turn.flow.explicit
