@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -257,7 +258,7 @@ def test_tls_on_both_receivers(ladder: Ladder, self_signed: tuple[Path, Path]) -
     try:
         https = running.http.replace("http://", "https://")
         body = fixture_bytes("strands", "correct")
-        with httpx.Client(verify=str(cert)) as client:
+        with httpx.Client(verify=ssl.create_default_context(cafile=str(cert))) as client:
             assert (
                 client.post(f"{https}/v1/traces", content=body, headers={"Content-Type": PB}).status_code
                 == 200
