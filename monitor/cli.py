@@ -187,6 +187,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     lg.add_argument("--late-fraction", type=float, default=0.02, help="spans delivered late (default 0.02)")
     lg.add_argument(
+        "--batch-spans",
+        type=int,
+        default=512,
+        help="spans per export request at most (default 512, as the SDK)",
+    )
+    lg.add_argument(
         "--time-scale", type=float, default=1.0, help="multiplies simulated durations (default 1)"
     )
     lg.add_argument("--no-end-marker", action="store_true", help="let inactivity close conversations")
@@ -217,6 +223,7 @@ def _cmd_loadgen(args: argparse.Namespace) -> int:
         config = LoadConfig(
             conversations=args.conversations, seed=args.seed, rate=args.rate, references=args.references,
             fault_rate=args.fault_rate, conventions=conventions, late_fraction=args.late_fraction,
+            batch_spans=args.batch_spans,
             time_scale=args.time_scale, end_marker=not args.no_end_marker,
         )  # fmt: skip
         if live:

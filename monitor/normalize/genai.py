@@ -11,6 +11,8 @@ status. Strands Agents builds on this module (strands.py) for its content-block 
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Callable
 from typing import Any
 
@@ -108,7 +110,13 @@ def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
             fn = call.get("function", call)
             args, _ = json_arguments(fn.get("arguments"))
             calls.append({"call_id": call.get("id"), "name": str(fn.get("name", "")), "arguments": args})
-    text = content if isinstance(content, str) else None if content is None else str(content)
+    text = (
+        content
+        if isinstance(content, str)
+        else None
+        if content is None
+        else json.dumps(content, ensure_ascii=False, sort_keys=True)  # a tool result object stays JSON
+    )
     from monitor.model import ToolCallRef
 
     return [

@@ -5,7 +5,11 @@ writes it (one ExportTraceServiceRequest per message, `otlp_proto` or `otlp_json
 message, any key), decodes and normalizes, and produces every span, keyed by its conversation id, to
 `kafka.internal_topic` (the repartition pattern: a conversation then lives on exactly one scoring
 replica). Spans without a conversation id take the conversation of their trace when this ingest
-replica has seen it named, else `trace:<id>`. Poison messages (undecodable, oversized) go to
+replica has seen it named, else `trace:<id>`. Exporters send a trace's children before its root (the
+root ends last), often in another request, and only the root may carry the conversation id: so the
+first time an ingest replica sees a trace named, it also produces a *link* (`aem.kind: link`, keyed
+`trace:<id>`) to the replica that holds that trace's early spans, which sends them on under their
+conversation's key (and forwards later ones straight away). Poison messages (undecodable, oversized) go to
 `kafka.dead_letter_topic` with headers `aem.error`, `aem.source.topic`, `aem.source.partition`,
 `aem.source.offset`; they never stop the consumer. Offsets are committed after the produced spans
 are flushed (at-least-once; the scoring stage drops re-delivered spans by span id).
@@ -29,6 +33,7 @@ producer; any librdkafka setting passes through from `kafka.librdkafka` (values 
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -88,6 +93,7 @@ class IngestStage:
         ))  # fmt: skip
         self.producer = Producer(client_config(config, **{"enable.idempotence": True, "linger.ms": 5}))
         self.trace_owner: OrderedDict[str, str] = OrderedDict()
+        self.linked: OrderedDict[str, None] = OrderedDict()  # traces this replica has sent a link for
         self._last_commit = time.monotonic()
         self._pending = False
 
@@ -121,6 +127,7 @@ class IngestStage:
             if n.conversation_id:
                 self.trace_owner[n.span.trace_id] = n.conversation_id
                 self.trace_owner.move_to_end(n.span.trace_id)
+                self._link(n.span.trace_id, n.conversation_id)
         while len(self.trace_owner) > 100_000:
             self.trace_owner.popitem(last=False)
         for n in named:
@@ -132,6 +139,19 @@ class IngestStage:
             )
         self.producer.poll(0)
         self.stats["kafka_spans_repartitioned"] = self.stats.get("kafka_spans_repartitioned", 0) + len(named)
+
+    def _link(self, trace_id: str, conversation_id: str) -> None:
+        """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
+        if trace_id in self.linked:
+            return
+        self.linked[trace_id] = None
+        while len(self.linked) > 100_000:
+            self.linked.popitem(last=False)
+        self.producer.produce(
+            self.config.internal_topic, key=f"trace:{trace_id}".encode(),
+            value=json.dumps({"trace_id": trace_id, "conversation_id": conversation_id}).encode(),
+            headers=[("aem.kind", b"link")],
+        )  # fmt: skip
 
     def _dead_letter(self, msg: Message, error: str) -> None:
         headers: list[tuple[str, str | bytes | None]] = [
@@ -174,6 +194,7 @@ class ScoreStage:
         ))  # fmt: skip
         self.producer = Producer(client_config(config, **{"enable.idempotence": True, "linger.ms": 5}))
         self.open_at: dict[str, tuple[int, int]] = {}  # conversation -> (partition, first offset)
+        self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
         self.held: dict[str, tuple[int, int, float]] = {}  # reported, still within late_grace_s
         self.consumed: dict[int, int] = {}  # partition -> next offset to read
         self.committed: dict[int, int] = {}
@@ -215,6 +236,11 @@ class ScoreStage:
             return
         partition, offset = msg.partition(), msg.offset()
         assert partition is not None and offset is not None, "a consumed message has a partition and offset"
+        if ("aem.kind", b"link") in (msg.headers() or []):
+            self._follow_link(msg.value() or b"")
+            with self._lock:
+                self.consumed[partition] = offset + 1
+            return
         try:
             span = AgentSpan.model_validate_json(msg.value() or b"")
         except ValueError as exc:
@@ -224,10 +250,48 @@ class ScoreStage:
             self.consumed[partition] = offset + 1
             return
         cid = span.conversation_id or f"trace:{span.span.trace_id}"
+        if cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
+            owner = self.links.get(span.span.trace_id)
+            if owner is not None:  # named elsewhere: on to its replica
+                self._forward([span], owner)
+                with self._lock:
+                    self.consumed[partition] = offset + 1
+                return
+            # unnamed for the window store too, so it joins its trace's conversation if that is here
+            span = span.model_copy(update={"conversation_id": None})
+            cid = self.pipeline.store.trace_owner.get(span.span.trace_id) or cid
         with self._lock:
             self.open_at.setdefault(cid, (partition, offset))
             self.consumed[partition] = offset + 1
         self.pipeline.ingest_spans([span])
+
+    def _follow_link(self, value: bytes) -> None:
+        try:
+            link = json.loads(value)
+            trace_id, owner = str(link["trace_id"]), str(link["conversation_id"])
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("score: skipping unreadable link message: %s", exc)
+            return
+        self.links[trace_id] = owner
+        self.links.move_to_end(trace_id)
+        while len(self.links) > 100_000:
+            self.links.popitem(last=False)
+        held = self.pipeline.take(f"trace:{trace_id}")
+        if held:
+            self._forward(held, owner)
+            with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
+                self.open_at.pop(f"trace:{trace_id}", None)
+
+    def _forward(self, spans: list[AgentSpan], owner: str) -> None:
+        for s in spans:
+            named = s.model_copy(update={"conversation_id": owner})
+            self.producer.produce(
+                self.config.internal_topic,
+                key=owner.encode(),
+                value=named.model_dump_json(by_alias=True).encode(),
+            )
+        self.producer.poll(0)
+        self.pipeline.stats["kafka_spans_forwarded"] += len(spans)
 
     def _closed(self, conversation_id: str) -> None:
         """A reported conversation keeps its first offset for `late_grace_s`: a late span, or a new owner after
@@ -238,8 +302,6 @@ class ScoreStage:
                 self.held[conversation_id] = (*where, time.monotonic())
 
     def _publish(self, report: dict[str, Any]) -> None:
-        import json
-
         headers: list[tuple[str, str | bytes | None]] = [
             ("aem.version", str(report.get("version", 1)).encode()),
             ("aem.spans", str(report.get("spans", 0)).encode()),

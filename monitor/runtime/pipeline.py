@@ -146,6 +146,12 @@ class Pipeline:
             self.sink(self.redact(data))
         return len(closed)
 
+    def take(self, conversation_id: str) -> list[AgentSpan]:
+        """Remove an open conversation without reporting it and return its spans (to send them on)."""
+        with self._lock:
+            conv = self.store.open.pop(conversation_id, None)
+            return list(conv.spans) if conv is not None else []
+
     def drop(self, conversation_ids: list[str]) -> None:
         """Forget open conversations without reporting them (their partition moved to another replica)."""
         with self._lock:

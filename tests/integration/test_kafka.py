@@ -160,11 +160,11 @@ class Topics:
         for f in admin.create_topics([NewTopic(self.input, 4, 1)]).values():
             f.result()
 
-    def replica(self, name: str) -> subprocess.Popen[bytes]:
+    def replica(self, name: str, gold: Path = GOLD) -> subprocess.Popen[bytes]:
         # logs go to a file: a pipe nobody reads fills up and blocks the replica on its next log line
         log = (self.broker.dir / f"{self.input}-{name}.log").open("ab")
         return subprocess.Popen(
-            [sys.executable, "-m", "monitor", "consume", "--stage", "both", "--gold", str(GOLD), "--replica", name],
+            [sys.executable, "-m", "monitor", "consume", "--stage", "both", "--gold", str(gold), "--replica", name],
             env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
         )  # fmt: skip
 
@@ -338,3 +338,45 @@ def test_poison_messages_go_to_the_dead_letter_topic_and_the_rest_is_scored(
         headers = dict(m.headers())
         assert headers["aem.source.topic"].decode() == topics.input
         assert int(headers["aem.source.partition"]) in range(4) and int(headers["aem.source.offset"]) >= 0
+
+
+def test_loadgen_over_kafka_agrees_with_the_truth(
+    broker: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`loadgen --send kafka://…` produces generated traffic into the input topic, in real time; two
+    consumer replicas score it, and the reports topic agrees with the generator's truth."""
+    from monitor.cli import main
+
+    topics = Topics(broker, "lg")
+    args = [
+        "--conversations",
+        "30",
+        "--seed",
+        "9",
+        "--rate",
+        "30",
+        "--time-scale",
+        "0.02",
+        "--references",
+        "4",
+        "--batch-spans",
+        "64",  # messages under this test's kafka.max_message_bytes (200 kB)
+    ]
+    assert main(["loadgen", "--out", str(tmp_path / "files"), *args]) == 0  # the same seed: the same gold
+    procs = [topics.replica(n, gold=tmp_path / "files" / "gold") for n in ("g1", "g2")]
+    try:
+        wait_for_group(topics)
+        target = f"kafka://{broker.bootstrap}/{topics.input}"
+        assert main(["loadgen", "--out", str(tmp_path / "live"), *args, "--send", target]) == 0
+        # forwarded early spans re-open a conversation its end marker closed: its complete report comes
+        # after the inactivity window (3 s) plus the lateness allowance (8 s)
+        messages = topics.read(topics.results, want=30, settle_s=20)
+    finally:
+        stop(*procs)
+    reports, _ = latest(messages)
+    (tmp_path / "reports.jsonl").write_text("".join(json.dumps(r) + "\n" for r in reports.values()))
+    capsys.readouterr()
+    assert main(["loadgen", "--out", str(tmp_path / "live"), "--check", str(tmp_path / "reports.jsonl")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["reported"] == result["conversations"] == 30
+    assert result["verdict_accuracy"] == 1.0, result["top_disagreements"]

@@ -19,6 +19,7 @@ from monitor.decode.otlp import decode_request
 from monitor.loadgen.scenarios import FAMILIES, FAULTS, HARMLESS, REASON_OF_FAULT, make_reference, play
 from monitor.loadgen.traffic import LoadConfig, Traffic
 from monitor.normalize import normalize_span
+from monitor.score.ladder import Ladder
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "otlp"
 
@@ -116,3 +117,41 @@ def test_generated_strands_spans_have_the_recorded_shape() -> None:
     a, b = normalize_span(real_tool, NormalizeConfig()), normalize_span(made_tool, NormalizeConfig())
     assert (a.convention, a.kind) == (b.convention, b.kind) == ("strands", "tool")
     assert b.tool is not None and b.tool.arguments and b.tool.result
+
+
+@pytest.mark.parametrize("scheme", ["http", "grpc"])
+def test_loadgen_sends_live_traffic_to_run(
+    scheme: str, tmp_path: Path, ladder: Ladder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`loadgen --send` paces generated traffic in real time into a running service, over either
+    receiver, and the service's reports agree with the truth."""
+    from monitor.cli import load_references
+    from tests.integration.test_run_service import start, wait_for
+
+    args = [
+        "--conversations",
+        "24",
+        "--seed",
+        "5",
+        "--rate",
+        "40",
+        "--time-scale",
+        "0.02",
+        "--references",
+        "4",
+    ]
+    assert main(["loadgen", "--out", str(tmp_path / "files"), *args]) == 0  # the same seed: the same gold
+    service = start(ladder)
+    try:
+        service.pipeline.references = load_references(tmp_path / "files" / "gold")
+        target = service.http if scheme == "http" else f"grpc://127.0.0.1:{service.grpc_port}"
+        assert main(["loadgen", "--out", str(tmp_path / "live"), *args, "--send", target]) == 0
+        wait_for(service.reports, 24)
+    finally:
+        service.shutdown()
+    (tmp_path / "reports.jsonl").write_text("".join(json.dumps(r) + "\n" for r in service.reports))
+    capsys.readouterr()
+    assert main(["loadgen", "--out", str(tmp_path / "live"), "--check", str(tmp_path / "reports.jsonl")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["reported"] == result["conversations"] == 24
+    assert result["verdict_accuracy"] == 1.0, result["top_disagreements"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from monitor.config import NormalizeConfig
 from monitor.normalize import normalize_span
 from tests.unit.spans import span
@@ -115,3 +117,16 @@ def test_configured_keys() -> None:
         span("conversation.end", {"app.thread": "th1", "qa.gold": "g2", "app.build": "b5"}), config
     )
     assert (n.conversation_id, n.reference_id, n.release, n.end_marker) == ("th1", "g2", "b5", True)
+
+
+def test_a_v136_tool_message_with_an_object_content_stays_json() -> None:
+    """A tool result event whose content is a JSON object (not a string) is kept as JSON text, so the
+    transcript reads it back as the object — not as Python's repr of it."""
+    s = span(
+        "chat",
+        {"gen_ai.operation.name": "chat"},
+        events=[("gen_ai.tool.message", {"content": '{"status": "delayed", "rows": 3}', "id": "call_1"})],
+    )
+    [message] = normalize_span(s, NormalizeConfig()).input_messages
+    assert message.role == "tool" and message.tool_call_id == "call_1"
+    assert json.loads(message.text or "") == {"status": "delayed", "rows": 3}
