@@ -223,7 +223,7 @@ _IDENT = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[a-zA-Z])[\w]+(?:[-_/][\w]+)*\b")
 _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 
-@lru_cache(maxsize=131_072)
+@lru_cache(maxsize=32_768)
 def normalize_text(value: str) -> str:
     """Rung 2: NFKC, case-folded, punctuation to spaces, whitespace collapsed. Cached: the same values and
     replies come back in every conversation of a reference and at every stage."""
