@@ -29,7 +29,7 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
 FAULTS = (
@@ -81,8 +81,6 @@ def canonical(kind: Kind, value: Any) -> Any:
         if kind == "date":
             for fmt in ("%Y-%m-%d", "%B %d, %Y", "%d %B %Y"):
                 try:
-                    from datetime import datetime
-
                     return datetime.strptime(text, fmt).date().isoformat()
                 except ValueError:
                     continue
@@ -275,11 +273,7 @@ WRONG_ACTION = {
 EXTRA_PARAMETERS = (("limit", 100), ("include_archived", True), ("dry_run", False), ("locale", "en-US"))
 
 
-def _quarter_text(q: str, year: int) -> str:
-    return f"{q} {year}"
-
-
-def _reports_task(rng: random.Random, first: bool, previous: dict[str, str]) -> tuple[Task, dict[str, Any]]:
+def _reports_task(rng: random.Random, first: bool) -> tuple[Task, dict[str, Any]]:
     slots: dict[str, Any] = {
         "metric": rng.choice(METRICS), "region": rng.choice(REGIONS), "quarter": rng.choice(QUARTERS),
         "chart_type": rng.choice(CHARTS), "recipient": f"{rng.choice(['ana', 'li', 'sam', 'noor'])}@example.com",
@@ -347,12 +341,11 @@ def _reports_task(rng: random.Random, first: bool, previous: dict[str, str]) -> 
             parts.append(f"It is scheduled {f['frequency']} as {f['sched.schedule_id']}.")
         return parts
 
-    del previous
     return Task(user, tuple(calls), reply, clarify), slots
 
 
-def _orders_task(rng: random.Random, first: bool, previous: dict[str, str]) -> tuple[Task, dict[str, Any]]:
-    del first, previous
+def _orders_task(rng: random.Random, first: bool) -> tuple[Task, dict[str, Any]]:
+    del first  # orders never start with a clarifying question
     slots: dict[str, Any] = {
         "order_id": f"ORD-{rng.randint(10000, 99999)}", "priority": rng.choice(PRIORITIES), "reason": "delayed",
         "email": f"{rng.choice(['maria', 'kenji', 'olu', 'dave'])}@customer.test", "amount": rng.choice((5, 10, 15, 20)),
@@ -418,8 +411,7 @@ def _orders_task(rng: random.Random, first: bool, previous: dict[str, str]) -> t
     return Task(user, tuple(calls), reply), slots
 
 
-def _travel_task(rng: random.Random, first: bool, previous: dict[str, str]) -> tuple[Task, dict[str, Any]]:
-    del previous
+def _travel_task(rng: random.Random, first: bool) -> tuple[Task, dict[str, Any]]:
     origin, destination = rng.sample(AIRPORTS, 2)
     day = date(2026, 12, 1) + timedelta(days=rng.randint(5, 120))
     slots: dict[str, Any] = {"origin": origin, "destination": destination, "date": day.isoformat(),
@@ -487,7 +479,7 @@ def _travel_task(rng: random.Random, first: bool, previous: dict[str, str]) -> t
 class Family:
     name: str
     agent: str
-    make_task: Callable[[random.Random, bool, dict[str, str]], tuple[Task, dict[str, Any]]]
+    make_task: Callable[[random.Random, bool], tuple[Task, dict[str, Any]]]  # (rng, first exchange?)
 
 
 FAMILIES = (
@@ -514,7 +506,7 @@ class Reference:
 def make_reference(family: Family, number: int, seed: int) -> Reference:
     rng = random.Random(f"{seed}:{family.name}:{number}")
     exchanges = rng.choices((1, 2, 3), weights=(5, 3, 2))[0]
-    tasks = [family.make_task(rng, i == 0, {}) for i in range(exchanges)]
+    tasks = [family.make_task(rng, i == 0) for i in range(exchanges)]
     return Reference(f"{family.name}-{number:04d}", family, tasks)
 
 
@@ -625,7 +617,7 @@ def play(
         exchanges.append([])
         if task.clarify is not None:
             n += 1
-            add(LiveTurn("user", text=_clarify_user(task.user)), TruthTurn(n, "User", None))
+            add(LiveTurn("user", text=task.user), TruthTurn(n, "User", None))
             n += 1
             add(LiveTurn("reply", text=task.clarify[0]), TruthTurn(n, "Agent", True))
             n += 1
@@ -800,10 +792,6 @@ def _called(key: str, task: Task) -> bool:
     if "." not in key:
         return True
     return key.split(".", 1)[0] in {c.key for c in task.calls}
-
-
-def _clarify_user(text: str) -> str:
-    return text
 
 
 def _paraphrase_reply(parts: list[str], rng: random.Random) -> list[str]:

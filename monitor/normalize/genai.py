@@ -12,7 +12,6 @@ status. Strands Agents builds on this module (strands.py) for its content-block 
 from __future__ import annotations
 
 import json
-
 from collections.abc import Callable
 from typing import Any
 
