@@ -217,6 +217,17 @@ def _cmd_loadgen(args: argparse.Namespace) -> int:
 
     if args.check is not None:
         return _check_loadgen(args.check, args.out / "truth.jsonl")
+    for flag, value, ok in (
+        ("--conversations", args.conversations, args.conversations >= 1),
+        ("--rate", args.rate, args.rate > 0),
+        ("--fault-rate", args.fault_rate, 0 <= args.fault_rate <= 1),
+        ("--references", args.references, args.references >= 1),
+        ("--late-fraction", args.late_fraction, 0 <= args.late_fraction <= 1),
+        ("--time-scale", args.time_scale, args.time_scale > 0),
+        ("--batch-spans", args.batch_spans, args.batch_spans >= 1),
+    ):
+        if not ok:
+            raise InputError(flag, f"{value} is out of range")
     conventions = tuple(c.strip() for c in args.conventions.split(",") if c.strip())
     live = args.send is not None and not args.send.startswith(("file:", "/", "."))
     try:
@@ -250,7 +261,13 @@ def _check_loadgen(reports_path: Path, truth_path: Path) -> int:
 
     truth = _read_jsonl(truth_path)
     reports = latest_reports(_read_jsonl(reports_path))
-    print(json.dumps(evaluate(truth, reports).summary(), indent=2))
+    try:
+        summary = evaluate(truth, reports).summary()
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise InputError(
+            f"{truth_path} / {reports_path}", f"not a loadgen truth file and monitor reports (missing {exc})"
+        ) from exc
+    print(json.dumps(summary, indent=2))
     return EXIT_OK
 
 

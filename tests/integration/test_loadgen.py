@@ -155,3 +155,17 @@ def test_loadgen_sends_live_traffic_to_run(
     result = json.loads(capsys.readouterr().out)
     assert result["reported"] == result["conversations"] == 24
     assert result["verdict_accuracy"] == 1.0, result["top_disagreements"]
+
+
+def test_bad_loadgen_input_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["loadgen", "--out", str(tmp_path), "--fault-rate", "3"]) == 2
+    assert "--fault-rate: 3.0 is out of range" in capsys.readouterr().err
+    assert main(["loadgen", "--out", str(tmp_path), "--conventions", "genai,zipkin"]) == 2
+    assert "zipkin" in capsys.readouterr().err
+    (tmp_path / "truth.jsonl").write_text('{"conversation_id": "c"}\n')
+    (tmp_path / "reports.jsonl").write_text('{"conversation_id": "c"}\nnot json\n')
+    assert main(["loadgen", "--out", str(tmp_path), "--check", str(tmp_path / "reports.jsonl")]) == 2
+    assert f"{tmp_path / 'reports.jsonl'}:2: not JSON" in capsys.readouterr().err
+    (tmp_path / "reports.jsonl").write_text('{"conversation_id": "c"}\n')
+    assert main(["loadgen", "--out", str(tmp_path), "--check", str(tmp_path / "reports.jsonl")]) == 2
+    assert "not a loadgen truth file" in capsys.readouterr().err
