@@ -13,8 +13,9 @@ tool spans, the way the instrumentations we recorded emit them (tests/fixtures/o
   `llm.input_messages.N.message.*`, a TOOL span's arguments and result in `input.value` / `output.value`
   and no tool-call id.
 
-Like the real instrumentations, only the agent span carries the conversation id (`session.id` or
-`gen_ai.conversation.id`) and the reference id; the other spans join it through their trace. Every
+As in the recordings, Strands names the conversation (`session.id`) and reference on every span; the
+other shapes name them on the agent span only (as OpenInference does), so their other spans must join
+the conversation through their trace — the harder case for windows and for the Kafka repartition. Every
 model call sees the whole history, as frameworks resend it.
 """
 
@@ -105,6 +106,13 @@ def render(
         root = _agent(
             convention, trace_id, root_id, inv_start, t, agent, conv, user.text, reply, last and end_marker
         )
+        if convention == "strands":  # Strands names the conversation on every span (the 1.62 recording)
+            ids = [
+                _kv("session.id", conv.conversation_id),
+                _kv("aem.reference_id", conv.reference.reference_id),
+            ]
+            for child in children:
+                child.attributes.extend(ids)
         for span in children:
             out.append(TimedSpan(span, convention, agent, conv.conversation_id))
         out.append(TimedSpan(root, convention, agent, conv.conversation_id, closes=last and end_marker))
