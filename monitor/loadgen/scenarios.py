@@ -13,13 +13,14 @@ fault per exchange, and the truth follows from how the fault flows:
 - a result that differs from gold taints every later argument or reply fact copied from it; a turn
   whose only differences from gold are tainted values is `prior_action_failed`, with the root turn
   of the taint (cascades chain to the first cause);
-- paraphrased-but-correct values and replies, and extra parameters (tools ignore what they do not
-  know), change no result and taint nothing: those turns pass.
+- paraphrased-but-correct values and replies change no result and pass; an extra parameter fails its
+  own turn (`extra_parameters`) but changes no result (tools ignore what they do not know), so
+  nothing downstream is tainted.
 
 Choices, documented because truth depends on them: a tool error without recovery is generated only
-on a chain's last call (the agent reports what worked and apologises for the rest: the reply's missing
-part is a cascade of the error); with recovery, the failed attempt is its own turn (`tool_execution_error`, root) and the
-retry passes. User turns are context and carry no verdict.
+on a chain's last call (the agent reports what worked and apologises for the rest: the reply's
+missing part is a cascade of the error); with recovery, the failed attempt is its own turn
+(`tool_execution_error`, root) and the retry passes. User turns are context and carry no verdict.
 """
 
 from __future__ import annotations
