@@ -390,6 +390,7 @@ def scaling(points: list[int]) -> dict[str, Any]:
         r = replay(reqs, references(t), ladder("exact", None))
         r.pop("_reports")
         del reqs
+        print(f"scaling {size}: replay exact {r['spans_per_s']} spans/s; measuring memory", file=sys.stderr)
         out[str(size)] = {"replay_exact_spans_per_s": r["spans_per_s"], **open_memory(size)}
         print(f"scaling {size}: {out[str(size)]}", file=sys.stderr)
     return out
