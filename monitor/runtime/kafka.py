@@ -87,13 +87,8 @@ class IngestStage:
     def __init__(self, config: KafkaConfig, replica: str, stats: Any) -> None:
         self.config = config
         self.stats = stats
-        self.consumer = _Consumer(client_config(
-            config, **{"group.id": config.ingest_group, "enable.auto.commit": False, "auto.offset.reset": "earliest",
-                       "partition.assignment.strategy": "cooperative-sticky", "client.id": f"{replica}-ingest"},
-        ))  # fmt: skip
-        self.producer = Producer(client_config(config, **{"enable.idempotence": True, "linger.ms": 5}))
-        self.trace_owner: OrderedDict[str, str] = OrderedDict()
-        self.linked: OrderedDict[str, None] = OrderedDict()  # traces this replica has sent a link for
+        self.consumer, self.producer = _clients(config, config.ingest_group, f"{replica}-ingest")
+        self.trace_owner: OrderedDict[str, str] = OrderedDict()  # a trace here named for the first time: link
         self._last_commit = time.monotonic()
         self._pending = False
 
@@ -125,11 +120,9 @@ class IngestStage:
         named = [normalize_span(s) for s in decoded.spans]
         for n in named:  # learn which conversation each trace belongs to before keying
             if n.conversation_id:
-                self.trace_owner[n.span.trace_id] = n.conversation_id
-                self.trace_owner.move_to_end(n.span.trace_id)
-                self._link(n.span.trace_id, n.conversation_id)
-        while len(self.trace_owner) > 100_000:
-            self.trace_owner.popitem(last=False)
+                if n.span.trace_id not in self.trace_owner:
+                    self._link(n.span.trace_id, n.conversation_id)
+                _remember(self.trace_owner, n.span.trace_id, n.conversation_id)
         for n in named:
             key = n.conversation_id or self.trace_owner.get(n.span.trace_id) or f"trace:{n.span.trace_id}"
             if not n.conversation_id:
@@ -142,11 +135,6 @@ class IngestStage:
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
         """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
-        if trace_id in self.linked:
-            return
-        self.linked[trace_id] = None
-        while len(self.linked) > 100_000:
-            self.linked.popitem(last=False)
         self.producer.produce(
             self.config.internal_topic, key=f"trace:{trace_id}".encode(),
             value=json.dumps({"trace_id": trace_id, "conversation_id": conversation_id}).encode(),
@@ -188,11 +176,7 @@ class ScoreStage:
         self.config = config
         self.replica = replica
         self.pipeline = pipeline
-        self.consumer = _Consumer(client_config(
-            config, **{"group.id": config.score_group, "enable.auto.commit": False, "auto.offset.reset": "earliest",
-                       "partition.assignment.strategy": "cooperative-sticky", "client.id": f"{replica}-score"},
-        ))  # fmt: skip
-        self.producer = Producer(client_config(config, **{"enable.idempotence": True, "linger.ms": 5}))
+        self.consumer, self.producer = _clients(config, config.score_group, f"{replica}-score")
         self.open_at: dict[str, tuple[int, int]] = {}  # conversation -> (partition, first offset)
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
         self.held: dict[str, tuple[int, int, float]] = {}  # reported, still within late_grace_s
@@ -272,10 +256,7 @@ class ScoreStage:
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("score: skipping unreadable link message: %s", exc)
             return
-        self.links[trace_id] = owner
-        self.links.move_to_end(trace_id)
-        while len(self.links) > 100_000:
-            self.links.popitem(last=False)
+        _remember(self.links, trace_id, owner)
         held = self.pipeline.take(f"trace:{trace_id}")
         if held:
             self._forward(held, owner)
@@ -397,6 +378,25 @@ class ScoreStage:
             self.pipeline.stats[f"kafka_lag:{self.config.score_group}:{tp.partition}"] = max(
                 0, high - position
             )
+
+
+def _clients(config: KafkaConfig, group: str, client_id: str) -> tuple[_Consumer, Producer]:
+    """A stage's consumer (manual commits, cooperative-sticky) and its idempotent producer."""
+    consumer = _Consumer(client_config(
+        config, **{"group.id": group, "enable.auto.commit": False, "auto.offset.reset": "earliest",
+                   "partition.assignment.strategy": "cooperative-sticky", "client.id": client_id},
+    ))  # fmt: skip
+    return consumer, Producer(client_config(config, **{"enable.idempotence": True, "linger.ms": 5}))
+
+
+def _remember(
+    table: OrderedDict[str, str], trace_id: str, conversation_id: str, limit: int = 100_000
+) -> None:
+    """Trace -> conversation, most recent last, the oldest forgotten beyond `limit`."""
+    table[trace_id] = conversation_id
+    table.move_to_end(trace_id)
+    while len(table) > limit:
+        table.popitem(last=False)
 
 
 def _usable(msg: Message, stage: str) -> bool:
