@@ -651,7 +651,7 @@ def play(
             elif own == "extra_parameter":
                 key, value = rng.choice(EXTRA_PARAMETERS)
                 args[key] = _Value(value)
-            elif own in ("near_value", "far_value", "paraphrased_value"):
+            elif own in _VALUE_FAULTS:
                 p = rng.choice(_slot_params(planned, spec, own))
                 slot = Slot(p, spec.params[p], spec.enums.get(p, ()))
                 if own == "paraphrased_value":
@@ -666,6 +666,7 @@ def play(
             gold_result = spec.run(
                 planned.tool, {k: canonical(spec.params[k], v) for k, v in gold_args.items()}
             )
+            results.update({f"gold:{planned.key}.{k}": _Value(v) for k, v in gold_result.items()})
             tainted = [v.root for k, v in args.items() if v.root is not None and v.value != gold_args.get(k)]
             if own == "tool_error_recovered":
                 call_no += 1
@@ -684,7 +685,6 @@ def play(
                     TruthTurn(n, "Tool", False, "tool_execution_error", None, own),
                 )
                 failed_unrecovered = (n, tool, error.split(":")[0])
-                results.update({f"gold:{planned.key}.{k}": _Value(v) for k, v in gold_result.items()})
                 applied.append(own)
                 break
             root_of_result: int | None
@@ -702,11 +702,9 @@ def play(
             if believed is not None:  # the agent reports the value it used: a wrong one reaches the reply
                 facts[believed] = _Value(args[believed].value, n)
             add(LiveTurn("call", tool=tool, args=plain, result=result, call_id=f"call_{call_no}"), verdict)
+            taint = root_of_result if result != gold_result else None
             for k, v in result.items():
-                differs = result != gold_result
-                results[f"{planned.key}.{k}"] = _Value(v, root_of_result if differs else None)
-                results[f"gold:{planned.key}.{k}"] = _Value(gold_result.get(k))
-                facts[f"{planned.key}.{k}"] = results[f"{planned.key}.{k}"]
+                results[f"{planned.key}.{k}"] = facts[f"{planned.key}.{k}"] = _Value(v, taint)
         n += 1
         gold_facts = dict(slots) | {
             k.removeprefix("gold:"): v.value
@@ -752,7 +750,7 @@ _CALL_FAULTS = frozenset(FAULTS) - {"paraphrased_reply", "wrong_reply_fact", "in
 
 def _applicable(fault: str | None, task: Task, rng: random.Random) -> str | None:
     """The fault if some call of the task can take it, else a harmless paraphrase of the reply."""
-    if fault in ("near_value", "far_value", "paraphrased_value"):
+    if fault in _VALUE_FAULTS:
         ok = any(_slot_params(c, TOOLS[c.tool], fault) for c in task.calls)
         return fault if ok else "paraphrased_reply"
     return fault

@@ -232,7 +232,7 @@ def _llm(
         attrs = {"gen_ai.operation.name": "chat", "gen_ai.system": "strands-agents", "gen_ai.request.model": MODEL,
                  **usage}  # fmt: skip
         events: list[tuple[str, dict[str, Any]]] = [
-            (f"gen_ai.{_strands_role(m)}.message", {"content": _json(_blocks(m))}) for m in history
+            (f"gen_ai.{m['role']}.message", {"content": _json(_blocks(m))}) for m in history
         ]
         events.append(("gen_ai.choice", {"message": _json(_blocks(answer)),
                                          "finish_reason": "tool_use" if answer.get("calls") else "end_turn"}))  # fmt: skip
@@ -312,10 +312,6 @@ def _event(m: dict[str, Any]) -> dict[str, Any]:
             ]
         )
     return out
-
-
-def _strands_role(m: dict[str, Any]) -> str:
-    return {"user": "user", "assistant": "assistant", "tool": "tool"}[m["role"]]
 
 
 def _blocks(m: dict[str, Any]) -> list[dict[str, Any]]:
