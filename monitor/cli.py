@@ -315,7 +315,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         ladder.scorer.prefetch(texts_to_embed(loaded.dialogs))
     reports: list[DialogReport] = []
     for dialog in _progress(loaded.dialogs, args.no_progress):
-        reports.append(score_dialog(dialog, ladder, config.composition))
+        reports.append(score_dialog(dialog, ladder, config.composition, alignment=config.alignment))
     agg = aggregate(reports, loaded.errors)
     document = {
         "aggregate": agg.model_dump(mode="json"),

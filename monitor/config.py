@@ -119,6 +119,18 @@ class CompositionConfig(BaseModel):
     sub_metric_thresholds: dict[SubMetricName, float] = Field(default_factory=_all_sub_metrics_must_pass)
 
 
+class AlignmentConfig(BaseModel):
+    """How live turns that no gold turn asks for are judged (the README: matching live traffic to gold).
+
+    `failed_attempts`: a tool call that failed (span status, `error.type`, an `{"error": …}` result) and
+    that a later call of the same tool retried successfully is `forgive_if_recovered`: not a failure,
+    counted in `recovery` and in `strict_test_pass`; `fail`: a `tool_execution_error` turn.
+    """
+
+    model_config = _CONFIG
+    failed_attempts: Literal["forgive_if_recovered", "fail"] = "forgive_if_recovered"
+
+
 class GateConfig(BaseModel):
     model_config = _CONFIG
     max_success_drop_points: float = Field(default=1.5, ge=0.0, le=100.0)
@@ -288,6 +300,7 @@ class ScoringConfig(BaseModel):
     embedder: EmbedderConfig = EmbedderConfig()
     judge: JudgeConfig | None = None
     composition: CompositionConfig = CompositionConfig()
+    alignment: AlignmentConfig = AlignmentConfig()
     gate: GateConfig = GateConfig()
     normalize: NormalizeConfig = NormalizeConfig()
     windows: WindowConfig = WindowConfig()

@@ -107,6 +107,11 @@ class ActionContent(BaseModel):
         description="the call failed with this error (live traffic); on a gold turn, the failure is expected",
     )
 
+    @property
+    def name(self) -> str:
+        """The call's tool name: `reports.FilterData`, or the plain name when tool and action are one."""
+        return self.tool_id if self.tool_id == self.action else f"{self.tool_id}.{self.action}"
+
     @model_serializer(mode="wrap")
     def _omit_no_error(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """`error` appears only when there was one, so reports of calls that worked are unchanged."""
@@ -135,6 +140,9 @@ _TaggedContent = Annotated[
     Discriminator(_content_kind),
 ]
 Role = Literal["Agent", "Tool", "User"]
+#: How one argument is compared: `ignore` (neither its presence nor its value counts), `exact` (equal as
+#: JSON, no normalisation), `semantic` (by meaning: the free-text thresholds). Absent: the whole ladder.
+CompareMode = Literal["ignore", "exact", "semantic"]
 
 
 class DialogTurn(BaseModel):
@@ -148,6 +156,12 @@ class DialogTurn(BaseModel):
     weight: float = Field(default=1.0, ge=0.0, description="cost weight for the `weighted` composition")
     critical: bool = Field(default=False, description="a failure caps the score under `gating`")
     latency_ms: float | None = Field(default=None, ge=0.0)
+    optional: bool = Field(
+        default=False, description="gold turn the agent may skip: absence is no failure, presence is scored"
+    )
+    compare: dict[str, CompareMode] = Field(
+        default_factory=dict, description="per-argument comparison: ignore | exact | semantic"
+    )
 
 
 class Dialog(BaseModel):
@@ -252,6 +266,41 @@ class Chain(BaseModel):
     success: bool
 
 
+class GoldMatch(BaseModel):
+    """How one gold turn was matched: which live turn (or none) and why."""
+
+    model_config = _OUTPUT
+    gold_turn_no: int | None = Field(description="the turn's number in the gold dialog")
+    turn_no: int | None = Field(description="the verdict row it was scored in (None: not scored)")
+    live_turn_no: int | None = Field(default=None, description="the observed turn it was paired with")
+    how: Literal[
+        "aligned", "order_invariant", "fact_in_reply", "missing", "optional_not_made", "no_call_expected"
+    ]
+
+
+class UnmatchedTurn(BaseModel):
+    """A live turn that no gold turn asks for and that is not failed: why it is free."""
+
+    model_config = _OUTPUT
+    live_turn_no: int | None
+    type: Literal["response", "action"]
+    tool: str | None = None
+    why: Literal["reply_without_gold", "read_only", "allowed_extra", "recovered_attempt"]
+
+
+class RecoveryStats(BaseModel):
+    """Recovery after tool failures (the practice post): failed attempts and how many the agent recovered
+    from by a later successful call of the same tool."""
+
+    model_config = _OUTPUT
+    failed_attempts: int = 0
+    recovered: int = 0
+    recovery_rate: float | None = None
+    mean_steps_to_recover: float | None = Field(
+        default=None, description="calls from a failed attempt to its successful retry, on average"
+    )
+
+
 class DialogReport(BaseModel):
     model_config = _OUTPUT
     dialog_id: str
@@ -274,6 +323,14 @@ class DialogReport(BaseModel):
     unscorable_comparisons: int = 0
     latency_ms: float | None = None
     source: str = ""
+    strict_test_pass: bool | None = Field(
+        default=None, description="test_pass, and no failed attempt forgiven on recovery"
+    )
+    recovery: RecoveryStats = Field(default_factory=RecoveryStats)
+    matching: tuple[GoldMatch, ...] = Field(default=(), description="how each gold turn was matched")
+    unmatched: tuple[UnmatchedTurn, ...] = Field(
+        default=(), description="live turns no gold turn asks for, left unscored, and why"
+    )
 
 
 class AggregateReport(BaseModel):

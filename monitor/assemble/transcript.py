@@ -7,8 +7,9 @@ arguments, result, status, latency) — with dependencies from tool-call ids and
 Frameworks resend the whole history to every LLM call, and an agent span repeats its LLM's answer, so
 the same message appears many times. A message counts as often as it appears in the *one* span that
 shows it most (a user who really says "yes" twice shows it twice in later histories), at the time of
-the earliest span that shows it. Tool calls are keyed by tool-call id; a tool span without an id
-(OpenInference, Traceloop) takes the id of the requested call with the same name and arguments. A
+the earliest span that shows it. A tool call is its id, name and arguments (models reuse ids); a tool
+span without an id (OpenInference, Traceloop) takes the id of the requested call with the same name and
+arguments. A
 call requested by a model but never executed in a span still becomes a turn, with the result the
 next model call was given. Invariant: the same spans in any order give the same turns.
 """
@@ -84,68 +85,110 @@ def _messages(spans: Sequence[AgentSpan], role: str) -> list[ObservedTurn]:
 
 
 def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
+    """Tool calls, one per distinct call: its id, name and arguments.
+
+    Models reuse call ids (gpt-4o does, within one conversation), so the id alone does not name a call:
+    two requests with the same id but another tool or other arguments are two calls. A tool result
+    message answers the latest call with its id that precedes it in the same history; a tool span
+    answers the first unanswered call with its id (and, when it has no id, its name and arguments).
+    """
     calls: dict[str, ObservedTurn] = {}
-    requested: list[tuple[str, str, str]] = []  # (call_id, name, canonical args) in request order
+    requested: list[tuple[str, str, str, str]] = []  # (key, call_id, name, canonical args) in order
     results: dict[str, str] = {}
     for s in spans:
-        for m in s.input_messages:
-            if m.role == "tool" and m.tool_call_id and m.text is not None:
-                results.setdefault(m.tool_call_id, m.text)
-        for m in (*s.input_messages, *s.output_messages):
-            for c in m.tool_calls:
-                if not c.call_id:
-                    continue
-                if c.call_id not in calls:
-                    deps = _results_since_user(s.input_messages) if m in s.output_messages else set()
-                    calls[c.call_id] = ObservedTurn(
-                        kind="call",
-                        time_ns=s.span.end_ns,
-                        tool=c.name,
-                        call_id=c.call_id,
-                        arguments=c.arguments,
-                        span_id=s.span.span_id,
-                        depends_on_calls=deps,
+        latest: dict[str, str] = {}  # call id -> key of the latest call with it in this history
+        for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
+            for m in messages:
+                if m.role == "tool" and m.tool_call_id and m.text is not None:
+                    key = latest.get(m.tool_call_id) or next(
+                        (k for k, cid, _, _ in requested if cid == m.tool_call_id), None
                     )
-                    requested.append((c.call_id, c.name, _canon(c.arguments)))
+                    if key is not None:
+                        results.setdefault(key, m.text)
+                for c in m.tool_calls:
+                    if not c.call_id:
+                        continue
+                    canon = _canon(c.arguments)
+                    key = f"{c.call_id}\x1f{c.name}\x1f{canon}"
+                    latest[c.call_id] = key
+                    if key not in calls:
+                        deps = _results_since_user(s.input_messages) if where == "out" else set()
+                        calls[key] = ObservedTurn(
+                            kind="call",
+                            time_ns=s.span.end_ns,
+                            tool=c.name,
+                            call_id=c.call_id,
+                            arguments=c.arguments,
+                            span_id=s.span.span_id,
+                            depends_on_calls=deps,
+                        )
+                        requested.append((key, c.call_id, c.name, canon))
     claimed: set[str] = set()
-    extra = 0
-    for s in spans:
-        if s.kind != "tool" or s.tool is None:
-            continue
+    for s in sorted((s for s in spans if s.kind == "tool" and s.tool is not None), key=_start):
         tool = s.tool
-        call_id = tool.call_id
-        if call_id is None:  # match the requested call with the same name and arguments
-            call_id = next(
-                (
-                    cid
-                    for cid, name, args in requested
-                    if cid not in claimed and name == tool.name and args == _canon(tool.arguments)
-                ),
-                None,
-            )
-        if call_id is None:
-            extra += 1
-            call_id = f"span:{s.span.span_id}"
-        claimed.add(call_id)
-        turn = calls.get(call_id) or ObservedTurn(
-            kind="call", time_ns=s.span.start_ns, tool=tool.name, call_id=call_id
+        assert tool is not None
+        key = _answered_call(tool.call_id, tool.name, tool.arguments, requested, claimed)
+        if key is None:
+            key = f"span:{s.span.span_id}"
+        claimed.add(key)
+        turn = calls.get(key) or ObservedTurn(
+            kind="call", time_ns=s.span.start_ns, tool=tool.name, call_id=tool.call_id or key
         )
         turn.time_ns = min(turn.time_ns, s.span.start_ns)
         turn.tool = tool.name
         turn.arguments = tool.arguments if tool.arguments is not None else turn.arguments
         turn.arguments_error = tool.arguments_error
         turn.result = tool.result
-        turn.error = tool.error
+        turn.error = tool.error or _error_result(tool.result)
         turn.latency_ms = round((s.span.end_ns - s.span.start_ns) / 1e6, 3)
         turn.span_id = s.span.span_id
         turn.executed = True
         for link in s.span.links:
             turn.depends_on_calls.add(f"span:{link.span_id}")
-        calls[call_id] = turn
-    for cid, turn in calls.items():
-        if not turn.executed and cid in results:
-            turn.result = _maybe_json(results[cid])
+        calls[key] = turn
+    for key, turn in calls.items():
+        if not turn.executed and key in results:
+            turn.result = _maybe_json(results[key])
+            turn.error = turn.error or _error_result(turn.result)
     return list(calls.values())
+
+
+def _answered_call(
+    call_id: str | None,
+    name: str,
+    arguments: Any,
+    requested: Sequence[tuple[str, str, str, str]],
+    claimed: set[str],
+) -> str | None:
+    """The key of the requested call a tool span executed: the first unclaimed one with its id (or, without
+    an id, its name) whose name and arguments are the span's; with an id, or without arguments, the first
+    with its name."""
+    canon = _canon(arguments)
+    open_ = [r for r in requested if r[0] not in claimed]
+    same = (
+        [r for r in open_ if r[1] == call_id] if call_id is not None else [r for r in open_ if r[2] == name]
+    )
+    exact = [r for r in same if r[2] == name and r[3] == canon]
+    named = [r for r in same if r[2] == name] if call_id is not None or arguments is None else []
+    found = exact or named
+    return found[0][0] if found else None
+
+
+def _start(s: AgentSpan) -> tuple[int, int, str]:
+    return (s.span.start_ns, s.span.end_ns, s.span.span_id)
+
+
+#: Keys an error-only tool result may carry beside `error` (`{"error": "not found", "code": 404}`).
+_ERROR_RESULT_KEYS = frozenset({"error", "message", "code", "status", "details", "type"})
+
+
+def _error_result(result: Any) -> str | None:
+    """A result the tool itself marks as an error: an object whose `error` is set and that carries
+    nothing but the error's description."""
+    if isinstance(result, dict) and result.get("error") and set(result) <= _ERROR_RESULT_KEYS:
+        error = result["error"]
+        return error if isinstance(error, str) else json.dumps(error, sort_keys=True, default=str)
+    return None
 
 
 def _results_since_user(messages: Sequence[Message]) -> set[str]:
@@ -160,6 +203,9 @@ def _results_since_user(messages: Sequence[Message]) -> set[str]:
 
 
 def _canon(value: Any) -> str:
+    """One spelling of a call's arguments, whether a span carries them parsed or as JSON text."""
+    if isinstance(value, str):
+        value = _maybe_json(value)
     return json.dumps(value, sort_keys=True, default=str)
 
 

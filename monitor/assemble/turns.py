@@ -22,11 +22,6 @@ def split_tool_name(name: str, separator: str) -> tuple[str, str]:
     return name, name
 
 
-def join_tool_name(content: ActionContent) -> str:
-    """The inverse of `split_tool_name` with the default separator: `reports.FilterData`, or a plain name."""
-    return content.tool_id if content.tool_id == content.action else f"{content.tool_id}.{content.action}"
-
-
 def to_dialog_turns(observed: Sequence[ObservedTurn], separator: str) -> list[DialogTurn]:
     turns: list[DialogTurn] = []
     number_of_call: dict[str, int] = {}

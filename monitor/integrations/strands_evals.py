@@ -22,7 +22,6 @@ from typing import Any
 from strands_evals.evaluators import Evaluator
 from strands_evals.types import EvaluationData, EvaluationOutput
 
-from monitor.assemble.turns import join_tool_name
 from monitor.config import load_config
 from monitor.errors import MonitorError
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogTurn, ResponseContent
@@ -98,6 +97,7 @@ class AEMCorrectnessEvaluator(Evaluator):  # type: ignore[misc]
             {gold.dialog_id: gold},
             self._ladder,
             composition=self.config.composition,
+            alignment_config=self.config.alignment,
             policies=self.policies,
             separator=self.config.normalize.tool_action_separator,
         )
@@ -146,7 +146,7 @@ def _turn_spans(turns: list[dict[str, Any]], reference_id: str) -> list[AgentSpa
         )
         if isinstance(content, ActionContent):
             tool = ToolInvocation(
-                name=join_tool_name(content),
+                name=content.name,
                 call_id=f"call-{i}",
                 arguments=content.args,
                 result=content.result,

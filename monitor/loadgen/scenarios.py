@@ -531,7 +531,7 @@ class LiveTurn:
 class TruthTurn:
     turn_no: int
     role: Literal["User", "Agent", "Tool"]
-    success: bool | None  # None: a user turn (context, no verdict)
+    success: bool | None  # None: no verdict (a user turn; a failed attempt its retry recovered)
     failure_reason: str | None = None
     root_turn: int | None = None
     fault: str | None = None
@@ -671,9 +671,11 @@ def play(
             if own == "tool_error_recovered":
                 call_no += 1
                 n += 1
+                # the failed attempt is forgiven once the retry works (alignment.failed_attempts'
+                # default, forgive_if_recovered): no verdict of its own, counted in `recovery`
                 add(LiveTurn("call", tool=tool, args=plain, error="ServiceUnavailable: 503 from upstream",
                              call_id=f"call_{call_no}"),
-                    TruthTurn(n, "Tool", False, "tool_execution_error", None, own))  # fmt: skip
+                    TruthTurn(n, "Tool", None, None, None, own))  # fmt: skip
                 applied.append(own)
                 own = None
             call_no += 1

@@ -1,87 +1,395 @@
 """Align a live conversation to its gold dialog before scoring. Pure apart from the ladder's scorers.
 
-Live chains rarely match gold turn for turn: the agent may look something up twice, skip a step, or
-take two steps in another order. Agent/Tool turns of both sides are aligned by dynamic programming
-(an edit distance) whose match cost is the real turn score for calls — a call that passes costs 0, a
-failing pair 1–2 by how much failed — and word overlap for replies (then scored in full), and whose
-gaps cost 1: a predicted call with no gold counterpart is
-`unexpected_action` (free, and left out of scoring, when its tool is listed in
-`metadata.read_only_tools` — unless the call failed: a failed attempt with no counterpart, such as
-the one before a successful retry, is `tool_execution_error`), a gold turn nothing matched is
-`missing_action`. Turns of one
-`OrderInvariant_` group keep their tags, so the dialog scorer then re-pairs them by best assignment.
-User turns of the live side are kept as context. Conversations larger than `max_cells` pairs are
-aligned position by position instead (bounded cost).
+In: the live turns (predicted side only, `User` turns included) and the gold dialog. Out: one row per
+gold turn and per live turn — paired, gold only, or live only — in live order, with where each row came
+from (`RowOrigin`). What an unpaired row means (a missing call, an optional turn not made, a free
+lookup, a reply nothing asked for, a recovered attempt) is decided by `score_dialog`, the same rules
+for `score` and `replay`.
+
+Live chains rarely match gold turn for turn. The alignment, in order:
+1. **Exchanges.** Where the gold has `User` turns, gold and live user turns are paired in order
+   (word overlap guides which is which; an extra live user turn, such as the answer to a clarifying
+   question, joins the exchange before it), and each gold exchange is aligned only within its live
+   exchange: a call made one user turn early is not matched to the later gold turn. A gold exchange
+   with no Agent/Tool turn expects the agent to answer without calling (`no_call_expected`). A gold
+   dialog without user turns is one exchange.
+2. **Order-invariant groups** (`OrderInvariant_<group>` tags): the group's gold turns are paired with
+   the exchange's calls by best assignment (Hungarian) and put in the order of the calls they paired
+   with, so two calls made in the other order align as they are.
+3. **Calls** by dynamic programming (an edit distance): a call of the gold's tool costs its real turn
+   score (0 when it passes, 1.1–1.9 by how much failed), another tool 1.9; a gold turn left unmatched
+   costs 1 (0.5 when `optional`); a live call left unmatched costs 1, nothing when its tool is in
+   `metadata.read_only_tools` or `metadata.allowed_extra_tools` and it did not fail.
+4. **Replies** are not aligned by position: agents talk, and most replies have no gold counterpart. Each
+   gold response turn takes the reply of its exchange that states its facts (a bare-fact gold such as
+   "23553"), else the one between the calls around it with the most words in common.
+
+Conversations larger than `max_cells` call pairs are aligned position by position (bounded cost).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from monitor.assemble.turns import join_tool_name
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
 from monitor.model import ActionContent, Dialog, DialogTurn, ResponseContent
-from monitor.score.dialog import dialog_vocabulary
+from monitor.score.dialog import (
+    ORDER_INVARIANT_PREFIX,
+    RowOrigin,
+    argument_modes,
+    dialog_vocabulary,
+    free_tools,
+)
 from monitor.score.ladder import Ladder
+from monitor.score.response import states_facts
 from monitor.score.turn import score_turn
-from monitor.score.values import content_words
+from monitor.score.values import content_words, normalize_text
 
 GAP = 1.0
+_END = -1  # "after every live turn"
+OPTIONAL_GAP = 0.5
+OTHER_TOOL = 1.9
+LIVE_USER_GAP = 0.6
+
+How = Literal["aligned", "order_invariant", "fact_in_reply", "no_call_expected"]
 
 
 @dataclass(frozen=True)
 class Alignment:
     dialog: Dialog
-    read_only_extra: int
     positional: bool
     turn_map: dict[int, int]  # live turn number -> aligned row number
+    origins: dict[int, RowOrigin]  # aligned row number -> where it came from (for `score_dialog`)
+
+
+@dataclass
+class _Block:
+    """One exchange: the gold turns and the live turns aligned with each other."""
+
+    gold: list[DialogTurn] = field(default_factory=list)
+    live: list[DialogTurn] = field(default_factory=list)
+    expects_no_call: bool = False
 
 
 def align_to_gold(
     conversation_id: str, live: Sequence[DialogTurn], gold: Dialog, ladder: Ladder, max_cells: int = 40_000
 ) -> Alignment:
-    preds = [t for t in live if t.turn != "User"]
-    golds = [t for t in gold.turns if t.turn != "User"]
-    read_only = set(gold.metadata.get("read_only_tools", []) if isinstance(gold.metadata, dict) else [])
-    schemas: dict[str, Any] = gold.metadata.get("tool_schemas", {}) if isinstance(gold.metadata, dict) else {}
-    probe = Dialog(dialog_id=conversation_id, turns=tuple(live) + tuple(golds), metadata=gold.metadata)
-    vocabulary = dialog_vocabulary(probe)
-    positional = len(preds) * len(golds) > max_cells
-    pairs = (
-        _positional(preds, golds) if positional else _dp(preds, golds, ladder, vocabulary, schemas, read_only)
+    metadata = gold.metadata if isinstance(gold.metadata, dict) else {}
+    schemas: dict[str, Any] = (
+        metadata.get("tool_schemas", {}) if isinstance(metadata.get("tool_schemas"), dict) else {}
     )
+    free = free_tools(metadata)
+    probe = Dialog(dialog_id=conversation_id, turns=tuple(live) + tuple(gold.turns), metadata=metadata)
+    vocabulary = dialog_vocabulary(probe)
+    calls_live = sum(1 for t in live if _is_call(t))
+    calls_gold = sum(1 for t in gold.turns if isinstance(t.gold_turn, ActionContent))
+    positional = calls_live * calls_gold > max_cells
+
+    pair_of_live: dict[int, tuple[DialogTurn, How]] = {}  # live turn_no -> gold turn
+    missing_after: dict[int, list[DialogTurn]] = {}  # live turn_no (or _END) -> gold turns after it
+    no_call_after: list[int] = []
+    for block in _blocks(live, gold.turns):
+        start = block.live[0].turn_no if block.live else _END
+        calls = [t for t in block.live if _is_call(t)]
+        gold_calls = [t for t in block.gold if isinstance(t.gold_turn, ActionContent)]
+        gold_calls, reordered = _order_invariant(gold_calls, calls, ladder, vocabulary, schemas, metadata)
+
+        def cost(g: DialogTurn, p: DialogTurn) -> float:
+            return _call_cost(ladder, g, p, vocabulary, schemas, metadata)
+
+        pairs = _positional(calls, gold_calls) if positional else _dp(calls, gold_calls, cost, free)
+        anchor = start
+        matched_at: dict[int, int] = {}  # gold turn_no -> live turn_no
+        for p, g in pairs:
+            if p is not None:
+                anchor = p.turn_no
+            if p is not None and g is not None:
+                pair_of_live[p.turn_no] = (g, "order_invariant" if g.turn_no in reordered else "aligned")
+                matched_at[g.turn_no] = p.turn_no
+            elif g is not None:
+                missing_after.setdefault(anchor, []).append(g)
+        for g, p_no, how in _replies(block, matched_at, ladder):
+            if p_no is None:
+                missing_after.setdefault(_last_live_before(block, g, matched_at), []).append(g)
+            else:
+                pair_of_live[p_no] = (g, how)
+        if block.expects_no_call and not any(
+            _is_call(t) and t.turn_no not in pair_of_live and not _free(t, free) for t in block.live
+        ):
+            first_reply = next((t.turn_no for t in block.live if _is_reply(t)), None)
+            no_call_after.append(first_reply if first_reply is not None else start)
+
     rows: list[DialogTurn] = []
     number: dict[int, int] = {}
-    read_only_extra = 0
-    pair_of_pred = {id(p): g for p, g in pairs if p is not None}
-    missing_before: dict[int, list[DialogTurn]] = {}
-    order = 0
-    for p, g in pairs:  # gold turns nothing matched go where the alignment put them
-        if p is None and g is not None:
-            missing_before.setdefault(order, []).append(g)
-        elif p is not None:
-            order += 1
-    order = 0
+    origins: dict[int, RowOrigin] = {}
+
+    def add(g: DialogTurn | None, p: DialogTurn | None, how: How = "aligned") -> None:
+        no = len(rows) + 1
+        deps = tuple(number[d] for d in (p.depends_on if p is not None else ()) if d in number)
+        if p is not None:
+            number[p.turn_no] = no
+        rows.append(_row(no, g, p, deps))
+        origins[no] = RowOrigin(g.turn_no if g else None, p.turn_no if p else None, how)
+
     for t in live:
-        if t.turn != "User":
-            for g in missing_before.pop(order, []):
-                rows.append(_row(len(rows) + 1, g, None, ()))
-            order += 1
-            g = pair_of_pred.get(id(t))
-            if g is None and _tool(t) in read_only and not _failed(t):
-                read_only_extra += 1
-                continue
+        if t.turn_no in no_call_after and _is_reply(t):
+            add(None, t, "no_call_expected")
+        elif t.turn == "User":
+            add(None, t)
         else:
-            g = None
-        deps = tuple(number[d] for d in t.depends_on if d in number)
-        number[t.turn_no] = len(rows) + 1
-        rows.append(_row(len(rows) + 1, g, t, deps))
-    for leftover in missing_before.values():
+            g, how = pair_of_live.get(t.turn_no, (None, "aligned"))
+            add(g, t, how)
+        if t.turn_no in no_call_after and not _is_reply(t):  # a user turn the agent did not answer
+            add(None, None, "no_call_expected")
+        for g in missing_after.pop(t.turn_no, []):
+            add(g, None)
+    for leftover in missing_after.values():  # after a block with no live turns: at the end
         for g in leftover:
-            rows.append(_row(len(rows) + 1, g, None, ()))
-    dialog = Dialog(dialog_id=conversation_id, turns=tuple(rows), metadata=gold.metadata)
-    return Alignment(dialog=dialog, read_only_extra=read_only_extra, positional=positional, turn_map=number)
+            add(g, None)
+    dialog = Dialog(dialog_id=conversation_id, turns=tuple(rows), metadata=metadata)
+    return Alignment(dialog=dialog, positional=positional, turn_map=number, origins=origins)
+
+
+# -- exchanges -----------------------------------------------------------------------------------
+
+
+def _blocks(live: Sequence[DialogTurn], gold: Sequence[DialogTurn]) -> list[_Block]:
+    gold_users = [t for t in gold if t.turn == "User"]
+    if not gold_users:
+        return [_Block(gold=[t for t in gold if t.turn != "User"], live=list(live))]
+    gold_segments = _segments(gold)
+    live_segments = _segments(live)
+    pairing = _pair_users(
+        [_user_text(s[0]) for s in gold_segments[1:]], [_user_text(s[0]) for s in live_segments[1:]]
+    )
+    blocks = [_Block(gold=[t for t in seg[1:]]) for seg in gold_segments]
+    for i, seg in enumerate(gold_segments[1:], start=1):
+        blocks[i].expects_no_call = not seg[1:]
+    owner = 0  # the gold exchange an unpaired live exchange joins: the one before it
+    for j, seg in enumerate(live_segments):
+        if j == 0:
+            blocks[0].live.extend(seg[1:])
+            continue
+        gi = pairing.get(j - 1)
+        if gi is not None:
+            owner = gi + 1
+        blocks[owner].live.extend(seg)
+    for i in range(len(blocks) - 1, 0, -1):  # a gold exchange no live one answered joins the one before
+        if (i - 1) not in pairing.values():
+            blocks[i - 1].gold.extend(blocks[i].gold)
+            blocks[i - 1].live.extend(blocks[i].live)
+            blocks[i].gold, blocks[i].live, blocks[i].expects_no_call = [], [], False
+    return [b for b in blocks if b.gold or b.live or b.expects_no_call]
+
+
+def _segments(turns: Sequence[DialogTurn]) -> list[list[DialogTurn]]:
+    """[turns before the first user turn, then each user turn with the turns after it]."""
+    segments: list[list[DialogTurn]] = [[]]
+    for t in turns:
+        if t.turn == "User":
+            segments.append([t])
+        else:
+            segments[-1].append(t)
+    head = segments[0]
+    return [[_NO_USER, *head], *segments[1:]]
+
+
+_NO_USER = DialogTurn(turn_no=0, turn="User")
+
+
+def _user_text(turn: DialogTurn) -> str:
+    content = turn.gold_turn or turn.predict_turn
+    return content.response if isinstance(content, ResponseContent) else ""
+
+
+def _pair_users(gold: Sequence[str], live: Sequence[str]) -> dict[int, int]:
+    """live user turn index -> gold user turn index, in order; word overlap decides which is which."""
+    n, m = len(live), len(gold)
+    words_l = [set(content_words(t)) for t in live]
+    words_g = [set(content_words(t)) for t in gold]
+
+    def cost(i: int, j: int) -> float:
+        if normalize_text(live[i]) == normalize_text(gold[j]):
+            return 0.0
+        union = words_l[i] | words_g[j]
+        return 1.0 - (len(words_l[i] & words_g[j]) / len(union) if union else 0.0)
+
+    pairs = _edit_distance(n, m, cost, lambda i: LIVE_USER_GAP, lambda j: GAP)
+    return {i: j for i, j in pairs if i is not None and j is not None}
+
+
+# -- calls ---------------------------------------------------------------------------------------
+
+
+def _order_invariant(
+    gold_calls: list[DialogTurn],
+    calls: Sequence[DialogTurn],
+    ladder: Ladder,
+    vocabulary: frozenset[str],
+    schemas: dict[str, Any],
+    metadata: dict[str, Any],
+) -> tuple[list[DialogTurn], set[int]]:
+    """The gold calls with each order-invariant group in the order of the live calls it pairs with."""
+    groups: dict[str, list[int]] = {}
+    for i, g in enumerate(gold_calls):
+        for tag in g.tags:
+            if tag.startswith(ORDER_INVARIANT_PREFIX):
+                groups.setdefault(tag, []).append(i)
+    out = list(gold_calls)
+    moved: set[int] = set()
+    for slots in groups.values():
+        if len(slots) < 2 or not calls:
+            continue
+        members = [gold_calls[i] for i in slots]
+        cost = np.array(
+            [[_call_cost(ladder, g, p, vocabulary, schemas, metadata) for p in calls] for g in members]
+        )
+        rows, cols = linear_sum_assignment(cost)
+        at = {int(r): int(c) for r, c in zip(rows, cols, strict=True) if cost[r, c] < OTHER_TOOL}
+        order = sorted(range(len(members)), key=lambda k: (at.get(k, len(calls)), k))
+        for slot, k in zip(slots, order, strict=True):
+            out[slot] = members[k]
+            if members[k] is not gold_calls[slot]:
+                moved.add(members[k].turn_no)
+    return out, moved
+
+
+def _call_cost(
+    ladder: Ladder,
+    gold: DialogTurn,
+    pred: DialogTurn,
+    vocabulary: frozenset[str],
+    schemas: dict[str, Any],
+    metadata: dict[str, Any],
+) -> float:
+    g, p = gold.gold_turn, pred.predict_turn
+    if not isinstance(g, ActionContent) or not isinstance(p, ActionContent):
+        return OTHER_TOOL
+    if normalize_text(g.tool_id) != normalize_text(p.tool_id) or normalize_text(g.action) != normalize_text(
+        p.action
+    ):
+        return OTHER_TOOL
+    s = score_turn(ladder, g, p, vocabulary, schemas, compare=argument_modes(metadata, gold))
+    return 0.0 if s.success else OTHER_TOOL - 0.8 * s.partial
+
+
+def _dp(
+    preds: Sequence[DialogTurn],
+    golds: Sequence[DialogTurn],
+    cost: Any,
+    free: frozenset[str],
+) -> list[tuple[DialogTurn | None, DialogTurn | None]]:
+    match = [[cost(g, p) for g in golds] for p in preds]
+    pairs = _edit_distance(
+        len(preds),
+        len(golds),
+        lambda i, j: match[i][j],
+        lambda i: 0.0 if _free(preds[i], free) else GAP,
+        lambda j: OPTIONAL_GAP if golds[j].optional else GAP,
+    )
+    return [(preds[i] if i is not None else None, golds[j] if j is not None else None) for i, j in pairs]
+
+
+def _edit_distance(
+    n: int, m: int, match: Any, skip_a: Any, skip_b: Any
+) -> list[tuple[int | None, int | None]]:
+    """The cheapest monotone pairing of a[0:n] with b[0:m] (ties: pair before skipping)."""
+    inf = float("inf")
+    best = [[inf] * (m + 1) for _ in range(n + 1)]
+    best[0][0] = 0.0
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if i and best[i - 1][j] + skip_a(i - 1) < best[i][j]:
+                best[i][j] = best[i - 1][j] + skip_a(i - 1)
+            if j and best[i][j - 1] + skip_b(j - 1) < best[i][j]:
+                best[i][j] = best[i][j - 1] + skip_b(j - 1)
+            if i and j and best[i - 1][j - 1] + match(i - 1, j - 1) <= best[i][j]:
+                best[i][j] = best[i - 1][j - 1] + match(i - 1, j - 1)
+    pairs: list[tuple[int | None, int | None]] = []
+    i, j = n, m
+    while i or j:
+        if i and j and abs(best[i][j] - (best[i - 1][j - 1] + match(i - 1, j - 1))) < 1e-9:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif i and abs(best[i][j] - (best[i - 1][j] + skip_a(i - 1))) < 1e-9:
+            pairs.append((i - 1, None))
+            i -= 1
+        else:
+            pairs.append((None, j - 1))
+            j -= 1
+    pairs.reverse()
+    return pairs
+
+
+def _positional(
+    preds: Sequence[DialogTurn], golds: Sequence[DialogTurn]
+) -> list[tuple[DialogTurn | None, DialogTurn | None]]:
+    n = max(len(preds), len(golds))
+    return [(preds[i] if i < len(preds) else None, golds[i] if i < len(golds) else None) for i in range(n)]
+
+
+# -- replies -------------------------------------------------------------------------------------
+
+
+def _replies(
+    block: _Block, matched_at: dict[int, int], ladder: Ladder
+) -> list[tuple[DialogTurn, int | None, How]]:
+    """Each gold response turn of the exchange with the live reply it is scored against (or None)."""
+    replies = [t for t in block.live if _is_reply(t)]
+    order = {t.turn_no: i for i, t in enumerate(block.live)}
+    taken: set[int] = set()
+    out: list[tuple[DialogTurn, int | None, How]] = []
+    for k, g in enumerate(block.gold):
+        if not isinstance(g.gold_turn, ResponseContent):
+            continue
+        lo, hi = _window(block, k, matched_at, order)
+        gold_text = g.gold_turn.response
+        best: tuple[tuple[bool, bool, float], int, How] | None = None
+        for r in replies:
+            if r.turn_no in taken:
+                continue
+            assert isinstance(r.predict_turn, ResponseContent)
+            text = r.predict_turn.response
+            facts = states_facts(gold_text, text, ladder.config.ladder.date_day_first)
+            inside = lo < order[r.turn_no] < hi
+            key = (facts is True, inside, _overlap(gold_text, text))
+            if best is None or key > best[0]:
+                best = (key, r.turn_no, "fact_in_reply" if facts is True and not inside else "aligned")
+        if best is None:
+            out.append((g, None, "aligned"))
+        else:
+            taken.add(best[1])
+            out.append((g, best[1], best[2]))
+    return out
+
+
+def _window(block: _Block, k: int, matched_at: dict[int, int], order: dict[int, int]) -> tuple[int, int]:
+    """Live positions between which gold turn k's reply belongs: after the calls matched to the gold
+    turns before it, before those matched to the gold turns after it."""
+    before = [order[matched_at[g.turn_no]] for g in block.gold[:k] if g.turn_no in matched_at]
+    after = [order[matched_at[g.turn_no]] for g in block.gold[k + 1 :] if g.turn_no in matched_at]
+    return (max(before, default=-1), min(after, default=len(block.live)))
+
+
+def _last_live_before(block: _Block, gold: DialogTurn, matched_at: dict[int, int]) -> int:
+    """Where a gold turn nothing matched goes: after the live call matched to the gold turn before it."""
+    k = block.gold.index(gold)
+    before = [matched_at[g.turn_no] for g in block.gold[:k] if g.turn_no in matched_at]
+    if before:
+        return max(before)
+    return block.live[0].turn_no if block.live else _END
+
+
+def _overlap(gold: str, predicted: str) -> float:
+    g, p = set(content_words(gold)), set(content_words(predicted))
+    return len(g & p) / len(g | p) if g | p else 1.0
+
+
+# -- rows ----------------------------------------------------------------------------------------
 
 
 def _row(no: int, gold: DialogTurn | None, pred: DialogTurn | None, deps: tuple[int, ...]) -> DialogTurn:
@@ -96,79 +404,19 @@ def _row(no: int, gold: DialogTurn | None, pred: DialogTurn | None, deps: tuple[
         weight=gold.weight if gold else 1.0,
         critical=gold.critical if gold else False,
         latency_ms=pred.latency_ms if pred else None,
+        optional=gold.optional if gold else False,
+        compare=gold.compare if gold else {},
     )
 
 
-def _tool(t: DialogTurn) -> str | None:
-    return join_tool_name(t.predict_turn) if isinstance(t.predict_turn, ActionContent) else None
+def _is_call(t: DialogTurn) -> bool:
+    return t.turn != "User" and isinstance(t.predict_turn, ActionContent)
 
 
-def _failed(t: DialogTurn) -> bool:
-    return isinstance(t.predict_turn, ActionContent) and bool(t.predict_turn.error)
+def _is_reply(t: DialogTurn) -> bool:
+    return t.turn == "Agent" and isinstance(t.predict_turn, ResponseContent)
 
 
-def _reply_cost(gold: str, predicted: str) -> float:
-    """Which live reply answers which gold reply: word overlap is enough to place it (replies sit between
-    the calls that anchor the alignment); the reply is then scored in full, embeddings included. Scoring
-    every reply against every gold reply here cost more than the rest of the pipeline."""
-    g, p = set(content_words(gold)), set(content_words(predicted))
-    if g == p:
-        return 0.0
-    overlap = len(g & p) / len(g | p)
-    return 1.9 - 0.8 * overlap
-
-
-def _positional(
-    preds: Sequence[DialogTurn], golds: Sequence[DialogTurn]
-) -> list[tuple[DialogTurn | None, DialogTurn | None]]:
-    n = max(len(preds), len(golds))
-    return [(preds[i] if i < len(preds) else None, golds[i] if i < len(golds) else None) for i in range(n)]
-
-
-def _dp(
-    preds: Sequence[DialogTurn],
-    golds: Sequence[DialogTurn],
-    ladder: Ladder,
-    vocabulary: frozenset[str],
-    schemas: dict[str, Any],
-    read_only: set[str],
-) -> list[tuple[DialogTurn | None, DialogTurn | None]]:
-    n, m = len(preds), len(golds)
-    match = [[_cost(ladder, g, p, vocabulary, schemas) for g in golds] for p in preds]
-    skip = [0.0 if _tool(p) in read_only and not _failed(p) else GAP for p in preds]
-    inf = float("inf")
-    best = [[inf] * (m + 1) for _ in range(n + 1)]
-    best[0][0] = 0.0
-    for i in range(n + 1):
-        for j in range(m + 1):
-            if i and best[i - 1][j] + skip[i - 1] < best[i][j]:
-                best[i][j] = best[i - 1][j] + skip[i - 1]
-            if j and best[i][j - 1] + GAP < best[i][j]:
-                best[i][j] = best[i][j - 1] + GAP
-            if i and j and best[i - 1][j - 1] + match[i - 1][j - 1] < best[i][j]:
-                best[i][j] = best[i - 1][j - 1] + match[i - 1][j - 1]
-    pairs: list[tuple[DialogTurn | None, DialogTurn | None]] = []
-    i, j = n, m
-    while i or j:
-        if i and j and abs(best[i][j] - (best[i - 1][j - 1] + match[i - 1][j - 1])) < 1e-9:
-            pairs.append((preds[i - 1], golds[j - 1]))
-            i, j = i - 1, j - 1
-        elif i and abs(best[i][j] - (best[i - 1][j] + skip[i - 1])) < 1e-9:
-            pairs.append((preds[i - 1], None))
-            i -= 1
-        else:
-            pairs.append((None, golds[j - 1]))
-            j -= 1
-    pairs.reverse()
-    return pairs
-
-
-def _cost(
-    ladder: Ladder, gold: DialogTurn, pred: DialogTurn, vocabulary: frozenset[str], schemas: dict[str, Any]
-) -> float:
-    if isinstance(gold.gold_turn, ActionContent) != isinstance(pred.predict_turn, ActionContent):
-        return 1.95
-    if isinstance(gold.gold_turn, ResponseContent) and isinstance(pred.predict_turn, ResponseContent):
-        return _reply_cost(gold.gold_turn.response, pred.predict_turn.response)
-    s = score_turn(ladder, gold.gold_turn, pred.predict_turn, vocabulary, schemas)
-    return 0.0 if s.success else 1.9 - 0.8 * s.partial
+def _free(t: DialogTurn, free: frozenset[str]) -> bool:
+    p = t.predict_turn
+    return isinstance(p, ActionContent) and not p.error and p.name in free

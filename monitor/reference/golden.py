@@ -161,8 +161,10 @@ def _semantic_problems(dialog: Dialog) -> list[str]:
                 problems.append(f"{at}, field 'depends_on': turn {d} does not exist")
             elif d >= t.turn_no:
                 problems.append(f"{at}, field 'depends_on': turn {d} is not earlier than turn {t.turn_no}")
-        if t.turn != "User" and t.gold_turn is None:
-            problems.append(f"{at}, field 'gold_turn': required on {t.turn} turns")
+        if t.turn != "User" and t.gold_turn is None and t.predict_turn is None:
+            problems.append(f"{at}, field 'gold_turn': required on {t.turn} turns (or a predict_turn alone)")
+        if t.gold_turn is None and (t.optional or t.compare):
+            problems.append(f"{at}: 'optional' and 'compare' describe a gold_turn, and this turn has none")
         if t.turn == "Tool" and t.gold_turn is not None and not isinstance(t.gold_turn, ActionContent):
             problems.append(f"{at}, field 'gold_turn': a Tool turn needs tool_id, action and args")
     return problems

@@ -132,6 +132,7 @@ class Pipeline:
                 separator=self.config.normalize.tool_action_separator,
                 policies=self.policies,
                 composition=self.config.composition,
+                alignment_config=self.config.alignment,
             )
             self.stats["conversations_reported"] += 1
             if self.on_close is not None:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from monitor.assemble.transcript import build_transcript
 from monitor.assemble.turns import to_dialog_turns
-from monitor.config import CompositionConfig
+from monitor.config import AlignmentConfig, CompositionConfig
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport
 from monitor.reference.align import align_to_gold
 from monitor.reference.policy import Policy, select_policy
@@ -97,6 +97,7 @@ def score_conversation(
     separator: str = ".",
     composition: CompositionConfig | None = None,
     policies: Mapping[str, Policy] | None = None,
+    alignment_config: AlignmentConfig | None = None,
 ) -> ConversationReport:
     observed = build_transcript(spans)
     live = to_dialog_turns(observed, separator)
@@ -109,12 +110,12 @@ def score_conversation(
     span_schemas = {name: schema for s in spans for name, schema in s.tool_definitions.items()}
     dialog_report = None
     process = None
-    read_only_extra = 0
     reason = None
     references_used = []
+    origins = None
     if gold is not None:
         alignment = align_to_gold(conversation_id, live, gold, ladder)
-        read_only_extra = alignment.read_only_extra
+        origins = alignment.origins
         dialog = alignment.dialog
         errors = {alignment.turn_map[n]: e for n, e in tool_errors.items() if n in alignment.turn_map}
         references_used.append("gold")
@@ -128,7 +129,9 @@ def score_conversation(
         policy_scores, process = outcome.scores, outcome.metrics
         references_used.append(f"policy:{policy.agent}")
     if gold is not None or policy is not None:
-        dialog_report = score_dialog(dialog, ladder, composition, policy_scores)
+        dialog_report = score_dialog(
+            dialog, ladder, composition, policy_scores, alignment=alignment_config, origins=origins
+        )
     elif reference_id:
         reason = f"reference {reference_id!r} not found among the loaded gold dialogs, and no policy applies"
     else:
@@ -157,7 +160,11 @@ def score_conversation(
         tool_errors=sum(1 for t in calls if t.error),
         input_tokens=_sum(s.input_tokens for s in spans if s.kind == "llm"),
         output_tokens=_sum(s.output_tokens for s in spans if s.kind == "llm"),
-        read_only_extra_calls=read_only_extra,
+        read_only_extra_calls=sum(
+            1
+            for u in (dialog_report.unmatched if dialog_report else ())
+            if u.why in ("read_only", "allowed_extra")
+        ),
         observed_turns=tuple(
             ObservedTurnReport(
                 turn_no=t.turn_no,

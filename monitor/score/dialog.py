@@ -18,37 +18,75 @@ Steps, in order:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from monitor.attribute.attribution import Attribution, Outcome, attribute_failures
 from monitor.attribute.dependencies import TurnFlow, infer_dependencies, leaf_texts
-from monitor.config import CompositionConfig
+from monitor.config import AlignmentConfig, CompositionConfig
 from monitor.model import (
     SUB_METRIC_OF,
     ActionContent,
     Chain,
     ChainStats,
+    Check,
+    CompareMode,
     Dialog,
     DialogReport,
     DialogTurn,
     FailureReason,
+    GoldMatch,
+    RecoveryStats,
     ResponseContent,
     SubMetric,
     SubMetricStats,
     TurnContent,
     TurnVerdict,
+    UnmatchedTurn,
 )
 from monitor.score.composition import compose
 from monitor.score.ladder import Ladder
 from monitor.score.response import split_parts
-from monitor.score.turn import TurnScore, score_turn
+from monitor.score.turn import TurnScore, finish_checks, score_turn
 from monitor.score.values import content_words
 
 ORDER_INVARIANT_PREFIX = "OrderInvariant_"
+
+
+@dataclass(frozen=True)
+class RowOrigin:
+    """Where a row of an aligned dialog came from: the gold turn's number, the live turn's, how they met.
+    `score` dialogs are aligned by their author: each row is its own origin."""
+
+    gold_turn_no: int | None
+    live_turn_no: int | None
+    how: Literal["aligned", "order_invariant", "fact_in_reply", "no_call_expected"] = "aligned"
+
+
+def free_tools(metadata: Any) -> frozenset[str]:
+    """Tools whose calls need no gold counterpart: `read_only_tools` and `allowed_extra_tools`."""
+    if not isinstance(metadata, dict):
+        return frozenset()
+    names = [*_names(metadata.get("read_only_tools")), *_names(metadata.get("allowed_extra_tools"))]
+    return frozenset(names)
+
+
+def _names(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def argument_modes(metadata: Any, row: DialogTurn) -> dict[str, CompareMode]:
+    """How each argument of a gold call is compared: the turn's `compare` over `metadata.compare[tool]`."""
+    gold = row.gold_turn
+    if not isinstance(gold, ActionContent):
+        return dict(row.compare)
+    by_tool = metadata.get("compare", {}) if isinstance(metadata, dict) else {}
+    tool_modes = by_tool.get(gold.name) or by_tool.get(gold.tool_id) if isinstance(by_tool, dict) else None
+    return {**(tool_modes if isinstance(tool_modes, dict) else {}), **row.compare}
 
 
 def score_dialog(
@@ -56,33 +94,63 @@ def score_dialog(
     ladder: Ladder,
     composition: CompositionConfig | None = None,
     policy_scores: dict[int, TurnScore] | None = None,
+    *,
+    alignment: AlignmentConfig | None = None,
+    origins: Mapping[int, RowOrigin] | None = None,
 ) -> DialogReport:
     """Gold verdicts, merged with policy verdicts when given (a gold failure first, else a policy one).
 
-    A dialog with no gold turn at all is scored by the policy alone.
+    A dialog with no gold turn at all is scored by the policy alone. `origins` (from the live alignment)
+    says which gold and live turn each row pairs; without it each row is its own (a `score` dialog).
+
+    Rows that pair nothing are judged here, the same for `score` and `replay`: a reply no gold turn asks
+    for, a call of a read-only or allowed extra tool, an `optional` gold turn not made, and (by default,
+    `alignment.failed_attempts`) a failed call retried successfully later are no failures; they are
+    listed in `unmatched` / `matching` and counted.
     """
     composition = composition or CompositionConfig()
-    rows = [t for t in dialog.turns if t.turn != "User"]
+    alignment = alignment or AlignmentConfig()
+    metadata = dialog.metadata if isinstance(dialog.metadata, dict) else {}
     vocabulary = dialog_vocabulary(dialog)
     schemas: dict[str, Any] = (
-        dialog.metadata.get("tool_schemas", {}) if isinstance(dialog.metadata, dict) else {}
+        metadata.get("tool_schemas", {}) if isinstance(metadata.get("tool_schemas"), dict) else {}
     )
     if ladder.scorer is not None:
         ladder.scorer.prefetch(texts_to_embed([dialog]))
 
-    has_gold = any(t.gold_turn is not None for t in rows)
-    pairing = _align_order_invariant(rows, ladder, vocabulary, schemas) if has_gold else {}
+    all_rows = [t for t in dialog.turns if t.turn != "User"]
+    has_gold = origins is not None or any(t.gold_turn is not None for t in all_rows)  # aligned to gold
+    policy_scores = policy_scores or {}
+    judged = _judge_rows(all_rows, has_gold, policy_scores, origins, metadata, alignment)
+    kept = {t.turn_no for t in judged.rows}
+    dialog = dialog.model_copy(
+        update={"turns": tuple(t for t in dialog.turns if t.turn == "User" or t.turn_no in kept)}
+    )
+    rows = judged.rows
+    pairing = (
+        _align_order_invariant(rows, ladder, vocabulary, schemas, metadata)
+        if has_gold and origins is None
+        else {}
+    )
     scores: dict[int, TurnScore] = {}
     gold_of: dict[int, DialogTurn] = {}
-    policy_scores = policy_scores or {}
     for row in rows:
         gold_row = pairing.get(row.turn_no, row)
         gold_of[row.turn_no] = gold_row
-        gold = (
-            score_turn(ladder, gold_row.gold_turn, row.predict_turn, vocabulary, schemas)
-            if has_gold
-            else None
-        )
+        gold: TurnScore | None
+        if row.turn_no in judged.no_call:
+            gold = judged.no_call[row.turn_no]
+        elif has_gold and (row.gold_turn is not None or row.predict_turn is not None):
+            gold = score_turn(
+                ladder,
+                gold_row.gold_turn,
+                row.predict_turn,
+                vocabulary,
+                schemas,
+                argument_modes(metadata, gold_row),
+            )
+        else:
+            gold = None
         scores[row.turn_no] = _merge(gold, policy_scores.get(row.turn_no))
 
     chain_of, chains_turns = _chains(dialog.turns)
@@ -116,6 +184,7 @@ def score_dialog(
         _verdict(
             row,
             gold_of[row.turn_no],
+            _gold_turn_no(row, gold_of[row.turn_no], origins),
             scores[row.turn_no],
             attribution[row.turn_no],
             deps.of(row.turn_no),
@@ -124,7 +193,156 @@ def score_dialog(
         )
         for row in rows
     ]
-    return build_report(dialog, verdicts, chains_turns, composition)
+    report = build_report(dialog, verdicts, chains_turns, composition)
+    gold_no = {v.turn_no: v.gold_turn_no for v in verdicts}
+    matching = tuple(
+        m.model_copy(update={"gold_turn_no": gold_no.get(m.turn_no, m.gold_turn_no)})
+        if origins is None and m.turn_no is not None
+        else m
+        for m in judged.matching
+    )
+    return report.model_copy(
+        update={
+            "strict_test_pass": report.test_pass and judged.forgiven == 0,
+            "recovery": judged.recovery,
+            "matching": matching,
+            "unmatched": judged.unmatched,
+        }
+    )
+
+
+@dataclass
+class _Judged:
+    rows: list[DialogTurn]
+    no_call: dict[int, TurnScore]
+    matching: list[GoldMatch]
+    unmatched: tuple[UnmatchedTurn, ...]
+    recovery: RecoveryStats
+    forgiven: int  # failed attempts that are no failure because a retry worked
+
+
+def _judge_rows(
+    rows: Sequence[DialogTurn],
+    has_gold: bool,
+    policy_scores: Mapping[int, TurnScore],
+    origins: Mapping[int, RowOrigin] | None,
+    metadata: dict[str, Any],
+    alignment: AlignmentConfig,
+) -> _Judged:
+    """Which rows get a verdict; how each gold turn was matched; the live turns left free, and why."""
+    read_only = frozenset(_names(metadata.get("read_only_tools")))
+    allowed = frozenset(_names(metadata.get("allowed_extra_tools")))
+    recovered_at = _recoveries(rows)
+    failed = sum(1 for r in rows if isinstance(r.predict_turn, ActionContent) and r.predict_turn.error)
+    kept: list[DialogTurn] = []
+    no_call: dict[int, TurnScore] = {}
+    matching: list[GoldMatch] = []
+    unmatched: list[UnmatchedTurn] = []
+    forgiven: list[int] = []
+    for row in rows:
+        origin = origins.get(row.turn_no) if origins is not None else None
+        live_no = origin.live_turn_no if origin else row.turn_no if row.predict_turn is not None else None
+        gold_no = origin.gold_turn_no if origin else row.turn_no if row.gold_turn is not None else None
+        g, p = row.gold_turn, row.predict_turn
+        policy = policy_scores.get(row.turn_no)
+        if not has_gold or (policy is not None and not policy.success):
+            kept.append(row)
+            continue
+        if origin is not None and origin.how == "no_call_expected":
+            kept.append(row)
+            no_call[row.turn_no] = _no_call_score(p)
+            matching.append(
+                GoldMatch(
+                    gold_turn_no=None, turn_no=row.turn_no, live_turn_no=live_no, how="no_call_expected"
+                )
+            )
+            continue
+        if g is None and p is None:
+            continue
+        if g is None:
+            assert p is not None
+            why = _why_free(p, row.turn_no, read_only, allowed, recovered_at, alignment)
+            if why is None:
+                kept.append(row)
+            else:
+                if why == "recovered_attempt":
+                    forgiven.append(recovered_at[row.turn_no])
+                unmatched.append(
+                    UnmatchedTurn(
+                        live_turn_no=live_no,
+                        type="action" if isinstance(p, ActionContent) else "response",
+                        tool=p.name if isinstance(p, ActionContent) else None,
+                        why=why,
+                    )
+                )
+            continue
+        if p is None and row.optional:
+            matching.append(GoldMatch(gold_turn_no=gold_no, turn_no=None, how="optional_not_made"))
+            continue
+        kept.append(row)
+        how = "missing" if p is None else origin.how if origin else "aligned"
+        matching.append(GoldMatch(gold_turn_no=gold_no, turn_no=row.turn_no, live_turn_no=live_no, how=how))
+    recovered = sum(1 for r in rows if r.turn_no in recovered_at)
+    recovery = RecoveryStats(
+        failed_attempts=failed,
+        recovered=recovered,
+        recovery_rate=round(recovered / failed, 6) if failed else None,
+        mean_steps_to_recover=round(sum(recovered_at.values()) / recovered, 3) if recovered else None,
+    )
+    return _Judged(kept, no_call, matching, tuple(unmatched), recovery, len(forgiven))
+
+
+def _why_free(
+    p: TurnContent,
+    turn_no: int,
+    read_only: frozenset[str],
+    allowed: frozenset[str],
+    recovered_at: Mapping[int, int],
+    alignment: AlignmentConfig,
+) -> Literal["reply_without_gold", "read_only", "allowed_extra", "recovered_attempt"] | None:
+    """Why a live turn with no gold counterpart is no failure, or None when it is one."""
+    if isinstance(p, ResponseContent):
+        return "reply_without_gold"
+    if p.error:
+        forgive = alignment.failed_attempts == "forgive_if_recovered" and turn_no in recovered_at
+        return "recovered_attempt" if forgive else None
+    name = p.name
+    if name in read_only:
+        return "read_only"
+    if name in allowed:
+        return "allowed_extra"
+    return None
+
+
+def _recoveries(rows: Sequence[DialogTurn]) -> dict[int, int]:
+    """Failed calls retried successfully later (the same tool, no error): turn number -> calls until then."""
+    calls = [r for r in rows if isinstance(r.predict_turn, ActionContent)]
+    out: dict[int, int] = {}
+    for i, r in enumerate(calls):
+        p = r.predict_turn
+        assert isinstance(p, ActionContent)
+        if not p.error:
+            continue
+        for steps, later in enumerate(calls[i + 1 :], start=1):
+            q = later.predict_turn
+            assert isinstance(q, ActionContent)
+            if q.name == p.name and not q.error:
+                out[r.turn_no] = steps
+                break
+    return out
+
+
+def _no_call_score(predicted: TurnContent | None) -> TurnScore:
+    """A user turn after which gold expects the agent to answer (ask, refuse) without calling a tool."""
+    what = "answered" if predicted is not None else "made no call"
+    passed = Check(
+        sub_metric=SubMetric.STRUCTURAL, passed=True, score=1.0, detail=f"no call expected; the agent {what}"
+    )
+    skipped = (
+        Check(sub_metric=m, passed=None, detail="no call expected")
+        for m in (SubMetric.COMPLETENESS, SubMetric.TRUTHFULNESS)
+    )
+    return finish_checks((passed, *skipped), (), ())
 
 
 def build_report(
@@ -253,7 +471,11 @@ def texts_to_embed(dialogs: Iterable[Dialog]) -> list[str]:
 
 
 def _align_order_invariant(
-    rows: Sequence[DialogTurn], ladder: Ladder, vocabulary: frozenset[str], schemas: dict[str, Any]
+    rows: Sequence[DialogTurn],
+    ladder: Ladder,
+    vocabulary: frozenset[str],
+    schemas: dict[str, Any],
+    metadata: dict[str, Any],
 ) -> dict[int, DialogTurn]:
     groups: dict[str, list[DialogTurn]] = {}
     for row in rows:
@@ -267,7 +489,8 @@ def _align_order_invariant(
         cost = np.zeros((len(members), len(members)))
         for i, pred_row in enumerate(members):
             for j, gold_row in enumerate(members):
-                s = score_turn(ladder, gold_row.gold_turn, pred_row.predict_turn, vocabulary, schemas)
+                modes = argument_modes(metadata, gold_row)
+                s = score_turn(ladder, gold_row.gold_turn, pred_row.predict_turn, vocabulary, schemas, modes)
                 cost[i, j] = 0.0 if s.success else 2.0 - s.partial
         pred_idx, gold_idx = linear_sum_assignment(cost)
         for i, j in zip(pred_idx, gold_idx, strict=True):
@@ -306,9 +529,20 @@ def _is_action(t: DialogTurn) -> bool:
     return isinstance(t.gold_turn, ActionContent)
 
 
+def _gold_turn_no(
+    row: DialogTurn, gold_row: DialogTurn, origins: Mapping[int, RowOrigin] | None
+) -> int | None:
+    """The gold dialog's number of the turn a row was scored against (None: nothing in gold asked)."""
+    if origins is None:
+        return gold_row.turn_no if gold_row.gold_turn is not None else None
+    origin = origins.get(row.turn_no)
+    return origin.gold_turn_no if origin is not None else None
+
+
 def _verdict(
     row: DialogTurn,
     gold_row: DialogTurn,
+    gold_turn_no: int | None,
     score: TurnScore,
     attribution: Attribution,
     depends_on: tuple[int, ...],
@@ -326,7 +560,7 @@ def _verdict(
         detail = f"cascade from turn {attribution.root_turn}: {score.detail}"
     return TurnVerdict(
         turn_no=row.turn_no,
-        gold_turn_no=gold_row.turn_no,
+        gold_turn_no=gold_turn_no,
         role=row.turn,
         type="action" if isinstance(gold_row.gold_turn or row.predict_turn, ActionContent) else "response",
         predicted=content.model_dump() if content is not None else None,

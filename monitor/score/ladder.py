@@ -41,15 +41,24 @@ class Ladder:
 
     # -- public ------------------------------------------------------------------------------
 
-    def compare(self, field: str, gold: Any, predicted: Any, enum_values: Sequence[str] = ()) -> Comparison:
+    def compare(
+        self,
+        field: str,
+        gold: Any,
+        predicted: Any,
+        enum_values: Sequence[str] = (),
+        schema: dict[str, Any] | None = None,
+    ) -> Comparison:
+        """`schema`: the value's JSON Schema, when known; inside objects it says whether keys beyond
+        gold's may be there (`additionalProperties: false` forbids them; by default they may)."""
         if type(gold) is type(predicted) and gold == predicted:
             return _cmp(field, gold, predicted, True, 1.0, Rung.EXACT, kind=_kind_of_json(gold))
         if isinstance(gold, str) and isinstance(predicted, str):
             return self.compare_text(field, gold, predicted, enum_values=enum_values)
         if isinstance(gold, dict) and isinstance(predicted, dict):
-            return self._compare_objects(field, gold, predicted)
+            return self._compare_objects(field, gold, predicted, schema)
         if isinstance(gold, list) and isinstance(predicted, list):
-            return self._compare_lists(field, gold, predicted)
+            return self._compare_lists(field, gold, predicted, schema)
         if (
             gold is None
             or predicted is None
@@ -174,20 +183,43 @@ class Ladder:
             )
         return None
 
-    def _compare_objects(self, field: str, gold: dict[str, Any], predicted: dict[str, Any]) -> Comparison:
-        if set(gold) != set(predicted):
-            note = f"keys differ: {sorted(set(gold) ^ set(predicted))}"
+    def _compare_objects(
+        self, field: str, gold: dict[str, Any], predicted: dict[str, Any], schema: dict[str, Any] | None
+    ) -> Comparison:
+        """Gold's keys are compared; keys only the prediction has are detail it added, unless the schema
+        forbids them (`additionalProperties: false`)."""
+        missing = sorted(set(gold) - set(predicted))
+        added = sorted(set(predicted) - set(gold))
+        closed = isinstance(schema, dict) and schema.get("additionalProperties") is False
+        if missing or (added and closed):
+            note = f"keys differ: {sorted(set(gold) ^ set(predicted))}" + (
+                " (the schema allows no other keys)" if added and closed else ""
+            )
             return _cmp(field, gold, predicted, False, 0.0, Rung.STRUCTURAL, kind="structured", note=note)
-        parts = [self.compare(f"{field}.{key}", gold[key], predicted[key]) for key in gold]
-        return _combine(field, gold, predicted, parts)
+        props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        parts = [
+            self.compare(f"{field}.{key}", gold[key], predicted[key], schema=_sub_schema(props, key))
+            for key in gold
+        ]
+        result = _combine(field, gold, predicted, parts)
+        if added and result.equal:
+            return result.model_copy(update={"note": f"extra keys not in gold: {added}"})
+        return result
 
-    def _compare_lists(self, field: str, gold: list[Any], predicted: list[Any]) -> Comparison:
+    def _compare_lists(
+        self, field: str, gold: list[Any], predicted: list[Any], schema: dict[str, Any] | None = None
+    ) -> Comparison:
         if len(gold) != len(predicted):
             note = f"{len(gold)} items expected, {len(predicted)} given"
             return _cmp(field, gold, predicted, False, 0.0, Rung.STRUCTURAL, kind="structured", note=note)
         if not gold:
             return _cmp(field, gold, predicted, True, 1.0, Rung.EXACT, kind="structured")
-        grid = [[self.compare(f"{field}[{i}]", g, p) for p in predicted] for i, g in enumerate(gold)]
+        items = schema.get("items") if isinstance(schema, dict) else None
+        item_schema = items if isinstance(items, dict) else None
+        grid = [
+            [self.compare(f"{field}[{i}]", g, p, schema=item_schema) for p in predicted]
+            for i, g in enumerate(gold)
+        ]
         cost = np.array([[(1.0 if c.equal else 2.0) - (c.score or 0.0) for c in row] for row in grid])
         rows, cols = linear_sum_assignment(cost)
         parts = [grid[r][c] for r, c in zip(rows, cols, strict=True)]
@@ -204,6 +236,11 @@ class Ladder:
 
     def _thresholds(self, kind: str) -> KindThresholds:
         return self.config.thresholds.text if kind == "text" else self.config.thresholds.short
+
+
+def _sub_schema(properties: Any, key: str) -> dict[str, Any] | None:
+    sub = properties.get(key) if isinstance(properties, dict) else None
+    return sub if isinstance(sub, dict) else None
 
 
 def _cmp(

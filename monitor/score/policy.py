@@ -32,7 +32,6 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict
 
-from monitor.assemble.turns import join_tool_name
 from monitor.model import ActionContent, Check, DialogTurn, FailureReason, ResponseContent, SubMetric
 from monitor.reference.policy import Policy
 from monitor.score.response import Mismatch
@@ -142,7 +141,7 @@ def check_policy(
 def _call(t: DialogTurn, error: str | None) -> _Call:
     c = t.predict_turn
     assert isinstance(c, ActionContent)
-    return _Call(turn_no=t.turn_no, tool=join_tool_name(c), args=dict(c.args), result=c.result, error=error)
+    return _Call(turn_no=t.turn_no, tool=c.name, args=dict(c.args), result=c.result, error=error)
 
 
 def _selection(calls: list[_Call], policy: Policy) -> None:

@@ -50,7 +50,30 @@ def split_parts(text: str) -> list[str]:
     return [p.strip() for p in _SENTENCE.split(text) if p and p.strip()]
 
 
+def states_facts(gold: str, predicted: str, day_first: bool = False) -> bool | None:
+    """Whether the reply states every typed fact of the gold text (None: gold has none). A number without
+    a unit is stated by the same number with one (gold "23553", reply "$23,553")."""
+    wanted = extract_facts(gold, day_first).facts
+    if not wanted:
+        return None
+    have = set(extract_facts(predicted, day_first).facts)
+    return all(f in have or any(h.startswith(f + "|") for h in have) for f in wanted if f)
+
+
+def is_bare_fact(gold: str, day_first: bool = False) -> bool:
+    """A gold reply that is nothing but facts ("4", "23553", "$1,286", "HAT136"): an answer to state,
+    not a reply to paraphrase."""
+    facts = extract_facts(gold, day_first)
+    return bool(facts.facts) and not content_words(facts.residual)
+
+
 def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozenset[str]) -> ResponseScore:
+    """Gold that is a bare fact passes when the reply states it, whatever else the reply says; any other
+    gold is compared as a whole and by its facts (module docstring)."""
+    if is_bare_fact(gold, ladder.config.ladder.date_day_first) and normalize_text(gold) != normalize_text(
+        predicted
+    ):
+        return _score_bare_fact(ladder, gold, predicted)
     if normalize_text(gold) == normalize_text(predicted):
         rung = Rung.EXACT if gold == predicted else Rung.NORMALIZED
         cmp = Comparison(
@@ -191,6 +214,55 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     else:
         truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=whole_cmp.score)
     return ResponseScore(completeness, truthfulness, tuple(comparisons), tuple(mismatches), whole.score)
+
+
+def _score_bare_fact(ladder: Ladder, gold: str, predicted: str) -> ResponseScore:
+    day_first = ladder.config.ladder.date_day_first
+    stated = bool(states_facts(gold, predicted, day_first))
+    cmp = Comparison(
+        field="response",
+        gold=gold,
+        predicted=predicted,
+        equal=stated,
+        score=1.0 if stated else 0.0,
+        rung=Rung.TYPED,
+        kind="text",
+        note="the reply states the fact" if stated else "the reply does not state the fact",
+    )
+    if stated:
+        ok_c = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
+        ok_t = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=1.0)
+        return ResponseScore(ok_c, ok_t, (cmp,), (), 1.0)
+    kinds = {f.split(":", 1)[0] for f in extract_facts(gold, day_first).facts}
+    rivals = [f for f in extract_facts(predicted, day_first).spans if f[0].split(":", 1)[0] in kinds]
+    if rivals:  # it answers, with another fact of the same kind: wrong
+        said = ", ".join(repr(original or canon) for canon, original in rivals[:3])
+        completeness = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
+        truthfulness = _failed(
+            SubMetric.TRUTHFULNESS,
+            FailureReason.INCONSISTENT_RESPONSE,
+            gold,
+            f"gold says {gold!r}, the reply says {said}",
+        )
+        mismatch = Mismatch("response", gold, rivals[0][1] or rivals[0][0], "value")
+    else:  # it does not say
+        completeness = _failed(
+            SubMetric.COMPLETENESS,
+            FailureReason.INCOMPLETE_RESPONSE,
+            gold,
+            f"the reply does not state {gold!r}",
+        )
+        truthfulness = Check(
+            sub_metric=SubMetric.TRUTHFULNESS, passed=None, detail="not evaluated: nothing to compare"
+        )
+        mismatch = Mismatch("response", gold, None, "value")
+    return ResponseScore(completeness, truthfulness, (cmp,), (mismatch,), 0.0)
+
+
+def _failed(sub_metric: SubMetric, reason: FailureReason, field: str, detail: str) -> Check:
+    return Check(
+        sub_metric=sub_metric, passed=False, failure_reason=reason, score=0.0, fields=(field,), detail=detail
+    )
 
 
 def _fact_items(text: str, vocabulary: frozenset[str], day_first: bool) -> list[tuple[str, str, str]]:

@@ -11,15 +11,18 @@ to the wrong tool has no meaningful parameters to compare.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from monitor.model import (
     ActionContent,
     Check,
+    CompareMode,
     Comparison,
     FailureReason,
     ResponseContent,
+    Rung,
     SubMetric,
     TurnContent,
 )
@@ -60,13 +63,13 @@ def score_turn(
     predicted: TurnContent | None,
     vocabulary: frozenset[str] = frozenset(),
     schemas: dict[str, Any] | None = None,
+    compare: Mapping[str, CompareMode] | None = None,
 ) -> TurnScore:
+    """`compare` says how each argument is compared (`ignore` / `exact` / `semantic`; absent: the ladder)."""
     if gold is None:
         if predicted is None:
             raise ValueError("score_turn needs a gold or a predicted turn")
-        what = (
-            f"{predicted.tool_id}.{predicted.action}" if isinstance(predicted, ActionContent) else "a reply"
-        )
+        what = predicted.name if isinstance(predicted, ActionContent) else "a reply"
         if isinstance(predicted, ActionContent) and predicted.error:  # a failed attempt, e.g. before a retry
             reason = FailureReason.TOOL_EXECUTION_ERROR
             detail = f"{what} failed ({predicted.error}) and no reference turn is left for it"
@@ -82,7 +85,7 @@ def score_turn(
         )
         return finish_checks(_only(check), (), (Mismatch("turn", None, what, "structure"),))
     if predicted is None:
-        what = f"{gold.tool_id}.{gold.action}" if isinstance(gold, ActionContent) else "a reply"
+        what = gold.name if isinstance(gold, ActionContent) else "a reply"
         check = Check(
             sub_metric=SubMetric.COMPLETENESS,
             passed=False,
@@ -96,7 +99,7 @@ def score_turn(
         structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=None, detail="response turn")
         return finish_checks((structural, r.completeness, r.truthfulness), r.comparisons, r.mismatches)
     if isinstance(gold, ActionContent) and isinstance(predicted, ActionContent):
-        return _score_action(ladder, gold, predicted, schemas or {})
+        return _score_action(ladder, gold, predicted, schemas or {}, compare or {})
     expected = "a tool call" if isinstance(gold, ActionContent) else "a reply"
     got = "a tool call" if isinstance(predicted, ActionContent) else "a reply"
     check = Check(
@@ -111,7 +114,11 @@ def score_turn(
 
 
 def _score_action(
-    ladder: Ladder, gold: ActionContent, predicted: ActionContent, schemas: dict[str, Any]
+    ladder: Ladder,
+    gold: ActionContent,
+    predicted: ActionContent,
+    schemas: dict[str, Any],
+    compare: Mapping[str, CompareMode],
 ) -> TurnScore:
     if normalize_text(gold.tool_id) != normalize_text(predicted.tool_id):
         reason, field = FailureReason.TOOL_MISMATCH, "tool_id"
@@ -132,12 +139,14 @@ def _score_action(
         return finish_checks(_only(check), (), (mismatch,))
     structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=True, score=1.0)
 
-    # completeness: parameter keys
-    missing = sorted(set(gold.args) - set(predicted.args))
-    extra = sorted(set(predicted.args) - set(gold.args))
-    mismatches = [Mismatch(k, gold.args[k], None, "key") for k in missing]
-    mismatches += [Mismatch(k, None, predicted.args[k], "key") for k in extra]
-    n_keys = len(set(gold.args) | set(predicted.args)) or 1
+    # completeness: parameter keys (an `ignore`d argument counts neither present nor absent)
+    gold_args = {k: v for k, v in gold.args.items() if compare.get(k) != "ignore"}
+    pred_args = {k: v for k, v in predicted.args.items() if compare.get(k) != "ignore"}
+    missing = sorted(set(gold_args) - set(pred_args))
+    extra = sorted(set(pred_args) - set(gold_args))
+    mismatches = [Mismatch(k, gold_args[k], None, "key") for k in missing]
+    mismatches += [Mismatch(k, None, pred_args[k], "key") for k in extra]
+    n_keys = len(set(gold_args) | set(pred_args)) or 1
     key_score = round(1.0 - (len(missing) + len(extra)) / n_keys, 4)
     if missing:
         completeness = Check(
@@ -162,17 +171,21 @@ def _score_action(
         completeness = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
 
     # truthfulness: values of the keys both sides have
-    enums = _enum_values(schemas, gold)
-    shared = [k for k in gold.args if k in predicted.args]
+    properties = _properties(schemas, gold)
+    enums = _enum_values(properties)
+    shared = [k for k in gold_args if k in pred_args]
     if ladder.scorer is not None:
         ladder.scorer.prefetch(
             t
             for k in shared
-            if gold.args[k] != predicted.args[k]
-            for t in (gold.args[k], predicted.args[k])
+            if gold_args[k] != pred_args[k] and compare.get(k) != "exact"
+            for t in (gold_args[k], pred_args[k])
             if isinstance(t, str)
         )
-    comparisons = [ladder.compare(k, gold.args[k], predicted.args[k], enums.get(k, ())) for k in shared]
+    comparisons = [
+        _compare_argument(ladder, k, gold_args[k], pred_args[k], compare.get(k), enums.get(k, ()), properties)
+        for k in shared
+    ]
     wrong = [c for c in comparisons if not c.equal]
     mismatches += [Mismatch(c.field, c.gold, c.predicted, "value") for c in wrong]
     scores = [c.score for c in comparisons if c.score is not None]
@@ -245,10 +258,39 @@ def _skipped(sub_metric: SubMetric) -> Check:
     return Check(sub_metric=sub_metric, passed=None, detail="not evaluated: a structural check failed first")
 
 
-def _enum_values(schemas: dict[str, Any], gold: ActionContent) -> dict[str, tuple[str, ...]]:
-    """Enum values per argument from `metadata.tool_schemas["tool_id.action"]` (a JSON Schema)."""
+def _compare_argument(
+    ladder: Ladder,
+    key: str,
+    gold: Any,
+    predicted: Any,
+    mode: CompareMode | None,
+    enum_values: tuple[str, ...],
+    properties: dict[str, Any],
+) -> Comparison:
+    if mode == "exact":
+        equal = type(gold) is type(predicted) and gold == predicted
+        note = "" if equal else "compared exactly (compare: exact)"
+        return Comparison(
+            field=key, gold=gold, predicted=predicted, equal=equal, score=1.0 if equal else 0.0,
+            rung=Rung.EXACT, kind="structured" if isinstance(gold, dict | list) else "short", note=note,
+        )  # fmt: skip
+    if mode == "semantic" and isinstance(gold, str) and isinstance(predicted, str):
+        return ladder.compare_text(key, gold, predicted, kind="text")
+    schema = properties.get(key)
+    return ladder.compare(
+        key, gold, predicted, enum_values, schema=schema if isinstance(schema, dict) else None
+    )
+
+
+def _properties(schemas: dict[str, Any], gold: ActionContent) -> dict[str, Any]:
+    """The argument schemas of `metadata.tool_schemas["tool_id.action"]` (a JSON Schema)."""
     schema = schemas.get(f"{gold.tool_id}.{gold.action}") or schemas.get(gold.tool_id) or {}
     props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    return props if isinstance(props, dict) else {}
+
+
+def _enum_values(props: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Enum values per argument."""
     return {
         key: tuple(str(v) for v in spec["enum"])
         for key, spec in props.items()

@@ -26,14 +26,20 @@ def test_shipped_set_is_big_enough_and_has_both_kinds() -> None:
     )
 
 
+#: How far a fitted threshold may move between machines: the int8 model's kernels differ by CPU
+#: instruction set (AVX2 against AVX-512 VNNI), which moves cosines by up to ~0.01 and the short-value
+#: threshold from 0.744 to 0.755.
+CROSS_CPU = 0.02
+
+
 def test_shipped_defaults_match_calibration(ladder: Ladder) -> None:
     reports = calibrate(load_pairs(PAIRS), ladder)
     defaults = ScoringConfig().thresholds
     for kind in ("short", "text"):
         fitted, shipped = reports[kind].thresholds, getattr(defaults, kind)
-        assert fitted.threshold == pytest.approx(shipped.threshold, abs=0.01), kind
-        assert fitted.reject == pytest.approx(shipped.reject, abs=0.01), kind
-        assert fitted.accept == pytest.approx(shipped.accept, abs=0.01), kind
+        assert fitted.threshold == pytest.approx(shipped.threshold, abs=CROSS_CPU), kind
+        assert fitted.reject == pytest.approx(shipped.reject, abs=CROSS_CPU), kind
+        assert fitted.accept == pytest.approx(shipped.accept, abs=CROSS_CPU), kind
     assert reports["text"].roc_auc is not None and reports["text"].roc_auc > 0.9
     assert reports["short"].ladder_accuracy is not None and reports["short"].ladder_accuracy > 0.8
 
@@ -61,7 +67,7 @@ def test_calibrate_cli_writes_a_loadable_config(tmp_path: Path, capsys: pytest.C
     loaded = load_config(cfg)
     assert loaded.composition.rule == "weighted"  # the rest of the file is kept
     assert loaded.thresholds.short.threshold == pytest.approx(
-        ScoringConfig().thresholds.short.threshold, abs=0.01
+        ScoringConfig().thresholds.short.threshold, abs=CROSS_CPU
     )
     assert set(json.loads(out.read_text())) == {"short", "text"}
     assert "thresholds" in yaml.safe_load(cfg.read_text())

@@ -1,0 +1,303 @@
+"""τ-bench airline: the monitor's verdicts against a benchmark's own grade, on real agent runs.
+
+    .venv/bin/python -m bench.taubench                      # all 200 runs, replies kept
+    .venv/bin/python -m bench.taubench --replies drop       # the same spans without the agent's replies
+    .venv/bin/python -m bench.taubench --swap-gold-order    # each task's write actions in reverse order
+
+τ-bench (github sierra-research/tau-bench, MIT) publishes real gpt-4o runs against a simulated airline
+user, each graded by the benchmark (`reward` 1 or 0). This converts every run into the OTLP spans an
+instrumented agent would have sent (OTel GenAI, `gen_ai_latest_experimental` attribute form: one trace
+per user message, model-call spans with the whole history, tool spans with arguments and results; a
+tool that raised is a span with status ERROR, as τ-bench's "Error: …" observations are exceptions),
+writes the gold references the way a user would write them from the task (below), runs the real
+`agent-monitor replay` over them, and prints the agreement with the reward as a confusion matrix plus
+every disagreement with its run id, the monitor's reason and its reviewed category.
+
+Gold references from a task, as a user who knows how τ-bench grades would write them:
+- the task's actions in the task's order: each write is a required `Tool` turn; τ-bench grades the final
+  database state, not the order of the writes, so the writes form one `OrderInvariant_writes` group;
+  each lookup (the read-only tools below) is an `optional` turn: scored when the agent makes it, no
+  failure when it does not; the read-only tools are `metadata.read_only_tools` (extra lookups free);
+- `transfer_to_human_agents` changes no data and the reward ignores it: `metadata.allowed_extra_tools`;
+- each required output (`outputs`: a fact the agent must state, such as "23553") is an `Agent` response
+  turn whose gold is that bare fact;
+- a task with neither (the agent must change nothing: refuse, or transfer) is one `User` turn after which
+  no call is expected.
+
+A disagreement that remains is listed with the category from `bench/taubench_review.json` (reviewed by
+reading the run): a real agent error the benchmark missed, or a difference between grading database
+state and grading actions. A disagreement with no review is printed as `unreviewed`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+
+from monitor.loadgen.evaluate import latest_reports
+from monitor.loadgen.scenarios import Conversation, Family, LiveTurn, Reference
+from monitor.loadgen.spans import SCOPES, Timing, render
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data" / "tau-bench"
+REVIEW = Path(__file__).with_name("taubench_review.json")
+READ_ONLY = (
+    "get_user_details",
+    "get_reservation_details",
+    "search_direct_flight",
+    "search_onestop_flight",
+    "list_all_airports",
+    "calculate",
+    "think",
+)
+NO_EFFECT = ("transfer_to_human_agents",)
+AGENT = "airline-agent"
+CONVENTION = "genai"
+_FAMILY = Family(
+    "tau-airline", AGENT, make_task=lambda rng, first: (_ for _ in ()).throw(NotImplementedError())
+)
+
+
+def reference_id(task_id: int) -> str:
+    return f"tau-airline-{task_id}"
+
+
+def conversation_id(run: Mapping[str, Any]) -> str:
+    return f"tau-{run['task_id']}-{run['trial']}"
+
+
+def gold_dialog(task_id: int, task: Mapping[str, Any], *, swap_order: bool = False) -> dict[str, Any]:
+    """The gold reference of one task (module docstring)."""
+    turns: list[dict[str, Any]] = []
+    actions = [a for a in task["actions"] if a["name"] not in NO_EFFECT]
+    if swap_order:  # the writes in reverse order, in the places the writes hold
+        slots = [i for i, a in enumerate(actions) if a["name"] not in READ_ONLY]
+        for i, a in zip(slots, [actions[i] for i in reversed(slots)], strict=True):
+            actions[i] = a
+    for action in actions:
+        if action["name"] in READ_ONLY:
+            turns.append({"turn": "Tool", "gold_turn": _call(action), "optional": True})
+        else:
+            turns.append({"turn": "Tool", "gold_turn": _call(action), "tags": ["OrderInvariant_writes"]})
+    for fact in task.get("outputs", []):
+        turns.append({"turn": "Agent", "gold_turn": {"response": fact}})
+    if not turns:  # the agent must change nothing: a user turn after which no call is expected
+        turns.append({"turn": "User", "gold_turn": {"response": task["instruction"]}})
+    for no, turn in enumerate(turns, start=1):
+        turn["turn_no"] = no
+    return {
+        "dialog_id": reference_id(task_id),
+        "turns": turns,
+        "metadata": {"read_only_tools": list(READ_ONLY), "allowed_extra_tools": list(NO_EFFECT)},
+    }
+
+
+def _call(action: Mapping[str, Any]) -> dict[str, Any]:
+    return {"tool_id": action["name"], "action": action["name"], "args": action["kwargs"]}
+
+
+def live_conversation(run: Mapping[str, Any], *, replies: bool = True) -> Conversation:
+    """A run's messages as the live turns the span renderer draws: one exchange per user message."""
+    exchanges: list[list[LiveTurn]] = []
+    calls: list[LiveTurn] = []
+    for m in run["traj"]:
+        role = m["role"]
+        if role == "user":
+            exchanges.append([LiveTurn(kind="user", text=m["content"])])
+        elif role == "assistant" and exchanges:
+            if replies and (m.get("content") or "").strip():
+                exchanges[-1].append(LiveTurn(kind="reply", text=m["content"]))
+            for c in m.get("tool_calls") or ():
+                call = LiveTurn(
+                    kind="call",
+                    tool=c["function"]["name"],
+                    args=_json_or(c["function"]["arguments"], {}),
+                    call_id=c["id"],
+                )
+                exchanges[-1].append(call)
+                calls.append(call)
+        elif role == "tool":
+            # call ids are reused within a run: a result answers the latest call with its id
+            answered = next((c for c in reversed(calls) if c.call_id == m["tool_call_id"]), None)
+            if answered is None:
+                continue
+            content = m.get("content") or ""
+            if content.startswith("Error"):
+                answered.error = content
+            else:
+                answered.result = _json_or(content, content)
+    ref = Reference(reference_id(run["task_id"]), _FAMILY, [])
+    return Conversation(conversation_id(run), ref, exchanges, truth=[], faults=[])
+
+
+def _json_or(text: str, default: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return default
+
+
+def export_request(conv: Conversation, start_ns: int, seed: int) -> ExportTraceServiceRequest:
+    """All spans of one run as one export request (its own service resource), as an SDK exporter sends."""
+    rng = random.Random(f"{seed}:{conv.conversation_id}")
+    spans = render(conv, CONVENTION, start_ns, rng, Timing(), end_marker=True)
+    body = ExportTraceServiceRequest()
+    rs = body.resource_spans.add()
+    rs.resource.attributes.append(KeyValue(key="service.name", value=AnyValue(string_value=AGENT)))
+    ss = rs.scope_spans.add()
+    ss.scope.name = SCOPES[CONVENTION]
+    ss.spans.extend(s.span for s in spans)
+    return body
+
+
+def write_inputs(
+    runs: Sequence[Mapping[str, Any]],
+    tasks: Sequence[Mapping[str, Any]],
+    out: Path,
+    *,
+    replies: bool = True,
+    swap_order: bool = False,
+) -> tuple[Path, Path]:
+    """`out/traffic/*.pb` (one request per run) and `out/gold.jsonl` (one reference per task used)."""
+    traffic = out / "traffic"
+    traffic.mkdir(parents=True, exist_ok=True)
+    start = 1_715_000_000 * 10**9  # May 2024, τ-bench's simulated "now"
+    for i, run in enumerate(runs):
+        conv = live_conversation(run, replies=replies)
+        body = export_request(conv, start + i * 3600 * 10**9, seed=i)
+        (traffic / f"{i:04d}-{conv.conversation_id}.pb").write_bytes(body.SerializeToString())
+    gold = out / "gold.jsonl"
+    used = sorted({int(r["task_id"]) for r in runs})
+    with gold.open("w") as f:
+        for task_id in used:
+            f.write(json.dumps(gold_dialog(task_id, tasks[task_id], swap_order=swap_order)) + "\n")
+    return traffic, gold
+
+
+def replay(traffic: Path, gold: Path, out: Path, config: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The real CLI, as a user runs it; the latest report of each conversation."""
+    reports = out / "reports.jsonl"
+    cmd = [
+        sys.executable,
+        "-m",
+        "monitor",
+        "replay",
+        str(traffic),
+        "--gold",
+        str(gold),
+        "--out",
+        str(reports),
+    ]
+    if config is not None:
+        cmd += ["--config", str(config)]
+    done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    if done.returncode != 0:
+        raise SystemExit(f"agent-monitor replay failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    with reports.open() as f:
+        return {k: dict(v) for k, v in latest_reports(json.loads(line) for line in f if line.strip()).items()}
+
+
+def compare(
+    runs: Iterable[Mapping[str, Any]], reports: Mapping[str, Mapping[str, Any]], review: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Confusion matrix (benchmark reward × monitor verdict) and every disagreement."""
+    matrix: Counter[str] = Counter()
+    disagreements: list[dict[str, Any]] = []
+    missing: list[str] = []
+    for run in runs:
+        cid = conversation_id(run)
+        report = reports.get(cid)
+        if report is None or not report.get("scored"):
+            missing.append(cid)
+            continue
+        bench_pass = run["reward"] >= 1.0
+        monitor_pass = bool(report["test_pass"])
+        matrix[
+            f"benchmark {'pass' if bench_pass else 'fail'}, monitor {'pass' if monitor_pass else 'fail'}"
+        ] += 1
+        if bench_pass != monitor_pass:
+            failed = [t for t in report.get("turns", []) if not t["success"]]
+            why = "; ".join(
+                f"turn {t['turn_no']} {t['failure_reason']}: {t['detail'][:160]}" for t in failed[:3]
+            )
+            entry = review.get(cid, {})
+            disagreements.append(
+                {
+                    "run": cid,
+                    "reward": run["reward"],
+                    "monitor": "pass" if monitor_pass else "fail",
+                    "root_cause": report.get("root_cause"),
+                    "why": why or "every turn passed",
+                    "category": entry.get("category", "unreviewed"),
+                    "explanation": entry.get("explanation", ""),
+                }
+            )
+    return {"matrix": dict(sorted(matrix.items())), "disagreements": disagreements, "unscored": missing}
+
+
+def print_summary(result: Mapping[str, Any], label: str) -> None:
+    m = result["matrix"]
+    bp_mp = m.get("benchmark pass, monitor pass", 0)
+    bp_mf = m.get("benchmark pass, monitor fail", 0)
+    bf_mp = m.get("benchmark fail, monitor pass", 0)
+    bf_mf = m.get("benchmark fail, monitor fail", 0)
+    print(f"\nτ-bench airline, {label}")
+    print("|                  | monitor pass | monitor fail |")
+    print("|------------------|--------------|--------------|")
+    print(f"| benchmark pass   | {bp_mp:12d} | {bp_mf:12d} |")
+    print(f"| benchmark fail   | {bf_mp:12d} | {bf_mf:12d} |")
+    if result["unscored"]:
+        print(f"not scored: {len(result['unscored'])}: {', '.join(result['unscored'][:10])}")
+    by_category = Counter(d["category"] for d in result["disagreements"])
+    print(f"disagreements: {len(result['disagreements'])} {dict(by_category)}")
+    for d in result["disagreements"]:
+        print(f"- {d['run']} reward {d['reward']:.0f}, monitor {d['monitor']} [{d['category']}] {d['why']}")
+        if d["explanation"]:
+            print(f"    {d['explanation']}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.taubench", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="folder with gpt-4o-airline.json and the tasks")
+    ap.add_argument("--runs", type=int, default=0, help="only the first N runs (0: all)")
+    ap.add_argument("--replies", choices=("keep", "drop"), default="keep", help="keep the agent's replies")
+    ap.add_argument("--swap-gold-order", action="store_true", help="reverse each task's write actions")
+    ap.add_argument("--config", type=Path, help="a monitor config file for the replay")
+    ap.add_argument("--out", type=Path, help="keep traffic, gold and reports here (default: a temp dir)")
+    ap.add_argument("--json", type=Path, help="write the result as JSON here")
+    args = ap.parse_args(argv)
+    runs = json.loads((args.data / "gpt-4o-airline.json").read_text())
+    tasks = json.loads((args.data / "airline_tasks_test.json").read_text())
+    if args.runs:
+        runs = runs[: args.runs]
+    review = json.loads(REVIEW.read_text()) if REVIEW.exists() else {}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.out or Path(tmp)
+        traffic, gold = write_inputs(
+            runs, tasks, out, replies=args.replies == "keep", swap_order=args.swap_gold_order
+        )
+        reports = replay(traffic, gold, out, args.config)
+    result = compare(runs, reports, review)
+    label = f"{len(runs)} runs, replies {args.replies}" + (
+        ", gold write order reversed" if args.swap_gold_order else ""
+    )
+    print_summary(result, label)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
