@@ -164,7 +164,7 @@ def export_request(conv: Conversation, start_ns: int, seed: int) -> ExportTraceS
 
 def write_inputs(
     runs: Sequence[Mapping[str, Any]],
-    tasks: Sequence[Mapping[str, Any]],
+    tasks: Mapping[int, Mapping[str, Any]],
     out: Path,
     *,
     replies: bool = True,
@@ -209,10 +209,26 @@ def replay(traffic: Path, gold: Path, out: Path, config: Path | None = None) -> 
         return {k: dict(v) for k, v in latest_reports(json.loads(line) for line in f if line.strip()).items()}
 
 
+CATEGORIES = {
+    "agent_error_benchmark_missed": "a real agent error the benchmark missed",
+    "state_vs_actions": "grading database state differs from grading actions",
+    "benchmark_not_graded": "the benchmark did not grade the run",
+    "replies_removed": "a fact the agent had to state is only in its replies, removed from these spans",
+}
+
+
 def compare(
-    runs: Iterable[Mapping[str, Any]], reports: Mapping[str, Mapping[str, Any]], review: Mapping[str, Any]
+    runs: Iterable[Mapping[str, Any]],
+    reports: Mapping[str, Mapping[str, Any]],
+    review: Mapping[str, Any],
+    *,
+    replies: bool = True,
 ) -> dict[str, Any]:
-    """Confusion matrix (benchmark reward × monitor verdict) and every disagreement."""
+    """Confusion matrix (benchmark reward × monitor verdict) and every disagreement with its category.
+
+    A review applies only to the verdict it reviewed: if the monitor's verdict on a run changes, the run is
+    `unreviewed` again. Without replies, a run whose only failures are gold replies nothing answered is
+    `replies_removed`."""
     matrix: Counter[str] = Counter()
     disagreements: list[dict[str, Any]] = []
     missing: list[str] = []
@@ -227,24 +243,33 @@ def compare(
         matrix[
             f"benchmark {'pass' if bench_pass else 'fail'}, monitor {'pass' if monitor_pass else 'fail'}"
         ] += 1
-        if bench_pass != monitor_pass:
-            failed = [t for t in report.get("turns", []) if not t["success"]]
-            why = "; ".join(
-                f"turn {t['turn_no']} {t['failure_reason']}: {t['detail'][:160]}" for t in failed[:3]
-            )
-            entry = review.get(cid, {})
-            disagreements.append(
-                {
-                    "run": cid,
-                    "reward": run["reward"],
-                    "monitor": "pass" if monitor_pass else "fail",
-                    "root_cause": report.get("root_cause"),
-                    "why": why or "every turn passed",
-                    "category": entry.get("category", "unreviewed"),
-                    "explanation": entry.get("explanation", ""),
-                }
-            )
+        if bench_pass == monitor_pass:
+            continue
+        failed = [t for t in report.get("turns", []) if not t["success"]]
+        verdict = "pass" if monitor_pass else "fail"
+        entry = review.get(cid, {})
+        category = entry.get("category", "unreviewed") if entry.get("monitor") == verdict else "unreviewed"
+        if not replies and failed and all(_unanswered_reply(t) for t in failed):
+            category = "replies_removed"
+        disagreements.append(
+            {
+                "run": cid,
+                "reward": run["reward"],
+                "monitor": verdict,
+                "root_cause": report.get("root_cause"),
+                "why": "; ".join(
+                    f"turn {t['turn_no']} {t['failure_reason']}: {t['detail'][:160]}" for t in failed[:3]
+                )
+                or "every turn passed",
+                "category": category,
+                "explanation": entry.get("explanation", "") if category == entry.get("category") else "",
+            }
+        )
     return {"matrix": dict(sorted(matrix.items())), "disagreements": disagreements, "unscored": missing}
+
+
+def _unanswered_reply(turn: Mapping[str, Any]) -> bool:
+    return turn["type"] == "response" and turn["failure_reason"] in ("missing_action", "incomplete_response")
 
 
 def print_summary(result: Mapping[str, Any], label: str) -> None:
@@ -261,7 +286,9 @@ def print_summary(result: Mapping[str, Any], label: str) -> None:
     if result["unscored"]:
         print(f"not scored: {len(result['unscored'])}: {', '.join(result['unscored'][:10])}")
     by_category = Counter(d["category"] for d in result["disagreements"])
-    print(f"disagreements: {len(result['disagreements'])} {dict(by_category)}")
+    print(f"disagreements: {len(result['disagreements'])}")
+    for category, n in by_category.most_common():
+        print(f"  {n} {category}: {CATEGORIES.get(category, 'not reviewed yet: read the run')}")
     for d in result["disagreements"]:
         print(f"- {d['run']} reward {d['reward']:.0f}, monitor {d['monitor']} [{d['category']}] {d['why']}")
         if d["explanation"]:
@@ -279,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the result as JSON here")
     args = ap.parse_args(argv)
     runs = json.loads((args.data / "gpt-4o-airline.json").read_text())
-    tasks = json.loads((args.data / "airline_tasks_test.json").read_text())
+    tasks = dict(enumerate(json.loads((args.data / "airline_tasks_test.json").read_text())))
     if args.runs:
         runs = runs[: args.runs]
     review = json.loads(REVIEW.read_text()) if REVIEW.exists() else {}
@@ -289,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             runs, tasks, out, replies=args.replies == "keep", swap_order=args.swap_gold_order
         )
         reports = replay(traffic, gold, out, args.config)
-    result = compare(runs, reports, review)
+    result = compare(runs, reports, review, replies=args.replies == "keep")
     label = f"{len(runs)} runs, replies {args.replies}" + (
         ", gold write order reversed" if args.swap_gold_order else ""
     )

@@ -276,6 +276,8 @@ def _combine(field: str, gold: Any, predicted: Any, parts: list[Comparison]) -> 
     failed = [p for p in parts if not p.equal]
     scores = [p.score for p in parts if p.score is not None]
     note = "; ".join(f"{p.field}: {p.note or p.rung}" for p in failed[:5])
+    if not failed:  # what equal parts overlooked stays visible (extra keys a nested object added)
+        note = "; ".join(f"{p.field}: {p.note}" for p in parts if "extra keys" in p.note)[:500]
     return _cmp(
         field,
         gold,

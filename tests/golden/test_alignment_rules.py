@@ -1,0 +1,201 @@
+"""How live turns meet gold turns, as a user sees it in the reports of `replay` and `score`.
+
+- Exchanges: where the gold has user turns, a call is aligned only within its user turn, and a user turn
+  after which gold expects no call (the agent must ask) is scored: a call there fails, an answer passes.
+- The golden-format additions: per-argument `compare`, `optional` gold turns, `allowed_extra_tools`,
+  turns with a `predict_turn` and no `gold_turn` — the same rules in `score` as in `replay`.
+- Nested objects: keys beyond gold's are detail unless the tool schema forbids them.
+
+Live traffic is made from OpenAI-style chat messages by the converter `bench/taubench.py` uses (real
+GenAI span shape: one trace per user message, model and tool spans).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bench.taubench import export_request, live_conversation
+from monitor.cli import main
+
+TOOLS_RO = ["ls"]
+
+
+def _user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def _reply(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+def _call(call_id: str, name: str, args: dict[str, Any], result: Any) -> list[dict[str, Any]]:
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]},
+        {"role": "tool", "tool_call_id": call_id, "name": name, "content": json.dumps(result)},
+    ]  # fmt: skip
+
+
+def _replay(tmp_path: Path, traj: list[dict[str, Any]], gold: dict[str, Any]) -> dict[str, Any]:
+    run = {"task_id": 900, "trial": 0, "traj": [{"role": "system", "content": "policy"}, *traj]}
+    conv = live_conversation(run)
+    (tmp_path / "traffic").mkdir()
+    (tmp_path / "traffic" / "run.pb").write_bytes(
+        export_request(conv, 1_715_000_000 * 10**9, 0).SerializeToString()
+    )
+    (tmp_path / "gold.json").write_text(json.dumps({"dialog_id": "tau-airline-900", **gold}))
+    out = tmp_path / "reports.jsonl"
+    assert (
+        main(["replay", str(tmp_path / "traffic"), "--gold", str(tmp_path / "gold.json"), "--out", str(out)])
+        == 0
+    )
+    (report,) = [json.loads(line) for line in out.read_text().splitlines()]
+    return report
+
+
+FILES_GOLD = {
+    "turns": [
+        {"turn_no": 1, "turn": "User", "gold_turn": {"response": "Create a folder named reports."}},
+        {"turn_no": 2, "turn": "Tool", "gold_turn": {"tool_id": "mkdir", "action": "mkdir", "args": {"dir_name": "reports"}}},
+        {"turn_no": 3, "turn": "User", "gold_turn": {"response": "Now move my spreadsheet into it."}},
+        {"turn_no": 4, "turn": "User", "gold_turn": {"response": "It is q3.csv."}},
+        {"turn_no": 5, "turn": "Tool", "gold_turn": {"tool_id": "mv", "action": "mv",
+                                                     "args": {"source": "q3.csv", "destination": "reports"}}},
+    ],
+    "metadata": {"read_only_tools": TOOLS_RO},
+}  # fmt: skip
+
+
+def test_asking_where_gold_expects_no_call_passes(tmp_path: Path) -> None:
+    traj = [
+        _user("Create a folder named reports."),
+        *_call("c1", "mkdir", {"dir_name": "reports"}, {"ok": True}),
+        _reply("Created the folder reports."),
+        _user("Now move my spreadsheet into it."),
+        *_call("c2", "ls", {}, ["q3.csv", "q4.csv"]),
+        _reply("There are two spreadsheets, q3.csv and q4.csv. Which one should I move?"),
+        _user("It is q3.csv."),
+        *_call("c3", "mv", {"source": "q3.csv", "destination": "reports"}, {"ok": True}),
+        _reply("Moved q3.csv into reports."),
+    ]
+    report = _replay(tmp_path, traj, FILES_GOLD)
+    assert report["test_pass"], [t["detail"] for t in report["turns"] if not t["success"]]
+    asked = [m for m in report["matching"] if m["how"] == "no_call_expected"]
+    assert len(asked) == 1
+    row = next(t for t in report["turns"] if t["turn_no"] == asked[0]["turn_no"])
+    assert row["success"] and "Which one" in row["predicted"]["response"]
+
+
+def test_a_call_made_one_user_turn_early_fails_there(tmp_path: Path) -> None:
+    traj = [
+        _user("Create a folder named reports."),
+        *_call("c1", "mkdir", {"dir_name": "reports"}, {"ok": True}),
+        _reply("Created the folder reports."),
+        _user("Now move my spreadsheet into it."),
+        *_call("c2", "mv", {"source": "q3.csv", "destination": "reports"}, {"ok": True}),  # a guess
+        _reply("Moved q3.csv into reports."),
+        _user("It is q3.csv."),
+        _reply("Already done!"),
+    ]
+    report = _replay(tmp_path, traj, FILES_GOLD)
+    failed = {t["failure_reason"] for t in report["turns"] if not t["success"]}
+    assert not report["test_pass"]
+    assert failed == {"unexpected_action", "missing_action"}
+    early = next(t for t in report["turns"] if t["failure_reason"] == "unexpected_action")
+    assert early["predicted"]["tool_id"] == "mv"
+
+
+def _score(tmp_path: Path, *dialogs: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    path = tmp_path / "dialogs.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in dialogs))
+    out = tmp_path / "report.json"
+    assert main(["score", str(path), "--out", str(out), "--no-progress"]) == 0
+    return {d["dialog_id"]: d for d in json.loads(out.read_text())["dialogs"]}
+
+
+def _action(tool: str, **args: Any) -> dict[str, Any]:
+    return {"tool_id": tool, "action": tool, "args": args}
+
+
+def _turn(no: int, gold: dict[str, Any] | None, pred: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
+    turn: dict[str, Any] = {"turn_no": no, "turn": "Tool" if (gold or pred or {}).get("tool_id") else "Agent"}
+    if gold is not None:
+        turn["gold_turn"] = gold
+    if pred is not None:
+        turn["predict_turn"] = pred
+    return {**turn, **extra}
+
+
+def test_per_argument_compare(tmp_path: Path) -> None:
+    post = ("post", "#BusinessOnTheMove", "Booked HAT136 for May 20.")
+    gold = _action(post[0], channel=post[1], text=post[2])
+    said = _action("post", channel="BusinessOnTheMove", text="All set, your trip is booked!")
+    reports = _score(
+        tmp_path,
+        {"dialog_id": "ladder", "turns": [_turn(1, gold, said)]},
+        {"dialog_id": "exact", "turns": [_turn(1, gold, said, compare={"channel": "exact", "text": "ignore"})]},
+        {"dialog_id": "ignored", "turns": [_turn(1, gold, _action("post", channel=post[1]), compare={"text": "ignore"})]},
+        {"dialog_id": "by-tool", "turns": [_turn(1, gold, _action("post", channel=post[1]))],
+         "metadata": {"compare": {"post": {"text": "ignore"}}}},
+        {"dialog_id": "semantic", "turns": [_turn(1, _action("note", text="urgent"), _action("note", text="high priority"),
+                                                  compare={"text": "semantic"})]},
+    )  # fmt: skip
+    ladder = reports["ladder"]["turns"][0]
+    assert ladder["failure_reason"] == "inconsistent_parameter_values" and ladder["fields"] == ["text"]
+    exact = reports["exact"]["turns"][0]
+    assert exact["failure_reason"] == "inconsistent_parameter_values" and exact["fields"] == ["channel"]
+    assert reports["ignored"]["test_pass"] and reports["by-tool"]["test_pass"]
+    assert reports["semantic"]["turns"][0]["comparisons"][0]["kind"] == "text"
+
+
+def test_optional_turns_and_calls_nothing_asked_for(tmp_path: Path) -> None:
+    lookup = _action("get_order", order_id="A123")
+    cancel = _action("cancel_order", order_id="A123")
+    meta = {"read_only_tools": ["get_order"], "allowed_extra_tools": ["transfer_to_human"]}
+    reports = _score(
+        tmp_path,
+        {"dialog_id": "skipped", "metadata": meta, "turns": [
+            _turn(1, lookup, None, optional=True), _turn(2, cancel, cancel)]},
+        {"dialog_id": "made-wrong", "metadata": meta, "turns": [
+            _turn(1, lookup, _action("get_order", order_id="A124"), optional=True), _turn(2, cancel, cancel)]},
+        {"dialog_id": "extras", "metadata": meta, "turns": [
+            _turn(1, None, _action("get_order", order_id="B9")),
+            _turn(2, None, _action("transfer_to_human", summary="wants a refund")),
+            _turn(3, None, {"response": "Let me check that order for you."}),
+            _turn(4, cancel, cancel)]},
+        {"dialog_id": "unasked-write", "metadata": meta, "turns": [
+            _turn(1, None, _action("refund_order", order_id="A123")), _turn(2, cancel, cancel)]},
+    )  # fmt: skip
+    skipped = reports["skipped"]
+    assert skipped["test_pass"] and [m["how"] for m in skipped["matching"]] == [
+        "optional_not_made",
+        "aligned",
+    ]
+    assert reports["made-wrong"]["root_cause"] == "inconsistent_parameter_values"
+    extras = reports["extras"]
+    assert extras["test_pass"] and len(extras["turns"]) == 1
+    assert [u["why"] for u in extras["unmatched"]] == ["read_only", "allowed_extra", "reply_without_gold"]
+    unasked = reports["unasked-write"]
+    assert unasked["root_cause"] == "unexpected_action" and unasked["first_failure_turn"] == 1
+
+
+def test_nested_keys_beyond_gold_are_detail_unless_the_schema_forbids_them(tmp_path: Path) -> None:
+    gold = _action("book", flights=[{"flight_number": "HAT136", "date": "2024-05-20"}])
+    said = _action("book", flights=[{"flight_number": "HAT136", "date": "2024-05-20", "origin": "JFK"}])
+    closed = {"book": {"type": "object", "properties": {"flights": {"type": "array", "items": {
+        "type": "object", "additionalProperties": False,
+        "properties": {"flight_number": {"type": "string"}, "date": {"type": "string"}}}}}}}  # fmt: skip
+    reports = _score(
+        tmp_path,
+        {"dialog_id": "open", "turns": [_turn(1, gold, said)]},
+        {"dialog_id": "closed", "turns": [_turn(1, gold, said)], "metadata": {"tool_schemas": closed}},
+        {
+            "dialog_id": "top-level",
+            "turns": [_turn(1, gold, {**said, "args": {**gold["args"], "insurance": "no"}})],
+        },
+    )
+    assert reports["open"]["test_pass"]
+    assert reports["closed"]["root_cause"] == "inconsistent_parameter_values"
+    assert reports["top-level"]["root_cause"] == "extra_parameters"
