@@ -51,8 +51,9 @@ def _replay(tmp_path: Path, traj: list[dict[str, Any]], gold: dict[str, Any]) ->
         main(["replay", str(tmp_path / "traffic"), "--gold", str(tmp_path / "gold.json"), "--out", str(out)])
         == 0
     )
-    (report,) = [json.loads(line) for line in out.read_text().splitlines()]
-    return report
+    reports: list[dict[str, Any]] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(reports) == 1, "one conversation, reported once"
+    return reports[0]
 
 
 FILES_GOLD = {
