@@ -4,9 +4,14 @@ injected ladder's scorers.
 In: a `Dialog` (each turn with gold and predicted content). Out: a `DialogReport`.
 
 Steps, in order:
-1. order-invariant groups (`OrderInvariant_<group>` tags): predicted turns are re-paired with gold
-   turns of the same group by a best assignment (Hungarian, on the real turn scores), so a correct
-   but reordered sequence is never penalised;
+0. rows that pair nothing are judged (`_judge_rows`, the same for `score` and aligned live traffic): a
+   reply no gold turn asks for, a call of a read-only or allowed extra tool, an `optional` gold turn not
+   made and (by default) a failed call retried successfully get no verdict; they are listed in
+   `unmatched` / `matching` and counted in `recovery`;
+1. order-invariant groups (`OrderInvariant_<group>` tags) of a `score` dialog: predicted turns are
+   re-paired with gold turns of the same group by a best assignment (Hungarian, on the real turn
+   scores), so a correct but reordered sequence is never penalised (live traffic is paired so by the
+   alignment already);
 2. each Agent/Tool turn is scored (structural → completeness → truthfulness); `User` turns are
    context only: they bound action chains and their values are "already seen" for data flow;
 3. action chains: the tool calls serving one request (consecutive action turns, closed by the reply

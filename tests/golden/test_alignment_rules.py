@@ -200,3 +200,20 @@ def test_nested_keys_beyond_gold_are_detail_unless_the_schema_forbids_them(tmp_p
     assert reports["open"]["test_pass"]
     assert reports["closed"]["root_cause"] == "inconsistent_parameter_values"
     assert reports["top-level"]["root_cause"] == "extra_parameters"
+
+
+def test_the_readme_reference_example(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index('{"dialog_id": "cancel-a123"')
+    gold = json.loads(readme[start : readme.index("```", start)])
+    gold.pop("dialog_id")
+    traj = [
+        _user("Please cancel order A123."),
+        *_call("c1", "cancel_order", {"order_id": "A123", "note": "the customer has changed their mind"}, {}),
+        _reply("Order A123 is cancelled."),
+        *_call("c2", "transfer_to_human", {"summary": "asked for a refund"}, {}),
+    ]
+    report = _replay(tmp_path, traj, gold)
+    assert report["test_pass"], [t["detail"] for t in report["turns"] if not t["success"]]
+    assert [m["how"] for m in report["matching"]] == ["optional_not_made", "aligned", "aligned"]
+    assert {u["why"] for u in report["unmatched"]} == {"allowed_extra"}
