@@ -114,6 +114,7 @@ def score_conversation(
     references_used = []
     origins = None
     if gold is not None:
+        gold = _with_span_schemas(gold, span_schemas)
         alignment = align_to_gold(conversation_id, live, gold, ladder)
         origins = alignment.origins
         dialog = alignment.dialog
@@ -181,6 +182,16 @@ def score_conversation(
         references=tuple(references_used),
         process=process,
     )
+
+
+def _with_span_schemas(gold: Dialog, span_schemas: dict[str, Any]) -> Dialog:
+    """The tool schemas the agent's spans declare, under those the gold reference gives (which win)."""
+    if not span_schemas:
+        return gold
+    metadata = dict(gold.metadata)
+    declared = metadata.get("tool_schemas")
+    metadata["tool_schemas"] = {**span_schemas, **(declared if isinstance(declared, dict) else {})}
+    return gold.model_copy(update={"metadata": metadata})
 
 
 def _most_common(values: Any) -> str | None:

@@ -139,9 +139,15 @@ def _score_action(
         return finish_checks(_only(check), (), (mismatch,))
     structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=True, score=1.0)
 
-    # completeness: parameter keys (an `ignore`d argument counts neither present nor absent)
+    # completeness: parameter keys. An `ignore`d argument counts neither present nor absent; an argument
+    # one side spells out at the schema's default and the other leaves out is the same call.
+    properties = _properties(schemas, gold)
     gold_args = {k: v for k, v in gold.args.items() if compare.get(k) != "ignore"}
     pred_args = {k: v for k, v in predicted.args.items() if compare.get(k) != "ignore"}
+    gold_args, pred_args = (
+        _without_defaults(gold_args, pred_args, properties),
+        _without_defaults(pred_args, gold_args, properties),
+    )
     missing = sorted(set(gold_args) - set(pred_args))
     extra = sorted(set(pred_args) - set(gold_args))
     mismatches = [Mismatch(k, gold_args[k], None, "key") for k in missing]
@@ -171,7 +177,6 @@ def _score_action(
         completeness = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
 
     # truthfulness: values of the keys both sides have
-    properties = _properties(schemas, gold)
     enums = _enum_values(properties)
     shared = [k for k in gold_args if k in pred_args]
     if ladder.scorer is not None:
@@ -280,6 +285,21 @@ def _compare_argument(
     return ladder.compare(
         key, gold, predicted, enum_values, schema=schema if isinstance(schema, dict) else None
     )
+
+
+def _without_defaults(
+    args: dict[str, Any], other: dict[str, Any], properties: dict[str, Any]
+) -> dict[str, Any]:
+    """`args` less the arguments `other` leaves out and that hold their schema `default`."""
+    return {
+        k: v
+        for k, v in args.items()
+        if k in other
+        or not (isinstance(properties.get(k), dict) and properties[k].get("default", _NONE) == v)
+    }
+
+
+_NONE = object()
 
 
 def _properties(schemas: dict[str, Any], gold: ActionContent) -> dict[str, Any]:

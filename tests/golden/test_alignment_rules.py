@@ -217,3 +217,29 @@ def test_the_readme_reference_example(tmp_path: Path) -> None:
     assert report["test_pass"], [t["detail"] for t in report["turns"] if not t["success"]]
     assert [m["how"] for m in report["matching"]] == ["optional_not_made", "aligned", "aligned"]
     assert {u["why"] for u in report["unmatched"]} == {"allowed_extra"}
+
+
+def test_an_argument_at_its_schema_default_is_the_same_call(tmp_path: Path) -> None:
+    schema = {"ls": {"type": "object", "properties": {"path": {"type": "string", "default": "."},
+                                                      "a": {"type": "boolean", "default": False}}}}  # fmt: skip
+    meta = {"tool_schemas": schema}
+    reports = _score(
+        tmp_path,
+        {
+            "dialog_id": "spelled-out",
+            "metadata": meta,
+            "turns": [_turn(1, _action("ls"), _action("ls", a=False))],
+        },
+        {
+            "dialog_id": "left-out",
+            "metadata": meta,
+            "turns": [_turn(1, _action("ls", path="."), _action("ls"))],
+        },
+        {
+            "dialog_id": "not-default",
+            "metadata": meta,
+            "turns": [_turn(1, _action("ls"), _action("ls", a=True))],
+        },
+    )
+    assert reports["spelled-out"]["test_pass"] and reports["left-out"]["test_pass"]
+    assert reports["not-default"]["root_cause"] == "extra_parameters"
