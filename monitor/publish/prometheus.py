@@ -60,7 +60,8 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_process_tool_calls_total", "counter", ("agent", "release", "check", "outcome"), "Tool calls under a policy by check (selection, completeness, validity, execution, duplicate) and outcome (pass, fail)."),
     Spec("aem_process_conversations_total", "counter", ("agent", "release", "strict", "loose"), "Conversations under a policy by strict success (every hard constraint held) and loose success (acceptable outcome)."),
     Spec("aem_process_state_drift_total", "counter", ("agent", "release"), "Conversations under a policy where a state field (e.g. order_id) drifted."),
-    Spec("aem_process_recoveries_total", "counter", ("agent", "release", "outcome"), "Tool faults by what followed: recovered (retry), escalated (asked the user), false_recovery, unrecovered."),
+    Spec("aem_process_recoveries_total", "counter", ("agent", "release", "outcome"), "Tool faults by what followed: recovered (retry), escalated (asked the user), false_recovery, unrecovered; under a policy, and for gold scoring (recovered: retried successfully, unrecovered)."),
+    Spec("aem_unmatched_turns_total", "counter", ("agent", "release", "why"), "Live turns no gold turn asks for, left unscored, by why (reply_without_gold, read_only, allowed_extra, recovered_attempt)."),
     Spec("aem_pipeline_scoring_seconds", "histogram", (), "Time to score one closed conversation.", SECONDS_BUCKETS),
     Spec("aem_pipeline_requests_total", "counter", ("outcome",), "OTLP requests and replayed payloads by outcome (accepted, rejected)."),
     Spec("aem_pipeline_spans_total", "counter", ("convention",), "Decoded spans by the convention adapter that read them.", scrape=True),
@@ -145,10 +146,26 @@ class MonitorMetrics:
         if not scored:
             return
         self._m["aem_conversation_success_rate"].labels(agent, release).observe(report["success_rate"])
+        self._observe_matching(agent, release, report)
         if report.get("first_failure_turn") is not None:
             self._m["aem_first_failure_turn"].labels(agent, release).observe(report["first_failure_turn"])
         for turn in report.get("turns", []):
             self._observe_turn(agent, release, turn)
+
+    def _observe_matching(self, agent: str, release: str, report: dict[str, Any]) -> None:
+        """Gold scoring's free turns and recovery (policy reports count their own recoveries)."""
+        for u in report.get("unmatched", []):
+            self._m["aem_unmatched_turns_total"].labels(agent, release, u["why"]).inc()
+        recovery = report.get("recovery") or {}
+        if report.get("process") or not recovery.get("failed_attempts"):
+            return
+        recovered = recovery.get("recovered", 0)
+        for outcome, n in (
+            ("recovered", recovered),
+            ("unrecovered", recovery["failed_attempts"] - recovered),
+        ):
+            if n:
+                self._m["aem_process_recoveries_total"].labels(agent, release, outcome).inc(n)
 
     def _observe_process(self, agent: str, release: str, process: dict[str, Any]) -> None:
         n = process["tool_calls"]
