@@ -27,8 +27,11 @@ from monitor.normalize.common import (
     tokens,
     tool_definitions,
 )
+from monitor.normalize.payloads import unwrap_arguments, unwrap_result
 
 LLM_OPERATIONS = {"chat", "text_completion", "generate_content"}
+#: an agent being built, not run (OpenLLMetry's LangGraph `create_agent`, AutoGen's): not a conversation
+SETUP_OPERATIONS = {"create_agent"}
 EVENT_ROLES = {
     "gen_ai.system.message": "system",
     "gen_ai.user.message": "user",
@@ -65,7 +68,7 @@ def normalize_genai(
         () if kind == "tool" else inputs, () if kind == "tool" else outputs,
         tokens(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
         tokens(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
-        _definitions(attrs, tool),
+        _definitions(attrs, tool), setup=op in SETUP_OPERATIONS,
     )  # fmt: skip
 
 
@@ -96,7 +99,13 @@ def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Mess
         elif event.name in EVENT_ROLES:
             inputs += read(EVENT_ROLES[event.name], ea)
         elif event.name == "gen_ai.choice":
-            outputs += read("assistant", {"content": ea.get("message", ea.get("content")), **ea})
+            message = loads(ea.get("message"))
+            if isinstance(
+                message, dict
+            ):  # v1.36: `message: {role, content, tool_calls}` (openai-v2 log body)
+                outputs += read("assistant", {**ea, **message})
+            else:
+                outputs += read("assistant", {"content": ea.get("message", ea.get("content")), **ea})
     return inputs, outputs
 
 
@@ -131,13 +140,15 @@ def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
 def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvocation:
     attrs = span.attributes
     name = str(attrs.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ").strip())
-    raw_args = attrs.get("gen_ai.tool.call.arguments")
+    given = unwrap_arguments(attrs.get("gen_ai.tool.call.arguments"))
+    raw_args = given.value
     if raw_args is None:  # the event form: the request is the tool message's content, or a tool_call part
         call = next((c for m in inputs for c in m.tool_calls), None)
         raw_args = call.arguments if call else next((m.text for m in inputs if m.text), None)
     args, args_error = json_arguments(raw_args)
+    wrapped = unwrap_result(attrs.get("gen_ai.tool.call.result"))
     if "gen_ai.tool.call.result" in attrs:
-        result = result_value(attrs["gen_ai.tool.call.result"])
+        result = wrapped.value
     else:
         answer = next((m for m in outputs if m.role == "tool"), None) or next(
             (m for m in outputs if m.text), None
@@ -150,7 +161,7 @@ def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvo
     schema = loads(attrs.get("gen_ai.tool.json_schema"))
     return ToolInvocation(
         name=name,
-        call_id=attrs.get("gen_ai.tool.call.id"),
+        call_id=attrs.get("gen_ai.tool.call.id") or given.call_id or wrapped.call_id,
         arguments=args,
         arguments_error=args_error,
         result=result,

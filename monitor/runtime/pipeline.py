@@ -120,6 +120,11 @@ class Pipeline:
     def _emit(self, closed: list[Closed]) -> int:
         for c in closed:
             conv = c.conversation
+            if all(s.setup for s in conv.spans):  # e.g. a lone create_agent trace: no conversation
+                self.stats["setup_traces_skipped"] += 1
+                if self.on_close is not None:
+                    self.on_close(conv.conversation_id)
+                continue
             started = time.perf_counter()
             report = score_conversation(
                 conv.conversation_id,

@@ -20,6 +20,8 @@ from monitor.assemble.transcript import build_transcript
 from monitor.assemble.turns import to_dialog_turns
 from monitor.config import CompositionConfig
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport
+from monitor.normalize.capture import content_capture_hint
+from monitor.normalize.payloads import bind_declared
 from monitor.reference.align import align_to_gold
 from monitor.reference.policy import Policy, select_policy
 from monitor.score.dialog import score_dialog
@@ -48,6 +50,9 @@ class ConversationReport(BaseModel):
     version: int = Field(description="1 for the first report; +1 for each re-report after late spans")
     scored: bool
     unscored_reason: str | None = None
+    capture_hint: str | None = Field(
+        default=None, description="with content_not_captured: the setting that turns content capture on"
+    )
     closed_by: str
     spans: int
     spans_dropped: int = 0
@@ -98,6 +103,7 @@ def score_conversation(
     composition: CompositionConfig | None = None,
     policies: Mapping[str, Policy] | None = None,
 ) -> ConversationReport:
+    spans = bind_declared(spans)
     observed = build_transcript(spans)
     live = to_dialog_turns(observed, separator)
     errors_by_no = {i: t.error or t.arguments_error for i, t in enumerate(observed, start=1)}
@@ -106,6 +112,9 @@ def score_conversation(
     agent = _most_common(s.agent for s in spans)
     gold = references.get(reference_id) if reference_id else None
     policy = select_policy(dict(policies or {}), agent)
+    capture_hint = content_capture_hint(spans)
+    if capture_hint is not None:  # nothing to score: the agent is not to blame for a setting
+        gold, policy = None, None
     span_schemas = {name: schema for s in spans for name, schema in s.tool_definitions.items()}
     dialog_report = None
     process = None
@@ -129,6 +138,8 @@ def score_conversation(
         references_used.append(f"policy:{policy.agent}")
     if gold is not None or policy is not None:
         dialog_report = score_dialog(dialog, ladder, composition, policy_scores)
+    elif capture_hint is not None:
+        reason = "content_not_captured"
     elif reference_id:
         reason = f"reference {reference_id!r} not found among the loaded gold dialogs, and no policy applies"
     else:
@@ -147,6 +158,7 @@ def score_conversation(
         version=version,
         scored=dialog_report is not None,
         unscored_reason=reason,
+        capture_hint=capture_hint,
         closed_by=closed_by,
         spans=len(spans),
         spans_dropped=spans_dropped,
