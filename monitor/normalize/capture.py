@@ -3,8 +3,8 @@
 Most instrumentations record message content and tool arguments only when asked to (it may hold
 personal data). Without it a conversation still shows which tools ran, but nothing to score: every
 turn would fail as `missing_action`, blaming the agent for a setting. `content_capture_hint` tells
-that case apart — tool names seen, yet no message text, no tool arguments and no tool results
-anywhere — and names the setting that turns capture on for the instrumentation that wrote the spans
+that case apart — tool names or model calls seen, yet no message text, no tool arguments and no tool
+results anywhere — and names the setting that turns capture on for the instrumentation that wrote the spans
 (by its instrumentation scope).
 """
 
@@ -35,8 +35,9 @@ _DEFAULT = (
 
 def content_capture_hint(spans: Sequence[AgentSpan]) -> str | None:
     """A hint naming the capture setting when the spans name tools but carry no content; else None."""
-    tools_named = False
+    tools_named = False  # or models called: either way the agent did something we cannot see
     for s in spans:
+        tools_named = tools_named or s.kind == "llm"
         if s.tool is not None:
             tools_named = True
             if s.tool.arguments not in (None, {}, "") or s.tool.result not in (None, ""):

@@ -1,0 +1,118 @@
+"""Real spans (and log records) exported by the frameworks people use, replayed through `agent-monitor
+replay` against the travel gold reference: what a user sees in the reports.
+
+The bytes are in tests/fixtures/travel/<framework>/, recorded once by record/record_travel.py with the
+real libraries (versions in tests/fixtures/README.md); this test never imports a framework. The travel
+scenario: weather → get_weather, flights → search_flights, booking → book_flight, thanks. The `wrong`
+run passes destination LHR for JFK, and books the flight that search returned.
+
+Attribution, as the data flow says: the search call is the one root cause; its reply names the wrong
+flight, and the booking call passes the flight id the wrong search returned, so both — and the
+booking's reply — are cascades (`prior_action_failed`) rooted at the search turn. The weather turns
+and the thanks turn pass.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitor.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+TRAVEL = ROOT / "tests" / "fixtures" / "travel"
+GOLD = TRAVEL / "gold"
+#: framework folder -> the adapter that reads it
+FRAMEWORKS = {
+    "langgraph-openinference": "openinference",
+    "langgraph-openllmetry": "traceloop",
+    "llamaindex": "openinference",
+    "smolagents": "openinference",
+    "openai-v2": "genai",
+}
+
+
+def replay(tmp_path: Path, *paths: Path) -> list[dict[str, Any]]:
+    out = tmp_path / "reports.jsonl"
+    assert main(["replay", *map(str, paths), "--gold", str(GOLD), "--out", str(out)]) == 0
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def run_files(framework: str, run: str) -> list[Path]:
+    return sorted((TRAVEL / framework).glob(f"{run}.*"))
+
+
+@pytest.mark.parametrize("framework", sorted(FRAMEWORKS))
+def test_correct_run_is_one_conversation_and_passes(tmp_path: Path, framework: str) -> None:
+    [report] = replay(tmp_path, *run_files(framework, "correct"))
+    assert report["conversation_id"] == f"{framework}-correct"
+    assert report["adapter"] == FRAMEWORKS[framework]
+    assert (report["agent"] is not None, report["reference_id"]) == (True, "travel-booking")
+    turns = report["observed_turns"]
+    assert [t["role"] for t in turns] == ["User", "Tool", "Agent"] * 3 + ["User", "Agent"]
+    calls = [t["predicted"] for t in turns if t["role"] == "Tool"]
+    assert [(c["tool_id"], c["args"]) for c in calls] == [
+        ("get_weather", {"city": "Paris"}),
+        ("search_flights", {"origin": "CDG", "destination": "JFK", "date": "2026-12-15"}),
+        ("book_flight", {"flight_id": "AF022", "passenger_name": "Jane Doe"}),
+    ]
+    assert calls[1]["result"]["flights"][0]["flight_id"] == "AF022"
+    assert calls[2]["result"] == {"booking_id": "BK-AF022", "flight_id": "AF022", "status": "confirmed"}
+    assert turns[-1]["predicted"]["response"] == "You're welcome, have a great trip!"
+    assert report["tool_calls"] == 3 and report["tool_errors"] == 0
+    assert (report["scored"], report["test_pass"], report["success_rate"]) == (True, True, 1.0)
+
+
+@pytest.mark.parametrize("framework", sorted(FRAMEWORKS))
+def test_wrong_destination_is_the_root_and_the_booking_its_cascade(tmp_path: Path, framework: str) -> None:
+    [report] = replay(tmp_path, *run_files(framework, "wrong"))
+    assert report["conversation_id"] == f"{framework}-wrong" and report["tool_calls"] == 3
+    by_no = {t["turn_no"]: t for t in report["turns"]}
+    search = report["first_failure_turn"]
+    assert by_no[search]["predicted"]["tool_id"] == "search_flights"
+    assert by_no[search]["failure_reason"] == "inconsistent_parameter_values"
+    assert by_no[search]["fields"] == ["destination"]
+    assert (report["root_cause"], report["root_cause_count"]) == ("inconsistent_parameter_values", 1)
+    failed = [t for t in report["turns"] if not t["success"]]
+    cascades = [t for t in failed if t["failure_reason"] == "prior_action_failed"]
+    assert {t["root_turn"] for t in cascades} == {search} and len(cascades) == 3
+    booking = next(t for t in cascades if (t["predicted"] or {}).get("tool_id") == "book_flight")
+    assert booking["predicted"]["args"]["flight_id"] == "AF1680"  # what the wrong search returned
+    passed = [t for t in report["turns"] if t["success"] and t["role"] != "User"]
+    assert len(passed) == 3  # weather call, weather reply, thanks reply
+
+
+def test_content_not_captured_is_reported_unscored_with_the_setting(tmp_path: Path) -> None:
+    """openai-v2 in its default mode: log records name the tools, but carry no arguments or messages."""
+    reports = replay(tmp_path, TRAVEL / "openai-v2-default")
+    assert sorted(r["conversation_id"] for r in reports) == [
+        "openai-v2-default-correct",
+        "openai-v2-default-wrong",
+    ]
+    for report in reports:
+        assert (report["scored"], report["unscored_reason"]) == (False, "content_not_captured")
+        assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true" in report["capture_hint"]
+        assert "test_pass" not in report and "root_cause" not in report
+        assert [t["predicted"]["tool_id"] for t in report["observed_turns"]] == [
+            "get_weather",
+            "search_flights",
+            "book_flight",
+        ]
+
+
+def test_openai_v2_spans_without_their_log_records_say_where_the_content_is(tmp_path: Path) -> None:
+    """The content is in the log records: the spans alone say only which model was called."""
+    spans_only = [p for p in run_files("openai-v2", "correct") if not p.name.endswith(".logs.pb")]
+    [report] = replay(tmp_path, *spans_only)
+    assert (report["scored"], report["unscored_reason"]) == (False, "content_not_captured")
+    assert "/v1/logs" in report["capture_hint"]
+
+
+def test_a_setup_trace_is_not_a_conversation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """OpenLLMetry exports LangGraph's `create_agent` as a one-span trace of its own."""
+    reports = replay(tmp_path, *run_files("langgraph-openllmetry", "correct"))
+    assert [r["conversation_id"] for r in reports] == ["langgraph-openllmetry-correct"]
+    assert "1 conversation reports (1 scored" in capsys.readouterr().err
