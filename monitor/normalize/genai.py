@@ -88,7 +88,7 @@ def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Mess
         else []
     )
     for event in span.events:
-        ea = event.attributes
+        ea = _with_body(event.attributes)
         if event.name == "gen_ai.client.inference.operation.details":
             inputs += genai_messages(ea.get("gen_ai.input.messages")) if "gen_ai.input.messages" in ea else []
             outputs += (
@@ -107,6 +107,13 @@ def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Mess
             else:
                 outputs += read("assistant", {"content": ea.get("message", ea.get("content")), **ea})
     return inputs, outputs
+
+
+def _with_body(attrs: dict[str, Any]) -> dict[str, Any]:
+    """A log record's body that is a JSON object as text (Semantic Kernel logs `json.dumps(message)`)
+    read like a map body: its keys join the event's attributes."""
+    body = loads(attrs.get("body")) if "body" in attrs and "content" not in attrs else None
+    return {**attrs, **body} if isinstance(body, dict) else attrs
 
 
 def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
@@ -132,7 +139,7 @@ def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
             role=role,
             text=text,
             tool_calls=tuple(ToolCallRef(**c) for c in calls),
-            tool_call_id=attrs.get("id") if role == "tool" else None,
+            tool_call_id=(attrs.get("id") or attrs.get("tool_call_id")) if role == "tool" else None,
         )
     ]
 

@@ -120,3 +120,20 @@ def test_tool_names_without_content_give_the_capture_hint_of_their_instrumentati
                                              "gen_ai.tool.call.arguments": '{"city": "Paris"}'})  # fmt: skip
     assert content_capture_hint([normalize_span(full)]) is None
     assert content_capture_hint([normalize_span(span("other", {}))]) is None  # nothing done, nothing missing
+
+
+def test_plugin_prefix_is_split_by_the_separator_of_its_instrumentation() -> None:
+    attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Travel-get_weather"}
+    sk = normalize_span(span("execute_tool", attrs, scope="semantic_kernel.functions.kernel_function"))
+    assert sk.tool is not None and sk.tool.name == "Travel.get_weather"  # tool_id Travel, action get_weather
+    other = normalize_span(span("execute_tool", attrs, scope="my.app"))
+    assert other.tool is not None and other.tool.name == "Travel-get_weather"
+
+
+def test_an_empty_plugin_separator_is_refused_with_its_key() -> None:
+    from pydantic import ValidationError
+
+    from monitor.config import NormalizeConfig
+
+    with pytest.raises(ValidationError, match="must not be empty"):
+        NormalizeConfig(plugin_separators={"semantic_kernel": ""})
