@@ -3,7 +3,7 @@
 Most instrumentations record message content and tool arguments only when asked to (it may hold
 personal data). Without it a conversation still shows which tools ran, but nothing to score: every
 turn would fail as `missing_action`, blaming the agent for a setting. `content_capture_hint` tells
-that case apart — tool names or model calls seen, yet no message text, no tool arguments and no tool
+that case apart — tool names, model calls or agent runs seen, yet no message text, no tool arguments and no tool
 results anywhere — and names the setting that turns capture on for the instrumentation that wrote the spans
 (by its instrumentation scope).
 """
@@ -22,9 +22,19 @@ _HINTS = (
         "content as log records (GenAI events): export logs to the monitor's /v1/logs as well",
     ),
     ("opentelemetry.instrumentation.", "set TRACELOOP_TRACE_CONTENT=true (OpenLLMetry)"),
+    (
+        "gcp.vertex.agent",
+        "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (Google ADK 2.x; SPAN_AND_EVENT also "
+        "sends log records: export them to /v1/logs)",
+    ),
     ("openinference.", "unset OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_OUTPUTS (OpenInference)"),
     ("strands", "Strands records content by default; check that no span processor strips event attributes"),
-    ("autogen", "AutoGen's own spans carry no content: add an OpenAI instrumentation that captures it"),
+    (
+        "autogen",
+        "AutoGen's own spans carry no arguments or messages: add an instrumentation of its model client that "
+        "captures them, e.g. opentelemetry-instrumentation-openai-v2 with "
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true and a log exporter to /v1/logs",
+    ),
 )
 _DEFAULT = (
     "turn content capture on in the instrumentation: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true "
@@ -37,7 +47,7 @@ def content_capture_hint(spans: Sequence[AgentSpan]) -> str | None:
     """A hint naming the capture setting when the spans name tools but carry no content; else None."""
     tools_named = False  # or models called: either way the agent did something we cannot see
     for s in spans:
-        tools_named = tools_named or s.kind == "llm"
+        tools_named = tools_named or s.kind == "llm" or (s.kind == "agent" and not s.setup)
         if s.tool is not None:
             tools_named = True
             if s.tool.arguments not in (None, {}, "") or s.tool.result not in (None, ""):

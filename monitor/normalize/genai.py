@@ -6,7 +6,8 @@ Reads `gen_ai.operation.name` (`invoke_agent`, `chat` / `text_completion` / `gen
 attributes or inside `gen_ai.client.inference.operation.details` events (the
 `gen_ai_latest_experimental` form), the v1.36 per-message events (`gen_ai.user.message`,
 `gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`), usage, `error.type` and the span
-status. Strands Agents builds on this module (strands.py) for its content-block dialect.
+status. Strands Agents builds on this module (strands.py) for its content-block dialect; Google ADK's
+own `gcp.vertex.agent.*` attributes are read through adk.py.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Message, Span, ToolInvocation
+from monitor.normalize.adk import adk_messages, adk_tool_arguments, adk_tool_result, is_adk
+from monitor.normalize.adk import unwrap_result as adk_unwrap
 from monitor.normalize.common import (
     build_agent_span,
     genai_messages,
@@ -61,6 +64,9 @@ def normalize_genai(
         else "other"
     )
     inputs, outputs = _messages(span, read)
+    if is_adk(span):  # ADK's legacy schema: its own request/response attributes
+        legacy_in, legacy_out = adk_messages(attrs)
+        inputs, outputs = inputs + legacy_in, outputs + legacy_out
     tool = _tool(span, inputs, outputs) if kind == "tool" else None
     who = identity(span, config)
     return build_agent_span(
@@ -147,15 +153,19 @@ def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
 def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvocation:
     attrs = span.attributes
     name = str(attrs.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ").strip())
-    given = unwrap_arguments(attrs.get("gen_ai.tool.call.arguments"))
+    adk = is_adk(span)
+    given = unwrap_arguments(
+        attrs.get("gen_ai.tool.call.arguments", adk_tool_arguments(attrs) if adk else None)
+    )
     raw_args = given.value
     if raw_args is None:  # the event form: the request is the tool message's content, or a tool_call part
         call = next((c for m in inputs for c in m.tool_calls), None)
         raw_args = call.arguments if call else next((m.text for m in inputs if m.text), None)
     args, args_error = json_arguments(raw_args)
-    wrapped = unwrap_result(attrs.get("gen_ai.tool.call.result"))
-    if "gen_ai.tool.call.result" in attrs:
-        result = wrapped.value
+    raw_result = attrs.get("gen_ai.tool.call.result", adk_tool_result(attrs) if adk else None)
+    wrapped = unwrap_result(raw_result)
+    if raw_result is not None:
+        result = adk_unwrap(wrapped.value) if adk else wrapped.value
     else:
         answer = next((m for m in outputs if m.role == "tool"), None) or next(
             (m for m in outputs if m.text), None

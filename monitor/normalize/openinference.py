@@ -5,7 +5,8 @@ Reads `openinference.span.kind` (AGENT, CHAIN, LLM, TOOL), `tool.name`, `tool.pa
 `llm.input_messages.N.message.*` and `llm.output_messages.N.message.tool_calls.M.tool_call.*`,
 `llm.token_count.*`, `session.id`, `agent.name`, and `metadata` (a JSON object that may carry the
 reference id). Framework payloads inside `input.value` / `output.value` (LangChain, LlamaIndex,
-smolagents) are unwrapped by payloads.py; smolagents' `final_answer` tool call is the agent's reply.
+smolagents) are unwrapped by payloads.py; smolagents' `final_answer` tool call is the agent's reply;
+CrewAI's AGENT span carries the conversation in `input.value.messages` and the reply in `output.value.raw`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from monitor.normalize.common import (
     identity,
     indexed_message,
     json_arguments,
+    loads,
     role_of,
     tokens,
     tool_definitions,
@@ -40,6 +42,8 @@ def normalize_openinference(span: Span, config: NormalizeConfig) -> AgentSpan:
     tool = _tool(span) if kind == "tool" else None
     inputs = flattened_messages(attrs, "llm.input_messages.")
     outputs = flattened_messages(attrs, "llm.output_messages.")
+    if kind == "agent" and "crewai" in span.scope:
+        inputs, outputs = inputs + _crewai_input(attrs), outputs + _crewai_reply(attrs)
     if _is_smolagents(span):
         inputs, outputs = [_smolagents_message(m) for m in inputs], [_smolagents_message(m) for m in outputs]
         if tool is not None and tool.name == FINAL_ANSWER:  # the reply, read from the model's call
@@ -75,6 +79,25 @@ def _tool(span: Span) -> ToolInvocation:
         error=None if error is None and result.error is None else str(error or result.error),
         schema=schema,
     )
+
+
+def _crewai_input(attrs: dict[str, Any]) -> list[Message]:
+    """CrewAI's AGENT span: `input.value` is `{"messages": [{role, content}]}` (Agent.kickoff's)."""
+    given = loads(attrs.get("input.value"))
+    items = given.get("messages") if isinstance(given, dict) else None
+    out = []
+    for m in items if isinstance(items, list) else []:
+        role = role_of(m.get("role")) if isinstance(m, dict) else None
+        if role in ("user", "assistant") and m.get("content"):
+            out.append(Message(role=role, text=str(m["content"])))
+    return out
+
+
+def _crewai_reply(attrs: dict[str, Any]) -> list[Message]:
+    """CrewAI's AGENT span: `output.value` is its output object, the reply in `raw`."""
+    output = loads(attrs.get("output.value"))
+    raw = output.get("raw") if isinstance(output, dict) else None
+    return [Message(role="assistant", text=str(raw))] if raw else []
 
 
 #: smolagents' tool-calling agent answers the user by calling this tool

@@ -15,6 +15,7 @@ and the thanks turn pass.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +35,16 @@ FRAMEWORKS = {
     "openai-v2": ("genai", True),
     "pydantic-ai": ("genai", False),  # its own gen_ai.conversation.id, a UUID
     "semantic-kernel": ("genai", False),  # no thread id: grouped by gen_ai.agent.id (CONFIG below)
+    "crewai": ("openinference", True),  # CrewAI's instrumentor alone: the reply is the AGENT span's
+    "adk": ("genai", True),  # OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY
+    "adk-legacy": ("genai", True),  # ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1: gcp.vertex.agent.* attributes
 }
 #: what a Semantic Kernel user configures: its four traces per conversation share only the agent's id
 CONFIG = {"semantic-kernel": "normalize:\n  conversation_attribute: gen_ai.agent.id\n"}
 
 
 def replay(tmp_path: Path, *paths: Path, config: str | None = None) -> list[dict[str, Any]]:
+    tmp_path = Path(tempfile.mkdtemp(dir=tmp_path))  # one replay, one file (the JSONL sink appends)
     out = tmp_path / "reports.jsonl"
     extra = []
     if config is not None:
@@ -97,16 +102,22 @@ def test_wrong_destination_is_the_root_and_the_booking_its_cascade(tmp_path: Pat
     assert len(passed) == 3  # weather call, weather reply, thanks reply
 
 
-def test_content_not_captured_is_reported_unscored_with_the_setting(tmp_path: Path) -> None:
-    """openai-v2 in its default mode: log records name the tools, but carry no arguments or messages."""
-    reports = replay(tmp_path, TRAVEL / "openai-v2-default")
-    assert sorted(r["conversation_id"] for r in reports) == [
-        "openai-v2-default-correct",
-        "openai-v2-default-wrong",
-    ]
+@pytest.mark.parametrize(
+    ("framework", "setting"),
+    [
+        ("openai-v2-default", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"),
+        ("adk-default", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
+    ],
+)
+def test_content_not_captured_is_reported_unscored_with_the_setting(
+    tmp_path: Path, framework: str, setting: str
+) -> None:
+    """Default modes: the spans (or log records) name the tools, but carry no arguments or messages."""
+    reports = replay(tmp_path, TRAVEL / framework)
+    assert sorted(r["conversation_id"] for r in reports) == [f"{framework}-correct", f"{framework}-wrong"]
     for report in reports:
         assert (report["scored"], report["unscored_reason"]) == (False, "content_not_captured")
-        assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true" in report["capture_hint"]
+        assert setting in report["capture_hint"]
         assert "test_pass" not in report and "root_cause" not in report
         assert [t["predicted"]["tool_id"] for t in report["observed_turns"]] == [
             "get_weather",
@@ -137,3 +148,31 @@ def test_semantic_kernel_without_a_conversation_attribute_is_one_conversation_pe
     CONFIG each user turn is a conversation of its own (README: the convention table says so)."""
     reports = replay(tmp_path, *run_files("semantic-kernel", "correct"))
     assert len(reports) == 4 and all(r["reference_id"] == "travel-booking-plugins" for r in reports)
+
+
+def test_autogen_alone_is_content_not_captured_and_its_create_agent_no_conversation(tmp_path: Path) -> None:
+    """AutoGen's own spans name the agent and its tools, with no arguments, results or messages, one
+    trace per run() and no conversation id; grouped by the agent's name (a configurable attribute)."""
+    config = "normalize:\n  conversation_attribute: gen_ai.agent.name\n"
+    [report] = replay(tmp_path, *run_files("autogen", "correct"), config=config)
+    assert (report["conversation_id"], report["scored"]) == ("travel_agent", False)
+    assert report["unscored_reason"] == "content_not_captured" and "AutoGen" in report["capture_hint"]
+    assert report["tool_calls"] == 3
+
+
+def test_crewai_with_the_openai_instrumentor_too_passes(tmp_path: Path) -> None:
+    """With OpenInference's OpenAI instrumentor as well, the model calls show CrewAI's task prompt
+    ("Current Task: …") besides the kickoff's messages, so each user message appears twice among the
+    observed turns; user turns are context, never scored, and the verdicts are those of CrewAI alone."""
+    [correct] = replay(tmp_path, *run_files("crewai-openai", "correct"))
+    assert (correct["conversation_id"], correct["test_pass"], correct["tool_calls"]) == (
+        "crewai-openai-correct",
+        True,
+        3,
+    )
+    [wrong] = replay(tmp_path, *run_files("crewai-openai", "wrong"))
+    assert (wrong["root_cause"], wrong["root_cause_count"], wrong["cascading_count"]) == (
+        "inconsistent_parameter_values",
+        1,
+        3,
+    )
