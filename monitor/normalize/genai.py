@@ -106,9 +106,8 @@ def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Mess
             inputs += read(EVENT_ROLES[event.name], ea)
         elif event.name == "gen_ai.choice":
             message = loads(ea.get("message"))
-            if isinstance(
-                message, dict
-            ):  # v1.36: `message: {role, content, tool_calls}` (openai-v2 log body)
+            # v1.36: `message: {role, content, tool_calls}` (the openai-v2 log record body)
+            if isinstance(message, dict):
                 outputs += read("assistant", {**ea, **message})
             else:
                 outputs += read("assistant", {"content": ea.get("message", ea.get("content")), **ea})

@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from monitor.assemble.windows import Closed, WindowStore
 from monitor.config import ScoringConfig
@@ -70,7 +70,9 @@ class Pipeline:
         if metrics is not None:
             metrics.attach(self.snapshot)
 
-    def ingest(self, payload: bytes, content_type: str, origin: str, signal: str = "traces") -> IngestResult:
+    def ingest(
+        self, payload: bytes, content_type: str, origin: str, signal: Literal["traces", "logs"] = "traces"
+    ) -> IngestResult:
         """Decode, normalize and window one request (`signal`: `traces`, or `logs` for GenAI events sent as
         log records); score and emit what closes."""
         self.stats["requests"] += 1
@@ -124,7 +126,7 @@ class Pipeline:
     def _emit(self, closed: list[Closed]) -> int:
         for c in closed:
             conv = c.conversation
-            if all(s.setup for s in conv.spans):  # e.g. a lone create_agent trace: no conversation
+            if conv.spans and all(s.setup for s in conv.spans):  # e.g. a lone create_agent trace
                 self.stats["setup_traces_skipped"] += 1
                 if self.on_close is not None:
                     self.on_close(conv.conversation_id)

@@ -14,6 +14,7 @@ import gzip
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from monitor.errors import InputError
 
@@ -27,7 +28,9 @@ class Payload:
     data: bytes
     content_type: str
     origin: str
-    signal: str = "traces"  # `logs`: an ExportLogsServiceRequest (files named *.logs.pb, *.logs.json, …)
+    signal: Literal["traces", "logs"] = (
+        "traces"  # `logs`: an ExportLogsServiceRequest (files named *.logs.pb, *.logs.json, …)
+    )
 
 
 def expand(paths: Sequence[Path]) -> list[Path]:
@@ -60,9 +63,8 @@ def read_payloads(paths: Sequence[Path]) -> Iterator[Payload]:
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise InputError(str(file), f"cannot read ({exc})") from exc
         kind = _kind(file)
-        signal = (
-            "logs" if file.name.removesuffix(".gz").removesuffix(kind or "").endswith(".logs") else "traces"
-        )
+        logs = file.name.removesuffix(".gz").removesuffix(kind or "").endswith(".logs")
+        signal: Literal["traces", "logs"] = "logs" if logs else "traces"
         if kind == ".jsonl":
             for n, line in enumerate(raw.split(b"\n"), start=1):
                 if line.strip():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hmac
 from concurrent import futures
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import grpc
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
@@ -26,7 +26,9 @@ class _Receiver:
         self.pipeline = pipeline
         self.token = token
 
-    def _ingest(self, request: Any, context: grpc.ServicerContext, signal: str) -> IngestResult:
+    def _ingest(
+        self, request: Any, context: grpc.ServicerContext, signal: Literal["traces", "logs"]
+    ) -> IngestResult:
         if self.token is not None:
             header = dict(context.invocation_metadata()).get("authorization", "")
             scheme, _, value = str(header).partition(" ")

@@ -17,6 +17,7 @@ import hmac
 import json
 import zlib
 from collections.abc import Callable
+from typing import Literal
 
 from aiohttp import web
 from google.protobuf.message import Message
@@ -42,7 +43,7 @@ def build_app(
     async def logs(request: web.Request) -> web.Response:
         return await export(request, "logs")
 
-    async def export(request: web.Request, signal: str) -> web.Response:
+    async def export(request: web.Request, signal: Literal["traces", "logs"]) -> web.Response:
         if token is not None and not _authorized(request.headers.get("Authorization", ""), token):
             return web.Response(status=401, text="missing or wrong bearer token\n")
         content_type = PROTOBUF if request.content_type == PROTOBUF_ALIAS else request.content_type
@@ -122,7 +123,7 @@ def _gunzip(body: bytes, max_bytes: int) -> bytes:
     return out
 
 
-def _response(result: IngestResult, content_type: str, signal: str = "traces") -> web.Response:
+def _response(result: IngestResult, content_type: str, signal: Literal["traces", "logs"]) -> web.Response:
     response: Message
     if signal == "logs":
         response = ExportLogsServiceResponse()
