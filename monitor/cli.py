@@ -505,7 +505,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     try:
         for payload in read_payloads(args.files):
             try:
-                pipeline.ingest(payload.data, payload.content_type, payload.origin)
+                pipeline.ingest(payload.data, payload.content_type, payload.origin, payload.signal)
             except InputError as exc:
                 bad += 1
                 print(f"agent-monitor: bad input: {exc}", file=sys.stderr)

@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, create_model, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from monitor.errors import ConfigError
 
@@ -162,6 +171,19 @@ class NormalizeConfig(BaseModel):
     tool_action_separator: str = Field(
         default=".", description="a tool named 'reports.FilterData' is tool_id 'reports', action 'FilterData'"
     )
+    plugin_separators: dict[str, str] = Field(
+        default_factory=lambda: {"semantic_kernel": "-"},
+        description="instrumentation scope prefix -> the separator its tool names put between plugin and "
+        "function ('Travel-get_weather' is tool_id 'Travel', action 'get_weather')",
+    )
+
+    @field_validator("plugin_separators")
+    @classmethod
+    def _separators_not_empty(cls, value: dict[str, str]) -> dict[str, str]:
+        empty = sorted(scope for scope, sep in value.items() if not sep or not scope)
+        if empty:
+            raise ValueError(f"scope prefixes and separators must not be empty: {empty}")
+        return value
 
 
 class WindowConfig(BaseModel):

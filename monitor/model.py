@@ -464,3 +464,7 @@ class AgentSpan(BaseModel):
         default_factory=dict,
         description="tool name -> JSON Schema of its arguments, as the span declares them",
     )
+    setup: bool = Field(
+        default=False,
+        description="an agent being set up (e.g. create_agent), not a turn: a trace of only these is no conversation",
+    )

@@ -1,9 +1,17 @@
-"""Decode stage: OTLP `ExportTraceServiceRequest` bytes → internal `Span`s. Pure.
+"""Decode stage: OTLP `ExportTraceServiceRequest` (and `ExportLogsServiceRequest`) bytes → `Span`s. Pure.
 
 In: one payload (protobuf, or OTLP/JSON as the SDK exporters and the Collector's `otlp_json` write it:
 hex trace/span ids, `intValue` as strings, `kvlistValue` / `arrayValue`), its content type, and where
 it came from (for error messages). Out: `Decoded` — the spans, and one line per span that could not be
 used (no trace or span id), so the rest of the request is still processed.
+
+Log records (`decode_logs_request`) carry GenAI events where an instrumentation sends content as
+events (opentelemetry-instrumentation-openai-v2 does by default). The records of one span become one
+span of their own, child of that span, whose events are the records (event name, attributes and the
+body's map), so they join their trace's conversation exactly as events on the span itself would. Its
+id is the parent span's id plus a digest of the records, so a re-delivered request is a duplicate,
+not new content. A record without trace and span id cannot be joined (rejected, counted); one
+without an event name is an application log, not a GenAI event (ignored, counted).
 
 A payload that cannot be decoded at all raises `InputError` naming the origin and why. Attribute
 values longer than `max_value_chars` are cut and counted, never kept whole. Uses opentelemetry-proto's
@@ -14,16 +22,21 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from monitor.errors import InputError
 from monitor.model import Span, SpanEvent, SpanLink
+
+PROTOBUF_TYPES = ("application/x-protobuf", "application/protobuf", "otlp_proto")
+JSON_TYPES = ("application/json", "otlp_json")
 
 MAX_VALUE_CHARS = 1_000_000
 _ID_FIELDS = {"traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id"}
@@ -35,42 +48,52 @@ class Decoded:
     spans: list[Span] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     truncated_values: int = 0
+    ignored: int = 0  # log records that are no GenAI event (no event name)
 
 
 def decode_request(
     payload: bytes, content_type: str, origin: str, max_value_chars: int = MAX_VALUE_CHARS
 ) -> Decoded:
     """Decode one request; `content_type` is `application/x-protobuf` or `application/json`."""
+    return _spans(_request(ExportTraceServiceRequest, payload, content_type, origin), origin, max_value_chars)
+
+
+def decode_logs_request(
+    payload: bytes, content_type: str, origin: str, max_value_chars: int = MAX_VALUE_CHARS
+) -> Decoded:
+    """Decode one OTLP logs request: GenAI events as log records → one child span per span they name."""
+    request = _request(ExportLogsServiceRequest, payload, content_type, origin)
+    return _log_spans(request, origin, max_value_chars)
+
+
+def _request(cls: Any, payload: bytes, content_type: str, origin: str) -> Any:
     kind = content_type.split(";", 1)[0].strip().lower()
-    if kind in ("application/x-protobuf", "application/protobuf", "otlp_proto"):
-        request = _from_protobuf(payload, origin)
-    elif kind in ("application/json", "otlp_json"):
-        request = _from_json(payload, origin)
-    else:
-        raise InputError(
-            origin,
-            f"unsupported content type {content_type!r}; send application/x-protobuf or application/json",
-        )
-    return _spans(request, origin, max_value_chars)
+    if kind in PROTOBUF_TYPES:
+        return _from_protobuf(cls, payload, origin)
+    if kind in JSON_TYPES:
+        return _from_json(cls, payload, origin)
+    raise InputError(
+        origin,
+        f"unsupported content type {content_type!r}; send application/x-protobuf or application/json",
+    )
 
 
-def _from_protobuf(payload: bytes, origin: str) -> Any:
+def _from_protobuf(cls: Any, payload: bytes, origin: str) -> Any:
     try:
-        request: ExportTraceServiceRequest = ExportTraceServiceRequest.FromString(payload)
-        return request
+        return cls.FromString(payload)
     except DecodeError as exc:
         error = exc
     try:  # invalid UTF-8 in a string field fails the strict parse; the lenient one keeps every span
-        return _lenient_request_class().FromString(payload)
+        return _lenient_request_class(cls).FromString(payload)
     except DecodeError:
         raise InputError(
-            origin, f"not an OTLP protobuf ExportTraceServiceRequest ({error}); truncated or wrong encoding?"
+            origin, f"not an OTLP protobuf {cls.DESCRIPTOR.name} ({error}); truncated or wrong encoding?"
         ) from error
 
 
 @functools.cache
-def _lenient_request_class() -> Any:
-    """ExportTraceServiceRequest with every `string` field read as `bytes` (decoded with U+FFFD later).
+def _lenient_request_class(cls: Any) -> Any:
+    """The request class with every `string` field read as `bytes` (decoded with U+FFFD later).
 
     Built from opentelemetry-proto's own descriptors, renamed into a private package, so the wire
     format is exactly OTLP's.
@@ -82,7 +105,7 @@ def _lenient_request_class() -> Any:
             collect(dep)
         files.setdefault(fd.name, fd)
 
-    collect(ExportTraceServiceRequest.DESCRIPTOR.file)
+    collect(cls.DESCRIPTOR.file)
     pool = descriptor_pool.DescriptorPool()
     for fd in files.values():
         proto = descriptor_pb2.FileDescriptorProto()
@@ -99,7 +122,7 @@ def _lenient_request_class() -> Any:
         proto.ClearField("service")
         proto.options.Clear()
         pool.Add(proto)
-    full_name = "lenient." + ExportTraceServiceRequest.DESCRIPTOR.full_name
+    full_name = "lenient." + cls.DESCRIPTOR.full_name
     return message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
 
 
@@ -114,7 +137,7 @@ def _text(value: str | bytes) -> str:
     return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else value
 
 
-def _from_json(payload: bytes, origin: str) -> ExportTraceServiceRequest:
+def _from_json(cls: Any, payload: bytes, origin: str) -> Any:
     try:
         data = json.loads(payload.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -123,12 +146,12 @@ def _from_json(payload: bytes, origin: str) -> ExportTraceServiceRequest:
         raise InputError(
             origin, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
-    if not isinstance(data, dict) or ("resourceSpans" not in data and "resource_spans" not in data):
-        raise InputError(origin, "JSON that is not OTLP: expected an object with 'resourceSpans'")
+    key = "resourceLogs" if cls is ExportLogsServiceRequest else "resourceSpans"
+    snake = "resource_logs" if cls is ExportLogsServiceRequest else "resource_spans"
+    if not isinstance(data, dict) or (key not in data and snake not in data):
+        raise InputError(origin, f"JSON that is not OTLP: expected an object with '{key}'")
     try:
-        return json_format.ParseDict(
-            _hex_ids_to_base64(data, origin), ExportTraceServiceRequest(), ignore_unknown_fields=True
-        )
+        return json_format.ParseDict(_hex_ids_to_base64(data, origin), cls(), ignore_unknown_fields=True)
     except json_format.ParseError as exc:
         raise InputError(origin, f"not valid OTLP/JSON: {exc}") from exc
 
@@ -198,6 +221,77 @@ def _spans(request: Any, origin: str, max_chars: int) -> Decoded:
                 )
     out.truncated_values = counter[0]
     return out
+
+
+def _log_spans(request: Any, origin: str, max_chars: int) -> Decoded:
+    out = Decoded()
+    counter = [0]
+    for r_i, rl in enumerate(request.resource_logs):
+        resource = _attributes(rl.resource.attributes, max_chars, counter)
+        for sl in rl.scope_logs:
+            by_span: dict[tuple[bytes, bytes], list[Any]] = {}
+            for l_i, record in enumerate(sl.log_records):
+                name = _text(record.event_name) or _event_name(record.attributes)
+                if not name:
+                    out.ignored += 1
+                elif not record.trace_id or not record.span_id:
+                    out.rejected.append(
+                        f"{origin}: resourceLogs[{r_i}] log record #{l_i} {name!r}: no trace or span id, "
+                        "so it cannot be joined to its span"
+                    )
+                else:
+                    by_span.setdefault((bytes(record.trace_id), bytes(record.span_id)), []).append(record)
+            for (trace_id, span_id), records in by_span.items():
+                out.spans.append(_events_span(trace_id, span_id, records, resource, _text(sl.scope.name), origin,
+                                              max_chars, counter))  # fmt: skip
+    out.truncated_values = counter[0]
+    return out
+
+
+def _events_span(
+    trace_id: bytes, span_id: bytes, records: list[Any], resource: dict[str, Any], scope: str, origin: str,
+    max_chars: int, counter: list[int],
+) -> Span:  # fmt: skip
+    """The log records of one span as one child span whose events they are."""
+    records = sorted(records, key=_record_time)
+    events, record_attributes = [], []
+    for record in records:
+        attributes = _attributes(record.attributes, max_chars, counter)
+        record_attributes.append(attributes)
+        body = _value(record.body, max_chars, counter) if record.HasField("body") else None
+        fields = body if isinstance(body, dict) else {} if body is None else {"body": body}
+        name = _text(record.event_name) or str(attributes.get("event.name", ""))
+        events.append(SpanEvent(name=name, time_ns=_record_time(record), attributes={**attributes, **fields}))
+    digest = hashlib.blake2b(b"".join(r.SerializeToString() for r in records), digest_size=8).hexdigest()
+    # what every record says as a record attribute (e.g. gen_ai.system) also describes the span
+    common = {k: v for k, v in record_attributes[0].items() if all(a.get(k) == v for a in record_attributes)}
+    return Span(
+        trace_id=trace_id.hex(),
+        span_id=f"{span_id.hex()}:{digest}",
+        parent_span_id=span_id.hex(),
+        name=events[0].name if len(events) == 1 else "log records",
+        kind=0,
+        start_ns=events[0].time_ns,
+        end_ns=events[-1].time_ns,
+        status="UNSET",
+        attributes={k: v for k, v in common.items() if not isinstance(v, dict | list)},
+        resource=resource,
+        scope=scope,
+        events=tuple(events),
+        origin=origin,
+    )
+
+
+def _record_time(record: Any) -> int:
+    return int(record.time_unix_nano or record.observed_time_unix_nano)
+
+
+def _event_name(kvs: Any) -> str:
+    """Older SDKs put the event name in the `event.name` attribute."""
+    for kv in kvs:
+        if _text(kv.key) == "event.name":
+            return _text(kv.value.string_value)
+    return ""
 
 
 def _attributes(kvs: Any, max_chars: int, counter: list[int]) -> dict[str, Any]:

@@ -4,7 +4,8 @@
 (`openinference.span.kind`), OpenLLMetry/Traceloop (`traceloop.*`, indexed `gen_ai.prompt.N`),
 Strands Agents (`gen_ai.system` / `gen_ai.provider.name` = `strands-agents`), OTel GenAI
 (`gen_ai.*`). A span of an unknown convention still comes out (convention `unknown`, kind `other`)
-with its conversation identity, so nothing is dropped. Convention keys appear only in this package.
+with its conversation identity, so nothing is dropped. Tool names with a plugin prefix are split where
+their instrumentation puts it (names.py). Convention keys appear only in this package.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Span
 from monitor.normalize.common import bare, identity
 from monitor.normalize.genai import is_genai, normalize_genai
+from monitor.normalize.names import split_plugin_names
 from monitor.normalize.openinference import is_openinference, normalize_openinference
 from monitor.normalize.strands import is_strands, normalize_strands
 from monitor.normalize.traceloop import is_traceloop, normalize_traceloop
@@ -20,6 +22,10 @@ from monitor.normalize.traceloop import is_traceloop, normalize_traceloop
 
 def normalize_span(span: Span, config: NormalizeConfig | None = None) -> AgentSpan:
     config = config or NormalizeConfig()
+    return split_plugin_names(_adapt(span, config), config)
+
+
+def _adapt(span: Span, config: NormalizeConfig) -> AgentSpan:
     if is_openinference(span):
         return normalize_openinference(span, config)
     if is_traceloop(span):

@@ -168,7 +168,8 @@ def identity(span: Span, config: NormalizeConfig, agent_keys: tuple[str, ...] = 
     attrs, res = span.attributes, span.resource
     nested = {**_dict(attrs.get("metadata")), **_prefixed(attrs, "traceloop.association.properties.")}
     conversation = _first(attrs, ("gen_ai.conversation.id", "session.id")) or _first(
-        nested, ("session_id", "session.id")
+        nested,
+        ("session_id", "session.id", "thread_id"),  # thread_id: LangGraph's checkpointer thread
     )
     if conversation is None and config.conversation_attribute:
         conversation = _first(attrs, (config.conversation_attribute,)) or _first(
@@ -272,6 +273,7 @@ def build_agent_span(
     input_tokens: int | None,
     output_tokens: int | None,
     definitions: dict[str, Any] | None = None,
+    setup: bool = False,
 ) -> AgentSpan:
     """The one place every adapter's findings become an `AgentSpan`."""
     return AgentSpan(
@@ -289,6 +291,7 @@ def build_agent_span(
         output_tokens=output_tokens,
         end_marker=who.end_marker,
         tool_definitions=definitions or {},
+        setup=setup,
     )
 
 

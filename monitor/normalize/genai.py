@@ -6,7 +6,8 @@ Reads `gen_ai.operation.name` (`invoke_agent`, `chat` / `text_completion` / `gen
 attributes or inside `gen_ai.client.inference.operation.details` events (the
 `gen_ai_latest_experimental` form), the v1.36 per-message events (`gen_ai.user.message`,
 `gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`), usage, `error.type` and the span
-status. Strands Agents builds on this module (strands.py) for its content-block dialect.
+status. Strands Agents builds on this module (strands.py) for its content-block dialect; Google ADK's
+own `gcp.vertex.agent.*` attributes are read through adk.py.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Message, Span, ToolInvocation
+from monitor.normalize.adk import adk_messages, adk_tool_arguments, adk_tool_result, is_adk
+from monitor.normalize.adk import unwrap_result as adk_unwrap
 from monitor.normalize.common import (
     build_agent_span,
     genai_messages,
@@ -27,8 +30,11 @@ from monitor.normalize.common import (
     tokens,
     tool_definitions,
 )
+from monitor.normalize.payloads import unwrap_arguments, unwrap_result
 
 LLM_OPERATIONS = {"chat", "text_completion", "generate_content"}
+#: an agent being built, not run (OpenLLMetry's LangGraph `create_agent`, AutoGen's): not a conversation
+SETUP_OPERATIONS = {"create_agent"}
 EVENT_ROLES = {
     "gen_ai.system.message": "system",
     "gen_ai.user.message": "user",
@@ -58,6 +64,9 @@ def normalize_genai(
         else "other"
     )
     inputs, outputs = _messages(span, read)
+    if is_adk(span):  # ADK's legacy schema: its own request/response attributes
+        legacy_in, legacy_out = adk_messages(attrs)
+        inputs, outputs = inputs + legacy_in, outputs + legacy_out
     tool = _tool(span, inputs, outputs) if kind == "tool" else None
     who = identity(span, config)
     return build_agent_span(
@@ -65,7 +74,7 @@ def normalize_genai(
         () if kind == "tool" else inputs, () if kind == "tool" else outputs,
         tokens(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
         tokens(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
-        _definitions(attrs, tool),
+        _definitions(attrs, tool), setup=op in SETUP_OPERATIONS,
     )  # fmt: skip
 
 
@@ -85,7 +94,7 @@ def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Mess
         else []
     )
     for event in span.events:
-        ea = event.attributes
+        ea = _with_body(event.attributes)
         if event.name == "gen_ai.client.inference.operation.details":
             inputs += genai_messages(ea.get("gen_ai.input.messages")) if "gen_ai.input.messages" in ea else []
             outputs += (
@@ -96,8 +105,20 @@ def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Mess
         elif event.name in EVENT_ROLES:
             inputs += read(EVENT_ROLES[event.name], ea)
         elif event.name == "gen_ai.choice":
-            outputs += read("assistant", {"content": ea.get("message", ea.get("content")), **ea})
+            message = loads(ea.get("message"))
+            # v1.36: `message: {role, content, tool_calls}` (the openai-v2 log record body)
+            if isinstance(message, dict):
+                outputs += read("assistant", {**ea, **message})
+            else:
+                outputs += read("assistant", {"content": ea.get("message", ea.get("content")), **ea})
     return inputs, outputs
+
+
+def _with_body(attrs: dict[str, Any]) -> dict[str, Any]:
+    """A log record's body that is a JSON object as text (Semantic Kernel logs `json.dumps(message)`)
+    read like a map body: its keys join the event's attributes."""
+    body = loads(attrs.get("body")) if "body" in attrs and "content" not in attrs else None
+    return {**attrs, **body} if isinstance(body, dict) else attrs
 
 
 def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
@@ -123,7 +144,7 @@ def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
             role=role,
             text=text,
             tool_calls=tuple(ToolCallRef(**c) for c in calls),
-            tool_call_id=attrs.get("id") if role == "tool" else None,
+            tool_call_id=(attrs.get("id") or attrs.get("tool_call_id")) if role == "tool" else None,
         )
     ]
 
@@ -131,13 +152,19 @@ def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
 def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvocation:
     attrs = span.attributes
     name = str(attrs.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ").strip())
-    raw_args = attrs.get("gen_ai.tool.call.arguments")
+    adk = is_adk(span)
+    given = unwrap_arguments(
+        attrs.get("gen_ai.tool.call.arguments", adk_tool_arguments(attrs) if adk else None)
+    )
+    raw_args = given.value
     if raw_args is None:  # the event form: the request is the tool message's content, or a tool_call part
         call = next((c for m in inputs for c in m.tool_calls), None)
         raw_args = call.arguments if call else next((m.text for m in inputs if m.text), None)
     args, args_error = json_arguments(raw_args)
-    if "gen_ai.tool.call.result" in attrs:
-        result = result_value(attrs["gen_ai.tool.call.result"])
+    raw_result = attrs.get("gen_ai.tool.call.result", adk_tool_result(attrs) if adk else None)
+    wrapped = unwrap_result(raw_result)
+    if raw_result is not None:
+        result = adk_unwrap(wrapped.value) if adk else wrapped.value
     else:
         answer = next((m for m in outputs if m.role == "tool"), None) or next(
             (m for m in outputs if m.text), None
@@ -150,7 +177,7 @@ def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvo
     schema = loads(attrs.get("gen_ai.tool.json_schema"))
     return ToolInvocation(
         name=name,
-        call_id=attrs.get("gen_ai.tool.call.id"),
+        call_id=attrs.get("gen_ai.tool.call.id") or given.call_id or wrapped.call_id,
         arguments=args,
         arguments_error=args_error,
         result=result,

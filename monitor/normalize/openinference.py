@@ -4,7 +4,9 @@ Reads `openinference.span.kind` (AGENT, CHAIN, LLM, TOOL), `tool.name`, `tool.pa
 `input.value` / `output.value` (a TOOL span's arguments and result), flattened
 `llm.input_messages.N.message.*` and `llm.output_messages.N.message.tool_calls.M.tool_call.*`,
 `llm.token_count.*`, `session.id`, `agent.name`, and `metadata` (a JSON object that may carry the
-reference id).
+reference id). Framework payloads inside `input.value` / `output.value` (LangChain, LlamaIndex,
+smolagents) are unwrapped by payloads.py; smolagents' `final_answer` tool call is the agent's reply;
+CrewAI's AGENT span carries the conversation in `input.value.messages` and the reply in `output.value.raw`.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from monitor.normalize.common import (
     indexed_message,
     json_arguments,
     loads,
-    result_value,
     role_of,
     tokens,
     tool_definitions,
 )
+from monitor.normalize.payloads import as_json_schema, bind_text, unwrap_arguments, unwrap_result
 
 _KINDS = {"AGENT": "agent", "LLM": "llm", "TOOL": "tool"}
 _INDEX = re.compile(r"^(\d+)\.(.*)$")
@@ -37,31 +39,90 @@ def is_openinference(span: Span) -> bool:
 def normalize_openinference(span: Span, config: NormalizeConfig) -> AgentSpan:
     attrs = span.attributes
     kind = _KINDS.get(str(attrs.get("openinference.span.kind", "")).upper(), "other")
-    tool = None
-    if kind == "tool":
-        args, args_error = json_arguments(
-            loads(attrs.get("input.value")) if attrs.get("input.value") is not None else None
-        )
-        schema = loads(attrs.get("tool.parameters"))
-        error = attrs.get("exception.type") or (
-            span.status_message or "error" if span.status == "ERROR" else None
-        )
-        tool = ToolInvocation(
-            name=str(attrs.get("tool.name") or span.name),
-            call_id=attrs.get("tool_call.id") or attrs.get("tool.id"),
-            arguments=args,
-            arguments_error=args_error,
-            result=result_value(attrs.get("output.value")),
-            error=None if error is None else str(error),
-            schema=schema if isinstance(schema, dict) else None,
-        )
+    tool = _tool(span) if kind == "tool" else None
+    inputs = flattened_messages(attrs, "llm.input_messages.")
+    outputs = flattened_messages(attrs, "llm.output_messages.")
+    if kind == "agent" and "crewai" in span.scope:
+        inputs, outputs = inputs + _crewai_input(attrs), outputs + _crewai_reply(attrs)
+    if _is_smolagents(span):
+        inputs, outputs = [_smolagents_message(m) for m in inputs], [_smolagents_message(m) for m in outputs]
+        if tool is not None and tool.name == FINAL_ANSWER:  # the reply, read from the model's call
+            kind, tool = "other", None
     who = identity(span, config, agent_keys=("agent.name",))
     return build_agent_span(
-        span, who, "openinference", kind, tool,
-        flattened_messages(attrs, "llm.input_messages."), flattened_messages(attrs, "llm.output_messages."),
+        span, who, "openinference", kind, tool, inputs, outputs,
         tokens(attrs, "llm.token_count.prompt"), tokens(attrs, "llm.token_count.completion"),
         _definitions(attrs, tool),
     )  # fmt: skip
+
+
+def _tool(span: Span) -> ToolInvocation:
+    """A TOOL span. `input.value` / `output.value` may hold a framework's payload (payloads.py); a
+    plain-text argument is bound to the tool's one declared parameter when the span declares it."""
+    attrs = span.attributes
+    given = unwrap_arguments(attrs.get("input.value"))
+    args, args_error = json_arguments(given.value)
+    schema = as_json_schema(attrs.get("tool.parameters"))
+    bound = bind_text(args, schema) if args_error else None
+    if bound is not None:
+        args, args_error = bound, None
+    result = unwrap_result(attrs.get("output.value"))
+    error = attrs.get("exception.type") or (
+        span.status_message or "error" if span.status == "ERROR" else None
+    )
+    return ToolInvocation(
+        name=str(attrs.get("tool.name") or span.name),
+        call_id=attrs.get("tool_call.id") or attrs.get("tool.id") or given.call_id or result.call_id,
+        arguments=args,
+        arguments_error=args_error,
+        result=result.value,
+        error=None if error is None and result.error is None else str(error or result.error),
+        schema=schema,
+    )
+
+
+def _crewai_input(attrs: dict[str, Any]) -> list[Message]:
+    """CrewAI's AGENT span: `input.value` is `{"messages": [{role, content}]}` (Agent.kickoff's)."""
+    given = loads(attrs.get("input.value"))
+    items = given.get("messages") if isinstance(given, dict) else None
+    out = []
+    for m in items if isinstance(items, list) else []:
+        role = role_of(m.get("role")) if isinstance(m, dict) else None
+        if role in ("user", "assistant") and m.get("content"):
+            out.append(Message(role=role, text=str(m["content"])))
+    return out
+
+
+def _crewai_reply(attrs: dict[str, Any]) -> list[Message]:
+    """CrewAI's AGENT span: `output.value` is its output object, the reply in `raw`."""
+    output = loads(attrs.get("output.value"))
+    raw = output.get("raw") if isinstance(output, dict) else None
+    return [Message(role="assistant", text=str(raw))] if raw else []
+
+
+#: smolagents' tool-calling agent answers the user by calling this tool
+FINAL_ANSWER = "final_answer"
+_NEW_TASK = "New task:\n"
+
+
+def _is_smolagents(span: Span) -> bool:
+    return "smolagents" in span.scope
+
+
+def _smolagents_message(message: Message) -> Message:
+    """smolagents: a `final_answer(answer)` call is the agent's reply; a task arrives as `New task:\n…`."""
+    if message.role == "user" and (message.text or "").startswith(_NEW_TASK):
+        return message.model_copy(update={"text": (message.text or "")[len(_NEW_TASK) :]})
+    final = [c for c in message.tool_calls if c.name == FINAL_ANSWER]
+    if message.role != "assistant" or not final:
+        return message
+    answer = final[0].arguments.get("answer") if isinstance(final[0].arguments, dict) else final[0].arguments
+    return message.model_copy(
+        update={
+            "text": None if answer is None else str(answer),
+            "tool_calls": tuple(c for c in message.tool_calls if c.name != FINAL_ANSWER),
+        }
+    )
 
 
 def _definitions(attrs: dict[str, Any], tool: ToolInvocation | None) -> dict[str, Any]:

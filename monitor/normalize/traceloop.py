@@ -23,12 +23,12 @@ from monitor.normalize.common import (
     indexed_message,
     json_arguments,
     loads,
-    result_value,
     role_of,
     tokens,
 )
 from monitor.normalize.genai import normalize_genai
 from monitor.normalize.openinference import unflatten
+from monitor.normalize.payloads import positional, unwrap_arguments, unwrap_result
 
 _KINDS = {"workflow": "agent", "agent": "agent", "tool": "tool", "task": "other"}
 
@@ -95,20 +95,27 @@ def indexed_messages(attrs: dict[str, Any], prefix: str) -> list[Message]:
 
 
 def _tool(span: Span) -> ToolInvocation:
+    """traceloop-sdk's `{"args", "kwargs"}` entity input, or OpenLLMetry's LangChain callback payload
+    (payloads.py), whose `kwargs.tool_call_id` and ToolMessage output link it to the model's call."""
     attrs = span.attributes
     entry = loads(attrs.get("traceloop.entity.input"))
-    raw: Any = entry
-    if isinstance(entry, dict) and ("kwargs" in entry or "args" in entry):
-        raw = dict(entry.get("kwargs") or {})
-        for i, positional in enumerate(entry.get("args") or []):
-            raw[f"arg{i}"] = positional
+    given = unwrap_arguments(entry)
+    raw: Any = given.value
+    if raw is entry and isinstance(raw, dict) and raw and set(raw) <= {"args", "kwargs"}:
+        raw = positional(list(raw.get("args") or []), dict(raw.get("kwargs") or {}))
     args, args_error = json_arguments(raw)
-    error = attrs.get("error.type") or (span.status_message or "error" if span.status == "ERROR" else None)
+    result = unwrap_result(attrs.get("traceloop.entity.output"))
+    error = (
+        attrs.get("error.type")
+        or (span.status_message or "error" if span.status == "ERROR" else None)
+        or result.error
+    )
     name = str(attrs.get("traceloop.entity.name") or span.name.removesuffix(".tool"))
     return ToolInvocation(
         name=name,
+        call_id=attrs.get("gen_ai.tool.call.id") or given.call_id or result.call_id,
         arguments=args,
         arguments_error=args_error,
-        result=result_value(attrs.get("traceloop.entity.output")),
+        result=result.value,
         error=None if error is None else str(error),
     )

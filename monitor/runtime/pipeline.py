@@ -19,11 +19,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from monitor.assemble.windows import Closed, WindowStore
 from monitor.config import ScoringConfig
-from monitor.decode.otlp import decode_request
+from monitor.decode.otlp import decode_logs_request, decode_request
 from monitor.errors import InputError
 from monitor.model import AgentSpan, Dialog
 from monitor.normalize import normalize_span
@@ -70,11 +70,15 @@ class Pipeline:
         if metrics is not None:
             metrics.attach(self.snapshot)
 
-    def ingest(self, payload: bytes, content_type: str, origin: str) -> IngestResult:
-        """Decode, normalize and window one request; score and emit what closes."""
+    def ingest(
+        self, payload: bytes, content_type: str, origin: str, signal: Literal["traces", "logs"] = "traces"
+    ) -> IngestResult:
+        """Decode, normalize and window one request (`signal`: `traces`, or `logs` for GenAI events sent as
+        log records); score and emit what closes."""
         self.stats["requests"] += 1
+        decode = decode_logs_request if signal == "logs" else decode_request
         try:
-            decoded = decode_request(payload, content_type, origin)
+            decoded = decode(payload, content_type, origin)
         except InputError as exc:
             self.stats["requests_rejected"] += 1
             if self.metrics is not None:
@@ -87,6 +91,8 @@ class Pipeline:
             self.stats["spans_received"] += len(decoded.spans) + len(decoded.rejected)
             self.stats["spans_rejected_no_id"] += len(decoded.rejected)
             self.stats["attribute_values_truncated"] += decoded.truncated_values
+            if signal == "logs":
+                self.stats["log_records_ignored"] += decoded.ignored
             reports = self._add([normalize_span(span, self.config.normalize) for span in decoded.spans])
         return IngestResult(spans=len(decoded.spans), rejected=len(decoded.rejected), reports=reports)
 
@@ -120,6 +126,11 @@ class Pipeline:
     def _emit(self, closed: list[Closed]) -> int:
         for c in closed:
             conv = c.conversation
+            if conv.spans and all(s.setup for s in conv.spans):  # e.g. a lone create_agent trace
+                self.stats["setup_traces_skipped"] += 1
+                if self.on_close is not None:
+                    self.on_close(conv.conversation_id)
+                continue
             started = time.perf_counter()
             report = score_conversation(
                 conv.conversation_id,

@@ -20,6 +20,8 @@ from monitor.assemble.transcript import build_transcript
 from monitor.assemble.turns import to_dialog_turns
 from monitor.config import AlignmentConfig, CompositionConfig
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport
+from monitor.normalize.capture import content_capture_hint
+from monitor.normalize.payloads import bind_declared
 from monitor.reference.align import align_to_gold
 from monitor.reference.policy import Policy, select_policy
 from monitor.score.dialog import score_dialog
@@ -48,6 +50,9 @@ class ConversationReport(BaseModel):
     version: int = Field(description="1 for the first report; +1 for each re-report after late spans")
     scored: bool
     unscored_reason: str | None = None
+    capture_hint: str | None = Field(
+        default=None, description="with content_not_captured: the setting that turns content capture on"
+    )
     closed_by: str
     spans: int
     spans_dropped: int = 0
@@ -99,6 +104,7 @@ def score_conversation(
     policies: Mapping[str, Policy] | None = None,
     alignment_config: AlignmentConfig | None = None,
 ) -> ConversationReport:
+    spans = bind_declared(spans)
     observed = build_transcript(spans)
     live = to_dialog_turns(observed, separator)
     errors_by_no = {i: t.error or t.arguments_error for i, t in enumerate(observed, start=1)}
@@ -107,6 +113,9 @@ def score_conversation(
     agent = _most_common(s.agent for s in spans)
     gold = references.get(reference_id) if reference_id else None
     policy = select_policy(dict(policies or {}), agent)
+    capture_hint = content_capture_hint(spans)
+    if capture_hint is not None:  # nothing to score: the agent is not to blame for a setting
+        gold, policy = None, None
     span_schemas = {name: schema for s in spans for name, schema in s.tool_definitions.items()}
     dialog_report = None
     process = None
@@ -133,6 +142,8 @@ def score_conversation(
         dialog_report = score_dialog(
             dialog, ladder, composition, policy_scores, alignment=alignment_config, origins=origins
         )
+    elif capture_hint is not None:
+        reason = "content_not_captured"
     elif reference_id:
         reason = f"reference {reference_id!r} not found among the loaded gold dialogs, and no policy applies"
     else:
@@ -151,6 +162,7 @@ def score_conversation(
         version=version,
         scored=dialog_report is not None,
         unscored_reason=reason,
+        capture_hint=capture_hint,
         closed_by=closed_by,
         spans=len(spans),
         spans_dropped=spans_dropped,

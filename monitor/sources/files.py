@@ -3,7 +3,9 @@
 Accepts `.pb` (one protobuf ExportTraceServiceRequest, as an SDK exporter sends it), `.json` (one
 OTLP/JSON request), `.jsonl` (one OTLP/JSON request per line — the Collector's file exporter format),
 each optionally gzip-compressed (`.gz`), and directories of them (recursively, sorted by path, so a
-replay is deterministic). Each payload carries its origin (`file` or `file:line`) for error reports.
+replay is deterministic). A name ending `.logs.pb` (`.logs.json`, `.logs.jsonl`) holds OTLP logs
+requests (`ExportLogsServiceRequest`: GenAI events sent as log records). Each payload carries its
+origin (`file` or `file:line`) for error reports.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import gzip
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from monitor.errors import InputError
 
@@ -25,6 +28,9 @@ class Payload:
     data: bytes
     content_type: str
     origin: str
+    signal: Literal["traces", "logs"] = (
+        "traces"  # `logs`: an ExportLogsServiceRequest (files named *.logs.pb, *.logs.json, …)
+    )
 
 
 def expand(paths: Sequence[Path]) -> list[Path]:
@@ -57,12 +63,14 @@ def read_payloads(paths: Sequence[Path]) -> Iterator[Payload]:
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise InputError(str(file), f"cannot read ({exc})") from exc
         kind = _kind(file)
+        logs = file.name.removesuffix(".gz").removesuffix(kind or "").endswith(".logs")
+        signal: Literal["traces", "logs"] = "logs" if logs else "traces"
         if kind == ".jsonl":
             for n, line in enumerate(raw.split(b"\n"), start=1):
                 if line.strip():
-                    yield Payload(line, JSON, f"{file}:{n}")
+                    yield Payload(line, JSON, f"{file}:{n}", signal)
         else:
-            yield Payload(raw, PROTOBUF if kind == ".pb" else JSON, str(file))
+            yield Payload(raw, PROTOBUF if kind == ".pb" else JSON, str(file), signal)
 
 
 def _kind(path: Path) -> str | None:

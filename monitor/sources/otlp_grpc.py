@@ -1,6 +1,7 @@
 """OTLP/gRPC receiver (grpcio, opentelemetry-proto's TraceService). I/O.
 
-`Export` hands the request to the same pipeline as OTLP/HTTP. Undecodable requests are
+`Export` hands the request to the same pipeline as OTLP/HTTP: TraceService for spans, LogsService for
+GenAI events sent as log records (joined to their spans by trace and span id). Undecodable requests are
 INVALID_ARGUMENT with the reason, a missing bearer token (when configured) UNAUTHENTICATED, partial
 rejections are reported in `partial_success`. TLS when a certificate is configured.
 """
@@ -10,22 +11,24 @@ from __future__ import annotations
 import hmac
 from concurrent import futures
 from pathlib import Path
+from typing import Any, Literal
 
 import grpc
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 from monitor.errors import InputError
-from monitor.runtime.pipeline import Pipeline
+from monitor.runtime.pipeline import IngestResult, Pipeline
 
 
-class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
+class _Receiver:
     def __init__(self, pipeline: Pipeline, token: str | None) -> None:
         self.pipeline = pipeline
         self.token = token
 
-    def Export(
-        self, request: trace_service_pb2.ExportTraceServiceRequest, context: grpc.ServicerContext
-    ) -> trace_service_pb2.ExportTraceServiceResponse:
+    def _ingest(
+        self, request: Any, context: grpc.ServicerContext, signal: Literal["traces", "logs"]
+    ) -> IngestResult:
         if self.token is not None:
             header = dict(context.invocation_metadata()).get("authorization", "")
             scheme, _, value = str(header).partition(" ")
@@ -34,15 +37,35 @@ class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
             ):
                 context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
         try:
-            result = self.pipeline.ingest(
-                request.SerializeToString(), "application/x-protobuf", f"otlp-grpc {context.peer()}"
+            return self.pipeline.ingest(
+                request.SerializeToString(), "application/x-protobuf", f"otlp-grpc {context.peer()}", signal
             )
         except InputError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, exc.message)
+            raise  # abort raises; this keeps the type checker and a mocked context honest
+
+
+class _TraceService(_Receiver, trace_service_pb2_grpc.TraceServiceServicer):
+    def Export(
+        self, request: trace_service_pb2.ExportTraceServiceRequest, context: grpc.ServicerContext
+    ) -> trace_service_pb2.ExportTraceServiceResponse:
+        result = self._ingest(request, context, "traces")
         response = trace_service_pb2.ExportTraceServiceResponse()
         if result.rejected:
             response.partial_success.rejected_spans = result.rejected
             response.partial_success.error_message = f"{result.rejected} spans had no trace or span id"
+        return response
+
+
+class _LogsService(_Receiver, logs_service_pb2_grpc.LogsServiceServicer):
+    def Export(
+        self, request: logs_service_pb2.ExportLogsServiceRequest, context: grpc.ServicerContext
+    ) -> logs_service_pb2.ExportLogsServiceResponse:
+        result = self._ingest(request, context, "logs")
+        response = logs_service_pb2.ExportLogsServiceResponse()
+        if result.rejected:
+            response.partial_success.rejected_log_records = result.rejected
+            response.partial_success.error_message = f"{result.rejected} log records had no trace or span id"
         return response
 
 
@@ -55,6 +78,7 @@ def start_grpc(
         options=[("grpc.max_receive_message_length", max_bytes)],
     )
     trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(pipeline, token), server)
+    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsService(pipeline, token), server)
     address = f"{host}:{port}"
     if tls is not None:
         cert, key = tls

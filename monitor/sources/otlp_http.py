@@ -1,8 +1,10 @@
 """OTLP/HTTP receiver (aiohttp). I/O: bytes in from the network, handed to the pipeline.
 
-`POST /v1/traces` takes `application/x-protobuf` or `application/json`, optionally
-`Content-Encoding: gzip`; answers an `ExportTraceServiceResponse` in the request's encoding, with
-`partial_success.rejected_spans` when some spans could not be used. 400 with a message for payloads
+`POST /v1/traces` takes `application/x-protobuf` (also spelled `application/protobuf`) or
+`application/json`, optionally `Content-Encoding: gzip`; answers an `ExportTraceServiceResponse` in the
+request's encoding, with `partial_success.rejected_spans` when some spans could not be used.
+`POST /v1/logs` takes OTLP logs the same way (GenAI events sent as log records, joined to their spans by
+trace and span id) and answers an `ExportLogsServiceResponse` (`rejected_log_records`). 400 with a message for payloads
 that cannot be decoded, 401 without the configured bearer token, 413 over `max_request_bytes` (also
 after decompression), 415 for other content types. `GET /healthz` (alive), `GET /readyz` (model loaded,
 receivers up), `GET /stats` (pipeline counters). A bad request never stops the receiver.
@@ -15,14 +17,18 @@ import hmac
 import json
 import zlib
 from collections.abc import Callable
+from typing import Literal
 
 from aiohttp import web
+from google.protobuf.message import Message
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from monitor.errors import InputError
 from monitor.runtime.pipeline import IngestResult, Pipeline
 
 PROTOBUF = "application/x-protobuf"
+PROTOBUF_ALIAS = "application/protobuf"  # what some exporters send; the same encoding
 JSON = "application/json"
 
 
@@ -32,9 +38,15 @@ def build_app(
     app = web.Application(client_max_size=max_bytes)
 
     async def traces(request: web.Request) -> web.Response:
+        return await export(request, "traces")
+
+    async def logs(request: web.Request) -> web.Response:
+        return await export(request, "logs")
+
+    async def export(request: web.Request, signal: Literal["traces", "logs"]) -> web.Response:
         if token is not None and not _authorized(request.headers.get("Authorization", ""), token):
             return web.Response(status=401, text="missing or wrong bearer token\n")
-        content_type = request.content_type
+        content_type = PROTOBUF if request.content_type == PROTOBUF_ALIAS else request.content_type
         if content_type not in (PROTOBUF, JSON):
             return web.Response(
                 status=415, text=f"unsupported content type {content_type!r}; use {PROTOBUF} or {JSON}\n"
@@ -55,11 +67,11 @@ def build_app(
         loop = asyncio.get_running_loop()
         try:
             result: IngestResult = await loop.run_in_executor(
-                None, pipeline.ingest, body, content_type, origin
+                None, pipeline.ingest, body, content_type, origin, signal
             )
         except InputError as exc:
             return web.Response(status=400, text=f"{exc.message}\n")
-        return _response(result, content_type)
+        return _response(result, content_type, signal)
 
     async def healthz(_: web.Request) -> web.Response:
         return web.Response(text="ok\n")
@@ -71,6 +83,7 @@ def build_app(
         return web.json_response(pipeline.snapshot())
 
     app.router.add_post("/v1/traces", traces)
+    app.router.add_post("/v1/logs", logs)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/stats", stats)
@@ -110,19 +123,24 @@ def _gunzip(body: bytes, max_bytes: int) -> bytes:
     return out
 
 
-def _response(result: IngestResult, content_type: str) -> web.Response:
-    response = ExportTraceServiceResponse()
+def _response(result: IngestResult, content_type: str, signal: Literal["traces", "logs"]) -> web.Response:
+    response: Message
+    if signal == "logs":
+        response = ExportLogsServiceResponse()
+        field, what = "rejectedLogRecords", "log records"
+        if result.rejected:
+            response.partial_success.rejected_log_records = result.rejected
+    else:
+        response = ExportTraceServiceResponse()
+        field, what = "rejectedSpans", "spans"
+        if result.rejected:
+            response.partial_success.rejected_spans = result.rejected
+    message = f"{result.rejected} {what} had no trace or span id"
     if result.rejected:
-        response.partial_success.rejected_spans = result.rejected
-        response.partial_success.error_message = f"{result.rejected} spans had no trace or span id"
+        response.partial_success.error_message = message
     if content_type == JSON:
         body = {}
         if result.rejected:
-            body = {
-                "partialSuccess": {
-                    "rejectedSpans": str(result.rejected),
-                    "errorMessage": response.partial_success.error_message,
-                }
-            }
+            body = {"partialSuccess": {field: str(result.rejected), "errorMessage": message}}
         return web.Response(body=json.dumps(body).encode(), content_type=JSON)
     return web.Response(body=response.SerializeToString(), content_type=PROTOBUF)

@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 import httpx
 import pytest
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from pydantic import SecretStr, ValidationError
 
@@ -29,6 +30,7 @@ from tests.unit.spans import to_otlp_json
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "otlp"
 GOLD = ROOT / "monitor" / "data" / "demo" / "gold"
+TRAVEL = ROOT / "tests" / "fixtures" / "travel"
 PB = "application/x-protobuf"
 
 
@@ -51,13 +53,14 @@ def start(
     ladder: Ladder,
     metrics: MonitorMetrics | None = None,
     policies: dict[str, Any] | None = None,
+    gold: Path = GOLD,
     **server: Any,
 ) -> Running:
     config = ScoringConfig(
         server=ServerConfig(http_port=0, grpc_port=0, metrics_port=0, tick_s=0.2, **server)
     )
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(config, ladder, load_references(GOLD), reports.append, metrics, policies)
+    pipeline = Pipeline(config, ladder, load_references(gold), reports.append, metrics, policies)
     ports: list[int] = []
     holder: dict[str, Any] = {}
 
@@ -274,3 +277,48 @@ def test_tls_on_both_receivers(ladder: Ladder, self_signed: tuple[Path, Path]) -
         wait_for(running.reports, 2)
     finally:
         running.shutdown()
+
+
+def test_genai_events_as_log_records_over_http_and_grpc_join_their_spans(ladder: Ladder) -> None:
+    """opentelemetry-instrumentation-openai-v2 puts content in log records: /v1/logs and LogsService
+    take them, and the reports equal a replay of the same recorded files."""
+    running = start(ladder, gold=TRAVEL / "gold")
+    correct = sorted((TRAVEL / "openai-v2").glob("correct.*"))
+    wrong = sorted((TRAVEL / "openai-v2").glob("wrong.*"))
+    try:
+        with httpx.Client() as client:
+            for f in correct:  # `application/protobuf`, as some exporters spell it
+                path = "/v1/logs" if f.name.endswith(".logs.pb") else "/v1/traces"
+                r = client.post(
+                    f"{running.http}{path}",
+                    content=f.read_bytes(),
+                    headers={"Content-Type": "application/protobuf"},
+                )
+                assert r.status_code == 200 and r.headers["Content-Type"].startswith(PB)
+            bad = client.post(
+                f"{running.http}/v1/logs",
+                content=b'{"resourceSpans": []}',
+                headers={"Content-Type": "application/json"},
+            )
+            assert bad.status_code == 400 and "resourceLogs" in bad.text
+        with grpc.insecure_channel(f"127.0.0.1:{running.grpc_port}") as channel:
+            for f in wrong:
+                if f.name.endswith(".logs.pb"):
+                    logs = logs_service_pb2.ExportLogsServiceRequest.FromString(f.read_bytes())
+                    logs_service_pb2_grpc.LogsServiceStub(channel).Export(logs, timeout=20)
+                else:
+                    spans = trace_service_pb2.ExportTraceServiceRequest.FromString(f.read_bytes())
+                    trace_service_pb2_grpc.TraceServiceStub(channel).Export(spans, timeout=20)
+        wait_for(running.reports, 2)
+    finally:
+        running.shutdown()
+    by_id = {r["conversation_id"]: r for r in running.reports}
+    assert by_id["openai-v2-correct"]["test_pass"] is True
+    assert by_id["openai-v2-wrong"]["root_cause"] == "inconsistent_parameter_values"
+    replayed: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, load_references(TRAVEL / "gold"), replayed.append)
+    for f in correct + wrong:
+        pipeline.ingest(f.read_bytes(), PB, str(f), "logs" if f.name.endswith(".logs.pb") else "traces")
+    pipeline.flush()
+    strip = lambda r: {k: v for k, v in r.items() if k != "closed_by"}  # noqa: E731
+    assert {r["conversation_id"]: strip(r) for r in replayed} == {k: strip(v) for k, v in by_id.items()}

@@ -1,0 +1,68 @@
+"""Was the content captured? A conversation's normalized spans → a hint, or None. Pure.
+
+Most instrumentations record message content and tool arguments only when asked to (it may hold
+personal data). Without it a conversation still shows which tools ran, but nothing to score: every
+turn would fail as `missing_action`, blaming the agent for a setting. `content_capture_hint` tells
+that case apart — tool names, model calls or agent runs seen, yet no message text, no tool arguments and no tool
+results anywhere — and names the setting that turns capture on for the instrumentation that wrote the spans
+(by its instrumentation scope).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from monitor.model import AgentSpan
+
+#: (instrumentation scope prefix, how to turn content capture on), most specific first
+_HINTS = (
+    (
+        "opentelemetry.instrumentation.openai_v2",
+        "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; this instrumentation then sends the "
+        "content as log records (GenAI events): export logs to the monitor's /v1/logs as well",
+    ),
+    ("opentelemetry.instrumentation.", "set TRACELOOP_TRACE_CONTENT=true (OpenLLMetry)"),
+    (
+        "gcp.vertex.agent",
+        "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (Google ADK 2.x; SPAN_AND_EVENT also "
+        "sends log records: export them to /v1/logs)",
+    ),
+    ("openinference.", "unset OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_OUTPUTS (OpenInference)"),
+    ("strands", "Strands records content by default; check that no span processor strips event attributes"),
+    (
+        "autogen",
+        "AutoGen's own spans carry no arguments or messages: add an instrumentation of its model client that "
+        "captures them, e.g. opentelemetry-instrumentation-openai-v2 with "
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true and a log exporter to /v1/logs",
+    ),
+)
+_DEFAULT = (
+    "turn content capture on in the instrumentation: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true "
+    "(OTel GenAI instrumentations; with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental the content "
+    "goes on the spans), and export log records to /v1/logs if the instrumentation sends content as events"
+)
+
+
+def content_capture_hint(spans: Sequence[AgentSpan]) -> str | None:
+    """A hint naming the capture setting when the spans name tools but carry no content; else None."""
+    tools_named = False  # or models called: either way the agent did something we cannot see
+    for s in spans:
+        tools_named = tools_named or s.kind == "llm" or (s.kind == "agent" and not s.setup)
+        if s.tool is not None:
+            tools_named = True
+            if s.tool.arguments not in (None, {}, "") or s.tool.result not in (None, ""):
+                return None
+        for m in (*s.input_messages, *s.output_messages):
+            if m.role in ("user", "assistant") and (m.text or "").strip():
+                return None
+            for call in m.tool_calls:
+                tools_named = True
+                if call.arguments not in (None, {}, ""):
+                    return None
+    if not tools_named:
+        return None
+    scopes = sorted({s.span.scope for s in spans if s.span.scope})
+    for prefix, hint in _HINTS:
+        if any(scope.startswith(prefix) for scope in scopes):
+            return hint
+    return _DEFAULT

@@ -1,0 +1,178 @@
+"""Real spans (and log records) exported by the frameworks people use, replayed through `agent-monitor
+replay` against the travel gold reference: what a user sees in the reports.
+
+The bytes are in tests/fixtures/travel/<framework>/, recorded once by record/record_travel.py with the
+real libraries (versions in tests/fixtures/README.md); this test never imports a framework. The travel
+scenario: weather → get_weather, flights → search_flights, booking → book_flight, thanks. The `wrong`
+run passes destination LHR for JFK, and books the flight that search returned.
+
+Attribution, as the data flow says: the search call is the one root cause; its reply names the wrong
+flight, and the booking call passes the flight id the wrong search returned, so both — and the
+booking's reply — are cascades (`prior_action_failed`) rooted at the search turn. The weather turns
+and the thanks turn pass.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitor.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+TRAVEL = ROOT / "tests" / "fixtures" / "travel"
+GOLD = TRAVEL / "gold"
+#: framework folder -> (the adapter that reads it, the conversation id is the one the recording named)
+FRAMEWORKS = {
+    "langgraph-openinference": ("openinference", True),
+    "langgraph-openllmetry": ("traceloop", True),
+    "llamaindex": ("openinference", True),
+    "smolagents": ("openinference", True),
+    "openai-v2": ("genai", True),
+    "pydantic-ai": ("genai", False),  # its own gen_ai.conversation.id, a UUID
+    "semantic-kernel": ("genai", False),  # no thread id: grouped by gen_ai.agent.id (CONFIG below)
+    "crewai": ("openinference", True),  # CrewAI's instrumentor alone: the reply is the AGENT span's
+    "adk": ("genai", True),  # OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY
+    "adk-legacy": ("genai", True),  # ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1: gcp.vertex.agent.* attributes
+}
+#: what a Semantic Kernel user configures: its four traces per conversation share only the agent's id
+CONFIG = {"semantic-kernel": "normalize:\n  conversation_attribute: gen_ai.agent.id\n"}
+
+
+def replay(tmp_path: Path, *paths: Path, config: str | None = None) -> list[dict[str, Any]]:
+    tmp_path = Path(tempfile.mkdtemp(dir=tmp_path))  # one replay, one file (the JSONL sink appends)
+    out = tmp_path / "reports.jsonl"
+    extra = []
+    if config is not None:
+        (tmp_path / "monitor.yaml").write_text(config)
+        extra = ["--config", str(tmp_path / "monitor.yaml")]
+    assert main(["replay", *map(str, paths), "--gold", str(GOLD), "--out", str(out), *extra]) == 0
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def run_files(framework: str, run: str) -> list[Path]:
+    return sorted((TRAVEL / framework).glob(f"{run}.*"))
+
+
+@pytest.mark.parametrize("framework", sorted(FRAMEWORKS))
+def test_correct_run_is_one_conversation_and_passes(tmp_path: Path, framework: str) -> None:
+    [report] = replay(tmp_path, *run_files(framework, "correct"), config=CONFIG.get(framework))
+    adapter, named = FRAMEWORKS[framework]
+    assert report["conversation_id"] == f"{framework}-correct" or not named
+    assert report["adapter"] == adapter and report["agent"] is not None
+    turns = report["observed_turns"]
+    assert [t["role"] for t in turns] == ["User", "Tool", "Agent"] * 3 + ["User", "Agent"]
+    calls = [t["predicted"] for t in turns if t["role"] == "Tool"]
+    assert {c["tool_id"] for c in calls} == (
+        {"Travel"} if framework == "semantic-kernel" else {c["action"] for c in calls}
+    )
+    assert [(c["action"], c["args"]) for c in calls] == [
+        ("get_weather", {"city": "Paris"}),
+        ("search_flights", {"origin": "CDG", "destination": "JFK", "date": "2026-12-15"}),
+        ("book_flight", {"flight_id": "AF022", "passenger_name": "Jane Doe"}),
+    ]
+    assert calls[1]["result"]["flights"][0]["flight_id"] == "AF022"
+    assert calls[2]["result"] == {"booking_id": "BK-AF022", "flight_id": "AF022", "status": "confirmed"}
+    assert turns[-1]["predicted"]["response"] == "You're welcome, have a great trip!"
+    assert report["tool_calls"] == 3 and report["tool_errors"] == 0
+    assert (report["scored"], report["test_pass"], report["success_rate"]) == (True, True, 1.0)
+
+
+@pytest.mark.parametrize("framework", sorted(FRAMEWORKS))
+def test_wrong_destination_is_the_root_and_the_booking_its_cascade(tmp_path: Path, framework: str) -> None:
+    [report] = replay(tmp_path, *run_files(framework, "wrong"), config=CONFIG.get(framework))
+    assert report["conversation_id"] == f"{framework}-wrong" or not FRAMEWORKS[framework][1]
+    assert report["tool_calls"] == 3
+    by_no = {t["turn_no"]: t for t in report["turns"]}
+    search = report["first_failure_turn"]
+    assert by_no[search]["predicted"]["action"] == "search_flights"
+    assert by_no[search]["failure_reason"] == "inconsistent_parameter_values"
+    assert by_no[search]["fields"] == ["destination"]
+    assert (report["root_cause"], report["root_cause_count"]) == ("inconsistent_parameter_values", 1)
+    failed = [t for t in report["turns"] if not t["success"]]
+    cascades = [t for t in failed if t["failure_reason"] == "prior_action_failed"]
+    assert {t["root_turn"] for t in cascades} == {search} and len(cascades) == 3
+    booking = next(t for t in cascades if (t["predicted"] or {}).get("action") == "book_flight")
+    assert booking["predicted"]["args"]["flight_id"] == "AF1680"  # what the wrong search returned
+    passed = [t for t in report["turns"] if t["success"] and t["role"] != "User"]
+    assert len(passed) == 3  # weather call, weather reply, thanks reply
+
+
+@pytest.mark.parametrize(
+    ("framework", "setting"),
+    [
+        ("openai-v2-default", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"),
+        ("adk-default", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
+    ],
+)
+def test_content_not_captured_is_reported_unscored_with_the_setting(
+    tmp_path: Path, framework: str, setting: str
+) -> None:
+    """Default modes: the spans (or log records) name the tools, but carry no arguments or messages."""
+    reports = replay(tmp_path, TRAVEL / framework)
+    assert sorted(r["conversation_id"] for r in reports) == [f"{framework}-correct", f"{framework}-wrong"]
+    for report in reports:
+        assert (report["scored"], report["unscored_reason"]) == (False, "content_not_captured")
+        assert setting in report["capture_hint"]
+        assert "test_pass" not in report and "root_cause" not in report
+        assert [t["predicted"]["tool_id"] for t in report["observed_turns"]] == [
+            "get_weather",
+            "search_flights",
+            "book_flight",
+        ]
+
+
+def test_openai_v2_spans_without_their_log_records_say_where_the_content_is(tmp_path: Path) -> None:
+    """The content is in the log records: the spans alone say only which model was called."""
+    spans_only = [p for p in run_files("openai-v2", "correct") if not p.name.endswith(".logs.pb")]
+    [report] = replay(tmp_path, *spans_only)
+    assert (report["scored"], report["unscored_reason"]) == (False, "content_not_captured")
+    assert "/v1/logs" in report["capture_hint"]
+
+
+def test_a_setup_trace_is_not_a_conversation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """OpenLLMetry exports LangGraph's `create_agent` as a one-span trace of its own."""
+    reports = replay(tmp_path, *run_files("langgraph-openllmetry", "correct"))
+    assert [r["conversation_id"] for r in reports] == ["langgraph-openllmetry-correct"]
+    assert "1 conversation reports (1 scored" in capsys.readouterr().err
+
+
+def test_semantic_kernel_without_a_conversation_attribute_is_one_conversation_per_turn(
+    tmp_path: Path,
+) -> None:
+    """Semantic Kernel exports one trace per get_response and no thread id: without the setting of
+    CONFIG each user turn is a conversation of its own (README: the convention table says so)."""
+    reports = replay(tmp_path, *run_files("semantic-kernel", "correct"))
+    assert len(reports) == 4 and all(r["reference_id"] == "travel-booking-plugins" for r in reports)
+
+
+def test_autogen_alone_is_content_not_captured_and_its_create_agent_no_conversation(tmp_path: Path) -> None:
+    """AutoGen's own spans name the agent and its tools, with no arguments, results or messages, one
+    trace per run() and no conversation id; grouped by the agent's name (a configurable attribute)."""
+    config = "normalize:\n  conversation_attribute: gen_ai.agent.name\n"
+    [report] = replay(tmp_path, *run_files("autogen", "correct"), config=config)
+    assert (report["conversation_id"], report["scored"]) == ("travel_agent", False)
+    assert report["unscored_reason"] == "content_not_captured" and "AutoGen" in report["capture_hint"]
+    assert report["tool_calls"] == 3
+
+
+def test_crewai_with_the_openai_instrumentor_too_passes(tmp_path: Path) -> None:
+    """With OpenInference's OpenAI instrumentor as well, the model calls show CrewAI's task prompt
+    ("Current Task: …") besides the kickoff's messages, so each user message appears twice among the
+    observed turns; user turns are context, never scored, and the verdicts are those of CrewAI alone."""
+    [correct] = replay(tmp_path, *run_files("crewai-openai", "correct"))
+    assert (correct["conversation_id"], correct["test_pass"], correct["tool_calls"]) == (
+        "crewai-openai-correct",
+        True,
+        3,
+    )
+    [wrong] = replay(tmp_path, *run_files("crewai-openai", "wrong"))
+    assert (wrong["root_cause"], wrong["root_cause_count"], wrong["cascading_count"]) == (
+        "inconsistent_parameter_values",
+        1,
+        3,
+    )
