@@ -266,6 +266,14 @@ class Chain(BaseModel):
     success: bool
 
 
+#: How a gold turn met a live turn (`GoldMatch.how`).
+MatchHow = Literal[
+    "aligned", "order_invariant", "fact_in_reply", "missing", "optional_not_made", "no_call_expected"
+]
+#: Why a live turn no gold turn asks for is left unscored (`UnmatchedTurn.why`).
+FreeWhy = Literal["reply_without_gold", "read_only", "allowed_extra", "recovered_attempt"]
+
+
 class GoldMatch(BaseModel):
     """How one gold turn was matched: which live turn (or none) and why."""
 
@@ -273,9 +281,7 @@ class GoldMatch(BaseModel):
     gold_turn_no: int | None = Field(description="the turn's number in the gold dialog")
     turn_no: int | None = Field(description="the verdict row it was scored in (None: not scored)")
     live_turn_no: int | None = Field(default=None, description="the observed turn it was paired with")
-    how: Literal[
-        "aligned", "order_invariant", "fact_in_reply", "missing", "optional_not_made", "no_call_expected"
-    ]
+    how: MatchHow
 
 
 class UnmatchedTurn(BaseModel):
@@ -285,7 +291,7 @@ class UnmatchedTurn(BaseModel):
     live_turn_no: int | None
     type: Literal["response", "action"]
     tool: str | None = None
-    why: Literal["reply_without_gold", "read_only", "allowed_extra", "recovered_attempt"]
+    why: FreeWhy
 
 
 class RecoveryStats(BaseModel):

@@ -29,14 +29,14 @@ Conversations larger than `max_cells` call pairs are aligned position by positio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from monitor.model import ActionContent, Dialog, DialogTurn, ResponseContent
+from monitor.model import ActionContent, Dialog, DialogTurn, MatchHow, ResponseContent
 from monitor.score.dialog import (
     ORDER_INVARIANT_PREFIX,
     RowOrigin,
@@ -45,17 +45,18 @@ from monitor.score.dialog import (
     free_tools,
 )
 from monitor.score.ladder import Ladder
-from monitor.score.response import states_facts
+from monitor.score.response import stated
 from monitor.score.turn import score_turn
-from monitor.score.values import content_words, normalize_text
+from monitor.score.values import content_words, extract_facts, normalize_text
 
 GAP = 1.0
 _END = -1  # "after every live turn"
+_GOLD = 1 << 40  # offsets gold turn numbers in `exchange_of`, apart from live ones
 OPTIONAL_GAP = 0.5
 OTHER_TOOL = 1.9
 LIVE_USER_GAP = 0.6
 
-How = Literal["aligned", "order_invariant", "fact_in_reply", "no_call_expected"]
+How = MatchHow
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class _Block:
     gold: list[DialogTurn] = field(default_factory=list)
     live: list[DialogTurn] = field(default_factory=list)
     expects_no_call: bool = False
+    user_no: int | None = None  # the gold user turn that opens it
 
 
 def align_to_gold(
@@ -87,28 +89,38 @@ def align_to_gold(
     vocabulary = dialog_vocabulary(probe)
     calls_live = sum(1 for t in live if _is_call(t))
     calls_gold = sum(1 for t in gold.turns if isinstance(t.gold_turn, ActionContent))
-    positional = calls_live * calls_gold > max_cells
+    replies_live = sum(1 for t in live if _is_reply(t))
+    replies_gold = sum(1 for t in gold.turns if isinstance(t.gold_turn, ResponseContent) and t.turn != "User")
+    positional = calls_live * calls_gold + replies_live * replies_gold > max_cells
 
-    pair_of_live: dict[int, tuple[DialogTurn, How]] = {}  # live turn_no -> gold turn
+    pair_of_live: dict[int, list[tuple[DialogTurn, How]]] = {}  # live turn_no -> the gold turns it answers
     missing_after: dict[int, list[DialogTurn]] = {}  # live turn_no (or _END) -> gold turns after it
-    no_call_after: list[int] = []
-    for block in _blocks(live, gold.turns):
+    exchange_of: dict[int, int] = {}  # live or gold turn_no -> its exchange
+    no_call_answer: dict[int, int] = {}  # live turn_no -> the gold user turn it answers without a call
+    no_call_broken: dict[int, int] = {}  # live turn_no of a call where gold expects none -> gold user turn
+    for index, block in enumerate(_blocks(live, gold.turns)):
+        exchange_of.update({t.turn_no: index for t in block.live})
         start = block.live[0].turn_no if block.live else _END
         calls = [t for t in block.live if _is_call(t)]
         gold_calls = [t for t in block.gold if isinstance(t.gold_turn, ActionContent)]
-        gold_calls, reordered = _order_invariant(gold_calls, calls, ladder, vocabulary, schemas, metadata)
+        reordered: set[int] = set()
+        if positional:  # bounded cost: position by position, lookups aside
+            pairs = _positional([t for t in calls if not _free(t, free)], gold_calls)
+        else:
+            gold_calls, reordered = _order_invariant(gold_calls, calls, ladder, vocabulary, schemas, metadata)
 
-        def cost(g: DialogTurn, p: DialogTurn) -> float:
-            return _call_cost(ladder, g, p, vocabulary, schemas, metadata)
+            def cost(g: DialogTurn, p: DialogTurn) -> float:
+                return _call_cost(ladder, g, p, vocabulary, schemas, metadata)
 
-        pairs = _positional(calls, gold_calls) if positional else _dp(calls, gold_calls, cost, free)
+            pairs = _dp(calls, gold_calls, cost, free)
         anchor = start
         matched_at: dict[int, int] = {}  # gold turn_no -> live turn_no
         for p, g in pairs:
             if p is not None:
                 anchor = p.turn_no
             if p is not None and g is not None:
-                pair_of_live[p.turn_no] = (g, "order_invariant" if g.turn_no in reordered else "aligned")
+                how: How = "order_invariant" if g.turn_no in reordered else "aligned"
+                pair_of_live.setdefault(p.turn_no, []).append((g, how))
                 matched_at[g.turn_no] = p.turn_no
             elif g is not None:
                 missing_after.setdefault(anchor, []).append(g)
@@ -116,40 +128,52 @@ def align_to_gold(
             if p_no is None:
                 missing_after.setdefault(_last_live_before(block, g, matched_at), []).append(g)
             else:
-                pair_of_live[p_no] = (g, how)
-        if block.expects_no_call and not any(
-            _is_call(t) and t.turn_no not in pair_of_live and not _free(t, free) for t in block.live
-        ):
-            first_reply = next((t.turn_no for t in block.live if _is_reply(t)), None)
-            no_call_after.append(first_reply if first_reply is not None else start)
+                pair_of_live.setdefault(p_no, []).append((g, how))
+        for g in block.gold:
+            exchange_of.setdefault(g.turn_no + _GOLD, index)
+        if block.expects_no_call and block.user_no is not None:
+            unasked = [t for t in calls if t.turn_no not in pair_of_live and not _free(t, free)]
+            if unasked:
+                no_call_broken[unasked[0].turn_no] = block.user_no
+            else:
+                answer = next(
+                    (t.turn_no for t in block.live if _is_reply(t) and t.turn_no not in pair_of_live), start
+                )
+                no_call_answer[answer] = block.user_no
 
     rows: list[DialogTurn] = []
     number: dict[int, int] = {}
     origins: dict[int, RowOrigin] = {}
 
-    def add(g: DialogTurn | None, p: DialogTurn | None, how: How = "aligned") -> None:
+    def add(
+        g: DialogTurn | None, p: DialogTurn | None, how: How, exchange: int | None, gold_no: int | None = None
+    ) -> None:
         no = len(rows) + 1
         deps = tuple(number[d] for d in (p.depends_on if p is not None else ()) if d in number)
         if p is not None:
-            number[p.turn_no] = no
+            number.setdefault(p.turn_no, no)
         rows.append(_row(no, g, p, deps))
-        origins[no] = RowOrigin(g.turn_no if g else None, p.turn_no if p else None, how)
+        origins[no] = RowOrigin(g.turn_no if g else gold_no, p.turn_no if p else None, how, exchange)
 
     for t in live:
-        if t.turn_no in no_call_after and _is_reply(t):
-            add(None, t, "no_call_expected")
-        elif t.turn == "User":
-            add(None, t)
+        where = exchange_of.get(t.turn_no)
+        answered = t.turn_no in no_call_answer and _is_reply(t)
+        if answered:
+            add(None, t, "no_call_expected", where, no_call_answer[t.turn_no])
+        elif t.turn_no in no_call_broken:
+            add(None, t, "no_call_expected", where, no_call_broken[t.turn_no])
+        elif t.turn == "User" or t.turn_no not in pair_of_live:
+            add(None, t, "aligned", where)
         else:
-            g, how = pair_of_live.get(t.turn_no, (None, "aligned"))
-            add(g, t, how)
-        if t.turn_no in no_call_after and not _is_reply(t):  # a user turn the agent did not answer
-            add(None, None, "no_call_expected")
+            for g, how in pair_of_live[t.turn_no]:  # a reply may state several gold facts
+                add(g, t, how, where)
+        if t.turn_no in no_call_answer and not answered:  # a user turn the agent did not answer
+            add(None, None, "no_call_expected", where, no_call_answer[t.turn_no])
         for g in missing_after.pop(t.turn_no, []):
-            add(g, None)
+            add(g, None, "aligned", exchange_of.get(g.turn_no + _GOLD))
     for leftover in missing_after.values():  # after a block with no live turns: at the end
         for g in leftover:
-            add(g, None)
+            add(g, None, "aligned", exchange_of.get(g.turn_no + _GOLD))
     dialog = Dialog(dialog_id=conversation_id, turns=tuple(rows), metadata=metadata)
     return Alignment(dialog=dialog, positional=positional, turn_map=number, origins=origins)
 
@@ -158,15 +182,15 @@ def align_to_gold(
 
 
 def _blocks(live: Sequence[DialogTurn], gold: Sequence[DialogTurn]) -> list[_Block]:
-    gold_users = [t for t in gold if t.turn == "User"]
-    if not gold_users:
-        return [_Block(gold=[t for t in gold if t.turn != "User"], live=list(live))]
+    gold = [t for t in gold if t.turn == "User" or t.gold_turn is not None]
+    if not any(t.turn == "User" for t in gold):
+        return [_Block(gold=list(gold), live=list(live))]
     gold_segments = _segments(gold)
     live_segments = _segments(live)
     pairing = _pair_users(
         [_user_text(s[0]) for s in gold_segments[1:]], [_user_text(s[0]) for s in live_segments[1:]]
     )
-    blocks = [_Block(gold=[t for t in seg[1:]]) for seg in gold_segments]
+    blocks = [_Block(gold=list(seg[1:]), user_no=seg[0].turn_no or None) for seg in gold_segments]
     for i, seg in enumerate(gold_segments[1:], start=1):
         blocks[i].expects_no_call = not seg[1:]
     owner = 0  # the gold exchange an unpaired live exchange joins: the one before it
@@ -180,6 +204,8 @@ def _blocks(live: Sequence[DialogTurn], gold: Sequence[DialogTurn]) -> list[_Blo
         blocks[owner].live.extend(seg)
     for i in range(len(blocks) - 1, 0, -1):  # a gold exchange no live one answered joins the one before
         if (i - 1) not in pairing.values():
+            # the merged exchange expects no call only if neither part expects one
+            blocks[i - 1].expects_no_call = blocks[i - 1].expects_no_call and not blocks[i].gold
             blocks[i - 1].gold.extend(blocks[i].gold)
             blocks[i - 1].live.extend(blocks[i].live)
             blocks[i].gold, blocks[i].live, blocks[i].expects_no_call = [], [], False
@@ -280,7 +306,7 @@ def _call_cost(
 def _dp(
     preds: Sequence[DialogTurn],
     golds: Sequence[DialogTurn],
-    cost: Any,
+    cost: Callable[[DialogTurn, DialogTurn], float],
     free: frozenset[str],
 ) -> list[tuple[DialogTurn | None, DialogTurn | None]]:
     match = [[cost(g, p) for g in golds] for p in preds]
@@ -295,7 +321,11 @@ def _dp(
 
 
 def _edit_distance(
-    n: int, m: int, match: Any, skip_a: Any, skip_b: Any
+    n: int,
+    m: int,
+    match: Callable[[int, int], float],
+    skip_a: Callable[[int], float],
+    skip_b: Callable[[int], float],
 ) -> list[tuple[int | None, int | None]]:
     """The cheapest monotone pairing of a[0:n] with b[0:m] (ties: pair before skipping)."""
     inf = float("inf")
@@ -338,32 +368,41 @@ def _positional(
 def _replies(
     block: _Block, matched_at: dict[int, int], ladder: Ladder
 ) -> list[tuple[DialogTurn, int | None, How]]:
-    """Each gold response turn of the exchange with the live reply it is scored against (or None)."""
+    """Each gold response turn of the exchange with the live reply it is scored against (or None).
+
+    A reply that states a gold turn's facts may answer several gold turns ("4 free bags, $23,553 in
+    total"); one chosen by word overlap answers one."""
+    day_first = ladder.config.ladder.date_day_first
     replies = [t for t in block.live if _is_reply(t)]
     order = {t.turn_no: i for i, t in enumerate(block.live)}
+    texts = {
+        r.turn_no: r.predict_turn.response for r in replies if isinstance(r.predict_turn, ResponseContent)
+    }
+    facts = {no: extract_facts(text, day_first).facts for no, text in texts.items()}
+    words = {no: set(content_words(text)) for no, text in texts.items()}
     taken: set[int] = set()
     out: list[tuple[DialogTurn, int | None, How]] = []
     for k, g in enumerate(block.gold):
         if not isinstance(g.gold_turn, ResponseContent):
             continue
         lo, hi = _window(block, k, matched_at, order)
-        gold_text = g.gold_turn.response
-        best: tuple[tuple[bool, bool, float], int, How] | None = None
-        for r in replies:
-            if r.turn_no in taken:
+        wanted = extract_facts(g.gold_turn.response, day_first).facts
+        gold_words = set(content_words(g.gold_turn.response))
+        best: tuple[tuple[bool, bool, float], int] | None = None
+        for no in texts:
+            says = bool(wanted) and stated(wanted, facts[no])
+            if no in taken and not says:
                 continue
-            assert isinstance(r.predict_turn, ResponseContent)
-            text = r.predict_turn.response
-            facts = states_facts(gold_text, text, ladder.config.ladder.date_day_first)
-            inside = lo < order[r.turn_no] < hi
-            key = (facts is True, inside, _overlap(gold_text, text))
+            key = (says, lo < order[no] < hi, _overlap(gold_words, words[no]))
             if best is None or key > best[0]:
-                best = (key, r.turn_no, "fact_in_reply" if facts is True and not inside else "aligned")
+                best = (key, no)
         if best is None:
             out.append((g, None, "aligned"))
-        else:
-            taken.add(best[1])
-            out.append((g, best[1], best[2]))
+            continue
+        (says, inside, _), no = best
+        if not says:
+            taken.add(no)
+        out.append((g, no, "fact_in_reply" if says and not inside else "aligned"))
     return out
 
 
@@ -384,9 +423,8 @@ def _last_live_before(block: _Block, gold: DialogTurn, matched_at: dict[int, int
     return block.live[0].turn_no if block.live else _END
 
 
-def _overlap(gold: str, predicted: str) -> float:
-    g, p = set(content_words(gold)), set(content_words(predicted))
-    return len(g & p) / len(g | p) if g | p else 1.0
+def _overlap(gold: set[str], predicted: set[str]) -> float:
+    return len(gold & predicted) / len(gold | predicted) if gold | predicted else 1.0
 
 
 # -- rows ----------------------------------------------------------------------------------------

@@ -146,7 +146,7 @@ def parse_dialog(data: Any, where: str, default_id: str) -> Dialog:
 
 
 def _semantic_problems(dialog: Dialog) -> list[str]:
-    problems: list[str] = []
+    problems: list[str] = _metadata_problems(dialog.metadata)
     if not dialog.turns:
         problems.append("field 'turns': a dialog needs at least one turn")
     numbers = [t.turn_no for t in dialog.turns]
@@ -167,6 +167,40 @@ def _semantic_problems(dialog: Dialog) -> list[str]:
             problems.append(f"{at}: 'optional' and 'compare' describe a gold_turn, and this turn has none")
         if t.turn == "Tool" and t.gold_turn is not None and not isinstance(t.gold_turn, ActionContent):
             problems.append(f"{at}, field 'gold_turn': a Tool turn needs tool_id, action and args")
+    return problems
+
+
+_MODES = ("ignore", "exact", "semantic")
+
+
+def _metadata_problems(metadata: dict[str, Any]) -> list[str]:
+    """The metadata keys scoring reads: lists of tool names, per-tool argument modes."""
+    problems: list[str] = []
+    for key in ("read_only_tools", "allowed_extra_tools"):
+        value = metadata.get(key)
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            problems.append(f"field 'metadata.{key}': a list of tool names, got {_type(value)}")
+    schemas = metadata.get("tool_schemas")
+    if schemas is not None and not isinstance(schemas, dict):
+        problems.append(
+            f"field 'metadata.tool_schemas': an object of tool name -> JSON Schema, got {_type(schemas)}"
+        )
+    compare = metadata.get("compare")
+    if compare is not None and not isinstance(compare, dict):
+        problems.append(
+            f"field 'metadata.compare': an object of tool name -> {{argument: mode}}, got {_type(compare)}"
+        )
+    for tool, modes in compare.items() if isinstance(compare, dict) else ():
+        if not isinstance(modes, dict):
+            problems.append(
+                f"field 'metadata.compare.{tool}': an object of argument -> mode, got {_type(modes)}"
+            )
+            continue
+        for arg, mode in modes.items():
+            if mode not in _MODES:
+                problems.append(
+                    f"field 'metadata.compare.{tool}.{arg}': {mode!r} is not one of {', '.join(_MODES)}"
+                )
     return problems
 
 

@@ -63,7 +63,12 @@ class ConversationReport(BaseModel):
     tool_errors: int
     input_tokens: int | None = None
     output_tokens: int | None = None
-    read_only_extra_calls: int = 0
+    read_only_extra_calls: int = Field(
+        default=0, description="calls of read-only tools no gold turn asks for"
+    )
+    allowed_extra_calls: int = Field(
+        default=0, description="calls of allowed extra tools no gold turn asks for"
+    )
     observed_turns: tuple[ObservedTurnReport, ...]
     dialog: DialogReport | None = None
     references: tuple[str, ...] = Field(
@@ -173,11 +178,8 @@ def score_conversation(
         tool_errors=sum(1 for t in calls if t.error),
         input_tokens=_sum(s.input_tokens for s in spans if s.kind == "llm"),
         output_tokens=_sum(s.output_tokens for s in spans if s.kind == "llm"),
-        read_only_extra_calls=sum(
-            1
-            for u in (dialog_report.unmatched if dialog_report else ())
-            if u.why in ("read_only", "allowed_extra")
-        ),
+        read_only_extra_calls=_free_calls(dialog_report, "read_only"),
+        allowed_extra_calls=_free_calls(dialog_report, "allowed_extra"),
         observed_turns=tuple(
             ObservedTurnReport(
                 turn_no=t.turn_no,
@@ -194,6 +196,10 @@ def score_conversation(
         references=tuple(references_used),
         process=process,
     )
+
+
+def _free_calls(report: DialogReport | None, why: str) -> int:
+    return sum(1 for u in (report.unmatched if report else ()) if u.why == why)
 
 
 def _with_span_schemas(gold: Dialog, span_schemas: dict[str, Any]) -> Dialog:

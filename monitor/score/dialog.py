@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -44,7 +44,9 @@ from monitor.model import (
     DialogReport,
     DialogTurn,
     FailureReason,
+    FreeWhy,
     GoldMatch,
+    MatchHow,
     RecoveryStats,
     ResponseContent,
     SubMetric,
@@ -69,7 +71,8 @@ class RowOrigin:
 
     gold_turn_no: int | None
     live_turn_no: int | None
-    how: Literal["aligned", "order_invariant", "fact_in_reply", "no_call_expected"] = "aligned"
+    how: MatchHow = "aligned"
+    exchange: int | None = None  # which exchange (user turn) of the alignment it belongs to
 
 
 def free_tools(metadata: Any) -> frozenset[str]:
@@ -126,36 +129,39 @@ def score_dialog(
     all_rows = [t for t in dialog.turns if t.turn != "User"]
     has_gold = origins is not None or any(t.gold_turn is not None for t in all_rows)  # aligned to gold
     policy_scores = policy_scores or {}
-    judged = _judge_rows(all_rows, has_gold, policy_scores, origins, metadata, alignment)
+    pairing = (  # live traffic is paired so by the alignment already
+        _align_order_invariant(all_rows, ladder, vocabulary, schemas, metadata)
+        if has_gold and origins is None
+        else {}
+    )
+    gold_of = {r.turn_no: pairing.get(r.turn_no, r) for r in all_rows}
+    judged = _judge_rows(
+        [_paired(r, gold_of[r.turn_no]) for r in all_rows],
+        _RowContext(
+            has_gold=has_gold,
+            policy_scores=policy_scores,
+            origins=origins,
+            gold_of=gold_of,
+            exchange_of=_exchanges(dialog.turns, origins),
+            metadata=metadata,
+            alignment=alignment,
+        ),
+    )
     kept = {t.turn_no for t in judged.rows}
     dialog = dialog.model_copy(
         update={"turns": tuple(t for t in dialog.turns if t.turn == "User" or t.turn_no in kept)}
     )
     rows = judged.rows
-    pairing = (
-        _align_order_invariant(rows, ladder, vocabulary, schemas, metadata)
-        if has_gold and origins is None
-        else {}
-    )
     scores: dict[int, TurnScore] = {}
-    gold_of: dict[int, DialogTurn] = {}
     for row in rows:
-        gold_row = pairing.get(row.turn_no, row)
-        gold_of[row.turn_no] = gold_row
         gold: TurnScore | None
         if row.turn_no in judged.no_call:
             gold = judged.no_call[row.turn_no]
-        elif has_gold and (row.gold_turn is not None or row.predict_turn is not None):
-            gold = score_turn(
-                ladder,
-                gold_row.gold_turn,
-                row.predict_turn,
-                vocabulary,
-                schemas,
-                argument_modes(metadata, gold_row),
-            )
-        else:
+        elif row.turn_no in judged.policy_only or not has_gold:
             gold = None
+        else:
+            modes = argument_modes(metadata, gold_of[row.turn_no])
+            gold = score_turn(ladder, row.gold_turn, row.predict_turn, vocabulary, schemas, modes)
         scores[row.turn_no] = _merge(gold, policy_scores.get(row.turn_no))
 
     chain_of, chains_turns = _chains(dialog.turns)
@@ -199,18 +205,11 @@ def score_dialog(
         for row in rows
     ]
     report = build_report(dialog, verdicts, chains_turns, composition)
-    gold_no = {v.turn_no: v.gold_turn_no for v in verdicts}
-    matching = tuple(
-        m.model_copy(update={"gold_turn_no": gold_no.get(m.turn_no, m.gold_turn_no)})
-        if origins is None and m.turn_no is not None
-        else m
-        for m in judged.matching
-    )
     return report.model_copy(
         update={
             "strict_test_pass": report.test_pass and judged.forgiven == 0,
             "recovery": judged.recovery,
-            "matching": matching,
+            "matching": tuple(judged.matching),
             "unmatched": judged.unmatched,
         }
     )
@@ -220,45 +219,72 @@ def score_dialog(
 class _Judged:
     rows: list[DialogTurn]
     no_call: dict[int, TurnScore]
+    policy_only: set[int]  # rows free under gold's rules, kept because a policy failed them
     matching: list[GoldMatch]
     unmatched: tuple[UnmatchedTurn, ...]
     recovery: RecoveryStats
     forgiven: int  # failed attempts that are no failure because a retry worked
 
 
-def _judge_rows(
-    rows: Sequence[DialogTurn],
-    has_gold: bool,
-    policy_scores: Mapping[int, TurnScore],
-    origins: Mapping[int, RowOrigin] | None,
-    metadata: dict[str, Any],
-    alignment: AlignmentConfig,
-) -> _Judged:
+@dataclass(frozen=True)
+class _RowContext:
+    has_gold: bool
+    policy_scores: Mapping[int, TurnScore]
+    origins: Mapping[int, RowOrigin] | None
+    gold_of: Mapping[int, DialogTurn]  # row -> the gold row it is scored against (order-invariant pairs)
+    exchange_of: Mapping[int, int]  # row -> its exchange (the user turn it follows)
+    metadata: dict[str, Any]
+    alignment: AlignmentConfig
+
+
+def _paired(row: DialogTurn, gold_row: DialogTurn) -> DialogTurn:
+    """The row with the gold side it was re-paired with (order-invariant groups of a `score` dialog)."""
+    if gold_row is row:
+        return row
+    update = {"gold_turn": gold_row.gold_turn, "optional": gold_row.optional, "compare": gold_row.compare}
+    return row.model_copy(update=update)
+
+
+def _exchanges(turns: Sequence[DialogTurn], origins: Mapping[int, RowOrigin] | None) -> dict[int, int]:
+    """Each row's exchange: the alignment's, or (a `score` dialog) the number of user turns before it."""
+    out: dict[int, int] = {}
+    users = 0
+    for t in turns:
+        users += t.turn == "User"
+        origin = origins.get(t.turn_no) if origins is not None else None
+        out[t.turn_no] = origin.exchange if origin is not None and origin.exchange is not None else users
+    return out
+
+
+def _judge_rows(rows: Sequence[DialogTurn], ctx: _RowContext) -> _Judged:
     """Which rows get a verdict; how each gold turn was matched; the live turns left free, and why."""
-    read_only = frozenset(_names(metadata.get("read_only_tools")))
-    allowed = frozenset(_names(metadata.get("allowed_extra_tools")))
-    recovered_at = _recoveries(rows)
+    read_only = frozenset(_names(ctx.metadata.get("read_only_tools")))
+    allowed = frozenset(_names(ctx.metadata.get("allowed_extra_tools")))
+    expectations = {  # rows where gold expects no call: never a forgiven attempt
+        no for no, o in (ctx.origins or {}).items() if o.how == "no_call_expected"
+    }
+    recovered_at = _recoveries(rows, ctx.exchange_of, expectations)
     failed = sum(1 for r in rows if isinstance(r.predict_turn, ActionContent) and r.predict_turn.error)
-    kept: list[DialogTurn] = []
-    no_call: dict[int, TurnScore] = {}
-    matching: list[GoldMatch] = []
+    judged = _Judged([], {}, set(), [], (), RecoveryStats(), 0)
     unmatched: list[UnmatchedTurn] = []
-    forgiven: list[int] = []
     for row in rows:
-        origin = origins.get(row.turn_no) if origins is not None else None
+        origin = ctx.origins.get(row.turn_no) if ctx.origins is not None else None
         live_no = origin.live_turn_no if origin else row.turn_no if row.predict_turn is not None else None
-        gold_no = origin.gold_turn_no if origin else row.turn_no if row.gold_turn is not None else None
+        gold_no = (
+            origin.gold_turn_no if origin else ctx.gold_of[row.turn_no].turn_no if row.gold_turn else None
+        )
         g, p = row.gold_turn, row.predict_turn
-        policy = policy_scores.get(row.turn_no)
-        if not has_gold or (policy is not None and not policy.success):
-            kept.append(row)
+        policy = ctx.policy_scores.get(row.turn_no)
+        if not ctx.has_gold:
+            judged.rows.append(row)
             continue
         if origin is not None and origin.how == "no_call_expected":
-            kept.append(row)
-            no_call[row.turn_no] = _no_call_score(p)
-            matching.append(
+            judged.rows.append(row)
+            if not isinstance(p, ActionContent):  # answered (or silent) where gold expects no call: a pass
+                judged.no_call[row.turn_no] = _no_call_score(p)
+            judged.matching.append(
                 GoldMatch(
-                    gold_turn_no=None, turn_no=row.turn_no, live_turn_no=live_no, how="no_call_expected"
+                    gold_turn_no=gold_no, turn_no=row.turn_no, live_turn_no=live_no, how="no_call_expected"
                 )
             )
             continue
@@ -266,35 +292,42 @@ def _judge_rows(
             continue
         if g is None:
             assert p is not None
-            why = _why_free(p, row.turn_no, read_only, allowed, recovered_at, alignment)
-            if why is None:
-                kept.append(row)
-            else:
-                if why == "recovered_attempt":
-                    forgiven.append(recovered_at[row.turn_no])
-                unmatched.append(
-                    UnmatchedTurn(
-                        live_turn_no=live_no,
-                        type="action" if isinstance(p, ActionContent) else "response",
-                        tool=p.name if isinstance(p, ActionContent) else None,
-                        why=why,
-                    )
+            why = _why_free(p, row.turn_no, read_only, allowed, recovered_at, ctx.alignment)
+            if why is None or (policy is not None and not policy.success):
+                judged.rows.append(row)
+                if why is not None:
+                    judged.policy_only.add(row.turn_no)
+                continue
+            if why == "recovered_attempt":
+                judged.forgiven += 1
+            unmatched.append(
+                UnmatchedTurn(
+                    live_turn_no=live_no,
+                    type="action" if isinstance(p, ActionContent) else "response",
+                    tool=p.name if isinstance(p, ActionContent) else None,
+                    why=why,
                 )
+            )
             continue
         if p is None and row.optional:
-            matching.append(GoldMatch(gold_turn_no=gold_no, turn_no=None, how="optional_not_made"))
+            judged.matching.append(GoldMatch(gold_turn_no=gold_no, turn_no=None, how="optional_not_made"))
             continue
-        kept.append(row)
-        how = "missing" if p is None else origin.how if origin else "aligned"
-        matching.append(GoldMatch(gold_turn_no=gold_no, turn_no=row.turn_no, live_turn_no=live_no, how=how))
-    recovered = sum(1 for r in rows if r.turn_no in recovered_at)
-    recovery = RecoveryStats(
+        judged.rows.append(row)
+        how: MatchHow = "missing" if p is None else origin.how if origin else "aligned"
+        if origin is None and ctx.gold_of[row.turn_no].turn_no != row.turn_no:
+            how = "order_invariant"  # re-paired within its group
+        judged.matching.append(
+            GoldMatch(gold_turn_no=gold_no, turn_no=row.turn_no, live_turn_no=live_no, how=how)
+        )
+    recovered = len(recovered_at)
+    judged.unmatched = tuple(unmatched)
+    judged.recovery = RecoveryStats(
         failed_attempts=failed,
         recovered=recovered,
         recovery_rate=round(recovered / failed, 6) if failed else None,
         mean_steps_to_recover=round(sum(recovered_at.values()) / recovered, 3) if recovered else None,
     )
-    return _Judged(kept, no_call, matching, tuple(unmatched), recovery, len(forgiven))
+    return judged
 
 
 def _why_free(
@@ -304,7 +337,7 @@ def _why_free(
     allowed: frozenset[str],
     recovered_at: Mapping[int, int],
     alignment: AlignmentConfig,
-) -> Literal["reply_without_gold", "read_only", "allowed_extra", "recovered_attempt"] | None:
+) -> FreeWhy | None:
     """Why a live turn with no gold counterpart is no failure, or None when it is one."""
     if isinstance(p, ResponseContent):
         return "reply_without_gold"
@@ -319,19 +352,23 @@ def _why_free(
     return None
 
 
-def _recoveries(rows: Sequence[DialogTurn]) -> dict[int, int]:
-    """Failed calls retried successfully later (the same tool, no error): turn number -> calls until then."""
+def _recoveries(
+    rows: Sequence[DialogTurn], exchange_of: Mapping[int, int], expectations: set[int]
+) -> dict[int, int]:
+    """Failed calls retried successfully later in the same exchange (the same tool, no error): turn number
+    -> calls until then. A failed call where gold expects no call is never one."""
     calls = [r for r in rows if isinstance(r.predict_turn, ActionContent)]
     out: dict[int, int] = {}
     for i, r in enumerate(calls):
         p = r.predict_turn
         assert isinstance(p, ActionContent)
-        if not p.error:
+        if not p.error or r.turn_no in expectations:
             continue
         for steps, later in enumerate(calls[i + 1 :], start=1):
             q = later.predict_turn
             assert isinstance(q, ActionContent)
-            if q.name == p.name and not q.error:
+            same_exchange = exchange_of.get(later.turn_no) == exchange_of.get(r.turn_no)
+            if same_exchange and q.name == p.name and not q.error:
                 out[r.turn_no] = steps
                 break
     return out

@@ -187,13 +187,14 @@ class Ladder:
         self, field: str, gold: dict[str, Any], predicted: dict[str, Any], schema: dict[str, Any] | None
     ) -> Comparison:
         """Gold's keys are compared; keys only the prediction has are detail it added, unless the schema
-        forbids them (`additionalProperties: false`)."""
+        forbids them (`additionalProperties: false`) or gold is the empty object."""
         missing = sorted(set(gold) - set(predicted))
         added = sorted(set(predicted) - set(gold))
-        closed = isinstance(schema, dict) and schema.get("additionalProperties") is False
+        # an empty gold object says "nothing": only an empty object matches it
+        closed = not gold or (isinstance(schema, dict) and schema.get("additionalProperties") is False)
         if missing or (added and closed):
             note = f"keys differ: {sorted(set(gold) ^ set(predicted))}" + (
-                " (the schema allows no other keys)" if added and closed else ""
+                " (no other keys allowed)" if added and closed else ""
             )
             return _cmp(field, gold, predicted, False, 0.0, Rung.STRUCTURAL, kind="structured", note=note)
         props = schema.get("properties", {}) if isinstance(schema, dict) else {}

@@ -17,6 +17,7 @@ them, and the mismatched items (for attribution).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -56,8 +57,14 @@ def states_facts(gold: str, predicted: str, day_first: bool = False) -> bool | N
     wanted = extract_facts(gold, day_first).facts
     if not wanted:
         return None
-    have = set(extract_facts(predicted, day_first).facts)
-    return all(f in have or any(h.startswith(f + "|") for h in have) for f in wanted if f)
+    return stated(wanted, extract_facts(predicted, day_first).facts)
+
+
+def stated(wanted: Sequence[str], have: Sequence[str]) -> bool:
+    """Every canonical fact of `wanted` is among `have` (a number without a unit by the same number with
+    one)."""
+    present = set(have)
+    return all(f in present or any(h.startswith(f + "|") for h in present) for f in wanted)
 
 
 def is_bare_fact(gold: str, day_first: bool = False) -> bool:

@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bench.taubench import export_request, live_conversation
 from monitor.cli import main
 
@@ -84,7 +86,7 @@ def test_asking_where_gold_expects_no_call_passes(tmp_path: Path) -> None:
     report = _replay(tmp_path, traj, FILES_GOLD)
     assert report["test_pass"], [t["detail"] for t in report["turns"] if not t["success"]]
     asked = [m for m in report["matching"] if m["how"] == "no_call_expected"]
-    assert len(asked) == 1
+    assert len(asked) == 1 and asked[0]["gold_turn_no"] == 3  # the user turn that expects no call
     row = next(t for t in report["turns"] if t["turn_no"] == asked[0]["turn_no"])
     assert row["success"] and "Which one" in row["predicted"]["response"]
 
@@ -243,3 +245,91 @@ def test_an_argument_at_its_schema_default_is_the_same_call(tmp_path: Path) -> N
     )
     assert reports["spelled-out"]["test_pass"] and reports["left-out"]["test_pass"]
     assert reports["not-default"]["root_cause"] == "extra_parameters"
+
+
+def test_a_failed_guess_where_gold_expects_no_call_is_not_forgiven_by_a_later_retry(tmp_path: Path) -> None:
+    traj = [
+        _user("Create a folder named reports."),
+        *_call("c1", "mkdir", {"dir_name": "reports"}, {"ok": True}),
+        _user("Now move my spreadsheet into it."),
+        *_call("c2", "mv", {"source": "sheet.csv", "destination": "reports"}, {"error": "No such file"}),
+        _reply("I could not find it; what is it called?"),
+        _user("It is q3.csv."),
+        *_call("c3", "mv", {"source": "q3.csv", "destination": "reports"}, {"ok": True}),
+        _reply("Moved q3.csv into reports."),
+    ]
+    report = _replay(tmp_path, traj, FILES_GOLD)
+    assert not report["test_pass"] and report["recovery"]["recovered"] == 0
+    guess = next(t for t in report["turns"] if not t["success"])
+    assert guess["predicted"]["args"]["source"] == "sheet.csv"
+    assert {"gold_turn_no": 3, "how": "no_call_expected"}.items() <= next(
+        m for m in report["matching"] if m["turn_no"] == guess["turn_no"]
+    ).items()
+
+
+def test_a_user_turn_nothing_answered_does_not_swallow_the_gold_reply(tmp_path: Path) -> None:
+    gold = {"turns": [
+        {"turn_no": 1, "turn": "User", "gold_turn": {"response": "Where is order 4411?"}},
+        {"turn_no": 2, "turn": "User", "gold_turn": {"response": "Please hurry."}},
+        {"turn_no": 3, "turn": "Agent", "gold_turn": {"response": "Order 4411 arrives on Friday."}},
+    ]}  # fmt: skip
+    report = _replay(
+        tmp_path, [_user("Where is order 4411?"), _reply("Sorry, I cannot help with that.")], gold
+    )
+    assert not report["test_pass"]
+    assert [(m["gold_turn_no"], m["how"]) for m in report["matching"]] == [(3, "aligned")]
+
+
+def test_one_reply_may_state_several_gold_facts(tmp_path: Path) -> None:
+    gold = {"turns": [
+        {"turn_no": 1, "turn": "Agent", "gold_turn": {"response": "4"}},
+        {"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "23553"}},
+    ]}  # fmt: skip
+    traj = [
+        _user("How many bags, and what is the total?"),
+        _reply("You can take 4 free bags and the total is $23,553."),
+        _user("Thanks."),
+        _reply("Anything else?"),
+    ]
+    report = _replay(tmp_path, traj, gold)
+    assert report["test_pass"], [t["detail"] for t in report["turns"] if not t["success"]]
+    assert {t["predicted"]["response"] for t in report["turns"]} == {traj[1]["content"]}
+
+
+def test_an_optional_turn_inside_an_order_invariant_group(tmp_path: Path) -> None:
+    lookup, cancel = _action("get_order", order_id="A1"), _action("cancel_order", order_id="A1")
+    group = ["OrderInvariant_g"]
+    reports = _score(
+        tmp_path,
+        {"dialog_id": "oi", "turns": [
+            _turn(1, lookup, cancel, optional=True, tags=group), _turn(2, cancel, None, tags=group)]},
+    )  # fmt: skip
+    report = reports["oi"]
+    assert report["test_pass"]
+    assert sorted(m["how"] for m in report["matching"]) == ["optional_not_made", "order_invariant"]
+
+
+def test_an_empty_gold_object_matches_only_an_empty_one(tmp_path: Path) -> None:
+    gold = _action("search", filters={})
+    reports = _score(
+        tmp_path,
+        {"dialog_id": "empty", "turns": [_turn(1, gold, _action("search", filters={}))]},
+        {
+            "dialog_id": "filled",
+            "turns": [_turn(1, gold, _action("search", filters={"status": "cancelled"}))],
+        },
+    )
+    assert reports["empty"]["test_pass"]
+    assert reports["filled"]["root_cause"] == "inconsistent_parameter_values"
+
+
+def test_a_misspelt_compare_mode_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "d.json"
+    dialog = {"dialog_id": "d", "metadata": {"compare": {"post": {"text": "exakt"}}},
+              "turns": [_turn(1, _action("post", text="a"), _action("post", text="a"))]}  # fmt: skip
+    path.write_text(json.dumps(dialog))
+    assert main(["score", str(path), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "metadata.compare.post.text" in err and "'exakt'" in err and "Traceback" not in err
