@@ -407,3 +407,7 @@ class AgentSpan(BaseModel):
         default_factory=dict,
         description="tool name -> JSON Schema of its arguments, as the span declares them",
     )
+    unreadable: str | None = Field(
+        default=None,
+        description="why normalization failed on this span: its conversation is reported unscored",
+    )

@@ -1,10 +1,14 @@
 """Assemble stage, part 3: conversation windows. Pure state; no clock is read — time is passed in.
 
-In: normalized spans, and a watermark (event time, ns). Out: closed conversations, each with why it
-closed. A conversation closes
+In: normalized spans, each with its arrival time, and the processing time (`now`, ns) to close by.
+Out: closed conversations, each with why it closed. Windows are measured on arrival (processing)
+time, as the Collector's groupbytrace processor does: event time only orders spans inside a
+conversation (agents' clocks drift, recorded traffic is old), so no timestamp can close anything.
+A span whose start or end is more than `max_future_s` after its arrival (or `max_past_s` before it,
+when set) is clamped to that bound and counted (`spans_clamped`). A conversation closes
 - on an end marker (the configured attribute or span name);
-- when the watermark is `inactivity_s` past its last span's end (event time);
-- when it has been open `max_age_s` (from its first span's start);
+- when `now` is `inactivity_s` past the arrival of its last span;
+- when it has been open `max_age_s` (from the arrival of its first span);
 - when evicted: `max_open` conversations are open and a new one arrives (the least recently active
   is closed and reported — never silently dropped; `evictions` counts them);
 - on `flush` (end of input, shutdown).
@@ -36,8 +40,8 @@ from monitor.model import AgentSpan
 class OpenConversation:
     conversation_id: str
     spans: list[AgentSpan] = field(default_factory=list)
-    first_ns: int = 0
-    last_ns: int = 0
+    first_ns: int = 0  # arrival of the first span (processing time)
+    last_ns: int = 0  # arrival of the latest span
     version: int = 1
     spans_dropped: int = 0
     ended: bool = False
@@ -65,10 +69,12 @@ class WindowStore:
         self._seq = itertools.count()
         self.marked: dict[str, None] = {}  # ended by a marker in the request being added (in order)
         self.spans_dropped = 0
+        self.spans_clamped = 0
 
-    def add(self, span: AgentSpan) -> list[Closed]:
-        """Add one span; returns conversations that must close now (eviction). An end marker closes its
-        conversation at `close_marked`, after the rest of the request."""
+    def add(self, span: AgentSpan, now_ns: int) -> list[Closed]:
+        """Add one span that arrived at `now_ns`; returns conversations that must close now (eviction).
+        An end marker closes its conversation at `close_marked`, after the rest of the request."""
+        span = self._clamp(span, now_ns)
         trace_key = f"trace:{span.span.trace_id}"
         cid = span.conversation_id or self.trace_owner.get(span.span.trace_id) or trace_key
         out: list[Closed] = []
@@ -89,7 +95,7 @@ class WindowStore:
                 )
                 self.late_reopened += 1
             else:
-                conv = OpenConversation(cid, first_ns=span.span.start_ns, last_ns=span.span.end_ns)
+                conv = OpenConversation(cid, first_ns=now_ns, last_ns=now_ns)
             if len(self.open) >= self.config.max_open:
                 _, victim = self.open.popitem(last=False)
                 self.evictions += 1
@@ -101,7 +107,6 @@ class WindowStore:
             self.duplicates += 1
             return out
         conv.span_ids.add(span.span.span_id)
-        first_before = conv.first_ns
         if len(conv.spans) >= self.config.max_spans:
             conv.spans_dropped += 1
             self.spans_dropped += 1
@@ -110,12 +115,11 @@ class WindowStore:
         if span.conversation_id and trace_key in self.open:  # spans that arrived before their trace was named
             pending = self.open.pop(trace_key)
             conv.spans.extend(pending.spans[: max(0, self.config.max_spans - len(conv.spans))])
-            conv.first_ns = min(conv.first_ns, pending.first_ns)
-            conv.last_ns = max(conv.last_ns, pending.last_ns)
-        conv.first_ns = min(conv.first_ns, span.span.start_ns) if conv.spans else span.span.start_ns
-        conv.last_ns = max(conv.last_ns, span.span.end_ns)
-        if conv.first_ns < first_before:  # an earlier start moves the max-age deadline earlier
-            heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+            conv.span_ids |= pending.span_ids
+            if pending.first_ns < conv.first_ns:  # open since its trace's first span: max age from there
+                conv.first_ns = pending.first_ns
+                heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+        conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
             self.marked[cid] = None
         return out
@@ -133,8 +137,23 @@ class WindowStore:
         while len(self.trace_owner) > 10 * self.config.max_open:
             self.trace_owner.popitem(last=False)
 
+    def _clamp(self, span: AgentSpan, now_ns: int) -> AgentSpan:
+        """Timestamps far from the arrival time are clamped to the configured bounds and counted."""
+        high = now_ns + int(self.config.max_future_s * 1e9)
+        low = now_ns - int(self.config.max_past_s * 1e9) if self.config.max_past_s is not None else None
+        start, end = span.span.start_ns, span.span.end_ns
+        new_start, new_end = min(start, high), min(end, high)
+        if low is not None:
+            new_start, new_end = max(new_start, low), max(new_end, low)
+        if (new_start, new_end) == (start, end):
+            return span
+        self.spans_clamped += 1
+        return span.model_copy(
+            update={"span": span.span.model_copy(update={"start_ns": new_start, "end_ns": new_end})}
+        )
+
     def advance(self, watermark_ns: int) -> list[Closed]:
-        """Close what the watermark says is over (inactivity or maximum age)."""
+        """Close what the processing time `watermark_ns` says is over (inactivity or maximum age)."""
         out = []
         gap = int(self.config.inactivity_s * 1e9)
         age = int(self.config.max_age_s * 1e9)
@@ -151,7 +170,7 @@ class WindowStore:
         return out
 
     def _deadline(self, conv: OpenConversation) -> int:
-        """The earliest watermark that may close `conv`; only grows as spans arrive, so never too late."""
+        """The earliest processing time that may close `conv`; only grows as spans arrive, so never late."""
         return min(
             conv.last_ns + int(self.config.inactivity_s * 1e9),
             conv.first_ns + int(self.config.max_age_s * 1e9),

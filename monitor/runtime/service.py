@@ -1,7 +1,8 @@
 """The `run` service: receivers + pipeline + timer + graceful shutdown. I/O and lifecycle only.
 
 Starts OTLP/HTTP (aiohttp) and OTLP/gRPC (grpcio) on the configured address, ticks the pipeline with
-the wall clock every `tick_s` (so idle conversations close when traffic stops), and on SIGTERM/SIGINT
+its clock (the wall clock; processing time, never event time) every `tick_s` (so idle conversations
+close when traffic stops), and on SIGTERM/SIGINT
 stops accepting, then flushes every open conversation (`closed_by: shutdown`) before exiting.
 With `demo=True` it posts the bundled sample traffic to its own OTLP/HTTP receiver once it is up.
 """
@@ -13,7 +14,6 @@ import contextlib
 import logging
 import signal
 import ssl
-import time
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -107,7 +107,7 @@ async def _tick(pipeline: Pipeline, every_s: float, stop: asyncio.Event) -> None
     loop = asyncio.get_running_loop()
     while not stop.is_set():
         await asyncio.sleep(every_s)
-        await loop.run_in_executor(None, pipeline.tick, time.time_ns())
+        await loop.run_in_executor(None, pipeline.tick, pipeline.clock())
 
 
 async def _send_demo(url: str, token: str | None) -> None:

@@ -42,7 +42,9 @@ class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
         response = trace_service_pb2.ExportTraceServiceResponse()
         if result.rejected:
             response.partial_success.rejected_spans = result.rejected
-            response.partial_success.error_message = f"{result.rejected} spans had no trace or span id"
+            response.partial_success.error_message = (
+                f"{result.rejected} spans not used, e.g. {result.problems[0]}"
+            )
         return response
 
 

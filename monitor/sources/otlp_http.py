@@ -1,8 +1,9 @@
 """OTLP/HTTP receiver (aiohttp). I/O: bytes in from the network, handed to the pipeline.
 
-`POST /v1/traces` takes `application/x-protobuf` or `application/json`, optionally
-`Content-Encoding: gzip`; answers an `ExportTraceServiceResponse` in the request's encoding, with
-`partial_success.rejected_spans` when some spans could not be used. 400 with a message for payloads
+`POST /v1/traces` takes `application/x-protobuf` (or `application/protobuf`) or `application/json`,
+optionally `Content-Encoding: gzip` (every member of a multi-member body); answers an
+`ExportTraceServiceResponse` in the request's encoding, with `partial_success.rejected_spans` (and the
+first reason) when some spans could not be used. 400 with a message for payloads
 that cannot be decoded, 401 without the configured bearer token, 413 over `max_request_bytes` (also
 after decompression), 415 for other content types. `GET /healthz` (alive), `GET /readyz` (model loaded,
 receivers up), `GET /stats` (pipeline counters). A bad request never stops the receiver.
@@ -23,6 +24,7 @@ from monitor.errors import InputError
 from monitor.runtime.pipeline import IngestResult, Pipeline
 
 PROTOBUF = "application/x-protobuf"
+PROTOBUF_TYPES = (PROTOBUF, "application/protobuf")  # OTLP/HTTP names both; the Collector sends either
 JSON = "application/json"
 
 
@@ -35,7 +37,7 @@ def build_app(
         if token is not None and not _authorized(request.headers.get("Authorization", ""), token):
             return web.Response(status=401, text="missing or wrong bearer token\n")
         content_type = request.content_type
-        if content_type not in (PROTOBUF, JSON):
+        if content_type not in (*PROTOBUF_TYPES, JSON):
             return web.Response(
                 status=415, text=f"unsupported content type {content_type!r}; use {PROTOBUF} or {JSON}\n"
             )
@@ -99,22 +101,32 @@ def _authorized(header: str, token: str) -> bool:
 
 
 def _gunzip(body: bytes, max_bytes: int) -> bytes:
-    """Decompress with a cap, so a small gzip bomb cannot grow past `max_bytes`."""
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        out = d.decompress(body, max_bytes + 1)
-    except zlib.error as exc:
-        raise ValueError(f"Content-Encoding gzip, but the body is not gzip ({exc})") from exc
-    if len(out) > max_bytes or d.unconsumed_tail:
-        raise ValueError(f"decompressed request larger than {max_bytes} bytes")
-    return out
+    """Decompress every gzip member (RFC 1952 allows several; `cat a.gz b.gz` makes them) with one cap
+    over all of them, so a small gzip bomb cannot grow past `max_bytes`."""
+    out = bytearray()
+    rest = body
+    while True:
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out += d.decompress(rest, max_bytes + 1 - len(out))
+        except zlib.error as exc:
+            raise ValueError(f"Content-Encoding gzip, but the body is not gzip ({exc})") from exc
+        if len(out) > max_bytes or d.unconsumed_tail:
+            raise ValueError(f"decompressed request larger than {max_bytes} bytes")
+        if not d.eof:
+            raise ValueError("Content-Encoding gzip, but the body ends inside a gzip member (truncated)")
+        rest = d.unused_data
+        if not rest.strip(b"\0"):  # nothing, or the zero padding some writers leave: done
+            return bytes(out)
 
 
 def _response(result: IngestResult, content_type: str) -> web.Response:
     response = ExportTraceServiceResponse()
     if result.rejected:
         response.partial_success.rejected_spans = result.rejected
-        response.partial_success.error_message = f"{result.rejected} spans had no trace or span id"
+        response.partial_success.error_message = (
+            f"{result.rejected} spans had no trace or span id, or did not parse"
+        )
     if content_type == JSON:
         body = {}
         if result.rejected:
@@ -125,4 +137,7 @@ def _response(result: IngestResult, content_type: str) -> web.Response:
                 }
             }
         return web.Response(body=json.dumps(body).encode(), content_type=JSON)
-    return web.Response(body=response.SerializeToString(), content_type=PROTOBUF)
+    return web.Response(
+        body=response.SerializeToString(),
+        content_type=content_type if content_type in PROTOBUF_TYPES else PROTOBUF,
+    )
