@@ -33,7 +33,7 @@ class Case:
     reason: str  # what its unscored_reason (or the rejection) says
 
 
-def _span(req: ExportTraceServiceRequest, conv: str, n: int, attrs: dict[str, Any], **times: int) -> None:
+def add_span(req: ExportTraceServiceRequest, conv: str, n: int, attrs: dict[str, Any], **times: int) -> None:
     scope = req.resource_spans[0].scope_spans[0] if req.resource_spans else None
     if scope is None:
         rs = req.resource_spans.add()
@@ -56,12 +56,12 @@ def _span(req: ExportTraceServiceRequest, conv: str, n: int, attrs: dict[str, An
 
 
 def _chat(req: ExportTraceServiceRequest, conv: str, n: int) -> None:
-    _span(req, conv, n, {"gen_ai.operation.name": "chat", "gen_ai.output.messages": json.dumps(
+    add_span(req, conv, n, {"gen_ai.operation.name": "chat", "gen_ai.output.messages": json.dumps(
         [{"role": "assistant", "parts": [{"type": "text", "content": "All done."}]}])})  # fmt: skip
 
 
 def _tool(req: ExportTraceServiceRequest, conv: str, n: int, **times: int) -> None:
-    _span(req, conv, n, {
+    add_span(req, conv, n, {
         "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup", "gen_ai.tool.call.id": f"c{n}",
         "gen_ai.tool.call.arguments": '{"id": "A1"}', "gen_ai.tool.call.result": '{"ok": true}'}, **times)  # fmt: skip
 
@@ -69,7 +69,7 @@ def _tool(req: ExportTraceServiceRequest, conv: str, n: int, **times: int) -> No
 def openinference_type_error() -> Case:
     req = ExportTraceServiceRequest()
     prefix = "llm.output_messages.0.message.tool_calls"
-    _span(req, "poison-openinference", 1, {
+    add_span(req, "poison-openinference", 1, {
         "openinference.span.kind": "LLM", "llm.output_messages.0.message.role": "assistant",
         f"{prefix}.0.tool_call.function.name": "lookup", f"{prefix}.x.tool_call.function.name": "other"})  # fmt: skip
     _chat(req, "beside-openinference", 2)
@@ -88,7 +88,7 @@ def end_before_start() -> Case:
 def bad_tool_schema() -> Case:
     req = ExportTraceServiceRequest()
     definitions = [{"type": "function", "name": "lookup", "parameters": {"type": "objekt", "required": 7}}]
-    _span(req, "poison-bad-schema", 1, {"gen_ai.operation.name": "chat",
+    add_span(req, "poison-bad-schema", 1, {"gen_ai.operation.name": "chat",
                                         "gen_ai.tool.definitions": json.dumps(definitions)})  # fmt: skip
     _tool(req, "poison-bad-schema", 2)
     _chat(req, "beside-bad-schema", 3)

@@ -125,7 +125,7 @@ def _response(result: IngestResult, content_type: str) -> web.Response:
     if result.rejected:
         response.partial_success.rejected_spans = result.rejected
         response.partial_success.error_message = (
-            f"{result.rejected} spans had no trace or span id, or did not parse"
+            f"{result.rejected} spans not used, e.g. {result.problems[0]}"
         )
     if content_type == JSON:
         body = {}

@@ -7,7 +7,7 @@ import gzip
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,11 +19,12 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 from pydantic import SecretStr, ValidationError
 
 from monitor.cli import load_references
-from monitor.config import ScoringConfig, ServerConfig
+from monitor.config import ScoringConfig, ServerConfig, WindowConfig
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.runtime.pipeline import Pipeline
 from monitor.runtime.service import serve
 from monitor.score.ladder import Ladder
+from tests import poison
 from tests.unit.spans import to_otlp_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,13 +52,17 @@ def start(
     ladder: Ladder,
     metrics: MonitorMetrics | None = None,
     policies: dict[str, Any] | None = None,
+    clock: Callable[[], int] = time.time_ns,
     **server: Any,
 ) -> Running:
+    # windows run on arrival time: a short inactivity window so the tests' conversations close soon
+    server = {"lateness_s": 0.0, **server}
     config = ScoringConfig(
-        server=ServerConfig(http_port=0, grpc_port=0, metrics_port=0, tick_s=0.2, **server)
+        server=ServerConfig(http_port=0, grpc_port=0, metrics_port=0, tick_s=0.2, **server),
+        windows=WindowConfig(inactivity_s=1.0),
     )
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(config, ladder, load_references(GOLD), reports.append, metrics, policies)
+    pipeline = Pipeline(config, ladder, load_references(GOLD), reports.append, metrics, policies, clock)
     ports: list[int] = []
     holder: dict[str, Any] = {}
 
@@ -114,7 +119,9 @@ def test_protobuf_json_and_gzip_over_http_are_scored(service: Running) -> None:
         )  # fmt: skip
     assert (r1.status_code, r2.status_code, r3.status_code) == (200, 200, 200)
     assert r1.headers["Content-Type"].startswith(PB) and r2.json() == {}
-    wait_for(service.reports, 3)  # old event times: the wall-clock tick closes them at once
+    wait_for(
+        service.reports, 3
+    )  # closed by inactivity on arrival time (1 s here), whatever their event times
     by_id = {r["conversation_id"]: r for r in service.reports}
     assert by_id["strands-wrong-metric"]["root_cause"] == "inconsistent_parameter_values"
     assert by_id["openai-agents-correct"]["success_rate"] == 1.0
@@ -274,3 +281,145 @@ def test_tls_on_both_receivers(ladder: Ladder, self_signed: tuple[Path, Path]) -
         wait_for(running.reports, 2)
     finally:
         running.shutdown()
+
+
+# -- faults (issue 15) ----------------------------------------------------------------------------
+
+
+class ManualClock:
+    """Arrival time that moves only when the test says: the service's windows and ticks read it."""
+
+    def __init__(self) -> None:
+        self.now_ns = time.time_ns()
+
+    def __call__(self) -> int:
+        return self.now_ns
+
+    def advance(self, seconds: float) -> None:
+        self.now_ns += int(seconds * 1e9)
+
+
+def replayed(ladder: Ladder, payloads: list[tuple[bytes, str]], policies: Any = None) -> dict[str, Any]:
+    reports: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, load_references(GOLD), reports.append, policies=policies)
+    for body, content_type in payloads:
+        pipeline.ingest(body, content_type, "replay")
+    pipeline.flush()
+    return {r["conversation_id"]: r for r in reports}
+
+
+def core(report: dict[str, Any]) -> dict[str, Any]:
+    """A report without what depends on when or why it closed."""
+    return {k: v for k, v in report.items() if k not in ("closed_by",)}
+
+
+@pytest.mark.parametrize("case", poison.cases(), ids=lambda c: c.name)
+def test_poison_is_isolated_in_run(ladder: Ladder, tmp_path: Path, case: poison.Case) -> None:
+    from monitor.reference.policy import load_policies
+
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text(poison.POLICY_YAML)
+    policies = load_policies(policy_file)
+    good = [(f.read_bytes(), PB) for f in sorted(FIXTURES.glob("*/*.pb"))]
+    running = start(ladder, policies=policies)
+    try:
+        with httpx.Client() as client:
+            bad = client.post(
+                f"{running.http}/v1/traces", content=case.payload, headers={"Content-Type": case.content_type}
+            )
+            answers = [
+                client.post(
+                    f"{running.http}/v1/traces", content=body, headers={"Content-Type": ct}
+                ).status_code
+                for body, ct in good
+            ]
+        expected = replayed(ladder, [(case.payload, case.content_type), *good], policies)
+        wait_for(running.reports, len(expected))
+        stats = running.pipeline.snapshot()
+    finally:
+        running.shutdown()
+    assert bad.status_code == 200 and answers == [200] * len(good)  # the request is not refused whole
+    by_id = {r["conversation_id"]: r for r in running.reports}
+    assert len(running.reports) == len(by_id) == len(expected)  # each conversation once: nothing cut
+    assert {k: core(v) for k, v in by_id.items()} == {k: core(v) for k, v in expected.items()}
+    assert by_id[poison.beside(case)]["scored"] is True
+    if case.outcome == "unscored":
+        assert case.reason in by_id[poison.poisoned(case)]["unscored_reason"]
+        assert sum(v for k, v in stats.items() if k.startswith("pipeline_errors:")) == 1
+    elif case.outcome == "rejected":
+        assert poison.poisoned(case) not in by_id and stats["spans_rejected_unreadable"] == 1
+        assert bad.json()["partialSuccess"]["rejectedSpans"] == "1" and case.reason in bad.text
+    else:
+        assert stats["attribute_values_truncated"] == 1
+
+
+def test_old_and_far_future_timestamps_do_not_move_the_clock(ladder: Ladder) -> None:
+    """Recorded (2025) traffic replayed into `run`, after one span dated 2200: nothing closes until the
+    inactivity window has passed on arrival time, then every conversation closes once, whole, with the
+    verdicts of `replay`; the far-future span is clamped and counted."""
+    future = trace_service_pb2.ExportTraceServiceRequest()
+    poison.add_span(
+        future,
+        "from-2200",
+        1,
+        {"gen_ai.operation.name": "chat"},
+        start=7_258_118_400 * 10**9,
+        end=7_258_118_401 * 10**9,
+    )
+    payloads = [
+        (future.SerializeToString(), PB),
+        *[(f.read_bytes(), PB) for f in sorted(FIXTURES.glob("*/*.pb"))],
+    ]
+    clock = ManualClock()
+    running = start(ladder, clock=clock)
+    try:
+        with httpx.Client() as client:
+            for body, ct in payloads:
+                assert (
+                    client.post(
+                        f"{running.http}/v1/traces", content=body, headers={"Content-Type": ct}
+                    ).status_code
+                    == 200
+                )
+        assert (
+            running.reports == []
+        )  # arrival time has not moved: neither old nor future timestamps close anything
+        clock.advance(0.9)
+        assert running.pipeline.tick(clock()) == 0 and running.reports == []
+        clock.advance(0.2)  # now past the 1 s inactivity window on arrival time
+        wait_for(running.reports, len(payloads))
+        stats = running.pipeline.snapshot()
+    finally:
+        running.shutdown()
+    by_id = {r["conversation_id"]: r for r in running.reports}
+    assert len(by_id) == len(running.reports) == len(payloads)
+    assert {r["closed_by"] for r in running.reports} == {"inactivity"} and {
+        r["version"] for r in running.reports
+    } == {1}
+    expected = replayed(ladder, payloads)
+    assert {k: core(v) for k, v in by_id.items() if k != "from-2200"} == {
+        k: core(v) for k, v in expected.items() if k != "from-2200"
+    }
+    assert stats["spans_time_clamped"] == 1 and by_id["from-2200"]["ended_ns"] <= clock() + 3600 * 10**9
+
+
+def test_protobuf_media_type_and_multi_member_gzip(service: Running) -> None:
+    with httpx.Client() as client:
+        plain = client.post(
+            f"{service.http}/v1/traces",
+            content=fixture_bytes("strands", "correct"),
+            headers={"Content-Type": "application/protobuf"},
+        )
+        # protobuf messages concatenate: two requests' bytes are one request with both their spans;
+        # gzipped as two members, the second member used to be dropped silently
+        raw = fixture_bytes("openai-agents", "correct") + fixture_bytes("traceloop", "correct")
+        half = len(raw) // 2
+        gz = client.post(
+            f"{service.http}/v1/traces", content=gzip.compress(raw[:half]) + gzip.compress(raw[half:]),
+            headers={"Content-Type": PB, "Content-Encoding": "gzip"},
+        )  # fmt: skip
+    assert plain.status_code == 200 and plain.headers["Content-Type"].startswith("application/protobuf")
+    assert gz.status_code == 200
+    wait_for(service.reports, 3)
+    ids = {r["conversation_id"] for r in service.reports}
+    assert ids == {"strands-correct", "openai-agents-correct", "traceloop-correct"}
