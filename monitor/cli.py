@@ -440,7 +440,7 @@ def _cmd_consume(args: argparse.Namespace) -> int:
 
     threads = []
     if args.stage in ("ingest", "both"):
-        ingest = IngestStage(config.kafka, replica, pipeline.stats)
+        ingest = IngestStage(config.kafka, replica, pipeline.stats, config.normalize)
         threads.append(guarded("ingest", ingest.run, stop))
     if args.stage in ("score", "both"):
         score = ScoreStage(config.kafka, replica, pipeline)

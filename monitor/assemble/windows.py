@@ -19,6 +19,9 @@ and join the conversation as soon as any span of the same trace names it (instru
 `session.id` only on the application's root span, which is exported after its children); a trace
 never named becomes its own conversation.
 
+Versions: a conversation's first report is version 1, or one more than the highest version noted for
+it (`note_version`: an earlier Kafka owner's report), so versions stay monotonic across owners.
+
 Late spans: a span for a conversation already reported (kept for `late_retention` closed
 conversations) reopens it; its next report carries `version + 1` and every span so far, so the
 newest version is the whole truth and consumers keep the highest version per conversation.
@@ -30,6 +33,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from monitor.config import WindowConfig
@@ -70,6 +74,8 @@ class WindowStore:
         self.marked: dict[str, None] = {}  # ended by a marker in the request being added (in order)
         self.spans_dropped = 0
         self.spans_clamped = 0
+        # the highest version reported anywhere (this or an earlier owner) per conversation, bounded
+        self.versions: OrderedDict[str, int] = OrderedDict()
 
     def add(self, span: AgentSpan, now_ns: int) -> list[Closed]:
         """Add one span that arrived at `now_ns`; returns conversations that must close now (eviction).
@@ -82,7 +88,13 @@ class WindowStore:
             self._own_trace(span.span.trace_id, cid)
         conv = self.open.get(cid)
         if conv is None:
-            reported = self.closed.pop(cid, None)
+            reported = self.closed.get(cid)
+            if (
+                reported is not None and span.span.span_id in reported.span_ids
+            ):  # re-delivered, already reported
+                self.duplicates += 1
+                return out
+            self.closed.pop(cid, None)
             if reported is not None:  # a late span: a new object, so the reported one stays as it was
                 conv = OpenConversation(
                     cid,
@@ -95,7 +107,9 @@ class WindowStore:
                 )
                 self.late_reopened += 1
             else:
-                conv = OpenConversation(cid, first_ns=now_ns, last_ns=now_ns)
+                conv = OpenConversation(
+                    cid, first_ns=now_ns, last_ns=now_ns, version=self.versions.get(cid, 0) + 1
+                )
             if len(self.open) >= self.config.max_open:
                 _, victim = self.open.popitem(last=False)
                 self.evictions += 1
@@ -124,12 +138,36 @@ class WindowStore:
             self.marked[cid] = None
         return out
 
-    def close_marked(self) -> list[Closed]:
+    def close_marked(self, hold: Callable[[str], bool] | None = None) -> list[Closed]:
         """Close the conversations an end marker ended. Called once the whole request is added: spans
-        of one request arrive in any order, and the marker's own request still belongs to it."""
-        out = [self._close(self.open.pop(cid), "end_marker") for cid in self.marked if cid in self.open]
-        self.marked.clear()
+        of one request arrive in any order, and the marker's own request still belongs to it. Those
+        `hold` names (a Kafka owner still re-reading their partition) stay marked for a later call."""
+        out: list[Closed] = []
+        kept: dict[str, None] = {}
+        for cid in self.marked:
+            if cid not in self.open:
+                continue
+            if hold is not None and hold(cid):
+                kept[cid] = None
+            else:
+                out.append(self._close(self.open.pop(cid), "end_marker"))
+        self.marked = kept
         return out
+
+    def note_version(self, conversation_id: str, version: int) -> None:
+        """`version` of this conversation was reported (here or by an earlier owner): its next report
+        gets a higher one, so versions stay monotonic across owners."""
+        known = max(self.versions.get(conversation_id, 0), version)
+        self.versions[conversation_id] = known
+        self.versions.move_to_end(conversation_id)
+        while len(self.versions) > 10 * self.config.max_open:
+            self.versions.popitem(last=False)
+        conv = self.open.get(conversation_id)
+        if conv is not None and conv.version <= known:  # rebuilt after another owner reported it
+            conv.version = known + 1
+        reported = self.closed.get(conversation_id)
+        if reported is not None and reported.version < known:
+            reported.version = known
 
     def _own_trace(self, trace_id: str, cid: str) -> None:
         self.trace_owner[trace_id] = cid
@@ -152,21 +190,28 @@ class WindowStore:
             update={"span": span.span.model_copy(update={"start_ns": new_start, "end_ns": new_end})}
         )
 
-    def advance(self, watermark_ns: int) -> list[Closed]:
-        """Close what the processing time `watermark_ns` says is over (inactivity or maximum age)."""
+    def advance(self, watermark_ns: int, hold: Callable[[str], bool] | None = None) -> list[Closed]:
+        """Close what the processing time `watermark_ns` says is over (inactivity or maximum age), except
+        what `hold` names: those are due again at the next call."""
         out = []
+        held = []
         gap = int(self.config.inactivity_s * 1e9)
         age = int(self.config.max_age_s * 1e9)
         while self._due and self._due[0][0] <= watermark_ns:
-            _, _, cid, conv = heapq.heappop(self._due)
+            entry = heapq.heappop(self._due)
+            _, _, cid, conv = entry
             if self.open.get(cid) is not conv:  # closed, evicted, merged or reopened since: stale entry
                 continue
-            if watermark_ns - conv.last_ns >= gap:
+            if hold is not None and hold(cid):
+                held.append(entry)
+            elif watermark_ns - conv.last_ns >= gap:
                 out.append(self._close(self.open.pop(cid), "inactivity"))
             elif watermark_ns - conv.first_ns >= age:
                 out.append(self._close(self.open.pop(cid), "max_age"))
             else:  # it saw spans since this entry was made: due later
                 heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+        for entry in held:
+            heapq.heappush(self._due, entry)
         return out
 
     def _deadline(self, conv: OpenConversation) -> int:

@@ -70,6 +70,7 @@ class Pipeline:
         self.sink = sink
         self.policies = dict(policies or {})
         self.on_close: Callable[[str], None] | None = None  # the Kafka stage releases offsets here
+        self.hold: Callable[[str], bool] | None = None  # Kafka: not yet closable (partition being re-read)
         self.store = WindowStore(config.windows)
         self.redact = Redactor(config.redaction)
         self.stats: Counter[str] = Counter()
@@ -120,8 +121,8 @@ class Pipeline:
         for agent_span in spans:
             self.stats[f"spans_{agent_span.convention}"] += 1
             closed += self.store.add(agent_span, now)
-        closed += self.store.close_marked()
-        closed += self.store.advance(now - int(self.config.server.lateness_s * 1e9))
+        closed += self.store.close_marked(self.hold)
+        closed += self.store.advance(now - int(self.config.server.lateness_s * 1e9), self.hold)
         return self._emit(closed)
 
     def tick(self, now_ns: int) -> int:
@@ -129,7 +130,13 @@ class Pipeline:
         `lateness_s` is an allowance on top of `inactivity_s` (an exporter's batching delay)."""
         with self._lock:
             lateness = int(self.config.server.lateness_s * 1e9)
-            return self._emit(self.store.advance(now_ns - lateness))
+            closed = self.store.close_marked(self.hold)  # markers a `hold` kept back
+            return self._emit(closed + self.store.advance(now_ns - lateness, self.hold))
+
+    def note_version(self, conversation_id: str, version: int) -> None:
+        """An earlier owner reported `version` of this conversation (Kafka): the next report is higher."""
+        with self._lock:
+            self.store.note_version(conversation_id, version)
 
     def flush(self, reason: str = "end_of_input") -> int:
         with self._lock:

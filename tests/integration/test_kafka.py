@@ -29,6 +29,7 @@ from monitor.cli import load_references
 from monitor.config import ScoringConfig
 from monitor.runtime.pipeline import Pipeline
 from monitor.score.ladder import Ladder
+from tests import poison
 
 pytestmark = pytest.mark.kafka
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,11 +161,11 @@ class Topics:
         for f in admin.create_topics([NewTopic(self.input, 4, 1)]).values():
             f.result()
 
-    def replica(self, name: str, gold: Path = GOLD) -> subprocess.Popen[bytes]:
+    def replica(self, name: str, gold: Path = GOLD, *extra: str) -> subprocess.Popen[bytes]:
         # logs go to a file: a pipe nobody reads fills up and blocks the replica on its next log line
         log = (self.broker.dir / f"{self.input}-{name}.log").open("ab")
         return subprocess.Popen(
-            [sys.executable, "-m", "monitor", "consume", "--stage", "both", "--gold", str(gold), "--replica", name],
+            [sys.executable, "-m", "monitor", "consume", "--stage", "both", "--gold", str(gold), "--replica", name, *extra],
             env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
         )  # fmt: skip
 
@@ -380,3 +381,63 @@ def test_loadgen_over_kafka_agrees_with_the_truth(
     result = json.loads(capsys.readouterr().out)
     assert result["reported"] == result["conversations"] == 30
     assert result["verdict_accuracy"] == 1.0, result["top_disagreements"]
+
+
+def test_poison_spans_are_isolated_and_the_replica_keeps_consuming(
+    broker: Broker, ladder: Ladder, tmp_path: Path
+) -> None:
+    """Issue 15's poison inputs, each in a request with a good conversation beside it, among good
+    traffic: no replica crashes; every good conversation is reported once, whole, as `replay` gives
+    it; a conversation that cannot be scored is reported unscored with the reason; a span that cannot
+    be read is dropped and its message copied to the dead-letter topic with where it came from."""
+    from monitor.reference.policy import load_policies
+
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(poison.POLICY_YAML)
+    topics = Topics(broker, "t5")
+    topics.env["AGENT_MONITOR_KAFKA__MAX_MESSAGE_BYTES"] = "1000000"  # the 10,000-deep request is ~300 kB
+    requests = traffic(4, seed=5)
+    cases = poison.cases()
+    r1 = topics.replica("r1", GOLD, "--policy", str(policy))
+    try:
+        wait_for_group(topics, 8)
+        topics.produce(requests, extra=[c.payload for c in cases])
+        want = _conversations(requests) + sum(2 if c.outcome != "rejected" else 1 for c in cases)
+        messages = topics.read(topics.results, want=want)
+        dead = topics.read(topics.dlq, want=0, settle_s=3, timeout_s=30)
+        assert r1.poll() is None, "the replica stopped"
+    finally:
+        stop(r1)
+    reports, _ = latest(messages)
+    replayed: list[dict[str, Any]] = []
+    pipeline = Pipeline(
+        ScoringConfig(), ladder, load_references(GOLD), replayed.append, policies=load_policies(policy)
+    )
+    for body, content_type in [
+        *[(r, "application/x-protobuf") for r in requests],
+        *[(c.payload, c.content_type) for c in cases],
+    ]:
+        pipeline.ingest(body, content_type, "replay")
+    pipeline.flush()
+    by_replay = {r["conversation_id"]: r for r in replayed}
+    assert set(reports) == set(by_replay) and len(reports) == want
+    for (
+        cid,
+        report,
+    ) in reports.items():  # nothing cut: every conversation whole (all its spans), once scored alike
+        assert (report["spans"], report["scored"], report.get("success_rate")) == (
+            by_replay[cid]["spans"],
+            by_replay[cid]["scored"],
+            by_replay[cid].get("success_rate"),
+        ), cid
+    for case in cases:
+        assert reports[poison.beside(case)]["scored"] is True
+        if case.outcome == "unscored":
+            assert case.reason in reports[poison.poisoned(case)]["unscored_reason"]
+    [copy] = [m for m in dead if b"spans not used" in dict(m.headers())["aem.error"]]
+    headers = dict(copy.headers())
+    assert (
+        b"Couldn't parse integer" in headers["aem.error"]
+        and headers["aem.source.topic"].decode() == topics.input
+    )
+    assert int(headers["aem.source.partition"]) in range(4) and int(headers["aem.source.offset"]) >= 0

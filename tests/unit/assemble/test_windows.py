@@ -111,3 +111,28 @@ def test_an_unnamed_trace_is_its_own_conversation() -> None:
     store.add(agent_span(None, 0, trace="t5"), 0)
     [closed] = store.flush()
     assert closed.conversation.conversation_id.startswith("trace:t5")
+
+
+def test_versions_continue_from_an_earlier_owner() -> None:
+    store = WindowStore(WindowConfig(inactivity_s=5))
+    store.note_version("a", 3)  # another replica reported version 3 before this one took over
+    store.add(agent_span("a", 0), 0)
+    [closed] = store.flush()
+    assert closed.conversation.version == 4
+    rebuilt = WindowStore(WindowConfig())
+    rebuilt.add(agent_span("b", 0), 0)  # re-read first, the note after it
+    rebuilt.note_version("b", 1)
+    assert rebuilt.flush()[0].conversation.version == 2
+
+
+def test_held_conversations_wait_and_a_redelivered_span_reopens_nothing() -> None:
+    store = WindowStore(WindowConfig(inactivity_s=5))
+    first = agent_span("a", 0, end=True)
+    store.add(first, 0)
+    assert (
+        store.close_marked(hold=lambda cid: cid == "a") == [] and store.advance(10 * S, lambda c: True) == []
+    )
+    [closed] = store.close_marked()  # released: the marker still counts
+    assert closed.closed_by == "end_marker"
+    store.add(first, 20 * S)  # the same span again (at-least-once delivery): already reported
+    assert not store.open and store.duplicates == 1
