@@ -50,6 +50,8 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("clean")
     code, by_id = replay(tmp, [good_traffic(tmp / "traffic")])
     assert code == 0 and len(by_id) == 8
+    # report fields are not secrets: the `token` key pattern redacts inside arguments and results only
+    assert all(isinstance(r["input_tokens"], int) for [r] in by_id.values())
     return verdicts(by_id)
 
 
