@@ -202,6 +202,15 @@ class ServerConfig(BaseModel):
     bearer_token: SecretStr | None = Field(
         default=None, description="require 'Authorization: Bearer <token>'"
     )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        le=1_000_000,
+        description="open HTTP connections at most; idle ones are shed first",
+    )
+    header_timeout_s: float = Field(
+        default=10.0, gt=0, le=600, description="a connection must send a request's headers within this long"
+    )
     tick_s: float = Field(default=1.0, gt=0, le=60, description="how often idle conversations are checked")
     lateness_s: float = Field(default=5.0, ge=0, description="wall-clock allowance before idle time counts")
 

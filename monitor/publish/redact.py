@@ -18,7 +18,6 @@ from typing import Any
 
 from monitor.config import RedactionConfig
 
-
 #: report keys whose values are what the agent and its tools exchanged: key patterns apply below them
 CONTENT_KEYS = frozenset({"args", "arguments", "result", "results", "messages", "details"})
 

@@ -50,11 +50,17 @@ class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
 
 def start_grpc(
     pipeline: Pipeline, host: str, port: int, max_bytes: int, token: str | None,
-    tls: tuple[Path, Path] | None = None, workers: int = 4,
+    tls: tuple[Path, Path] | None = None, workers: int = 4, idle_timeout_s: float = 10.0,
 ) -> tuple[grpc.Server, int]:  # fmt: skip
+    timeout_ms = int(idle_timeout_s * 1000)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=workers),
-        options=[("grpc.max_receive_message_length", max_bytes)],
+        options=[
+            ("grpc.max_receive_message_length", max_bytes),
+            # a connection that never finishes its handshake, or sits idle, is closed (as for OTLP/HTTP)
+            ("grpc.server_handshake_timeout_ms", timeout_ms),
+            ("grpc.max_connection_idle_ms", max(timeout_ms, 1000)),
+        ],
     )
     trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(pipeline, token), server)
     address = f"{host}:{port}"

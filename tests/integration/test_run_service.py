@@ -423,3 +423,68 @@ def test_protobuf_media_type_and_multi_member_gzip(service: Running) -> None:
     wait_for(service.reports, 3)
     ids = {r["conversation_id"] for r in service.reports}
     assert ids == {"strands-correct", "openai-agents-correct", "traceloop-correct"}
+
+
+def _half_header(port: int) -> Any:
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(
+        b"POST /v1/traces HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-"
+    )  # and no more
+    return sock
+
+
+def test_a_flood_of_half_headers_does_not_lock_good_clients_out(ladder: Ladder) -> None:
+    running = start(ladder, max_connections=20, header_timeout_s=300.0)
+    port = int(running.http.rsplit(":", 1)[1])
+    flood = [_half_header(port) for _ in range(50)]
+    try:
+        with httpx.Client() as client:
+            good = client.post(
+                f"{running.http}/v1/traces",
+                content=fixture_bytes("strands", "correct"),
+                headers={"Content-Type": PB},
+            )
+        assert good.status_code == 200  # the cap sheds the waiting half-headers, not the good client
+        wait_for(running.reports, 1)
+        stats = running.pipeline.snapshot()
+        assert stats["connections_closed:evicted"] >= 30 and stats.get("connections_closed:refused", 0) == 0
+    finally:
+        for sock in flood:
+            sock.close()
+        running.shutdown()
+
+
+def test_a_connection_that_never_finishes_its_headers_is_closed(ladder: Ladder) -> None:
+    running = start(ladder, header_timeout_s=0.3)
+    try:
+        sock = _half_header(int(running.http.rsplit(":", 1)[1]))
+        with sock:
+            assert sock.recv(1024) == b""  # closed by the server (the socket's own timeout is 10 s)
+        assert running.pipeline.snapshot()["connections_closed:header_timeout"] == 1
+        with httpx.Client() as client:  # a good client is served as before
+            ok = client.post(
+                f"{running.http}/v1/traces",
+                content=fixture_bytes("strands", "correct"),
+                headers={"Content-Type": PB},
+            )
+        assert ok.status_code == 200
+    finally:
+        running.shutdown()
+
+
+def test_repeated_log_lines_are_counted_not_written() -> None:
+    import logging
+
+    from monitor.runtime.service import RepeatFilter
+
+    stats: dict[str, float] = {}
+    now = [0.0]
+    quiet = RepeatFilter(stats, every_s=60, clock=lambda: now[0])
+    record = logging.LogRecord(
+        "asyncio", logging.ERROR, "x", 1, "socket.accept() out of system resource", (), None
+    )
+    assert [quiet.filter(record) for _ in range(1000)].count(True) == 1
+    now[0] = 61.0
+    assert quiet.filter(record) and stats["log_lines_suppressed"] == 999
