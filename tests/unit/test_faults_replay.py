@@ -141,3 +141,11 @@ def test_a_gold_file_with_tool_schemas_as_a_list_is_a_located_error(
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert str(path) in err and "metadata.tool_schemas" in err and "Traceback" not in err
+
+
+def test_replay_reads_the_environment_like_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_MONITOR_SERVER__MAX_REQUEST_BYTES", "2048")  # smaller than every fixture
+    code, by_id = replay(tmp_path, [FIXTURES / "strands" / "correct.000.pb"])
+    assert code == 2 and not by_id and "larger than 2048 bytes" in capsys.readouterr().err
