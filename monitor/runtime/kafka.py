@@ -35,7 +35,9 @@ re-read conversation is rebuilt whole, with its link messages and its earlier ow
 and its next report continues the versions (monotonic across owners). A report always covers every
 span seen so far, so consumers keep, per key, the report with the most `aem.spans`, then the highest
 `aem.version`, then the last one. On revoke: commit what is safe, drop the revoked partitions' open
-conversations (the new owner re-reads them) and their lag gauges; on assign: start clean. When open
+conversations (the new owner re-reads them) and their lag gauges; on assign: start clean. On
+shutdown, open conversations are not flushed (that would report them cut): what is safe is
+committed, and the partition's next owner rebuilds and reports them. When open
 conversations reach `kafka.pause_at_open` of `windows.max_open`, the input partitions are paused until
 half of that drains. Consumer lag is exported for owned partitions only.
 
@@ -248,7 +250,8 @@ class ScoreStage:
                     last_lag = time.monotonic()
                 if time.monotonic() - self._last_commit >= self.config.commit_interval_s:
                     self._commit()
-            self.pipeline.flush("shutdown")
+            # no flush of open conversations: reported now they would be cut (and a `trace:` one a
+            # fragment); their offsets stay uncommitted, so the partition's next owner rebuilds them whole
             self._commit()
         finally:
             self.producer.flush(30)

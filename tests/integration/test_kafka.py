@@ -7,6 +7,7 @@ moved to now), one trace per message, random keys, 4 input partitions. The expec
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -472,3 +473,77 @@ def test_scaling_1_to_3_to_2_mid_stream_cuts_nothing(broker: Broker, ladder: Lad
         key, report = m.key().decode(), json.loads(m.value())
         assert verdict(report) == want[key] or report["spans"] < reports[key]["spans"], key
         assert report["version"] <= reports[key]["version"], (key, report["version"], reports[key]["version"])
+
+
+def _kill_9_and_sigstop(topics: Topics, gold: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    g1, g2 = procs
+    time.sleep(2)
+    g1.send_signal(signal.SIGKILL)  # no flush, no commit
+    g1.wait(timeout=30)
+    procs.append(topics.replica("g1-restarted", gold))
+    time.sleep(2)
+    g2.send_signal(signal.SIGSTOP)  # past session.timeout.ms: the group moves on without it
+    time.sleep(9)
+    g2.send_signal(signal.SIGCONT)
+
+
+def _scale_2_1_3_2(topics: Topics, gold: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    time.sleep(2)
+    stop(procs[1])  # 2 -> 1
+    time.sleep(2)
+    procs += [topics.replica("g3", gold), topics.replica("g4", gold)]  # 1 -> 3
+    time.sleep(5)
+    stop(procs[2])  # 3 -> 2
+
+
+@pytest.mark.parametrize(
+    "faults", [_kill_9_and_sigstop, _scale_2_1_3_2], ids=["kill-9+sigstop", "scale-2-1-3-2"]
+)
+def test_faults_under_generated_traffic_give_replay_s_conversations(
+    broker: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str], faults: Any
+) -> None:
+    """Generated traffic (children exported before their root, links, late spans) sent in real time
+    while replicas fail or the group is rescaled: after dedupe, exactly replay's conversations — none
+    missing, none partial (the same span count), no `trace:` fragment — with replay's verdicts."""
+    from monitor.cli import main
+
+    topics = Topics(broker, f"t7-{faults.__name__.strip('_')}")
+    topics.env["AGENT_MONITOR_KAFKA__LIBRDKAFKA"] = json.dumps(
+        {"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"}
+    )
+    args = ["--conversations", "60", "--seed", "11", "--rate", "6", "--time-scale", "0.02",
+            "--references", "4", "--batch-spans", "64"]  # fmt: skip
+    assert main(["loadgen", "--out", str(tmp_path / "files"), *args]) == 0  # the same traffic, to files
+    gold = tmp_path / "files" / "gold"
+    assert main(["replay", str(tmp_path / "files" / "traffic"), "--gold", str(gold),
+                 "--out", str(tmp_path / "replayed.jsonl")]) == 0  # fmt: skip
+    replayed = {
+        r["conversation_id"]: r
+        for r in map(json.loads, (tmp_path / "replayed.jsonl").read_text().splitlines())
+    }
+    procs = [topics.replica("g1", gold), topics.replica("g2", gold)]
+    try:
+        wait_for_group(topics)
+        sender = subprocess.Popen(
+            [sys.executable, "-m", "monitor", "loadgen", "--out", str(tmp_path / "live"), *args,
+             "--send", f"kafka://{broker.bootstrap}/{topics.input}"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        faults(topics, gold, procs)
+        assert sender.wait(timeout=120) == 0
+        messages = topics.read(topics.results, want=60, settle_s=20, timeout_s=240)
+    finally:
+        for p in procs:
+            with contextlib.suppress(ProcessLookupError):
+                p.send_signal(signal.SIGCONT)
+        stop(*procs)
+    capsys.readouterr()
+    reports, _ = latest(messages)
+    assert sorted(reports) == sorted(replayed)  # none missing, no trace: fragment
+    partial = {
+        k: (r["spans"], replayed[k]["spans"])
+        for k, r in reports.items()
+        if r["spans"] != replayed[k]["spans"]
+    }
+    assert partial == {}
+    assert {k: verdict(v) for k, v in reports.items()} == {k: verdict(v) for k, v in replayed.items()}
