@@ -53,13 +53,16 @@ def start(
     metrics: MonitorMetrics | None = None,
     policies: dict[str, Any] | None = None,
     clock: Callable[[], int] = time.time_ns,
+    windows: WindowConfig | None = None,
     **server: Any,
 ) -> Running:
-    # windows run on arrival time: a short inactivity window so the tests' conversations close soon
-    server = {"lateness_s": 0.0, **server}
+    # windows run on arrival time: by default a short inactivity window, so that the recorded
+    # fixtures (one request per conversation, no end marker) close soon
+    if windows is None:
+        windows, server = WindowConfig(inactivity_s=1.0), {"lateness_s": 0.0, **server}
     config = ScoringConfig(
         server=ServerConfig(http_port=0, grpc_port=0, metrics_port=0, tick_s=0.2, **server),
-        windows=WindowConfig(inactivity_s=1.0),
+        windows=windows,
     )
     reports: list[dict[str, Any]] = []
     pipeline = Pipeline(config, ladder, load_references(GOLD), reports.append, metrics, policies, clock)
