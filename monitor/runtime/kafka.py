@@ -32,7 +32,8 @@ conversation keeps holding its offsets for `windows.late_grace_s`, so late spans
 after a crash — re-score it whole. On assign, each partition is re-read up to where it ended at
 assignment before any conversation with spans on it may close (end marker, inactivity or age), so a
 re-read conversation is rebuilt whole, with its link messages and its earlier owner's version notes,
-and its next report continues the versions (monotonic across owners). A report always covers every
+and its next report continues the versions (monotonic across owners). If open conversations reach the
+pause threshold first, the wait is cut short (`kafka_re_reads_cut_short`) rather than wedge the stage. A report always covers every
 span seen so far, so consumers keep, per key, the report with the most `aem.spans`, then the highest
 `aem.version`, then the last one. On revoke: commit what is safe, drop the revoked partitions' open
 conversations (the new owner re-reads them) and their lag gauges; on assign: start clean. On
@@ -480,6 +481,11 @@ class ScoreStage:
             self.consumer.pause(assignment)
             self.paused = True
             self.pipeline.stats["kafka_pauses"] += 1
+            if self.catching_up:  # paused, the re-read cannot finish: stop holding closes, or nothing drains
+                with self._lock:
+                    self.catching_up.clear()
+                self.pipeline.stats["kafka_re_reads_cut_short"] += 1
+                log.warning("score: open conversations at the cap while re-reading; closing without waiting")
         elif self.paused and open_now <= self.config.pause_at_open * limit / 2:
             self.consumer.resume(assignment)
             self.paused = False
