@@ -33,8 +33,10 @@ after a crash — re-score it whole. On assign, each partition is re-read up to 
 assignment before any conversation with spans on it may close (end marker, inactivity or age), so a
 re-read conversation is rebuilt whole, with its link messages and its earlier owner's version notes,
 and its next report continues the versions (monotonic across owners). If open conversations reach the
-pause threshold first, the wait is cut short (`kafka_re_reads_cut_short`) rather than wedge the stage. A report always covers every
-span seen so far, so consumers keep, per key, the report with the most `aem.spans`, then the highest
+pause threshold first, the wait is cut short (`kafka_re_reads_cut_short`) rather than wedge the stage.
+A link message holds its offset for `late_grace_s` too: an ingest replica killed before its commit
+sends a trace's early spans again, and whoever reads them must have read the link. A report always
+covers every span seen so far, so consumers keep, per key, the report with the most `aem.spans`, then the highest
 `aem.version`, then the last one. On revoke: commit what is safe, drop the revoked partitions' open
 conversations (the new owner re-reads them) and their lag gauges; on assign: start clean. On
 shutdown, open conversations are not flushed (that would report them cut): what is safe is
@@ -108,7 +110,7 @@ class IngestStage:
         self._pending = False
 
     def run(self, stop: threading.Event) -> None:
-        self.consumer.subscribe([self.config.input_topic])
+        self.consumer.subscribe([self.config.input_topic], on_revoke=self._on_revoke)
         try:
             while not stop.is_set():
                 for msg in self.consumer.consume(num_messages=BATCH, timeout=0.5):
@@ -175,6 +177,17 @@ class IngestStage:
             value=json.dumps({"trace_id": trace_id, "conversation_id": conversation_id}).encode(),
             headers=[("aem.kind", b"link")],
         )  # fmt: skip
+
+    def _on_revoke(self, consumer: Any, partitions: list[TopicPartition]) -> None:
+        """Commit what was repartitioned before the partitions move: a new owner re-reading it would
+        send spans again, keyed by a trace it has not seen named (their link long passed)."""
+        if not self._pending or self.producer.flush(30):
+            return
+        try:
+            consumer.commit(asynchronous=False)
+            self._pending = False
+        except KafkaException as exc:
+            log.warning("ingest commit on revoke failed: %s", exc)
 
     def _maybe_commit(self) -> None:
         if self._pending and time.monotonic() - self._last_commit >= self.config.commit_interval_s:
@@ -275,7 +288,7 @@ class ScoreStage:
                 if kind is not None:
                     self._ingest(spans)  # what came before a link or note is in before it applies
                     spans = []
-                    self._control(kind, msg.value() or b"")
+                    self._control(kind, msg.value() or b"", partition, offset)
                 else:
                     span = self._span(msg, partition, offset)
                     if span is not None:
@@ -309,10 +322,15 @@ class ScoreStage:
             self.open_at.setdefault(cid, {}).setdefault(partition, offset)
         return span
 
-    def _control(self, kind: bytes, value: bytes) -> None:
+    def _control(self, kind: bytes, value: bytes, partition: int, offset: int) -> None:
         data = json.loads(value)
         if kind == b"link":
             self._follow_link(str(data["trace_id"]), str(data["conversation_id"]))
+            if self.pipeline.config.windows.late_grace_s > 0:
+                # a link is held like a reported conversation: an ingest replica killed before its commit
+                # sends the trace's early spans again, and whoever re-reads them must re-read the link too
+                with self._lock:
+                    self.held[f"link:{data['trace_id']}"] = ({partition: offset}, time.monotonic())
         elif kind == b"version":  # a report of this conversation, by this or an earlier owner
             self.pipeline.note_version(str(data["conversation_id"]), int(data["version"]))
         else:
