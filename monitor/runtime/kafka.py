@@ -19,8 +19,8 @@ oversized, or makes a stage fail goes to `kafka.dead_letter_topic` with headers 
 (`aem_kafka_dead_letters_total`, `aem_pipeline_errors_total{stage="kafka"}`); a message with some
 unreadable spans is processed for the rest and a copy naming them is dead-lettered; a span that fails
 normalization travels marked and its conversation is reported unscored with the reason. Offsets are
-committed after the produced spans are flushed (at-least-once; the scoring stage drops re-delivered
-spans by span id).
+committed (also on revoke, before the partitions move) after the produced spans are flushed
+(at-least-once; the scoring stage drops re-delivered spans by span id).
 
 Score (group `kafka.score_group`): reads the internal topic into the same `Pipeline` as `run` and
 `replay`, one consumed batch at a time, and writes each report to `kafka.results_topic`, keyed by
