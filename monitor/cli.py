@@ -20,13 +20,14 @@ import yaml
 from pydantic import ValidationError
 
 from monitor import __version__
-from monitor.config import CompositionConfig, ScoringConfig, format_validation_error, load_config
+from monitor.config import CompositionConfig, ScoringConfig, format_validation_error, load_settings
 from monitor.errors import InputError, MonitorError
 from monitor.model import AggregateReport, DialogReport
 
 log = logging.getLogger("monitor")
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+MAX_SHOWN = 50  # problems `replay` lists one by one; the rest are counted
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -295,7 +296,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from monitor.report import aggregate, csv_rows, summary_text
     from monitor.score.dialog import score_dialog, texts_to_embed
 
-    config = load_config(args.config)
+    config = load_settings(args.config)
     if args.composition:
         config = config.model_copy(
             update={"composition": config.composition.model_copy(update={"rule": args.composition})}
@@ -366,7 +367,6 @@ def _progress(items: list[Any], disabled: bool) -> Any:
 def _cmd_run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from monitor.config import load_settings
     from monitor.publish.jsonl import JsonlSink
     from monitor.publish.prometheus import MonitorMetrics
     from monitor.runtime.pipeline import Pipeline
@@ -408,7 +408,6 @@ def _cmd_consume(args: argparse.Namespace) -> int:
     import threading
     import time
 
-    from monitor.config import load_settings
     from monitor.publish.prometheus import MonitorMetrics
     from monitor.runtime.kafka import IngestStage, ScoreStage, ensure_topics
     from monitor.runtime.pipeline import Pipeline
@@ -441,7 +440,7 @@ def _cmd_consume(args: argparse.Namespace) -> int:
 
     threads = []
     if args.stage in ("ingest", "both"):
-        ingest = IngestStage(config.kafka, replica, pipeline.stats)
+        ingest = IngestStage(config.kafka, replica, pipeline.stats, config.normalize)
         threads.append(guarded("ingest", ingest.run, stop))
     if args.stage in ("score", "both"):
         score = ScoreStage(config.kafka, replica, pipeline)
@@ -492,34 +491,55 @@ def load_policies(path: Path | None) -> dict[str, Any]:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    import time
+
     from monitor.publish.jsonl import JsonlSink
     from monitor.runtime.pipeline import Pipeline
     from monitor.sources.files import read_payloads
 
-    config = load_config(args.config)
+    config = load_settings(args.config)
     references = load_references(args.gold)
     policies = load_policies(args.policy)
     sink = JsonlSink(args.out)
-    pipeline = Pipeline(config, build_ladder(config), references, sink, policies=policies)
-    bad = 0
+    # arrival time in a replay: the whole input arrives at once, in file order, at the instant the replay
+    # starts. Nothing closes by inactivity or age while reading (recorded gaps are not replayed), so each
+    # conversation closes on its end marker, on eviction at windows.max_open, or at the end of the input.
+    started_ns = time.time_ns()
+    pipeline = Pipeline(
+        config, build_ladder(config), references, sink, policies=policies, clock=lambda: started_ns
+    )
+    bad = shown = 0
     try:
-        for payload in read_payloads(args.files):
+        for payload in read_payloads(args.files, config.server.max_request_bytes):
             try:
-                pipeline.ingest(payload.data, payload.content_type, payload.origin, payload.signal)
+                if payload.error is not None:
+                    raise InputError(payload.origin, payload.error)
+                result = pipeline.ingest(payload.data, payload.content_type, payload.origin, payload.signal)
             except InputError as exc:
                 bad += 1
                 print(f"agent-monitor: bad input: {exc}", file=sys.stderr)
+                continue
+            for problem in result.problems:
+                shown += 1
+                if shown <= MAX_SHOWN:
+                    print(f"agent-monitor: span not used: {problem}", file=sys.stderr)
         pipeline.flush()
     finally:
         sink.close()
+    if shown > MAX_SHOWN:
+        print(f"agent-monitor: … and {shown - MAX_SHOWN} more spans not used", file=sys.stderr)
+    for failure in pipeline.failures:
+        print(f"agent-monitor: not scored: {failure}", file=sys.stderr)
     st = pipeline.stats
+    errors = sum(v for k, v in st.items() if k.startswith("pipeline_errors:"))
     print(
         f"replayed {st['requests']} requests, {st['spans_received']} spans: {st['conversations_reported']} "
         f"conversation reports ({st['conversations_scored']} scored, {st['conversations_unscored']} without a "
-        f"reference or policy); {bad} bad payloads, {st['spans_rejected_no_id']} spans without ids",
+        f"reference or policy, or not scorable); {bad} bad payloads, {st['spans_rejected_no_id']} spans "
+        f"without ids, {st['spans_rejected_unreadable']} unreadable spans, {errors} pipeline errors",
         file=sys.stderr,
     )
-    return EXIT_BAD_INPUT if bad else EXIT_OK
+    return EXIT_BAD_INPUT if bad or errors or st["spans_rejected_unreadable"] else EXIT_OK
 
 
 # -- gate -------------------------------------------------------------------------------------
@@ -528,7 +548,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_gate(args: argparse.Namespace) -> int:
     from monitor.gate import run_gate
 
-    config = load_config(args.config).gate
+    config = load_settings(args.config).gate
     overrides = {
         "max_success_drop_points": args.max_drop_points,
         "max_reason_rise": args.max_reason_rise,
@@ -575,7 +595,7 @@ def _read_aggregate(path: Path) -> AggregateReport:
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from monitor.score.calibration import calibrate, dump_json, load_pairs, report_table, thresholds_document
 
-    config = load_config(args.config)
+    config = load_settings(args.config)
     pairs = load_pairs(args.pairs)
     reports = calibrate(pairs, build_ladder(config))
     print(report_table(reports))

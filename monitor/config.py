@@ -189,9 +189,17 @@ class NormalizeConfig(BaseModel):
 class WindowConfig(BaseModel):
     model_config = _CONFIG
     inactivity_s: float = Field(
-        default=30.0, gt=0, description="close after this much event time without spans"
+        default=30.0, gt=0, description="close after this long (arrival time) without a new span"
     )
-    max_age_s: float = Field(default=3600.0, gt=0, description="close a conversation open this long")
+    max_age_s: float = Field(
+        default=3600.0, gt=0, description="close a conversation open this long (arrival time)"
+    )
+    max_future_s: float = Field(
+        default=3600.0, ge=0, description="span times further after their arrival are clamped and counted"
+    )
+    max_past_s: float | None = Field(
+        default=None, ge=0, description="span times further before their arrival are clamped; None = off"
+    )
     max_open: int = Field(default=10_000, ge=1, description="open conversations kept before evicting")
     max_spans: int = Field(default=5_000, ge=1, description="spans kept per conversation; more are dropped")
     late_grace_s: float = Field(
@@ -227,6 +235,15 @@ class ServerConfig(BaseModel):
     trusted_network: bool = Field(default=False, description="allow a non-loopback bind without TLS")
     bearer_token: SecretStr | None = Field(
         default=None, description="require 'Authorization: Bearer <token>'"
+    )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        le=1_000_000,
+        description="open HTTP connections at most; idle ones are shed first",
+    )
+    header_timeout_s: float = Field(
+        default=10.0, gt=0, le=600, description="a connection must send a request's headers within this long"
     )
     tick_s: float = Field(default=1.0, gt=0, le=60, description="how often idle conversations are checked")
     lateness_s: float = Field(default=5.0, ge=0, description="wall-clock allowance before idle time counts")

@@ -474,3 +474,7 @@ class AgentSpan(BaseModel):
         default=False,
         description="an agent being set up (e.g. create_agent), not a turn: a trace of only these is no conversation",
     )
+    unreadable: str | None = Field(
+        default=None,
+        description="why normalization failed on this span: its conversation is reported unscored",
+    )

@@ -1,10 +1,14 @@
 """Assemble stage, part 3: conversation windows. Pure state; no clock is read — time is passed in.
 
-In: normalized spans, and a watermark (event time, ns). Out: closed conversations, each with why it
-closed. A conversation closes
+In: normalized spans, each with its arrival time, and the processing time (`now`, ns) to close by.
+Out: closed conversations, each with why it closed. Windows are measured on arrival (processing)
+time, as the Collector's groupbytrace processor does: event time only orders spans inside a
+conversation (agents' clocks drift, recorded traffic is old), so no timestamp can close anything.
+A span whose start or end is more than `max_future_s` after its arrival (or `max_past_s` before it,
+when set) is clamped to that bound and counted (`spans_clamped`). A conversation closes
 - on an end marker (the configured attribute or span name);
-- when the watermark is `inactivity_s` past its last span's end (event time);
-- when it has been open `max_age_s` (from its first span's start);
+- when `now` is `inactivity_s` past the arrival of its last span;
+- when it has been open `max_age_s` (from the arrival of its first span);
 - when evicted: `max_open` conversations are open and a new one arrives (the least recently active
   is closed and reported — never silently dropped; `evictions` counts them);
 - on `flush` (end of input, shutdown).
@@ -14,6 +18,9 @@ Spans without a conversation id belong to their trace's conversation: they wait 
 and join the conversation as soon as any span of the same trace names it (instrumentations often put
 `session.id` only on the application's root span, which is exported after its children); a trace
 never named becomes its own conversation.
+
+Versions: a conversation's first report is version 1, or one more than the highest version noted for
+it (`note_version`: an earlier Kafka owner's report), so versions stay monotonic across owners.
 
 Late spans: a span for a conversation already reported (kept for `late_retention` closed
 conversations) reopens it; its next report carries `version + 1` and every span so far, so the
@@ -26,6 +33,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from monitor.config import WindowConfig
@@ -36,8 +44,8 @@ from monitor.model import AgentSpan
 class OpenConversation:
     conversation_id: str
     spans: list[AgentSpan] = field(default_factory=list)
-    first_ns: int = 0
-    last_ns: int = 0
+    first_ns: int = 0  # arrival of the first span (processing time)
+    last_ns: int = 0  # arrival of the latest span
     version: int = 1
     spans_dropped: int = 0
     ended: bool = False
@@ -65,10 +73,14 @@ class WindowStore:
         self._seq = itertools.count()
         self.marked: dict[str, None] = {}  # ended by a marker in the request being added (in order)
         self.spans_dropped = 0
+        self.spans_clamped = 0
+        # the highest version reported anywhere (this or an earlier owner) per conversation, bounded
+        self.versions: OrderedDict[str, int] = OrderedDict()
 
-    def add(self, span: AgentSpan) -> list[Closed]:
-        """Add one span; returns conversations that must close now (eviction). An end marker closes its
-        conversation at `close_marked`, after the rest of the request."""
+    def add(self, span: AgentSpan, now_ns: int) -> list[Closed]:
+        """Add one span that arrived at `now_ns`; returns conversations that must close now (eviction).
+        An end marker closes its conversation at `close_marked`, after the rest of the request."""
+        span = self._clamp(span, now_ns)
         trace_key = f"trace:{span.span.trace_id}"
         cid = span.conversation_id or self.trace_owner.get(span.span.trace_id) or trace_key
         out: list[Closed] = []
@@ -76,7 +88,13 @@ class WindowStore:
             self._own_trace(span.span.trace_id, cid)
         conv = self.open.get(cid)
         if conv is None:
-            reported = self.closed.pop(cid, None)
+            reported = self.closed.get(cid)
+            if (
+                reported is not None and span.span.span_id in reported.span_ids
+            ):  # re-delivered, already reported
+                self.duplicates += 1
+                return out
+            self.closed.pop(cid, None)
             if reported is not None:  # a late span: a new object, so the reported one stays as it was
                 conv = OpenConversation(
                     cid,
@@ -89,7 +107,9 @@ class WindowStore:
                 )
                 self.late_reopened += 1
             else:
-                conv = OpenConversation(cid, first_ns=span.span.start_ns, last_ns=span.span.end_ns)
+                conv = OpenConversation(
+                    cid, first_ns=now_ns, last_ns=now_ns, version=self.versions.get(cid, 0) + 1
+                )
             if len(self.open) >= self.config.max_open:
                 _, victim = self.open.popitem(last=False)
                 self.evictions += 1
@@ -101,7 +121,6 @@ class WindowStore:
             self.duplicates += 1
             return out
         conv.span_ids.add(span.span.span_id)
-        first_before = conv.first_ns
         if len(conv.spans) >= self.config.max_spans:
             conv.spans_dropped += 1
             self.spans_dropped += 1
@@ -110,22 +129,45 @@ class WindowStore:
         if span.conversation_id and trace_key in self.open:  # spans that arrived before their trace was named
             pending = self.open.pop(trace_key)
             conv.spans.extend(pending.spans[: max(0, self.config.max_spans - len(conv.spans))])
-            conv.first_ns = min(conv.first_ns, pending.first_ns)
-            conv.last_ns = max(conv.last_ns, pending.last_ns)
-        conv.first_ns = min(conv.first_ns, span.span.start_ns) if conv.spans else span.span.start_ns
-        conv.last_ns = max(conv.last_ns, span.span.end_ns)
-        if conv.first_ns < first_before:  # an earlier start moves the max-age deadline earlier
-            heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+            conv.span_ids |= pending.span_ids
+            if pending.first_ns < conv.first_ns:  # open since its trace's first span: max age from there
+                conv.first_ns = pending.first_ns
+                heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+        conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
             self.marked[cid] = None
         return out
 
-    def close_marked(self) -> list[Closed]:
+    def close_marked(self, hold: Callable[[str], bool] | None = None) -> list[Closed]:
         """Close the conversations an end marker ended. Called once the whole request is added: spans
-        of one request arrive in any order, and the marker's own request still belongs to it."""
-        out = [self._close(self.open.pop(cid), "end_marker") for cid in self.marked if cid in self.open]
-        self.marked.clear()
+        of one request arrive in any order, and the marker's own request still belongs to it. Those
+        `hold` names (a Kafka owner still re-reading their partition) stay marked for a later call."""
+        out: list[Closed] = []
+        kept: dict[str, None] = {}
+        for cid in self.marked:
+            if cid not in self.open:
+                continue
+            if hold is not None and hold(cid):
+                kept[cid] = None
+            else:
+                out.append(self._close(self.open.pop(cid), "end_marker"))
+        self.marked = kept
         return out
+
+    def note_version(self, conversation_id: str, version: int) -> None:
+        """`version` of this conversation was reported (here or by an earlier owner): its next report
+        gets a higher one, so versions stay monotonic across owners."""
+        known = max(self.versions.get(conversation_id, 0), version)
+        self.versions[conversation_id] = known
+        self.versions.move_to_end(conversation_id)
+        while len(self.versions) > 10 * self.config.max_open:
+            self.versions.popitem(last=False)
+        conv = self.open.get(conversation_id)
+        if conv is not None and conv.version <= known:  # rebuilt after another owner reported it
+            conv.version = known + 1
+        reported = self.closed.get(conversation_id)
+        if reported is not None and reported.version < known:
+            reported.version = known
 
     def _own_trace(self, trace_id: str, cid: str) -> None:
         self.trace_owner[trace_id] = cid
@@ -133,25 +175,47 @@ class WindowStore:
         while len(self.trace_owner) > 10 * self.config.max_open:
             self.trace_owner.popitem(last=False)
 
-    def advance(self, watermark_ns: int) -> list[Closed]:
-        """Close what the watermark says is over (inactivity or maximum age)."""
+    def _clamp(self, span: AgentSpan, now_ns: int) -> AgentSpan:
+        """Timestamps far from the arrival time are clamped to the configured bounds and counted."""
+        high = now_ns + int(self.config.max_future_s * 1e9)
+        low = now_ns - int(self.config.max_past_s * 1e9) if self.config.max_past_s is not None else None
+        start, end = span.span.start_ns, span.span.end_ns
+        new_start, new_end = min(start, high), min(end, high)
+        if low is not None:
+            new_start, new_end = max(new_start, low), max(new_end, low)
+        if (new_start, new_end) == (start, end):
+            return span
+        self.spans_clamped += 1
+        return span.model_copy(
+            update={"span": span.span.model_copy(update={"start_ns": new_start, "end_ns": new_end})}
+        )
+
+    def advance(self, watermark_ns: int, hold: Callable[[str], bool] | None = None) -> list[Closed]:
+        """Close what the processing time `watermark_ns` says is over (inactivity or maximum age), except
+        what `hold` names: those are due again at the next call."""
         out = []
+        held = []
         gap = int(self.config.inactivity_s * 1e9)
         age = int(self.config.max_age_s * 1e9)
         while self._due and self._due[0][0] <= watermark_ns:
-            _, _, cid, conv = heapq.heappop(self._due)
+            entry = heapq.heappop(self._due)
+            _, _, cid, conv = entry
             if self.open.get(cid) is not conv:  # closed, evicted, merged or reopened since: stale entry
                 continue
-            if watermark_ns - conv.last_ns >= gap:
+            if hold is not None and hold(cid):
+                held.append(entry)
+            elif watermark_ns - conv.last_ns >= gap:
                 out.append(self._close(self.open.pop(cid), "inactivity"))
             elif watermark_ns - conv.first_ns >= age:
                 out.append(self._close(self.open.pop(cid), "max_age"))
             else:  # it saw spans since this entry was made: due later
                 heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+        for entry in held:
+            heapq.heappush(self._due, entry)
         return out
 
     def _deadline(self, conv: OpenConversation) -> int:
-        """The earliest watermark that may close `conv`; only grows as spans arrive, so never too late."""
+        """The earliest processing time that may close `conv`; only grows as spans arrive, so never late."""
         return min(
             conv.last_ns + int(self.config.inactivity_s * 1e9),
             conv.first_ns + int(self.config.max_age_s * 1e9),

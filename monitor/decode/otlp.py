@@ -1,9 +1,10 @@
-"""Decode stage: OTLP `ExportTraceServiceRequest` (and `ExportLogsServiceRequest`) bytes → `Span`s. Pure.
+"""Decode stage: OTLP `ExportTraceServiceRequest` (and `ExportLogsServiceRequest`) bytes → internal `Span`s. Pure.
 
 In: one payload (protobuf, or OTLP/JSON as the SDK exporters and the Collector's `otlp_json` write it:
 hex trace/span ids, `intValue` as strings, `kvlistValue` / `arrayValue`), its content type, and where
 it came from (for error messages). Out: `Decoded` — the spans, and one line per span that could not be
-used (no trace or span id), so the rest of the request is still processed.
+used (no trace or span id; in OTLP/JSON also a span that does not parse: a bad hex id, an integer of
+100,000 digits), so the rest of the request is still processed.
 
 Log records (`decode_logs_request`) carry GenAI events where an instrumentation sends content as
 events (opentelemetry-instrumentation-openai-v2 does by default). The records of one span become one
@@ -13,8 +14,10 @@ id is the parent span's id plus a digest of the records, so a re-delivered reque
 not new content. A record without trace and span id cannot be joined (rejected, counted); one
 without an event name is an application log, not a GenAI event (ignored, counted).
 
-A payload that cannot be decoded at all raises `InputError` naming the origin and why. Attribute
-values longer than `max_value_chars` are cut and counted, never kept whole. Uses opentelemetry-proto's
+A payload that cannot be decoded at all (or has no readable span) raises `InputError` naming the origin
+and why. Attribute values longer than `max_value_chars` are cut and counted, never kept whole; JSON
+values nested deeper than `MAX_JSON_DEPTH` (e.g. an `arrayValue` 10,000 deep) are cut to an empty
+value and counted, without recursion, instead of failing the request. Uses opentelemetry-proto's
 generated classes; convention keys are not interpreted here (that is normalize/).
 """
 
@@ -24,6 +27,7 @@ import base64
 import functools
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +35,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, json_format, messag
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import Span as _PbSpan
 
 from monitor.errors import InputError
 from monitor.model import Span, SpanEvent, SpanLink
@@ -39,6 +44,7 @@ PROTOBUF_TYPES = ("application/x-protobuf", "application/protobuf", "otlp_proto"
 JSON_TYPES = ("application/json", "otlp_json")
 
 MAX_VALUE_CHARS = 1_000_000
+MAX_JSON_DEPTH = 48  # containers below a span; protobuf's JSON parser stops at 100 messages
 _ID_FIELDS = {"traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id"}
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
 
@@ -46,8 +52,9 @@ _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
 @dataclass
 class Decoded:
     spans: list[Span] = field(default_factory=list)
-    rejected: list[str] = field(default_factory=list)
-    truncated_values: int = 0
+    rejected: list[str] = field(default_factory=list)  # no trace or span id
+    unreadable: list[str] = field(default_factory=list)  # OTLP/JSON spans that did not parse
+    truncated_values: int = 0  # values cut: too long, or nested too deeply
     ignored: int = 0  # log records that are no GenAI event (no event name)
 
 
@@ -55,26 +62,51 @@ def decode_request(
     payload: bytes, content_type: str, origin: str, max_value_chars: int = MAX_VALUE_CHARS
 ) -> Decoded:
     """Decode one request; `content_type` is `application/x-protobuf` or `application/json`."""
-    return _spans(_request(ExportTraceServiceRequest, payload, content_type, origin), origin, max_value_chars)
+    kind = content_type.split(";", 1)[0].strip().lower()
+    unreadable: list[str] = []
+    cut = 0
+    if kind in PROTOBUF_TYPES:
+        request = _from_protobuf(ExportTraceServiceRequest, payload, origin)
+    elif kind in JSON_TYPES:
+        request, unreadable, cut = _from_json(payload, origin)
+    else:
+        raise _unsupported(content_type, origin)
+    decoded = _spans(request, origin, max_value_chars)
+    decoded.unreadable = unreadable
+    decoded.truncated_values += cut
+    return decoded
 
 
 def decode_logs_request(
     payload: bytes, content_type: str, origin: str, max_value_chars: int = MAX_VALUE_CHARS
 ) -> Decoded:
     """Decode one OTLP logs request: GenAI events as log records → one child span per span they name."""
-    request = _request(ExportLogsServiceRequest, payload, content_type, origin)
-    return _log_spans(request, origin, max_value_chars)
-
-
-def _request(cls: Any, payload: bytes, content_type: str, origin: str) -> Any:
     kind = content_type.split(";", 1)[0].strip().lower()
+    cut = 0
     if kind in PROTOBUF_TYPES:
-        return _from_protobuf(cls, payload, origin)
-    if kind in JSON_TYPES:
-        return _from_json(cls, payload, origin)
-    raise InputError(
-        origin,
-        f"unsupported content type {content_type!r}; send application/x-protobuf or application/json",
+        request = _from_protobuf(ExportLogsServiceRequest, payload, origin)
+    elif kind in JSON_TYPES:
+        data, cut = _load_json(payload, origin)
+        if not isinstance(data, dict) or ("resourceLogs" not in data and "resource_logs" not in data):
+            raise InputError(origin, "JSON that is not OTLP logs: expected an object with 'resourceLogs'")
+        counter = [cut]
+        try:
+            request = json_format.ParseDict(
+                _hex_ids(data, counter, origin), ExportLogsServiceRequest(), ignore_unknown_fields=True
+            )
+        except (json_format.ParseError, ValueError, TypeError, RecursionError) as exc:
+            raise InputError(origin, f"not valid OTLP/JSON logs: {_short(str(exc))}") from exc
+        cut = counter[0]
+    else:
+        raise _unsupported(content_type, origin)
+    decoded = _log_spans(request, origin, max_value_chars)
+    decoded.truncated_values += cut
+    return decoded
+
+
+def _unsupported(content_type: str, origin: str) -> InputError:
+    return InputError(
+        origin, f"unsupported content type {content_type!r}; send application/x-protobuf or application/json"
     )
 
 
@@ -137,27 +169,127 @@ def _text(value: str | bytes) -> str:
     return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else value
 
 
-def _from_json(cls: Any, payload: bytes, origin: str) -> Any:
+def _from_json(payload: bytes, origin: str) -> tuple[ExportTraceServiceRequest, list[str], int]:
+    """The request, the spans that could not be read (each located, with why), and how many values
+    nested deeper than `MAX_JSON_DEPTH` were cut. Spans are parsed one by one, so one bad span (a bad id,
+    a 100,000-digit number) costs only itself; a request with nothing readable raises `InputError`."""
+    data, cut = _load_json(payload, origin)
+    if not isinstance(data, dict) or ("resourceSpans" not in data and "resource_spans" not in data):
+        raise InputError(origin, "JSON that is not OTLP: expected an object with 'resourceSpans'")
+    request = ExportTraceServiceRequest()
+    unreadable: list[str] = []
+    counter = [cut]
+    for r_i, rs in enumerate(_list(data.get("resourceSpans", data.get("resource_spans")))):
+        if not isinstance(rs, dict):
+            unreadable.append(f"{origin}: resourceSpans[{r_i}]: not an object")
+            continue
+        into = request.resource_spans.add()
+        try:
+            head = {k: v for k, v in rs.items() if k not in ("scopeSpans", "scope_spans")}
+            json_format.ParseDict(_hex_ids(head, counter), into, ignore_unknown_fields=True)
+        except (json_format.ParseError, ValueError, TypeError, RecursionError) as exc:
+            unreadable.append(f"{origin}: resourceSpans[{r_i}]: resource not valid OTLP/JSON: {exc}")
+            del request.resource_spans[-1]
+            continue
+        for ss in _list(rs.get("scopeSpans", rs.get("scope_spans"))):
+            if not isinstance(ss, dict):
+                unreadable.append(f"{origin}: resourceSpans[{r_i}]: a scopeSpans entry is not an object")
+                continue
+            scope = into.scope_spans.add()
+            try:
+                head = {k: v for k, v in ss.items() if k != "spans"}
+                json_format.ParseDict(_hex_ids(head, counter), scope, ignore_unknown_fields=True)
+            except (json_format.ParseError, ValueError, TypeError, RecursionError) as exc:
+                unreadable.append(f"{origin}: resourceSpans[{r_i}]: scope not valid OTLP/JSON: {exc}")
+                del into.scope_spans[-1]
+                continue
+            for s_i, raw in enumerate(_list(ss.get("spans"))):
+                name = raw.get("name") if isinstance(raw, dict) else None
+                where = f"{origin}: resourceSpans[{r_i}] span #{s_i} {name!r}"
+                try:
+                    one = _PbSpan()
+                    json_format.ParseDict(_hex_ids(raw, counter, where), one, ignore_unknown_fields=True)
+                except InputError as exc:
+                    unreadable.append(exc.args[0])
+                    continue
+                except (json_format.ParseError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+                    unreadable.append(f"{where}: not valid OTLP/JSON: {_short(str(exc))}")
+                    continue
+                scope.spans.append(one)
+    if unreadable and not any(ss.spans for rs in request.resource_spans for ss in rs.scope_spans):
+        raise InputError(origin, f"no readable span; {unreadable[0].removeprefix(origin + ': ')}")
+    return request, unreadable, counter[0]
+
+
+def _load_json(payload: bytes, origin: str) -> tuple[Any, int]:
+    """The parsed JSON and how many values nested deeper than `MAX_JSON_DEPTH` were cut to read it."""
     try:
-        data = json.loads(payload.decode("utf-8"))
+        text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(origin, f"OTLP/JSON is not UTF-8 (byte {exc.start})") from exc
+    try:
+        return _loads(text), 0
+    except RecursionError:  # nested past the parser's stack: cut the deep values first, then parse
+        text, cut = _cut_deep(text, MAX_JSON_DEPTH)
+        try:
+            return _loads(text), cut
+        except (RecursionError, ValueError) as exc:
+            raise InputError(origin, f"OTLP/JSON nested too deeply to read ({exc})") from exc
     except json.JSONDecodeError as exc:
         raise InputError(
             origin, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
-    key = "resourceLogs" if cls is ExportLogsServiceRequest else "resourceSpans"
-    snake = "resource_logs" if cls is ExportLogsServiceRequest else "resource_spans"
-    if not isinstance(data, dict) or (key not in data and snake not in data):
-        raise InputError(origin, f"JSON that is not OTLP: expected an object with '{key}'")
-    try:
-        return json_format.ParseDict(_hex_ids_to_base64(data, origin), cls(), ignore_unknown_fields=True)
-    except json_format.ParseError as exc:
-        raise InputError(origin, f"not valid OTLP/JSON: {exc}") from exc
+    except ValueError as exc:
+        raise InputError(origin, f"unreadable JSON: {exc}") from exc
 
 
-def _hex_ids_to_base64(value: Any, origin: str) -> Any:
-    """OTLP/JSON writes ids as hex; protobuf's JSON mapping expects base64 for bytes."""
+def _loads(text: str) -> Any:
+    # integers past Python's 4300-digit conversion limit become floats (inf): a field that must be an
+    # integer then fails for that span alone, instead of failing the whole request
+    return json.loads(text, parse_int=lambda s: int(s) if len(s) <= 4000 else float(s))
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _cut_deep(text: str, max_depth: int) -> tuple[str, int]:
+    """Replace every JSON object or array that opens deeper than `max_depth` with an empty one (an
+    OTLP AnyValue without a value); linear, no recursion. Returns the text and how many were cut."""
+    out: list[str] = []
+    depth = last = cut = 0
+    skip_from = -1
+    opener = "{"
+    for m in _JSON_TOKENS.finditer(text):
+        token = m.group()
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            if depth == max_depth + 1 and skip_from < 0:
+                skip_from, opener = m.start(), token
+        else:
+            if depth == max_depth + 1 and skip_from >= 0:
+                out += [text[last:skip_from], "{}" if opener == "{" else "[]"]
+                last, skip_from, cut = m.end(), -1, cut + 1
+            depth -= 1
+    out.append(text[last:])
+    return "".join(out), cut
+
+
+def _hex_ids(value: Any, counter: list[int], where: str = "", depth: int = 0) -> Any:
+    """OTLP/JSON writes ids as hex; protobuf's JSON mapping expects base64 for bytes. Values nested
+    deeper than `MAX_JSON_DEPTH` are cut to an empty value and counted (protobuf refuses past 100)."""
+    if depth > MAX_JSON_DEPTH and isinstance(value, (dict, list)):
+        counter[0] += 1
+        return {} if isinstance(value, dict) else []
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
@@ -165,12 +297,12 @@ def _hex_ids_to_base64(value: Any, origin: str) -> Any:
                 try:
                     out[k] = base64.b64encode(bytes.fromhex(v)).decode("ascii")
                 except ValueError as exc:
-                    raise InputError(origin, f"field '{k}': {v!r} is not a hex id") from exc
+                    raise InputError(where, f"field '{k}': {_short(repr(v), 80)} is not a hex id") from exc
             else:
-                out[k] = _hex_ids_to_base64(v, origin)
+                out[k] = _hex_ids(v, counter, where, depth + 1)
         return out
     if isinstance(value, list):
-        return [_hex_ids_to_base64(v, origin) for v in value]
+        return [_hex_ids(v, counter, where, depth + 1) for v in value]
     return value
 
 

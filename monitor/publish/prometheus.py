@@ -65,7 +65,10 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_pipeline_scoring_seconds", "histogram", (), "Time to score one closed conversation.", SECONDS_BUCKETS),
     Spec("aem_pipeline_requests_total", "counter", ("outcome",), "OTLP requests and replayed payloads by outcome (accepted, rejected)."),
     Spec("aem_pipeline_spans_total", "counter", ("convention",), "Decoded spans by the convention adapter that read them.", scrape=True),
-    Spec("aem_pipeline_spans_rejected_total", "counter", ("reason",), "Spans or values not used, by reason (no_id, value_truncated, dropped_over_cap).", scrape=True),
+    Spec("aem_pipeline_spans_rejected_total", "counter", ("reason",), "Spans or values not used, by reason (no_id, unreadable, value_truncated, dropped_over_cap).", scrape=True),
+    Spec("aem_pipeline_errors_total", "counter", ("stage",), "Inputs a stage failed on (decode, normalize, score, publish, kafka): the payload is refused or dead-lettered, or the conversation reported unscored with the reason.", scrape=True),
+    Spec("aem_receiver_connections_closed_total", "counter", ("reason",), "HTTP connections the receivers closed to stay available: header_timeout (no request headers in server.header_timeout_s), evicted (shed for a new one at server.max_connections), refused.", scrape=True),
+    Spec("aem_pipeline_spans_time_clamped_total", "counter", (), "Spans whose timestamps lay further from their arrival than windows.max_future_s / max_past_s allow, clamped to the bound (event time never moves the clock).", scrape=True),
     Spec("aem_pipeline_open_conversations", "gauge", (), "Conversations currently open (not yet reported).", scrape=True),
     Spec("aem_pipeline_open_spans", "gauge", (), "Spans held by open conversations.", scrape=True),
     Spec("aem_pipeline_evictions_total", "counter", (), "Conversations reported early because the open-conversation cap was reached.", scrape=True),
@@ -260,9 +263,29 @@ class PipelineCollector(Collector):
             labels=["reason"],
         )
         rejected.add_metric(["no_id"], s.get("spans_rejected_no_id", 0))
+        rejected.add_metric(["unreadable"], s.get("spans_rejected_unreadable", 0))
         rejected.add_metric(["value_truncated"], s.get("attribute_values_truncated", 0))
         rejected.add_metric(["dropped_over_cap"], s.get("spans_dropped", 0))
         yield rejected
+        errors = CounterMetricFamily(
+            "aem_pipeline_errors", _BY_NAME["aem_pipeline_errors_total"].help, labels=["stage"]
+        )
+        for stage in ("decode", "normalize", "score", "publish", "kafka"):
+            errors.add_metric([stage], s.get(f"pipeline_errors:{stage}", 0))
+        yield errors
+        closed = CounterMetricFamily(
+            "aem_receiver_connections_closed",
+            _BY_NAME["aem_receiver_connections_closed_total"].help,
+            labels=["reason"],
+        )
+        for reason in ("header_timeout", "evicted", "refused"):
+            closed.add_metric([reason], s.get(f"connections_closed:{reason}", 0))
+        yield closed
+        yield CounterMetricFamily(
+            "aem_pipeline_spans_time_clamped",
+            _BY_NAME["aem_pipeline_spans_time_clamped_total"].help,
+            value=s.get("spans_time_clamped", 0),
+        )
         yield GaugeMetricFamily(
             "aem_pipeline_open_conversations",
             _BY_NAME["aem_pipeline_open_conversations"].help,

@@ -1,7 +1,9 @@
 """Redaction of report values before they leave the process. Pure.
 
-Configured by `redaction` (see config.RedactionConfig): argument/result keys whose name matches
-`key_patterns` have their whole value replaced; string contents matching `value_patterns` (emails,
+Configured by `redaction` (see config.RedactionConfig): keys inside arguments, results, messages and
+details (`CONTENT_KEYS`) whose name matches `key_patterns` have their whole value replaced, and so
+do the gold and predicted values of a comparison whose field matches (the report's own keys, such as
+`input_tokens`, are never matched); string contents matching `value_patterns` (emails,
 card numbers, … by default) are replaced where they occur, in arguments, results, replies, gold and
 predicted values, and failure details alike. The replacement keeps the pattern's name
 (`[redacted:email]`) so a reviewer still sees what kind of value was there. Metric labels never carry
@@ -15,6 +17,9 @@ import re
 from typing import Any
 
 from monitor.config import RedactionConfig
+
+#: report keys whose values are what the agent and its tools exchanged: key patterns apply below them
+CONTENT_KEYS = frozenset({"args", "arguments", "result", "results", "messages", "details"})
 
 
 class Redactor:
@@ -36,15 +41,25 @@ class Redactor:
         self._secret: dict[str, bool] = {}
 
     def __call__(self, value: Any) -> Any:
-        return self._walk(value) if self.enabled else value
+        return self._walk(value, False) if self.enabled else value
 
-    def _walk(self, value: Any) -> Any:
+    def _walk(self, value: Any, content: bool) -> Any:
+        """`content`: inside what the agent and its tools exchanged (CONTENT_KEYS), where key patterns
+        apply; the report's own keys (`input_tokens`, …) are never taken for secrets."""
         if isinstance(value, dict):
-            return {
-                k: (f"[redacted:{k}]" if self._secret_key(k) else self._walk(v)) for k, v in value.items()
-            }
+            field = value.get("field")
+            secret_field = isinstance(field, str) and self._secret_key(field)  # a comparison of a secret
+            out = {}
+            for k, v in value.items():
+                if content and self._secret_key(k):
+                    out[k] = f"[redacted:{k}]"
+                elif secret_field and k in ("gold", "predicted"):
+                    out[k] = f"[redacted:{field}]"
+                else:
+                    out[k] = self._walk(v, content or k in CONTENT_KEYS)
+            return out
         if isinstance(value, list):
-            return [self._walk(v) for v in value]
+            return [self._walk(v, content) for v in value]
         if (
             isinstance(value, str)
             and self._values

@@ -153,6 +153,15 @@ def _semantic_problems(dialog: Dialog) -> list[str]:
     duplicates = sorted({n for n in numbers if numbers.count(n) > 1})
     if duplicates:
         problems.append(f"field 'turn_no': duplicate turn numbers {duplicates}")
+    schemas = dialog.metadata.get("tool_schemas")
+    if schemas is not None and not (
+        isinstance(schemas, dict) and all(isinstance(v, dict) for v in schemas.values())
+    ):
+        problems.append(
+            "field 'metadata.tool_schemas': must map each tool name to a JSON Schema object, "
+            f"got {_type(schemas)}"
+            + ("" if not isinstance(schemas, dict) else " with a value that is not an object")
+        )
     known = set(numbers)
     for t in dialog.turns:
         at = f"turn {t.turn_no}"

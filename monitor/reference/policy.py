@@ -9,13 +9,15 @@ tool results, duplicate-call limits and the expected behaviour after a tool erro
 
 Conditions are CEL expressions (Common Expression Language, via cel-python): no code execution, no
 side effects. To keep evaluation cost bounded, the loader rejects comprehension macros (`map`,
-`filter`, `all`, `exists`, `exists_one`), expressions over 500 characters or 200 parse nodes, and
-variables other than `result` and `args`. Every error names the file, line and key, all at once.
+`filter`, `all`, `exists`, `exists_one`; found on the parse tree, so comments cannot hide them),
+expressions over 500 characters or 200 parse nodes, and variables other than `result` and `args`;
+scoring refuses to evaluate a condition whose cost (parse nodes x JSON values in the call's result
+and arguments) is over `MAX_CONDITION_COST`, and the conversation is reported unscored with why.
+Every error names the file, line and key, all at once.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,7 +32,9 @@ from monitor.errors import ConfigError
 _POLICY = ConfigDict(frozen=True, extra="forbid")
 MAX_EXPRESSION_CHARS = 500
 MAX_EXPRESSION_NODES = 200
-_MACROS = re.compile(r"\.\s*(map|filter|all|exists|exists_one)\s*\(")
+_MACROS = frozenset({"map", "filter", "all", "exists", "exists_one"})
+#: evaluation budget: parse nodes x JSON values in the call's result and arguments (see score/policy)
+MAX_CONDITION_COST = 2_000_000
 _VARIABLES = {"result", "args"}
 
 
@@ -151,14 +155,22 @@ def check_expression(expression: str) -> None:
 
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ValueError(f"expression longer than {MAX_EXPRESSION_CHARS} characters")
-    if _MACROS.search(expression):
-        raise ValueError(
-            "comprehension macros (map, filter, all, exists, exists_one) are not allowed: they make cost unbounded"
-        )
     try:
         tree = celpy.Environment().compile(expression)
     except celpy.celparser.CELParseError as exc:
         raise ValueError(f"not a valid CEL expression: {str(exc).splitlines()[0]}") from None
+    # on the parse tree, not the text: comments and line breaks (`items.//\nmap(…)`) cannot hide a call
+    calls = {
+        str(tok)
+        for sub in tree.iter_subtrees()
+        if sub.data in ("member_dot_arg", "ident_arg")
+        for tok in sub.children
+        if not hasattr(tok, "data")
+    }
+    if calls & _MACROS:
+        raise ValueError(
+            "comprehension macros (map, filter, all, exists, exists_one) are not allowed: they make cost unbounded"
+        )
     nodes = sum(1 for _ in tree.iter_subtrees())
     if nodes > MAX_EXPRESSION_NODES:
         raise ValueError(f"expression too large ({nodes} parse nodes, at most {MAX_EXPRESSION_NODES})")

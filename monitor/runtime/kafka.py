@@ -2,30 +2,47 @@
 
 Ingest (group `kafka.ingest_group`): reads `kafka.input_topic` as the Collector's Kafka exporter
 writes it (one ExportTraceServiceRequest per message, `otlp_proto` or `otlp_json`, detected per
-message, any key), decodes and normalizes, and produces every span, keyed by its conversation id, to
-`kafka.internal_topic` (the repartition pattern: a conversation then lives on exactly one scoring
-replica). Spans without a conversation id take the conversation of their trace when this ingest
-replica has seen it named, else `trace:<id>`. Exporters send a trace's children before its root (the
-root ends last), often in another request, and only the root may carry the conversation id: so the
-first time an ingest replica sees a trace named, it also produces a *link* (`aem.kind: link`, keyed
-`trace:<id>`) to the replica that holds that trace's early spans, which sends them on under their
-conversation's key (and forwards later ones straight away). Poison messages (undecodable, oversized) go to
-`kafka.dead_letter_topic` with headers `aem.error`, `aem.source.topic`, `aem.source.partition`,
-`aem.source.offset`; they never stop the consumer. Offsets are committed after the produced spans
-are flushed (at-least-once; the scoring stage drops re-delivered spans by span id).
+message, any key), decodes and normalizes (with the `normalize` settings, as `run` does), and produces
+every span, keyed by its conversation id, to `kafka.internal_topic` (the repartition pattern: a
+conversation then lives on exactly one scoring replica); a conversation's end marker is produced after
+the rest of its spans from the same request, so it cannot close the conversation before them. Spans
+without a conversation id take the conversation of their trace when this ingest replica has seen it
+named, else `trace:<id>`. Exporters send a trace's children before its root (the root ends last),
+often in another request, and only the root may carry the conversation id: so the first time an
+ingest replica sees a trace named, it also produces a *link* (`aem.kind: link`, keyed `trace:<id>`)
+to the replica that holds that trace's early spans, which sends them on under their conversation's
+key (and forwards later ones straight away).
+
+Poison never stops a stage (a restart would only meet it again): a message that cannot be decoded, is
+oversized, or makes a stage fail goes to `kafka.dead_letter_topic` with headers `aem.error`,
+`aem.source.topic`, `aem.source.partition`, `aem.source.offset`, and is counted
+(`aem_kafka_dead_letters_total`, `aem_pipeline_errors_total{stage="kafka"}`); a message with some
+unreadable spans is processed for the rest and a copy naming them is dead-lettered; a span that fails
+normalization travels marked and its conversation is reported unscored with the reason. Offsets are
+committed (also on revoke, before the partitions move) after the produced spans are flushed
+(at-least-once; the scoring stage drops re-delivered spans by span id).
 
 Score (group `kafka.score_group`): reads the internal topic into the same `Pipeline` as `run` and
-`replay`, and writes each report to `kafka.results_topic`, keyed by conversation id, with headers
-`aem.version`, `aem.spans` and `aem.replica`. Offsets, per partition, are committed only up to the oldest message
-of a conversation not yet reported (the low watermark of open state), so a crash or rebalance
-re-reads what was in flight and nothing is lost. A reported conversation keeps holding its offsets
-for `windows.late_grace_s`, so late spans — or a new owner after a crash — re-score it whole. A
-report always covers every span seen so far, so consumers keep, per key, the report with the most
-`aem.spans`, then the highest `aem.version`, then the last one. Versions restart at 1 on a new owner,
-so `version` alone would let an old owner's partial report win over a new owner's complete one. On revoke: commit what is
-safe, drop the revoked partitions' open conversations (the new owner re-reads them); on assign:
-start clean. When open conversations reach `kafka.pause_at_open` of `windows.max_open`, the input
-partitions are paused until half of that drains. Consumer lag is exported as a metric.
+`replay`, one consumed batch at a time, and writes each report to `kafka.results_topic`, keyed by
+conversation id, with headers `aem.version`, `aem.spans` and `aem.replica`, plus a version note
+(`aem.kind: version`) on the conversation's own internal partition. Offsets, per partition, are
+committed only up to the oldest message of a conversation not yet reported (the low watermark of open
+state), so a crash or rebalance re-reads what was in flight and nothing is lost. A reported
+conversation keeps holding its offsets for `windows.late_grace_s`, so late spans — or a new owner
+after a crash — re-score it whole. On assign, each partition is re-read up to where it ended at
+assignment before any conversation with spans on it may close (end marker, inactivity or age), so a
+re-read conversation is rebuilt whole, with its link messages and its earlier owner's version notes,
+and its next report continues the versions (monotonic across owners). If open conversations reach the
+pause threshold first, the wait is cut short (`kafka_re_reads_cut_short`) rather than wedge the stage.
+A link message holds its offset for `late_grace_s` too: an ingest replica killed before its commit
+sends a trace's early spans again, and whoever reads them must have read the link. A report always
+covers every span seen so far, so consumers keep, per key, the report with the most `aem.spans`, then the highest
+`aem.version`, then the last one. On revoke: commit what is safe, drop the revoked partitions' open
+conversations (the new owner re-reads them) and their lag gauges; on assign: start clean. On
+shutdown, open conversations are not flushed (that would report them cut): what is safe is
+committed, and the partition's next owner rebuilds and reports them. When open
+conversations reach `kafka.pause_at_open` of `windows.max_open`, the input partitions are paused until
+half of that drains. Consumer lag is exported for owned partitions only.
 
 Manual commits only (`enable.auto.commit=false`), cooperative-sticky assignment, idempotent
 producer; any librdkafka setting passes through from `kafka.librdkafka` (values are secrets).
@@ -45,12 +62,11 @@ from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
-from monitor.config import KafkaConfig
+from monitor.config import KafkaConfig, NormalizeConfig
 from monitor.decode.otlp import decode_request
 from monitor.errors import InputError
 from monitor.model import AgentSpan
-from monitor.normalize import normalize_span
-from monitor.runtime.pipeline import Pipeline
+from monitor.runtime.pipeline import Pipeline, normalize_spans
 
 log = logging.getLogger(__name__)
 BATCH = 500  # messages taken per consume() call
@@ -84,16 +100,17 @@ def ensure_topics(config: KafkaConfig) -> None:
 
 
 class IngestStage:
-    def __init__(self, config: KafkaConfig, replica: str, stats: Any) -> None:
+    def __init__(self, config: KafkaConfig, replica: str, stats: Any, normalize: NormalizeConfig) -> None:
         self.config = config
         self.stats = stats
+        self.normalize = normalize
         self.consumer, self.producer = _clients(config, config.ingest_group, f"{replica}-ingest")
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # a trace here named for the first time: link
         self._last_commit = time.monotonic()
         self._pending = False
 
     def run(self, stop: threading.Event) -> None:
-        self.consumer.subscribe([self.config.input_topic])
+        self.consumer.subscribe([self.config.input_topic], on_revoke=self._on_revoke)
         try:
             while not stop.is_set():
                 for msg in self.consumer.consume(num_messages=BATCH, timeout=0.5):
@@ -107,23 +124,43 @@ class IngestStage:
         if not _usable(msg, "ingest"):
             return
         self._pending = True
+        try:
+            self._repartition(msg)
+        except Exception as exc:  # one message must never stop the stage (a restart would meet it again)
+            _count(self.stats, "pipeline_errors:kafka")
+            dead_letter(
+                self.producer, self.config, msg, f"ingest failed: {type(exc).__name__}: {exc}", self.stats
+            )
+
+    def _repartition(self, msg: Message) -> None:
         origin = f"{msg.topic()}/{msg.partition()}@{msg.offset()}"
         value = msg.value() or b""
         if len(value) > self.config.max_message_bytes:
-            self._dead_letter(msg, f"message of {len(value)} bytes exceeds kafka.max_message_bytes")
+            error = f"message of {len(value)} bytes exceeds kafka.max_message_bytes"
+            dead_letter(self.producer, self.config, msg, error, self.stats)
             return
         try:
             decoded = decode_request(value, _content_type(self.config.input_encoding, value), origin)
         except InputError as exc:
-            self._dead_letter(msg, exc.message)
+            dead_letter(self.producer, self.config, msg, exc.message, self.stats)
             return
-        named = [normalize_span(s) for s in decoded.spans]
+        if decoded.unreadable:  # the rest of the message goes on; a copy names the spans not used
+            _count(self.stats, "spans_rejected_unreadable", len(decoded.unreadable))
+            error = (
+                f"{len(decoded.unreadable)} spans not used (the rest was processed): {decoded.unreadable[0]}"
+            )
+            dead_letter(self.producer, self.config, msg, error, self.stats)
+        named = normalize_spans(
+            decoded.spans, self.normalize, lambda stage, exc: _count(self.stats, f"pipeline_errors:{stage}")
+        )
         for n in named:  # learn which conversation each trace belongs to before keying
             if n.conversation_id:
                 if n.span.trace_id not in self.trace_owner:
                     self._link(n.span.trace_id, n.conversation_id)
                 _remember(self.trace_owner, n.span.trace_id, n.conversation_id)
-        for n in named:
+        # end markers last: one conversation's spans keep their order on its partition, so its marker
+        # reaches the score stage after the rest of the request it came with
+        for n in sorted(named, key=lambda n: n.end_marker):
             key = n.conversation_id or self.trace_owner.get(n.span.trace_id) or f"trace:{n.span.trace_id}"
             if not n.conversation_id:
                 n = n.model_copy(update={"conversation_id": key})
@@ -131,7 +168,7 @@ class IngestStage:
                 self.config.internal_topic, key=key.encode(), value=n.model_dump_json(by_alias=True).encode()
             )
         self.producer.poll(0)
-        self.stats["kafka_spans_repartitioned"] = self.stats.get("kafka_spans_repartitioned", 0) + len(named)
+        _count(self.stats, "kafka_spans_repartitioned", len(named))
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
         """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
@@ -141,15 +178,16 @@ class IngestStage:
             headers=[("aem.kind", b"link")],
         )  # fmt: skip
 
-    def _dead_letter(self, msg: Message, error: str) -> None:
-        headers: list[tuple[str, str | bytes | None]] = [
-            ("aem.error", error.encode()), ("aem.source.topic", str(msg.topic()).encode()),
-            ("aem.source.partition", str(msg.partition()).encode()), ("aem.source.offset", str(msg.offset()).encode()),
-        ]  # fmt: skip
-        self.producer.produce(
-            self.config.dead_letter_topic, key=msg.key(), value=msg.value(), headers=headers
-        )
-        self.stats["kafka_dead_letters"] = self.stats.get("kafka_dead_letters", 0) + 1
+    def _on_revoke(self, consumer: Any, partitions: list[TopicPartition]) -> None:
+        """Commit what was repartitioned before the partitions move: a new owner re-reading it would
+        send spans again, keyed by a trace it has not seen named (their link long passed)."""
+        if not self._pending or self.producer.flush(30):
+            return
+        try:
+            consumer.commit(asynchronous=False)
+            self._pending = False
+        except KafkaException as exc:
+            log.warning("ingest commit on revoke failed: %s", exc)
 
     def _maybe_commit(self) -> None:
         if self._pending and time.monotonic() - self._last_commit >= self.config.commit_interval_s:
@@ -171,22 +209,40 @@ class IngestStage:
         self._last_commit = time.monotonic()
 
 
+def dead_letter(producer: Producer, config: KafkaConfig, msg: Message, error: str, stats: Any) -> None:
+    """The message, as it was, to `kafka.dead_letter_topic`, with where it came from and why."""
+    headers: list[tuple[str, str | bytes | None]] = [
+        ("aem.error", error[:2000].encode()), ("aem.source.topic", str(msg.topic()).encode()),
+        ("aem.source.partition", str(msg.partition()).encode()), ("aem.source.offset", str(msg.offset()).encode()),
+    ]  # fmt: skip
+    producer.produce(config.dead_letter_topic, key=msg.key(), value=msg.value(), headers=headers)
+    _count(stats, "kafka_dead_letters")
+
+
+def _count(stats: Any, key: str, n: int = 1) -> None:
+    stats[key] = stats.get(key, 0) + n
+
+
 class ScoreStage:
     def __init__(self, config: KafkaConfig, replica: str, pipeline: Pipeline) -> None:
         self.config = config
         self.replica = replica
         self.pipeline = pipeline
         self.consumer, self.producer = _clients(config, config.score_group, f"{replica}-score")
-        self.open_at: dict[str, tuple[int, int]] = {}  # conversation -> (partition, first offset)
+        # conversation -> {partition: first offset}: a conversation merged from its trace's early spans
+        # can hold offsets on two partitions
+        self.open_at: dict[str, dict[int, int]] = {}
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
-        self.held: dict[str, tuple[int, int, float]] = {}  # reported, still within late_grace_s
+        self.held: dict[str, tuple[dict[int, int], float]] = {}  # reported, still within late_grace_s
         self.consumed: dict[int, int] = {}  # partition -> next offset to read
         self.committed: dict[int, int] = {}
+        self.catching_up: dict[int, int] = {}  # partition -> its end when assigned, until read up to it
         self.paused = False
         self._last_commit = time.monotonic()
         self._lock = threading.Lock()
         pipeline.sink = self._publish
         pipeline.on_close = self._closed
+        pipeline.hold = self._re_reading
 
     def run(self, stop: threading.Event, tick: Callable[[], None]) -> None:
         self.consumer.subscribe(
@@ -198,8 +254,7 @@ class ScoreStage:
         last_tick = last_lag = 0.0
         try:
             while not stop.is_set():
-                for msg in self.consumer.consume(num_messages=BATCH, timeout=0.2):
-                    self._handle(msg)
+                self._feed(self.consumer.consume(num_messages=BATCH, timeout=0.2))
                 if time.monotonic() - last_tick >= self.pipeline.config.server.tick_s:
                     tick()
                     last_tick = time.monotonic()
@@ -209,53 +264,79 @@ class ScoreStage:
                     last_lag = time.monotonic()
                 if time.monotonic() - self._last_commit >= self.config.commit_interval_s:
                     self._commit()
-            self.pipeline.flush("shutdown")
+            # no flush of open conversations: reported now they would be cut (and a `trace:` one a
+            # fragment); their offsets stay uncommitted, so the partition's next owner rebuilds them whole
             self._commit()
         finally:
             self.producer.flush(30)
             self.consumer.close()
 
-    def _handle(self, msg: Message) -> None:
-        if not _usable(msg, "score"):
-            return
-        partition, offset = msg.partition(), msg.offset()
-        assert partition is not None and offset is not None, "a consumed message has a partition and offset"
-        if ("aem.kind", b"link") in (msg.headers() or []):
-            self._follow_link(msg.value() or b"")
+    def _feed(self, messages: list[Message]) -> None:
+        """One consumed batch into the pipeline at once, so an end marker closes its conversation only
+        after the rest of the batch (its request) is in; links and version notes apply in order."""
+        spans: list[AgentSpan] = []
+        for msg in messages:
+            if not _usable(msg, "score"):
+                continue
+            partition, offset = msg.partition(), msg.offset()
+            assert partition is not None and offset is not None, (
+                "a consumed message has a partition and offset"
+            )
+            header = dict(msg.headers() or []).get("aem.kind")
+            kind = header.encode() if isinstance(header, str) else header
+            try:
+                if kind is not None:
+                    self._ingest(spans)  # what came before a link or note is in before it applies
+                    spans = []
+                    self._control(kind, msg.value() or b"", partition, offset)
+                else:
+                    span = self._span(msg, partition, offset)
+                    if span is not None:
+                        spans.append(span)
+            except Exception as exc:  # a message the stage cannot use: dead-lettered, never a crash loop
+                _count(self.pipeline.stats, "pipeline_errors:kafka")
+                dead_letter(
+                    self.producer, self.config, msg, f"{type(exc).__name__}: {exc}", self.pipeline.stats
+                )
             with self._lock:
                 self.consumed[partition] = offset + 1
-            return
-        try:
-            span = AgentSpan.model_validate_json(msg.value() or b"")
-        except ValueError as exc:
-            log.warning(
-                "score: skipping unreadable span at %s/%s@%s: %s", msg.topic(), partition, offset, exc
-            )
-            self.consumed[partition] = offset + 1
-            return
+        self._ingest(spans)
+        self._tidy()
+
+    def _ingest(self, spans: list[AgentSpan]) -> None:
+        if spans:
+            self.pipeline.ingest_spans(spans)
+
+    def _span(self, msg: Message, partition: int, offset: int) -> AgentSpan | None:
+        span = AgentSpan.model_validate_json(msg.value() or b"")  # unreadable: raises, dead-lettered
         cid = span.conversation_id or f"trace:{span.span.trace_id}"
         if cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
             owner = self.links.get(span.span.trace_id)
             if owner is not None:  # named elsewhere: on to its replica
                 self._forward([span], owner)
-                with self._lock:
-                    self.consumed[partition] = offset + 1
-                return
+                return None
             # unnamed for the window store too, so it joins its trace's conversation if that is here
             span = span.model_copy(update={"conversation_id": None})
             cid = self.pipeline.store.trace_owner.get(span.span.trace_id) or cid
         with self._lock:
-            self.open_at.setdefault(cid, (partition, offset))
-            self.consumed[partition] = offset + 1
-        self.pipeline.ingest_spans([span])
+            self.open_at.setdefault(cid, {}).setdefault(partition, offset)
+        return span
 
-    def _follow_link(self, value: bytes) -> None:
-        try:
-            link = json.loads(value)
-            trace_id, owner = str(link["trace_id"]), str(link["conversation_id"])
-        except (ValueError, KeyError, TypeError) as exc:
-            log.warning("score: skipping unreadable link message: %s", exc)
-            return
+    def _control(self, kind: bytes, value: bytes, partition: int, offset: int) -> None:
+        data = json.loads(value)
+        if kind == b"link":
+            self._follow_link(str(data["trace_id"]), str(data["conversation_id"]))
+            if self.pipeline.config.windows.late_grace_s > 0:
+                # a link is held like a reported conversation: an ingest replica killed before its commit
+                # sends the trace's early spans again, and whoever re-reads them must re-read the link too
+                with self._lock:
+                    self.held[f"link:{data['trace_id']}"] = ({partition: offset}, time.monotonic())
+        elif kind == b"version":  # a report of this conversation, by this or an earlier owner
+            self.pipeline.note_version(str(data["conversation_id"]), int(data["version"]))
+        else:
+            raise ValueError(f"unknown aem.kind {kind!r}")
+
+    def _follow_link(self, trace_id: str, owner: str) -> None:
         _remember(self.links, trace_id, owner)
         held = self.pipeline.take(f"trace:{trace_id}")
         if held:
@@ -274,23 +355,56 @@ class ScoreStage:
         self.producer.poll(0)
         self.pipeline.stats["kafka_spans_forwarded"] += len(spans)
 
+    def _tidy(self) -> None:
+        """`trace:` entries whose spans the window store merged into their named conversation hand their
+        offsets to it (they used to stay forever); partitions read up to their end stop holding closes."""
+        store = self.pipeline.store
+        with self._lock:
+            for cid in [c for c in self.open_at if c.startswith("trace:") and c not in store.open]:
+                offsets = self.open_at.pop(cid)
+                owner = store.trace_owner.get(cid.removeprefix("trace:"))
+                if owner is not None and owner in store.open:
+                    into = self.open_at.setdefault(owner, {})
+                    for partition, first in offsets.items():
+                        into[partition] = min(into.get(partition, first), first)
+            for partition, end in list(self.catching_up.items()):
+                if self.consumed.get(partition, -1) >= end:
+                    del self.catching_up[partition]
+                    log.info(
+                        "score: partition %d re-read up to %d; its conversations may close", partition, end
+                    )
+
+    def _re_reading(self, conversation_id: str) -> bool:
+        """A conversation with spans on a partition not yet re-read to where it ended when this replica
+        got it must not close: the rest of it (and its earlier owner's version) may still be behind."""
+        if not self.catching_up:
+            return False
+        return any(p in self.catching_up for p in self.open_at.get(conversation_id, {}))
+
     def _closed(self, conversation_id: str) -> None:
-        """A reported conversation keeps its first offset for `late_grace_s`: a late span, or a new owner after
-        a crash or rebalance, then re-reads the whole conversation instead of only what came after."""
+        """A reported conversation keeps its first offsets for `late_grace_s`: a late span, or a new owner
+        after a crash or rebalance, then re-reads the whole conversation instead of only what came after."""
         with self._lock:
             where = self.open_at.pop(conversation_id, None)
             if where is not None and self.pipeline.config.windows.late_grace_s > 0:
-                self.held[conversation_id] = (*where, time.monotonic())
+                self.held[conversation_id] = (where, time.monotonic())
 
     def _publish(self, report: dict[str, Any]) -> None:
+        cid, version = str(report["conversation_id"]), int(report.get("version", 1))
         headers: list[tuple[str, str | bytes | None]] = [
-            ("aem.version", str(report.get("version", 1)).encode()),
+            ("aem.version", str(version).encode()),
             ("aem.spans", str(report.get("spans", 0)).encode()),
             ("aem.replica", self.replica.encode()),
         ]
         self.producer.produce(
-            self.config.results_topic, key=str(report["conversation_id"]).encode(),
+            self.config.results_topic, key=cid.encode(),
             value=json.dumps(report, ensure_ascii=False).encode(), headers=headers,
+        )  # fmt: skip
+        # a note on the conversation's own partition: a later owner re-reading it continues the versions
+        self.producer.produce(
+            self.config.internal_topic, key=cid.encode(),
+            value=json.dumps({"conversation_id": cid, "version": version}).encode(),
+            headers=[("aem.kind", b"version")],
         )  # fmt: skip
         self.producer.poll(0)
 
@@ -300,17 +414,15 @@ class ScoreStage:
         grace = self.pipeline.config.windows.late_grace_s
         now = time.monotonic()
         with self._lock:
-            for cid in [c for c, (_, _, at) in self.held.items() if now - at > grace]:
+            for cid in [c for c, (_, at) in self.held.items() if now - at > grace]:
                 del self.held[cid]
             safe = dict(self.consumed)
-            for partition, first, _ in self.held.values():
-                if partition in safe:
-                    safe[partition] = min(safe[partition], first)
-            for cid, (partition, first) in self.open_at.items():
-                if cid not in still_open:
-                    continue
-                if partition in safe:
-                    safe[partition] = min(safe[partition], first)
+            holding = [where for where, _ in self.held.values()]
+            holding += [where for cid, where in self.open_at.items() if cid in still_open]
+            for where in holding:
+                for partition, first in where.items():
+                    if partition in safe:
+                        safe[partition] = min(safe[partition], first)
         return safe
 
     def _commit(self, only: set[int] | None = None) -> None:
@@ -332,6 +444,22 @@ class ScoreStage:
             log.warning("score commit failed (will retry): %s", exc)
 
     def _on_assign(self, consumer: Any, partitions: list[TopicPartition]) -> None:
+        """Re-read each new partition to where it ends now before its conversations may close."""
+        try:
+            committed = {tp.partition: tp.offset for tp in consumer.committed(partitions, timeout=5)}
+        except KafkaException:
+            committed = {}
+        for tp in partitions:
+            try:
+                _, end = consumer.get_watermark_offsets(tp, timeout=5, cached=False)
+            except KafkaException as exc:
+                log.warning(
+                    "score: no end offset for partition %d (%s); not waiting to re-read it", tp.partition, exc
+                )
+                continue
+            if end > max(0, committed.get(tp.partition, 0)):  # something to re-read
+                with self._lock:
+                    self.catching_up[tp.partition] = end
         log.info("score: assigned %s", [p.partition for p in partitions])
 
     def _on_revoke(self, consumer: Any, partitions: list[TopicPartition]) -> None:
@@ -344,15 +472,23 @@ class ScoreStage:
         self._drop({p.partition for p in partitions})
 
     def _drop(self, partitions: set[int]) -> None:
+        """Forget what the revoked partitions held. A conversation with offsets on a partition it keeps
+        stays (dropping it would release that partition's offsets and lose it); the others go."""
         with self._lock:
-            gone = [cid for cid, (p, _) in self.open_at.items() if p in partitions]
+            gone = [cid for cid, where in self.open_at.items() if where and set(where) <= partitions]
             for cid in gone:
                 self.open_at.pop(cid, None)
-            for cid in [c for c, (p, _, _) in self.held.items() if p in partitions]:
+            for where in self.open_at.values():
+                for p in partitions & set(where):
+                    del where[p]
+            for cid in [c for c, (where, _) in self.held.items() if set(where) & partitions]:
                 del self.held[cid]
             for p in partitions:
                 self.consumed.pop(p, None)
                 self.committed.pop(p, None)
+                self.catching_up.pop(p, None)
+                # the autoscaler reads lag: a partition this replica no longer owns has none here
+                self.pipeline.stats.pop(f"kafka_lag:{self.config.score_group}:{p}", None)
         self.pipeline.drop(gone)
 
     def _backpressure(self) -> None:
@@ -363,6 +499,11 @@ class ScoreStage:
             self.consumer.pause(assignment)
             self.paused = True
             self.pipeline.stats["kafka_pauses"] += 1
+            if self.catching_up:  # paused, the re-read cannot finish: stop holding closes, or nothing drains
+                with self._lock:
+                    self.catching_up.clear()
+                self.pipeline.stats["kafka_re_reads_cut_short"] += 1
+                log.warning("score: open conversations at the cap while re-reading; closing without waiting")
         elif self.paused and open_now <= self.config.pause_at_open * limit / 2:
             self.consumer.resume(assignment)
             self.paused = False

@@ -1,14 +1,21 @@
 """The streaming pipeline: payloads in, conversation reports out. Wiring, no I/O of its own.
 
 decode → normalize → windows → (on close) score_conversation → redact → sink. Scoring sees the real
-values (a redacted email could not be compared); only what leaves the process is redacted. The same object runs under
-`replay` (files, watermark from the spans only, flushed at the end) and `run` (receivers on several
-threads call `ingest`; a timer calls `tick` with the wall clock; shutdown calls `flush`), so a recorded
-file and a live stream give the same reports. Thread-safe: one lock around state.
+values (a redacted email could not be compared); only what leaves the process is redacted. The same object
+runs under `replay`, `run` and the Kafka score stage, so a recorded file and a live stream give the same
+reports. Thread-safe: one lock around state.
 
-Bad input never stops it: an undecodable payload raises `InputError` to its receiver (which answers
-400) and is counted; a span that cannot be used is counted by reason; per-item problems are counters,
-not log lines (`stats`).
+Time: windows run on arrival (processing) time, from the injected `clock` (ns): `run` and Kafka pass the
+wall clock and call `tick` on a timer, so idle conversations close when traffic stops; `replay` passes a
+clock that stands still (its whole input arrives at once, in file order), so nothing closes by
+inactivity or age while reading and the rest closes at `flush`. Event time never moves the clock.
+
+Failure isolation: an undecodable payload raises `InputError` to its source (400, a bad-payload line, a
+dead letter); an exception nobody foresaw while decoding is turned into one. An exception while
+normalizing one span, or scoring one conversation, is counted (`pipeline_errors:<stage>`, exported as
+`aem_pipeline_errors_total{stage}`) and that conversation is reported unscored with the reason
+(`unscored_reason`); the rest of the request and of the stream go on. Per-item problems are counters,
+not log lines (the first of each kind is logged once).
 """
 
 from __future__ import annotations
@@ -16,21 +23,22 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from monitor.assemble.windows import Closed, WindowStore
-from monitor.config import ScoringConfig
+from monitor.assemble.windows import Closed, OpenConversation, WindowStore
+from monitor.config import NormalizeConfig, ScoringConfig
 from monitor.decode.otlp import decode_logs_request, decode_request
 from monitor.errors import InputError
-from monitor.model import AgentSpan, Dialog
+from monitor.model import AgentSpan, Dialog, Span
 from monitor.normalize import normalize_span
+from monitor.normalize.common import bare, identity
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.publish.redact import Redactor
 from monitor.reference.policy import Policy
-from monitor.score.conversation import score_conversation
+from monitor.score.conversation import ConversationReport, score_conversation
 from monitor.score.ladder import Ladder
 
 log = logging.getLogger(__name__)
@@ -42,6 +50,7 @@ class IngestResult:
     spans: int
     rejected: int
     reports: int
+    problems: tuple[str, ...] = ()  # why spans were rejected, each located
 
 
 class Pipeline:
@@ -53,6 +62,7 @@ class Pipeline:
         sink: Sink,
         metrics: MonitorMetrics | None = None,
         policies: Mapping[str, Policy] | None = None,
+        clock: Callable[[], int] = time.time_ns,
     ) -> None:
         self.config = config
         self.ladder = ladder
@@ -60,12 +70,14 @@ class Pipeline:
         self.sink = sink
         self.policies = dict(policies or {})
         self.on_close: Callable[[str], None] | None = None  # the Kafka stage releases offsets here
+        self.hold: Callable[[str], bool] | None = None  # Kafka: not yet closable (partition being re-read)
         self.store = WindowStore(config.windows)
         self.redact = Redactor(config.redaction)
         self.stats: Counter[str] = Counter()
-        self.watermark_ns = 0
+        self.clock = clock  # arrival (processing) time in ns; replay's stands still
         self._lock = threading.Lock()
         self._warned: set[str] = set()
+        self.failures: deque[str] = deque(maxlen=100)  # the latest conversations not scored by a fault
         self.metrics = metrics
         if metrics is not None:
             metrics.attach(self.snapshot)
@@ -79,22 +91,29 @@ class Pipeline:
         decode = decode_logs_request if signal == "logs" else decode_request
         try:
             decoded = decode(payload, content_type, origin)
-        except InputError as exc:
+        except Exception as exc:
+            error = exc if isinstance(exc, InputError) else self._unforeseen("decode", origin, exc)
             self.stats["requests_rejected"] += 1
             if self.metrics is not None:
                 self.metrics.observe_request(accepted=False)
-            self._warn_once("undecodable", f"rejecting undecodable payloads, e.g. {exc}")
-            raise
+            self._warn_once("undecodable", f"rejecting undecodable payloads, e.g. {error}")
+            if error is exc:
+                raise
+            raise error from exc
         if self.metrics is not None:
             self.metrics.observe_request(accepted=True)
         with self._lock:
-            self.stats["spans_received"] += len(decoded.spans) + len(decoded.rejected)
+            self.stats["spans_received"] += (
+                len(decoded.spans) + len(decoded.rejected) + len(decoded.unreadable)
+            )
             self.stats["spans_rejected_no_id"] += len(decoded.rejected)
+            self.stats["spans_rejected_unreadable"] += len(decoded.unreadable)
             self.stats["attribute_values_truncated"] += decoded.truncated_values
             if signal == "logs":
                 self.stats["log_records_ignored"] += decoded.ignored
-            reports = self._add([normalize_span(span, self.config.normalize) for span in decoded.spans])
-        return IngestResult(spans=len(decoded.spans), rejected=len(decoded.rejected), reports=reports)
+            reports = self._add(normalize_spans(decoded.spans, self.config.normalize, self._count_error))
+        problems = (*decoded.rejected, *decoded.unreadable)
+        return IngestResult(len(decoded.spans), len(problems), reports, problems)
 
     def ingest_spans(self, spans: list[AgentSpan]) -> int:
         """Add spans that an earlier stage already decoded and normalized (Kafka repartition topic)."""
@@ -103,21 +122,27 @@ class Pipeline:
             return self._add(spans)
 
     def _add(self, spans: list[AgentSpan]) -> int:
+        now = self.clock()
         closed: list[Closed] = []
         for agent_span in spans:
             self.stats[f"spans_{agent_span.convention}"] += 1
-            closed += self.store.add(agent_span)
-            self.watermark_ns = max(self.watermark_ns, agent_span.span.end_ns)
-        closed += self.store.close_marked()
-        closed += self.store.advance(self.watermark_ns)
+            closed += self.store.add(agent_span, now)
+        closed += self.store.close_marked(self.hold)
+        closed += self.store.advance(now - int(self.config.server.lateness_s * 1e9), self.hold)
         return self._emit(closed)
 
     def tick(self, now_ns: int) -> int:
-        """Wall-clock progress for a live service: idle conversations close even when traffic stops."""
+        """Processing-time progress for a live service: idle conversations close even when traffic stops.
+        `lateness_s` is an allowance on top of `inactivity_s` (an exporter's batching delay)."""
         with self._lock:
             lateness = int(self.config.server.lateness_s * 1e9)
-            self.watermark_ns = max(self.watermark_ns, now_ns - lateness)
-            return self._emit(self.store.advance(self.watermark_ns))
+            closed = self.store.close_marked(self.hold)  # markers a `hold` kept back
+            return self._emit(closed + self.store.advance(now_ns - lateness, self.hold))
+
+    def note_version(self, conversation_id: str, version: int) -> None:
+        """An earlier owner reported `version` of this conversation (Kafka): the next report is higher."""
+        with self._lock:
+            self.store.note_version(conversation_id, version)
 
     def flush(self, reason: str = "end_of_input") -> int:
         with self._lock:
@@ -132,31 +157,52 @@ class Pipeline:
                     self.on_close(conv.conversation_id)
                 continue
             started = time.perf_counter()
-            report = score_conversation(
-                conv.conversation_id,
-                conv.spans,
-                self.references,
-                self.ladder,
-                version=conv.version,
-                closed_by=c.closed_by,
-                spans_dropped=conv.spans_dropped,
-                separator=self.config.normalize.tool_action_separator,
-                policies=self.policies,
-                composition=self.config.composition,
-                alignment_config=self.config.alignment,
-            )
+            data, scored = self._report(conv, c.closed_by)
             self.stats["conversations_reported"] += 1
             if self.on_close is not None:
                 self.on_close(conv.conversation_id)
-            self.stats["conversations_scored" if report.scored else "conversations_unscored"] += 1
+            self.stats["conversations_scored" if scored else "conversations_unscored"] += 1
             if conv.version > 1:
                 self.stats["late_rereports"] += 1
-            data = report.to_json()
             if self.metrics is not None:
                 self.metrics.observe_scoring(time.perf_counter() - started)
                 self.metrics.observe_report(data)
-            self.sink(self.redact(data))
+            try:
+                out = self.redact(data)
+            except Exception as exc:
+                self._count_error("publish", exc)
+                why = f"the report could not be redacted: {_describe(exc)}"
+                out = self.redact(unscored_report(conv, c.closed_by, why).to_json())
+            self.sink(out)
         return len(closed)
+
+    def _report(self, conv: OpenConversation, closed_by: str) -> tuple[dict[str, Any], bool]:
+        """The report of one closed conversation, and whether it was scored. Never raises: a conversation
+        that cannot be scored is still reported, unscored, with the reason."""
+        unreadable = next((s.unreadable for s in conv.spans if s.unreadable), None)
+        if unreadable is not None:
+            report = unscored_report(conv, closed_by, f"a span could not be read: {unreadable}")
+            self.failures.append(f"conversation {conv.conversation_id!r}: {report.unscored_reason}")
+        else:
+            try:
+                report = score_conversation(
+                    conv.conversation_id,
+                    conv.spans,
+                    self.references,
+                    self.ladder,
+                    version=conv.version,
+                    closed_by=closed_by,
+                    spans_dropped=conv.spans_dropped,
+                    separator=self.config.normalize.tool_action_separator,
+                    policies=self.policies,
+                    composition=self.config.composition,
+                    alignment_config=self.config.alignment,
+                )
+            except Exception as exc:  # one conversation's fault must not cost the others theirs
+                self._count_error("score", exc)
+                report = unscored_report(conv, closed_by, f"scoring failed: {_describe(exc)}")
+                self.failures.append(f"conversation {conv.conversation_id!r}: {report.unscored_reason}")
+        return report.to_json(), report.scored
 
     def take(self, conversation_id: str) -> list[AgentSpan]:
         """Remove an open conversation without reporting it and return its spans (to send them on)."""
@@ -178,12 +224,87 @@ class Pipeline:
             out["open_spans"] = self.store.open_spans
             out["evictions"] = self.store.evictions
             out["spans_dropped"] = self.store.spans_dropped
+            out["spans_time_clamped"] = self.store.spans_clamped
         embedder_stats = getattr(self.ladder.scorer, "stats", None)
         if isinstance(embedder_stats, dict):
             out.update({k: float(v) for k, v in embedder_stats.items()})
         return out
 
-    def _warn_once(self, key: str, message: str) -> None:
+    def _warn_once(self, key: str, message: str, exc: BaseException | None = None) -> None:
         if key not in self._warned:
             self._warned.add(key)
             log.warning(message)
+            if exc is not None:  # the traceback is for developers (-v), never for the user
+                log.debug("the first %s", key, exc_info=exc)
+
+    def _count_error(self, stage: str, exc: BaseException) -> None:
+        self.stats[f"pipeline_errors:{stage}"] += 1
+        self._warn_once(
+            f"error:{stage}",
+            f"{stage} failed on some input (counted, later ones not logged): {_describe(exc)}",
+            exc,
+        )
+
+    def _unforeseen(self, stage: str, origin: str, exc: Exception) -> InputError:
+        self._count_error(stage, exc)
+        return InputError(origin, f"cannot be read ({_describe(exc)})")
+
+
+def normalize_spans(
+    spans: list[Span], config: NormalizeConfig, on_error: Callable[[str, BaseException], None]
+) -> list[AgentSpan]:
+    """Normalize each span; one that fails still comes out, as an `unknown` span carrying its identity
+    and why (`unreadable`), so its conversation is reported unscored instead of being lost."""
+    out = []
+    for span in spans:
+        try:
+            out.append(normalize_span(span, config))
+        except Exception as exc:
+            on_error("normalize", exc)
+            out.append(_unreadable_span(span, config, f"span {span.span_id} {span.name!r}: {_describe(exc)}"))
+    return out
+
+
+def _unreadable_span(span: Span, config: NormalizeConfig, why: str) -> AgentSpan:
+    try:
+        who = identity(span, config)
+        found = {"conversation_id": who.conversation_id, "reference_id": who.reference_id, "agent": who.agent}
+    except Exception:  # not even the identity: the span waits under its trace like an unnamed one
+        found = {}
+    return AgentSpan(span=bare(span), convention="unknown", kind="other", unreadable=why, **found)
+
+
+def unscored_report(conv: OpenConversation, closed_by: str, reason: str) -> ConversationReport:
+    """The report of a conversation that could not be scored: who, when, how many spans, and why."""
+    spans = conv.spans
+    starts, ends = [s.span.start_ns for s in spans], [s.span.end_ns for s in spans]
+    return ConversationReport(
+        conversation_id=conv.conversation_id,
+        agent=_most_common(s.agent for s in spans),
+        release=_most_common(s.release for s in spans),
+        reference_id=_most_common(s.reference_id for s in spans),
+        adapter="+".join(sorted({s.convention for s in spans})) or "unknown",
+        version=conv.version,
+        scored=False,
+        unscored_reason=reason,
+        closed_by=closed_by,
+        spans=len(spans),
+        spans_dropped=conv.spans_dropped,
+        started_ns=min(starts, default=0),
+        ended_ns=max(ends, default=0),
+        duration_ms=round((max(ends, default=0) - min(starts, default=0)) / 1e6, 3),
+        tool_calls=sum(1 for s in spans if s.kind == "tool"),
+        tool_errors=sum(1 for s in spans if s.tool is not None and s.tool.error),
+        observed_turns=(),
+    )
+
+
+def _most_common(values: Any) -> str | None:
+    counts = Counter(v for v in values if v)
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def _describe(exc: BaseException, limit: int = 300) -> str:
+    """`Type: message` on one line, cut at `limit` characters."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,7 +1,8 @@
 """The `run` service: receivers + pipeline + timer + graceful shutdown. I/O and lifecycle only.
 
 Starts OTLP/HTTP (aiohttp) and OTLP/gRPC (grpcio) on the configured address, ticks the pipeline with
-the wall clock every `tick_s` (so idle conversations close when traffic stops), and on SIGTERM/SIGINT
+its clock (the wall clock; processing time, never event time) every `tick_s` (so idle conversations
+close when traffic stops), and on SIGTERM/SIGINT
 stops accepting, then flushes every open conversation (`closed_by: shutdown`) before exiting.
 With `demo=True` it posts the bundled sample traffic to its own OTLP/HTTP receiver once it is up.
 """
@@ -24,10 +25,37 @@ from aiohttp import web
 
 from monitor.config import ServerConfig
 from monitor.runtime.pipeline import Pipeline
+from monitor.sources.connections import ConnectionGuard, guarded_runner
 from monitor.sources.otlp_grpc import start_grpc
 from monitor.sources.otlp_http import build_app, build_metrics_app
 
 log = logging.getLogger(__name__)
+#: loggers that write one line per failed accept or connection: rate-limited while serving
+NOISY_LOGGERS = ("asyncio", "aiohttp.server", "aiohttp.access", "aiohttp.internal")
+
+
+class RepeatFilter(logging.Filter):
+    """Lets each distinct message (logger and template) through once per `every_s` and counts the rest
+    (`log_lines_suppressed`): "Too many open files" 100,000 times is one line a minute and a number."""
+
+    def __init__(
+        self, stats: Any, every_s: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__()
+        self.stats, self.every_s, self.clock = stats, every_s, clock
+        self.last: dict[tuple[str, str], float] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, str(record.msg))
+        now = self.clock()
+        last = self.last.get(key)
+        if last is not None and now - last < self.every_s:
+            self.stats["log_lines_suppressed"] = self.stats.get("log_lines_suppressed", 0) + 1
+            return False
+        if len(self.last) > 1000:
+            self.last.clear()
+        self.last[key] = now
+        return True
 
 
 def demo_dir() -> Path:
@@ -54,17 +82,22 @@ async def serve(
     if tls is not None:
         ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ssl_context.load_cert_chain(str(tls[0]), str(tls[1]))
+    quiet = RepeatFilter(pipeline.stats)  # a flood must not turn into a flood of log lines
+    for name in NOISY_LOGGERS:
+        logging.getLogger(name).addFilter(quiet)
+    guard = ConnectionGuard(config.max_connections, config.header_timeout_s, pipeline.stats)
     # auto_decompress off: the receiver gunzips itself, with a cap against gzip bombs
     otlp_app = build_app(pipeline, config.max_request_bytes, token, lambda: ready)
     runner, http_port = await start_site(
-        otlp_app, config.host, config.http_port, ssl_context, auto_decompress=False
+        otlp_app, config.host, config.http_port, ssl_context, guard=guard, auto_decompress=False
     )
     metrics_runner, metrics_port = await start_site(
-        build_metrics_app(pipeline), config.host, config.metrics_port, ssl_context
+        build_metrics_app(pipeline), config.host, config.metrics_port, ssl_context, guard=guard
     )
     grpc_server, grpc_port = start_grpc(
-        pipeline, config.host, config.grpc_port, config.max_request_bytes, token, tls
-    )
+        pipeline, config.host, config.grpc_port, config.max_request_bytes, token, tls,
+        idle_timeout_s=config.header_timeout_s,
+    )  # fmt: skip
     ready = True
     scheme = "https" if tls else "http"
     log.info(
@@ -90,13 +123,21 @@ async def serve(
     await runner.cleanup()
     await metrics_runner.cleanup()
     await loop.run_in_executor(None, pipeline.flush, "shutdown")
+    for name in NOISY_LOGGERS:
+        logging.getLogger(name).removeFilter(quiet)
 
 
 async def start_site(
-    app: web.Application, host: str, port: int, ssl_context: ssl.SSLContext | None = None, **runner_args: Any
+    app: web.Application,
+    host: str,
+    port: int,
+    ssl_context: ssl.SSLContext | None = None,
+    guard: ConnectionGuard | None = None,
+    **runner_args: Any,
 ) -> tuple[web.AppRunner, int]:
-    """Serve an aiohttp app; returns its runner (for cleanup) and the port it bound (port 0 = any)."""
-    runner = web.AppRunner(app, **runner_args)
+    """Serve an aiohttp app; returns its runner (for cleanup) and the port it bound (port 0 = any).
+    With a `guard`, its connections are capped and must send their headers in time."""
+    runner = guarded_runner(app, guard, **runner_args) if guard else web.AppRunner(app, **runner_args)
     await runner.setup()
     site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
     await site.start()
@@ -107,7 +148,7 @@ async def _tick(pipeline: Pipeline, every_s: float, stop: asyncio.Event) -> None
     loop = asyncio.get_running_loop()
     while not stop.is_set():
         await asyncio.sleep(every_s)
-        await loop.run_in_executor(None, pipeline.tick, time.time_ns())
+        await loop.run_in_executor(None, pipeline.tick, pipeline.clock())
 
 
 async def _send_demo(url: str, token: str | None) -> None:

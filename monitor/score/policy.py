@@ -33,7 +33,7 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict
 
 from monitor.model import ActionContent, Check, DialogTurn, FailureReason, ResponseContent, SubMetric
-from monitor.reference.policy import Policy
+from monitor.reference.policy import MAX_CONDITION_COST, Policy
 from monitor.score.response import Mismatch
 from monitor.score.turn import TurnScore, finish_checks
 from monitor.score.values import normalize_text
@@ -330,10 +330,19 @@ def _conditions(
     problems: dict[int, dict[SubMetric, list[Any]]] = {}
     env = celpy.Environment()
     for rule in policy.conditions:
-        program = env.program(env.compile(rule.if_))
+        tree = env.compile(rule.if_)
+        program, nodes = env.program(tree), sum(1 for _ in tree.iter_subtrees())
         for c in calls:
             if c.tool != rule.when_tool or not isinstance(c.result, dict):
                 continue
+            cost = nodes * (_json_values(c.result) + _json_values(c.args))
+            if (
+                cost > MAX_CONDITION_COST
+            ):  # raised: the runtime counts it and reports the conversation unscored
+                raise ValueError(
+                    f"policy condition {rule.name!r} over its evaluation budget on turn {c.turn_no} "
+                    f"(cost {cost} > {MAX_CONDITION_COST}: {nodes} parse nodes x the call's JSON values)"
+                )
             try:
                 triggered = bool(
                     program.evaluate(
@@ -443,3 +452,12 @@ def _metrics(
         strict_success=strict,
         loose_success=loose,
     )
+
+
+def _json_values(value: Any) -> int:
+    """How many JSON values `value` holds (itself included): what a condition may touch."""
+    if isinstance(value, dict):
+        return 1 + sum(_json_values(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + sum(_json_values(v) for v in value)
+    return 1

@@ -2,25 +2,29 @@
 
 Accepts `.pb` (one protobuf ExportTraceServiceRequest, as an SDK exporter sends it), `.json` (one
 OTLP/JSON request), `.jsonl` (one OTLP/JSON request per line — the Collector's file exporter format),
-each optionally gzip-compressed (`.gz`), and directories of them (recursively, sorted by path, so a
-replay is deterministic). A name ending `.logs.pb` (`.logs.json`, `.logs.jsonl`) holds OTLP logs
-requests (`ExportLogsServiceRequest`: GenAI events sent as log records). Each payload carries its
-origin (`file` or `file:line`) for error reports.
+each optionally gzip-compressed (`.gz`, every member of a multi-member file), and directories of them
+(recursively, sorted by path, so a replay is deterministic). A name ending `.logs.pb` (`.logs.json`,
+`.logs.jsonl`) holds OTLP logs requests (`ExportLogsServiceRequest`: GenAI events sent as log records).
+Each payload carries its origin (`file` or `file:line`) for error reports. A payload is capped at
+`max_bytes` after decompression, as the receivers cap a request, so a gzip bomb costs at most that much
+memory; a file or line that cannot be read is yielded as an error and the files after it are still read.
 """
 
 from __future__ import annotations
 
 import gzip
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal, cast
 
 from monitor.errors import InputError
 
 SUFFIXES = (".pb", ".json", ".jsonl")
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,7 @@ class Payload:
     data: bytes
     content_type: str
     origin: str
+    error: str | None = None  # set when the file or line could not be read: `data` is then empty
     signal: Literal["traces", "logs"] = (
         "traces"  # `logs`: an ExportLogsServiceRequest (files named *.logs.pb, *.logs.json, …)
     )
@@ -54,23 +59,59 @@ def expand(paths: Sequence[Path]) -> list[Path]:
     return files
 
 
-def read_payloads(paths: Sequence[Path]) -> Iterator[Payload]:
+def read_payloads(paths: Sequence[Path], max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[Payload]:
+    """Every request in `paths`, in order. A file or line that cannot be read (bad gzip, over
+    `max_bytes` once decompressed) comes out as a `Payload` with `error` set, and the rest goes on."""
     for file in expand(paths):
-        try:
-            raw = file.read_bytes()
-            if file.suffix == ".gz":
-                raw = gzip.decompress(raw)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise InputError(str(file), f"cannot read ({exc})") from exc
         kind = _kind(file)
         logs = file.name.removesuffix(".gz").removesuffix(kind or "").endswith(".logs")
         signal: Literal["traces", "logs"] = "logs" if logs else "traces"
-        if kind == ".jsonl":
-            for n, line in enumerate(raw.split(b"\n"), start=1):
-                if line.strip():
-                    yield Payload(line, JSON, f"{file}:{n}", signal)
-        else:
-            yield Payload(raw, PROTOBUF if kind == ".pb" else JSON, str(file), signal)
+        content_type = PROTOBUF if kind == ".pb" else JSON
+        try:
+            with _open(file) as fh:
+                if kind == ".jsonl":
+                    yield from _lines(fh, str(file), max_bytes, signal)
+                    continue
+                raw = fh.read(max_bytes + 1)
+            if len(raw) > max_bytes:
+                yield Payload(b"", content_type, str(file), _too_large(max_bytes, file), signal)
+            else:
+                yield Payload(raw, content_type, str(file), signal=signal)
+        except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+            yield Payload(b"", content_type, str(file), f"cannot read ({exc})", signal)
+
+
+def _open(file: Path) -> IO[bytes]:
+    # GzipFile reads every member of a multi-member file (what `cat a.gz b.gz` and many loggers write)
+    if file.suffix == ".gz":
+        return cast(IO[bytes], gzip.open(file, "rb"))
+    return file.open("rb")
+
+
+def _lines(
+    fh: IO[bytes], origin: str, max_bytes: int, signal: Literal["traces", "logs"]
+) -> Iterator[Payload]:
+    """One request per line, each at most `max_bytes`; memory stays bounded by one line."""
+    n = 0
+    while True:
+        line = fh.readline(max_bytes + 1)
+        if not line:
+            return
+        n += 1
+        if len(line) > max_bytes and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):  # skip the rest of the over-long line
+                line = fh.readline(1 << 20)
+            yield Payload(b"", JSON, f"{origin}:{n}", _too_large(max_bytes), signal)
+            continue
+        if line.strip():
+            yield Payload(line.rstrip(b"\r\n"), JSON, f"{origin}:{n}", signal=signal)
+
+
+def _too_large(max_bytes: int, file: Path | None = None) -> str:
+    unpacked = " once decompressed" if file is not None and file.suffix == ".gz" else ""
+    return (
+        f"larger than {max_bytes} bytes{unpacked} (the cap is server.max_request_bytes, as for the receivers)"
+    )
 
 
 def _kind(path: Path) -> str | None:

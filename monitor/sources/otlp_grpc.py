@@ -53,7 +53,9 @@ class _TraceService(_Receiver, trace_service_pb2_grpc.TraceServiceServicer):
         response = trace_service_pb2.ExportTraceServiceResponse()
         if result.rejected:
             response.partial_success.rejected_spans = result.rejected
-            response.partial_success.error_message = f"{result.rejected} spans had no trace or span id"
+            response.partial_success.error_message = (
+                f"{result.rejected} spans not used, e.g. {result.problems[0]}"
+            )
         return response
 
 
@@ -71,11 +73,17 @@ class _LogsService(_Receiver, logs_service_pb2_grpc.LogsServiceServicer):
 
 def start_grpc(
     pipeline: Pipeline, host: str, port: int, max_bytes: int, token: str | None,
-    tls: tuple[Path, Path] | None = None, workers: int = 4,
+    tls: tuple[Path, Path] | None = None, workers: int = 4, idle_timeout_s: float = 10.0,
 ) -> tuple[grpc.Server, int]:  # fmt: skip
+    timeout_ms = int(idle_timeout_s * 1000)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=workers),
-        options=[("grpc.max_receive_message_length", max_bytes)],
+        options=[
+            ("grpc.max_receive_message_length", max_bytes),
+            # a connection that never finishes its handshake, or sits idle, is closed (as for OTLP/HTTP)
+            ("grpc.server_handshake_timeout_ms", timeout_ms),
+            ("grpc.max_connection_idle_ms", max(timeout_ms, 1000)),
+        ],
     )
     trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(pipeline, token), server)
     logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsService(pipeline, token), server)

@@ -1,10 +1,11 @@
 """OTLP/HTTP receiver (aiohttp). I/O: bytes in from the network, handed to the pipeline.
 
-`POST /v1/traces` takes `application/x-protobuf` (also spelled `application/protobuf`) or
-`application/json`, optionally `Content-Encoding: gzip`; answers an `ExportTraceServiceResponse` in the
-request's encoding, with `partial_success.rejected_spans` when some spans could not be used.
-`POST /v1/logs` takes OTLP logs the same way (GenAI events sent as log records, joined to their spans by
-trace and span id) and answers an `ExportLogsServiceResponse` (`rejected_log_records`). 400 with a message for payloads
+`POST /v1/traces` takes `application/x-protobuf` (or `application/protobuf`) or `application/json`,
+optionally `Content-Encoding: gzip` (every member of a multi-member body); answers an
+`ExportTraceServiceResponse` in the request's encoding, with `partial_success.rejected_spans` (and the
+first reason) when some spans could not be used. `POST /v1/logs` takes OTLP logs the same way (GenAI
+events sent as log records, joined to their spans by trace and span id) and answers an
+`ExportLogsServiceResponse` (`rejected_log_records`). 400 with a message for payloads
 that cannot be decoded, 401 without the configured bearer token, 413 over `max_request_bytes` (also
 after decompression), 415 for other content types. `GET /healthz` (alive), `GET /readyz` (model loaded,
 receivers up), `GET /stats` (pipeline counters). A bad request never stops the receiver.
@@ -28,7 +29,7 @@ from monitor.errors import InputError
 from monitor.runtime.pipeline import IngestResult, Pipeline
 
 PROTOBUF = "application/x-protobuf"
-PROTOBUF_ALIAS = "application/protobuf"  # what some exporters send; the same encoding
+PROTOBUF_TYPES = (PROTOBUF, "application/protobuf")  # OTLP/HTTP names both; the Collector sends either
 JSON = "application/json"
 
 
@@ -46,8 +47,8 @@ def build_app(
     async def export(request: web.Request, signal: Literal["traces", "logs"]) -> web.Response:
         if token is not None and not _authorized(request.headers.get("Authorization", ""), token):
             return web.Response(status=401, text="missing or wrong bearer token\n")
-        content_type = PROTOBUF if request.content_type == PROTOBUF_ALIAS else request.content_type
-        if content_type not in (PROTOBUF, JSON):
+        content_type = request.content_type
+        if content_type not in (*PROTOBUF_TYPES, JSON):
             return web.Response(
                 status=415, text=f"unsupported content type {content_type!r}; use {PROTOBUF} or {JSON}\n"
             )
@@ -112,15 +113,23 @@ def _authorized(header: str, token: str) -> bool:
 
 
 def _gunzip(body: bytes, max_bytes: int) -> bytes:
-    """Decompress with a cap, so a small gzip bomb cannot grow past `max_bytes`."""
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        out = d.decompress(body, max_bytes + 1)
-    except zlib.error as exc:
-        raise ValueError(f"Content-Encoding gzip, but the body is not gzip ({exc})") from exc
-    if len(out) > max_bytes or d.unconsumed_tail:
-        raise ValueError(f"decompressed request larger than {max_bytes} bytes")
-    return out
+    """Decompress every gzip member (RFC 1952 allows several; `cat a.gz b.gz` makes them) with one cap
+    over all of them, so a small gzip bomb cannot grow past `max_bytes`."""
+    out = bytearray()
+    rest = body
+    while True:
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out += d.decompress(rest, max_bytes + 1 - len(out))
+        except zlib.error as exc:
+            raise ValueError(f"Content-Encoding gzip, but the body is not gzip ({exc})") from exc
+        if len(out) > max_bytes or d.unconsumed_tail:
+            raise ValueError(f"decompressed request larger than {max_bytes} bytes")
+        if not d.eof:
+            raise ValueError("Content-Encoding gzip, but the body ends inside a gzip member (truncated)")
+        rest = d.unused_data
+        if not rest.strip(b"\0"):  # nothing, or the zero padding some writers leave: done
+            return bytes(out)
 
 
 def _response(result: IngestResult, content_type: str, signal: Literal["traces", "logs"]) -> web.Response:
@@ -135,7 +144,7 @@ def _response(result: IngestResult, content_type: str, signal: Literal["traces",
         field, what = "rejectedSpans", "spans"
         if result.rejected:
             response.partial_success.rejected_spans = result.rejected
-    message = f"{result.rejected} {what} had no trace or span id"
+    message = f"{result.rejected} {what} not used, e.g. {result.problems[0]}" if result.problems else ""
     if result.rejected:
         response.partial_success.error_message = message
     if content_type == JSON:
@@ -143,4 +152,7 @@ def _response(result: IngestResult, content_type: str, signal: Literal["traces",
         if result.rejected:
             body = {"partialSuccess": {field: str(result.rejected), "errorMessage": message}}
         return web.Response(body=json.dumps(body).encode(), content_type=JSON)
-    return web.Response(body=response.SerializeToString(), content_type=PROTOBUF)
+    return web.Response(
+        body=response.SerializeToString(),
+        content_type=content_type if content_type in PROTOBUF_TYPES else PROTOBUF,
+    )

@@ -7,6 +7,7 @@ moved to now), one trace per message, random keys, 4 input partitions. The expec
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -29,6 +30,7 @@ from monitor.cli import load_references
 from monitor.config import ScoringConfig
 from monitor.runtime.pipeline import Pipeline
 from monitor.score.ladder import Ladder
+from tests import poison
 
 pytestmark = pytest.mark.kafka
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,11 +162,11 @@ class Topics:
         for f in admin.create_topics([NewTopic(self.input, 4, 1)]).values():
             f.result()
 
-    def replica(self, name: str, gold: Path = GOLD) -> subprocess.Popen[bytes]:
+    def replica(self, name: str, gold: Path = GOLD, *extra: str) -> subprocess.Popen[bytes]:
         # logs go to a file: a pipe nobody reads fills up and blocks the replica on its next log line
         log = (self.broker.dir / f"{self.input}-{name}.log").open("ab")
         return subprocess.Popen(
-            [sys.executable, "-m", "monitor", "consume", "--stage", "both", "--gold", str(gold), "--replica", name],
+            [sys.executable, "-m", "monitor", "consume", "--stage", "both", "--gold", str(gold), "--replica", name, *extra],
             env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
         )  # fmt: skip
 
@@ -380,3 +382,168 @@ def test_loadgen_over_kafka_agrees_with_the_truth(
     result = json.loads(capsys.readouterr().out)
     assert result["reported"] == result["conversations"] == 30
     assert result["verdict_accuracy"] == 1.0, result["top_disagreements"]
+
+
+def test_poison_spans_are_isolated_and_the_replica_keeps_consuming(
+    broker: Broker, ladder: Ladder, tmp_path: Path
+) -> None:
+    """Issue 15's poison inputs, each in a request with a good conversation beside it, among good
+    traffic: no replica crashes; every good conversation is reported once, whole, as `replay` gives
+    it; a conversation that cannot be scored is reported unscored with the reason; a span that cannot
+    be read is dropped and its message copied to the dead-letter topic with where it came from."""
+    from monitor.reference.policy import load_policies
+
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(poison.POLICY_YAML)
+    topics = Topics(broker, "t5")
+    topics.env["AGENT_MONITOR_KAFKA__MAX_MESSAGE_BYTES"] = "1000000"  # the 10,000-deep request is ~300 kB
+    requests = traffic(4, seed=5)
+    cases = poison.cases()
+    r1 = topics.replica("r1", GOLD, "--policy", str(policy))
+    try:
+        wait_for_group(topics, 8)
+        topics.produce(requests, extra=[c.payload for c in cases])
+        want = _conversations(requests) + sum(2 if c.outcome != "rejected" else 1 for c in cases)
+        messages = topics.read(topics.results, want=want)
+        dead = topics.read(topics.dlq, want=0, settle_s=3, timeout_s=30)
+        assert r1.poll() is None, "the replica stopped"
+    finally:
+        stop(r1)
+    reports, _ = latest(messages)
+    replayed: list[dict[str, Any]] = []
+    pipeline = Pipeline(
+        ScoringConfig(), ladder, load_references(GOLD), replayed.append, policies=load_policies(policy)
+    )
+    for body, content_type in [
+        *[(r, "application/x-protobuf") for r in requests],
+        *[(c.payload, c.content_type) for c in cases],
+    ]:
+        pipeline.ingest(body, content_type, "replay")
+    pipeline.flush()
+    by_replay = {r["conversation_id"]: r for r in replayed}
+    assert set(reports) == set(by_replay) and len(reports) == want
+    for (
+        cid,
+        report,
+    ) in reports.items():  # nothing cut: every conversation whole (all its spans), once scored alike
+        assert (report["spans"], report["scored"], report.get("success_rate")) == (
+            by_replay[cid]["spans"],
+            by_replay[cid]["scored"],
+            by_replay[cid].get("success_rate"),
+        ), cid
+    for case in cases:
+        assert reports[poison.beside(case)]["scored"] is True
+        if case.outcome == "unscored":
+            assert case.reason in reports[poison.poisoned(case)]["unscored_reason"]
+    [copy] = [m for m in dead if b"spans not used" in dict(m.headers())["aem.error"]]
+    headers = dict(copy.headers())
+    assert (
+        b"Couldn't parse integer" in headers["aem.error"]
+        and headers["aem.source.topic"].decode() == topics.input
+    )
+    assert int(headers["aem.source.partition"]) in range(4) and int(headers["aem.source.offset"]) >= 0
+
+
+def test_scaling_1_to_3_to_2_mid_stream_cuts_nothing(broker: Broker, ladder: Ladder) -> None:
+    """Replicas join and leave while traffic flows: after dedupe every conversation is whole (replay's
+    verdicts, no `trace:` fragment), every superseded report is recognisably older (same verdict, or
+    fewer spans), and the kept report carries its conversation's highest version."""
+    topics = Topics(broker, "t6")
+    requests = traffic(18, seed=6)
+    third = len(requests) // 3
+    r1 = topics.replica("r1")
+    r2 = r3 = None
+    try:
+        wait_for_group(topics, 8)
+        topics.produce(requests[:third])
+        time.sleep(2)
+        r2, r3 = topics.replica("r2"), topics.replica("r3")
+        wait_for_group(topics, 8)
+        topics.produce(requests[third : 2 * third])
+        time.sleep(2)
+        stop(r3)  # graceful leave: revoke, commit what is safe, the others take over
+        topics.produce(requests[2 * third :])
+        messages = topics.read(topics.results, want=18, settle_s=8)
+    finally:
+        stop(*[p for p in (r1, r2, r3) if p is not None])
+    reports, _ = latest(messages)
+    want = expected(ladder, requests)
+    assert {k: verdict(v) for k, v in reports.items()} == want  # nothing lost, nothing cut, no fragment
+    for m in messages:
+        key, report = m.key().decode(), json.loads(m.value())
+        assert verdict(report) == want[key] or report["spans"] < reports[key]["spans"], key
+        assert report["version"] <= reports[key]["version"], (key, report["version"], reports[key]["version"])
+
+
+def _kill_9_and_sigstop(topics: Topics, gold: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    g1, g2 = procs
+    time.sleep(2)
+    g1.send_signal(signal.SIGKILL)  # no flush, no commit
+    g1.wait(timeout=30)
+    procs.append(topics.replica("g1-restarted", gold))
+    time.sleep(2)
+    g2.send_signal(signal.SIGSTOP)  # past session.timeout.ms: the group moves on without it
+    time.sleep(9)
+    g2.send_signal(signal.SIGCONT)
+
+
+def _scale_2_1_3_2(topics: Topics, gold: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    time.sleep(2)
+    stop(procs[1])  # 2 -> 1
+    time.sleep(2)
+    procs += [topics.replica("g3", gold), topics.replica("g4", gold)]  # 1 -> 3
+    time.sleep(5)
+    stop(procs[2])  # 3 -> 2
+
+
+@pytest.mark.parametrize(
+    "faults", [_kill_9_and_sigstop, _scale_2_1_3_2], ids=["kill-9+sigstop", "scale-2-1-3-2"]
+)
+def test_faults_under_generated_traffic_give_replay_s_conversations(
+    broker: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str], faults: Any
+) -> None:
+    """Generated traffic (children exported before their root, links, late spans) sent in real time
+    while replicas fail or the group is rescaled: after dedupe, exactly replay's conversations — none
+    missing, none partial (the same span count), no `trace:` fragment — with replay's verdicts."""
+    from monitor.cli import main
+
+    topics = Topics(broker, f"t7-{faults.__name__.strip('_')}")
+    topics.env["AGENT_MONITOR_KAFKA__LIBRDKAFKA"] = json.dumps(
+        {"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"}
+    )
+    args = ["--conversations", "60", "--seed", "11", "--rate", "6", "--time-scale", "0.02",
+            "--references", "4", "--batch-spans", "64"]  # fmt: skip
+    assert main(["loadgen", "--out", str(tmp_path / "files"), *args]) == 0  # the same traffic, to files
+    gold = tmp_path / "files" / "gold"
+    assert main(["replay", str(tmp_path / "files" / "traffic"), "--gold", str(gold),
+                 "--out", str(tmp_path / "replayed.jsonl")]) == 0  # fmt: skip
+    replayed = {
+        r["conversation_id"]: r
+        for r in map(json.loads, (tmp_path / "replayed.jsonl").read_text().splitlines())
+    }
+    procs = [topics.replica("g1", gold), topics.replica("g2", gold)]
+    try:
+        wait_for_group(topics)
+        sender = subprocess.Popen(
+            [sys.executable, "-m", "monitor", "loadgen", "--out", str(tmp_path / "live"), *args,
+             "--send", f"kafka://{broker.bootstrap}/{topics.input}"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        faults(topics, gold, procs)
+        assert sender.wait(timeout=120) == 0
+        messages = topics.read(topics.results, want=60, settle_s=20, timeout_s=240)
+    finally:
+        for p in procs:
+            with contextlib.suppress(ProcessLookupError):
+                p.send_signal(signal.SIGCONT)
+        stop(*procs)
+    capsys.readouterr()
+    reports, _ = latest(messages)
+    assert sorted(reports) == sorted(replayed)  # none missing, no trace: fragment
+    partial = {
+        k: (r["spans"], replayed[k]["spans"])
+        for k, r in reports.items()
+        if r["spans"] != replayed[k]["spans"]
+    }
+    assert partial == {}
+    assert {k: verdict(v) for k, v in reports.items()} == {k: verdict(v) for k, v in replayed.items()}

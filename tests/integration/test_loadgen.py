@@ -146,6 +146,7 @@ def test_loadgen_sends_live_traffic_to_run(
     """`loadgen --send` paces generated traffic in real time into a running service, over either
     receiver, and the service's reports agree with the truth."""
     from monitor.cli import load_references
+    from monitor.config import WindowConfig
     from tests.integration.test_run_service import start, wait_for
 
     args = [
@@ -161,7 +162,8 @@ def test_loadgen_sends_live_traffic_to_run(
         "4",
     ]
     assert main(["loadgen", "--out", str(tmp_path / "files"), *args]) == 0  # the same seed: the same gold
-    service = start(ladder)
+    # the default windows: a trace's children wait for the root that names them (exported seconds later)
+    service = start(ladder, windows=WindowConfig())
     try:
         service.pipeline.references = load_references(tmp_path / "files" / "gold")
         target = service.http if scheme == "http" else f"grpc://127.0.0.1:{service.grpc_port}"

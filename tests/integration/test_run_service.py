@@ -7,7 +7,7 @@ import gzip
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,11 +20,12 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 from pydantic import SecretStr, ValidationError
 
 from monitor.cli import load_references
-from monitor.config import ScoringConfig, ServerConfig
+from monitor.config import ScoringConfig, ServerConfig, WindowConfig
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.runtime.pipeline import Pipeline
 from monitor.runtime.service import serve
 from monitor.score.ladder import Ladder
+from tests import poison
 from tests.unit.spans import to_otlp_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,13 +55,20 @@ def start(
     metrics: MonitorMetrics | None = None,
     policies: dict[str, Any] | None = None,
     gold: Path = GOLD,
+    clock: Callable[[], int] = time.time_ns,
+    windows: WindowConfig | None = None,
     **server: Any,
 ) -> Running:
+    # windows run on arrival time: by default a short inactivity window, so that the recorded
+    # fixtures (one request per conversation, no end marker) close soon
+    if windows is None:
+        windows, server = WindowConfig(inactivity_s=1.0), {"lateness_s": 0.0, **server}
     config = ScoringConfig(
-        server=ServerConfig(http_port=0, grpc_port=0, metrics_port=0, tick_s=0.2, **server)
+        server=ServerConfig(http_port=0, grpc_port=0, metrics_port=0, tick_s=0.2, **server),
+        windows=windows,
     )
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(config, ladder, load_references(gold), reports.append, metrics, policies)
+    pipeline = Pipeline(config, ladder, load_references(gold), reports.append, metrics, policies, clock)
     ports: list[int] = []
     holder: dict[str, Any] = {}
 
@@ -117,7 +125,9 @@ def test_protobuf_json_and_gzip_over_http_are_scored(service: Running) -> None:
         )  # fmt: skip
     assert (r1.status_code, r2.status_code, r3.status_code) == (200, 200, 200)
     assert r1.headers["Content-Type"].startswith(PB) and r2.json() == {}
-    wait_for(service.reports, 3)  # old event times: the wall-clock tick closes them at once
+    wait_for(
+        service.reports, 3
+    )  # closed by inactivity on arrival time (1 s here), whatever their event times
     by_id = {r["conversation_id"]: r for r in service.reports}
     assert by_id["strands-wrong-metric"]["root_cause"] == "inconsistent_parameter_values"
     assert by_id["openai-agents-correct"]["success_rate"] == 1.0
@@ -294,7 +304,8 @@ def test_genai_events_as_log_records_over_http_and_grpc_join_their_spans(ladder:
                     content=f.read_bytes(),
                     headers={"Content-Type": "application/protobuf"},
                 )
-                assert r.status_code == 200 and r.headers["Content-Type"].startswith(PB)
+                # answered in the spelling the request used
+                assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/protobuf")
             bad = client.post(
                 f"{running.http}/v1/logs",
                 content=b'{"resourceSpans": []}',
@@ -322,3 +333,210 @@ def test_genai_events_as_log_records_over_http_and_grpc_join_their_spans(ladder:
     pipeline.flush()
     strip = lambda r: {k: v for k, v in r.items() if k != "closed_by"}  # noqa: E731
     assert {r["conversation_id"]: strip(r) for r in replayed} == {k: strip(v) for k, v in by_id.items()}
+
+
+# -- faults (issue 15) ----------------------------------------------------------------------------
+
+
+class ManualClock:
+    """Arrival time that moves only when the test says: the service's windows and ticks read it."""
+
+    def __init__(self) -> None:
+        self.now_ns = time.time_ns()
+
+    def __call__(self) -> int:
+        return self.now_ns
+
+    def advance(self, seconds: float) -> None:
+        self.now_ns += int(seconds * 1e9)
+
+
+def replayed(ladder: Ladder, payloads: list[tuple[bytes, str]], policies: Any = None) -> dict[str, Any]:
+    reports: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, load_references(GOLD), reports.append, policies=policies)
+    for body, content_type in payloads:
+        pipeline.ingest(body, content_type, "replay")
+    pipeline.flush()
+    return {r["conversation_id"]: r for r in reports}
+
+
+def core(report: dict[str, Any]) -> dict[str, Any]:
+    """A report without what depends on when or why it closed."""
+    return {k: v for k, v in report.items() if k not in ("closed_by",)}
+
+
+@pytest.mark.parametrize("case", poison.cases(), ids=lambda c: c.name)
+def test_poison_is_isolated_in_run(ladder: Ladder, tmp_path: Path, case: poison.Case) -> None:
+    from monitor.reference.policy import load_policies
+
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text(poison.POLICY_YAML)
+    policies = load_policies(policy_file)
+    good = [(f.read_bytes(), PB) for f in sorted(FIXTURES.glob("*/*.pb"))]
+    running = start(ladder, policies=policies)
+    try:
+        with httpx.Client() as client:
+            bad = client.post(
+                f"{running.http}/v1/traces", content=case.payload, headers={"Content-Type": case.content_type}
+            )
+            answers = [
+                client.post(
+                    f"{running.http}/v1/traces", content=body, headers={"Content-Type": ct}
+                ).status_code
+                for body, ct in good
+            ]
+        expected = replayed(ladder, [(case.payload, case.content_type), *good], policies)
+        wait_for(running.reports, len(expected))
+        stats = running.pipeline.snapshot()
+    finally:
+        running.shutdown()
+    assert bad.status_code == 200 and answers == [200] * len(good)  # the request is not refused whole
+    by_id = {r["conversation_id"]: r for r in running.reports}
+    assert len(running.reports) == len(by_id) == len(expected)  # each conversation once: nothing cut
+    assert {k: core(v) for k, v in by_id.items()} == {k: core(v) for k, v in expected.items()}
+    assert by_id[poison.beside(case)]["scored"] is True
+    if case.outcome == "unscored":
+        assert case.reason in by_id[poison.poisoned(case)]["unscored_reason"]
+        assert sum(v for k, v in stats.items() if k.startswith("pipeline_errors:")) == 1
+    elif case.outcome == "rejected":
+        assert poison.poisoned(case) not in by_id and stats["spans_rejected_unreadable"] == 1
+        assert bad.json()["partialSuccess"]["rejectedSpans"] == "1" and case.reason in bad.text
+    else:
+        assert stats["attribute_values_truncated"] == 1
+
+
+def test_old_and_far_future_timestamps_do_not_move_the_clock(ladder: Ladder) -> None:
+    """Recorded (2025) traffic replayed into `run`, after one span dated 2200: nothing closes until the
+    inactivity window has passed on arrival time, then every conversation closes once, whole, with the
+    verdicts of `replay`; the far-future span is clamped and counted."""
+    future = trace_service_pb2.ExportTraceServiceRequest()
+    poison.add_span(
+        future,
+        "from-2200",
+        1,
+        {"gen_ai.operation.name": "chat"},
+        start=7_258_118_400 * 10**9,
+        end=7_258_118_401 * 10**9,
+    )
+    payloads = [
+        (future.SerializeToString(), PB),
+        *[(f.read_bytes(), PB) for f in sorted(FIXTURES.glob("*/*.pb"))],
+    ]
+    clock = ManualClock()
+    running = start(ladder, clock=clock)
+    try:
+        with httpx.Client() as client:
+            for body, ct in payloads:
+                assert (
+                    client.post(
+                        f"{running.http}/v1/traces", content=body, headers={"Content-Type": ct}
+                    ).status_code
+                    == 200
+                )
+        assert (
+            running.reports == []
+        )  # arrival time has not moved: neither old nor future timestamps close anything
+        clock.advance(0.9)
+        assert running.pipeline.tick(clock()) == 0 and running.reports == []
+        clock.advance(0.2)  # now past the 1 s inactivity window on arrival time
+        wait_for(running.reports, len(payloads))
+        stats = running.pipeline.snapshot()
+    finally:
+        running.shutdown()
+    by_id = {r["conversation_id"]: r for r in running.reports}
+    assert len(by_id) == len(running.reports) == len(payloads)
+    assert {r["closed_by"] for r in running.reports} == {"inactivity"} and {
+        r["version"] for r in running.reports
+    } == {1}
+    expected = replayed(ladder, payloads)
+    assert {k: core(v) for k, v in by_id.items() if k != "from-2200"} == {
+        k: core(v) for k, v in expected.items() if k != "from-2200"
+    }
+    assert stats["spans_time_clamped"] == 1 and by_id["from-2200"]["ended_ns"] <= clock() + 3600 * 10**9
+
+
+def test_protobuf_media_type_and_multi_member_gzip(service: Running) -> None:
+    with httpx.Client() as client:
+        plain = client.post(
+            f"{service.http}/v1/traces",
+            content=fixture_bytes("strands", "correct"),
+            headers={"Content-Type": "application/protobuf"},
+        )
+        # protobuf messages concatenate: two requests' bytes are one request with both their spans;
+        # gzipped as two members, the second member used to be dropped silently
+        raw = fixture_bytes("openai-agents", "correct") + fixture_bytes("traceloop", "correct")
+        half = len(raw) // 2
+        gz = client.post(
+            f"{service.http}/v1/traces", content=gzip.compress(raw[:half]) + gzip.compress(raw[half:]),
+            headers={"Content-Type": PB, "Content-Encoding": "gzip"},
+        )  # fmt: skip
+    assert plain.status_code == 200 and plain.headers["Content-Type"].startswith("application/protobuf")
+    assert gz.status_code == 200
+    wait_for(service.reports, 3)
+    ids = {r["conversation_id"] for r in service.reports}
+    assert ids == {"strands-correct", "openai-agents-correct", "traceloop-correct"}
+
+
+def _half_header(port: int) -> Any:
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(
+        b"POST /v1/traces HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-"
+    )  # and no more
+    return sock
+
+
+def test_a_flood_of_half_headers_does_not_lock_good_clients_out(ladder: Ladder) -> None:
+    running = start(ladder, max_connections=20, header_timeout_s=300.0)
+    port = int(running.http.rsplit(":", 1)[1])
+    flood = [_half_header(port) for _ in range(50)]
+    try:
+        with httpx.Client() as client:
+            good = client.post(
+                f"{running.http}/v1/traces",
+                content=fixture_bytes("strands", "correct"),
+                headers={"Content-Type": PB},
+            )
+        assert good.status_code == 200  # the cap sheds the waiting half-headers, not the good client
+        wait_for(running.reports, 1)
+        stats = running.pipeline.snapshot()
+        assert stats["connections_closed:evicted"] >= 30 and stats.get("connections_closed:refused", 0) == 0
+    finally:
+        for sock in flood:
+            sock.close()
+        running.shutdown()
+
+
+def test_a_connection_that_never_finishes_its_headers_is_closed(ladder: Ladder) -> None:
+    running = start(ladder, header_timeout_s=0.3)
+    try:
+        sock = _half_header(int(running.http.rsplit(":", 1)[1]))
+        with sock:
+            assert sock.recv(1024) == b""  # closed by the server (the socket's own timeout is 10 s)
+        assert running.pipeline.snapshot()["connections_closed:header_timeout"] == 1
+        with httpx.Client() as client:  # a good client is served as before
+            ok = client.post(
+                f"{running.http}/v1/traces",
+                content=fixture_bytes("strands", "correct"),
+                headers={"Content-Type": PB},
+            )
+        assert ok.status_code == 200
+    finally:
+        running.shutdown()
+
+
+def test_repeated_log_lines_are_counted_not_written() -> None:
+    import logging
+
+    from monitor.runtime.service import RepeatFilter
+
+    stats: dict[str, float] = {}
+    now = [0.0]
+    quiet = RepeatFilter(stats, every_s=60, clock=lambda: now[0])
+    record = logging.LogRecord(
+        "asyncio", logging.ERROR, "x", 1, "socket.accept() out of system resource", (), None
+    )
+    assert [quiet.filter(record) for _ in range(1000)].count(True) == 1
+    now[0] = 61.0
+    assert quiet.filter(record) and stats["log_lines_suppressed"] == 999

@@ -247,6 +247,11 @@ def test_schemas_from_real_spans(ladder: Ladder) -> None:
             "         if: 'result.xs.all(x, result.xs.all(y, x < y))'}\n",
             ["macros", "unbounded"],
         ),
+        (  # a comment and a line break between the dot and the macro: the parse tree still shows the call
+            "policies:\n  - agent: a\n    conditions:\n      - {name: c, when_tool: t, then_tool: t,\n"
+            '         if: "result.xs.// hidden\\n map(result, result.xs).size() > 0"}\n',
+            ["macros", "unbounded"],
+        ),
         (
             "policies:\n  - agent: a\n    conditions:\n      - {name: c, when_tool: t, then_tool: t, if: 'env.HOME == \"x\"'}\n",
             ["unknown variable", "env"],
@@ -265,6 +270,7 @@ def test_schemas_from_real_spans(ladder: Ladder) -> None:
         "bad-schema",
         "bad-expression",
         "exploding",
+        "macro-behind-a-comment",
         "foreign-variable",
         "too-long",
         "duplicate-agent",
@@ -280,3 +286,11 @@ def test_bad_policy_files_are_rejected_with_line_and_key(
         load_policies(path)
     for fragment in fragments:
         assert fragment in str(err.value), str(err.value)
+
+
+def test_a_condition_over_its_evaluation_budget_is_refused_not_run(ladder: Ladder) -> None:
+    """Cost = parse nodes x the call's JSON values; over the budget, scoring raises and the runtime
+    reports the conversation unscored with this reason, as for any scoring fault (test_faults_replay.py)."""
+    huge = {"delay_days": 5, "events": list(range(400_000))}
+    with pytest.raises(ValueError, match=r"ticket_if_delayed.*over its evaluation budget"):
+        run(ladder, [call("query_order_logistics", {"order_id": "A1"}, huge)])

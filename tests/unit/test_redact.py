@@ -40,3 +40,18 @@ def test_disabled_and_custom_patterns() -> None:
     assert Redactor(RedactionConfig(enabled=False))({"password": "x"}) == {"password": "x"}
     custom = Redactor(RedactionConfig(key_patterns=[], value_patterns={"employee": r"EMP-\d+"}))
     assert custom({"who": "EMP-42 approved"}) == {"who": "[redacted:employee] approved"}
+
+
+def test_report_keys_are_not_secrets_but_compared_secret_values_are() -> None:
+    redact = Redactor(RedactionConfig())
+    report = {
+        "input_tokens": 120, "output_tokens": 30,
+        "turns": [{"predicted": {"args": {"token": "t-1"}},
+                   "comparisons": [{"field": "token", "gold": "t-0", "predicted": "t-1", "rung": "exact"}]}],
+    }  # fmt: skip
+    out = redact(report)
+    assert (out["input_tokens"], out["output_tokens"]) == (120, 30)
+    assert out["turns"][0]["predicted"]["args"] == {"token": "[redacted:token]"}
+    assert out["turns"][0]["comparisons"][0] == {
+        "field": "token", "gold": "[redacted:token]", "predicted": "[redacted:token]", "rung": "exact"
+    }  # fmt: skip

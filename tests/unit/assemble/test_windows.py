@@ -18,19 +18,41 @@ def agent_span(conv: str | None, start_s: float, trace: str = "t1", end: bool = 
     return normalize_span(span("chat", a, trace=trace, start_s=start_s))
 
 
-def test_inactivity_on_event_time() -> None:
+S = 1_000_000_000
+
+
+def test_inactivity_on_arrival_time() -> None:
     store = WindowStore(WindowConfig(inactivity_s=30))
-    assert store.add(agent_span("a", 0)) == []
-    assert store.advance(int(20e9)) == []
-    [closed] = store.advance(int(31e9))
+    assert store.add(agent_span("a", 0), now_ns=100 * S) == []
+    assert store.advance(120 * S) == []
+    [closed] = store.advance(131 * S)
     assert (closed.conversation.conversation_id, closed.closed_by) == ("a", "inactivity")
+
+
+def test_event_time_does_not_close_anything() -> None:
+    """Old timestamps (recorded traffic, a slow agent clock) arriving now stay open for the whole window;
+    a span dated far ahead neither closes its own conversation early nor anyone else's."""
+    store = WindowStore(WindowConfig(inactivity_s=30))
+    store.add(agent_span("old", 0), now_ns=10_000 * S)  # event time 1970, arrival now
+    store.add(agent_span("future", 7_258_118_400), now_ns=10_000 * S)  # dated 2200
+    assert store.advance(10_029 * S) == [] and set(store.open) == {"old", "future"}
+    assert store.spans_clamped == 1
+    [future] = [c for c in store.advance(10_030 * S) if c.conversation.conversation_id == "future"]
+    assert future.conversation.spans[0].span.end_ns == (10_000 + 3600) * S  # clamped to max_future_s
+
+
+def test_past_bound_is_off_by_default_and_clamps_when_set() -> None:
+    store = WindowStore(WindowConfig(max_past_s=60))
+    store.add(agent_span("a", 0), now_ns=1_000 * S)
+    assert store.spans_clamped == 1 and store.open["a"].spans[0].span.start_ns == 940 * S
+    assert WindowStore(WindowConfig())._clamp(agent_span("b", 0), 1_000 * S).span.start_ns == 0
 
 
 def test_end_marker_closes_at_the_end_of_its_request() -> None:
     store = WindowStore(WindowConfig())
-    store.add(agent_span("a", 0))
-    assert store.add(agent_span("a", 2, end=True)) == []
-    store.add(agent_span("a", 1))  # the same request delivered a span after the marker
+    store.add(agent_span("a", 0), 0)
+    assert store.add(agent_span("a", 2, end=True), 0) == []
+    store.add(agent_span("a", 1), 0)  # the same request delivered a span after the marker
     [closed] = store.close_marked()
     assert closed.closed_by == "end_marker" and len(closed.conversation.spans) == 3
     assert store.close_marked() == [] and not store.open
@@ -39,16 +61,16 @@ def test_end_marker_closes_at_the_end_of_its_request() -> None:
 def test_max_age() -> None:
     store = WindowStore(WindowConfig(max_age_s=60, inactivity_s=30))
     for t in range(0, 70, 10):
-        store.add(agent_span("a", t))
-    [closed] = store.advance(int(65e9))
+        store.add(agent_span("a", t), t * S)
+    [closed] = store.advance(65 * S)
     assert closed.closed_by == "max_age"
 
 
 def test_eviction_reports_instead_of_dropping() -> None:
     store = WindowStore(WindowConfig(max_open=2))
-    store.add(agent_span("a", 0))
-    store.add(agent_span("b", 1))
-    [evicted] = store.add(agent_span("c", 2))
+    store.add(agent_span("a", 0), 0)
+    store.add(agent_span("b", 1), 1 * S)
+    [evicted] = store.add(agent_span("c", 2), 2 * S)
     assert (evicted.conversation.conversation_id, evicted.closed_by) == (
         "a",
         "evicted",
@@ -59,16 +81,16 @@ def test_eviction_reports_instead_of_dropping() -> None:
 def test_span_cap_counts_what_it_drops() -> None:
     store = WindowStore(WindowConfig(max_spans=3))
     for t in range(5):
-        store.add(agent_span("a", t))
+        store.add(agent_span("a", t), t * S)
     [closed] = store.flush()
     assert len(closed.conversation.spans) == 3 and closed.conversation.spans_dropped == 2
 
 
 def test_late_span_reopens_with_a_new_version() -> None:
     store = WindowStore(WindowConfig(inactivity_s=5))
-    store.add(agent_span("a", 0))
-    [first] = store.advance(int(10e9))
-    store.add(agent_span("a", 1))  # late: event time 1 s, after the report
+    store.add(agent_span("a", 0), 0)
+    [first] = store.advance(10 * S)
+    store.add(agent_span("a", 1), 11 * S)  # late: event time 1 s, arriving after the report
     [second] = store.flush()
     assert (first.conversation.version, second.conversation.version) == (1, 2)
     assert len(second.conversation.spans) == 2 and store.late_reopened == 1
@@ -76,16 +98,41 @@ def test_late_span_reopens_with_a_new_version() -> None:
 
 def test_spans_without_a_conversation_join_their_trace_once_it_is_named() -> None:
     store = WindowStore(WindowConfig())
-    store.add(agent_span(None, 0, trace="t9"))  # child, exported first
-    store.add(agent_span(None, 1, trace="t9"))
-    store.add(agent_span("conv", 2, trace="t9"))  # the root names the conversation
-    store.add(agent_span(None, 3, trace="t9"))  # later ones go straight there
+    store.add(agent_span(None, 0, trace="t9"), 0)  # child, exported first
+    store.add(agent_span(None, 1, trace="t9"), 0)
+    store.add(agent_span("conv", 2, trace="t9"), 0)  # the root names the conversation
+    store.add(agent_span(None, 3, trace="t9"), 0)  # later ones go straight there
     [closed] = store.flush()
     assert closed.conversation.conversation_id == "conv" and len(closed.conversation.spans) == 4
 
 
 def test_an_unnamed_trace_is_its_own_conversation() -> None:
     store = WindowStore(WindowConfig())
-    store.add(agent_span(None, 0, trace="t5"))
+    store.add(agent_span(None, 0, trace="t5"), 0)
     [closed] = store.flush()
     assert closed.conversation.conversation_id.startswith("trace:t5")
+
+
+def test_versions_continue_from_an_earlier_owner() -> None:
+    store = WindowStore(WindowConfig(inactivity_s=5))
+    store.note_version("a", 3)  # another replica reported version 3 before this one took over
+    store.add(agent_span("a", 0), 0)
+    [closed] = store.flush()
+    assert closed.conversation.version == 4
+    rebuilt = WindowStore(WindowConfig())
+    rebuilt.add(agent_span("b", 0), 0)  # re-read first, the note after it
+    rebuilt.note_version("b", 1)
+    assert rebuilt.flush()[0].conversation.version == 2
+
+
+def test_held_conversations_wait_and_a_redelivered_span_reopens_nothing() -> None:
+    store = WindowStore(WindowConfig(inactivity_s=5))
+    first = agent_span("a", 0, end=True)
+    store.add(first, 0)
+    assert (
+        store.close_marked(hold=lambda cid: cid == "a") == [] and store.advance(10 * S, lambda c: True) == []
+    )
+    [closed] = store.close_marked()  # released: the marker still counts
+    assert closed.closed_by == "end_marker"
+    store.add(first, 20 * S)  # the same span again (at-least-once delivery): already reported
+    assert not store.open and store.duplicates == 1
