@@ -15,6 +15,8 @@ import pytest
 
 from bench.taubench import conversation_id, write_inputs
 from monitor.cli import main
+from monitor.publish.prometheus import MonitorMetrics
+from tests.unit.test_metrics import samples, value
 
 SLICE = Path(__file__).resolve().parent.parent / "fixtures" / "tau-bench"
 RUNS: list[dict[str, Any]] = json.loads((SLICE / "gpt-4o-airline.slice.json").read_text())
@@ -134,3 +136,14 @@ def test_the_benchmarks_failures_are_flagged(reports: dict[str, dict[str, Any]])
     for run in RUNS:
         if run["reward"] < 1:
             assert not reports[conversation_id(run)]["test_pass"], conversation_id(run)
+
+
+def test_recovery_and_free_turns_reach_the_metrics(reports: dict[str, dict[str, Any]]) -> None:
+    metrics = MonitorMetrics()
+    for report in reports.values():
+        metrics.observe_report(report)
+    seen = samples(metrics)
+    assert value(seen, "aem_process_recoveries_total", outcome="recovered") >= 1  # tau-26-2's retry
+    assert value(seen, "aem_process_recoveries_total", outcome="unrecovered") >= 1  # tau-13-1's refusal
+    replies = sum(1 for r in reports.values() for u in r["unmatched"] if u["why"] == "reply_without_gold")
+    assert value(seen, "aem_unmatched_turns_total", why="reply_without_gold") == replies > 0
