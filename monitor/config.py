@@ -313,6 +313,11 @@ class KafkaConfig(BaseModel):
     bootstrap_servers: str = "127.0.0.1:9092"
     input_topic: str = Field(default="otlp_spans", description="where the Collector's Kafka exporter writes")
     input_encoding: Literal["auto", "otlp_proto", "otlp_json"] = "auto"
+    logs_topic: str | None = Field(
+        default=None,
+        description="where the Collector's Kafka exporter writes logs (GenAI events as log records, e.g. "
+        "otlp_logs); unset: not read",
+    )
     internal_topic: str = Field(default="aem_spans", description="normalized spans keyed by conversation id")
     internal_partitions: int = Field(
         default=4, ge=1, le=10_000, description="created with this many if missing"

@@ -2,10 +2,12 @@
 
 Ingest (group `kafka.ingest_group`): reads `kafka.input_topic` as the Collector's Kafka exporter
 writes it (one ExportTraceServiceRequest per message, `otlp_proto` or `otlp_json`, detected per
-message, any key), decodes and normalizes (with the `normalize` settings, as `run` does), and produces
-every span, keyed by its conversation id, to `kafka.internal_topic` (the repartition pattern: a
-conversation then lives on exactly one scoring replica); a conversation's end marker is produced after
-the rest of its spans from the same request, so it cannot close the conversation before them. Spans
+message, any key), and `kafka.logs_topic` when set (one ExportLogsServiceRequest per message: GenAI
+events sent as log records, joined to their spans as in `run`), decodes and normalizes (with the
+`normalize` settings, as `run` does), and produces every span, keyed by its conversation id, to
+`kafka.internal_topic` (the repartition pattern: a conversation then lives on exactly one scoring
+replica); a conversation's end marker is produced after the rest of its spans from the same request,
+so it cannot close the conversation before them. Spans
 without a conversation id take the conversation of their trace when this ingest replica has seen it
 named, else `trace:<id>`. Exporters send a trace's children before its root (the root ends last),
 often in another request, and only the root may carry the conversation id: so the first time an
@@ -63,7 +65,7 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer, Topic
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
 from monitor.config import KafkaConfig, NormalizeConfig
-from monitor.decode.otlp import decode_request
+from monitor.decode.otlp import decode_logs_request, decode_request
 from monitor.errors import InputError
 from monitor.model import AgentSpan
 from monitor.runtime.pipeline import Pipeline, normalize_spans
@@ -110,7 +112,8 @@ class IngestStage:
         self._pending = False
 
     def run(self, stop: threading.Event) -> None:
-        self.consumer.subscribe([self.config.input_topic], on_revoke=self._on_revoke)
+        topics = [self.config.input_topic, *([self.config.logs_topic] if self.config.logs_topic else [])]
+        self.consumer.subscribe(topics, on_revoke=self._on_revoke)
         try:
             while not stop.is_set():
                 for msg in self.consumer.consume(num_messages=BATCH, timeout=0.5):
@@ -140,7 +143,8 @@ class IngestStage:
             dead_letter(self.producer, self.config, msg, error, self.stats)
             return
         try:
-            decoded = decode_request(value, _content_type(self.config.input_encoding, value), origin)
+            decode = decode_logs_request if msg.topic() == self.config.logs_topic else decode_request
+            decoded = decode(value, _content_type(self.config.input_encoding, value), origin)
         except InputError as exc:
             dead_letter(self.producer, self.config, msg, exc.message, self.stats)
             return

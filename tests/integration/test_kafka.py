@@ -547,3 +547,40 @@ def test_faults_under_generated_traffic_give_replay_s_conversations(
     }
     assert partial == {}
     assert {k: verdict(v) for k, v in reports.items()} == {k: verdict(v) for k, v in replayed.items()}
+
+
+def test_genai_events_on_the_logs_topic_join_their_spans(broker: Broker, ladder: Ladder) -> None:
+    """opentelemetry-instrumentation-openai-v2 sends content as log records; the Collector's Kafka
+    exporter writes them to a logs topic of their own. With `kafka.logs_topic` set, the consumer group
+    gives the reports `replay` gives for the same recorded files."""
+    travel = ROOT / "tests" / "fixtures" / "travel"
+    files = sorted((travel / "openai-v2").glob("*.pb"))
+    logs = [f for f in files if f.name.endswith(".logs.pb")]
+    spans = [f for f in files if f not in logs]
+    assert logs and spans
+    topics = Topics(broker, "t10")
+    logs_topic = f"{topics.input}.logs"
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    for created in admin.create_topics([NewTopic(logs_topic, 2, 1)]).values():
+        created.result()
+    topics.env["AGENT_MONITOR_KAFKA__LOGS_TOPIC"] = logs_topic
+    replica = topics.replica("r1", travel / "gold")
+    try:
+        wait_for_group(topics)
+        producer = Producer({"bootstrap.servers": broker.bootstrap})
+        for f in spans:
+            producer.produce(topics.input, value=f.read_bytes())
+        for f in logs:
+            producer.produce(logs_topic, value=f.read_bytes())
+        assert producer.flush(30) == 0
+        reports, _ = latest(topics.read(topics.results, want=2))
+    finally:
+        stop(replica)
+    replayed: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, load_references(travel / "gold"), replayed.append)
+    for f in files:
+        pipeline.ingest(f.read_bytes(), "application/x-protobuf", str(f), "logs" if f in logs else "traces")
+    pipeline.flush()
+    assert {r["conversation_id"]: verdict(r) for r in replayed} == {k: verdict(v) for k, v in reports.items()}
+    assert reports["openai-v2-correct"]["test_pass"] is True
+    assert reports["openai-v2-wrong"]["root_cause"] == "inconsistent_parameter_values"
