@@ -2,7 +2,8 @@
 
 `normalize_text` folds case, Unicode compatibility forms (NFKC), punctuation and whitespace.
 `extract_facts` finds the typed facts in a value — numbers with units or currency, dates and times,
-quarters, booleans, identifiers — as canonical strings, and returns the words left over. Two values
+quarters, weekdays, months, periods relative to now (`last quarter`), ordinals after a determiner,
+currencies named alone, booleans, identifiers — as canonical strings, and returns the words left over. Two values
 whose facts differ are different whatever their wording ("order A123" vs "order A124"); two values
 with the same facts are compared further on what is left ("Q3 2024 revenue" vs "third quarter
 revenue figures for 2024" → facts {quarter:3, number:2024} on both sides, residual "revenue" vs
@@ -147,6 +148,15 @@ _UNITS: dict[str, tuple[str, float]] = {
     "¥": ("jpy", 1),
     "jpy": ("jpy", 1),
     "cny": ("cny", 1),
+    "chf": ("chf", 1),
+    "cad": ("cad", 1),
+    "aud": ("aud", 1),
+    "inr": ("inr", 1),
+    "₹": ("inr", 1),
+    "krw": ("krw", 1),
+    "₩": ("krw", 1),
+    "sgd": ("sgd", 1),
+    "hkd": ("hkd", 1),
     "rmb": ("cny", 1),
     "yuan": ("cny", 1),
     "km": ("m", 1000),
@@ -192,7 +202,7 @@ _UNITS: dict[str, tuple[str, float]] = {
     "kb": ("byte", 1e3),
     "tb": ("byte", 1e12),
 }
-_CURRENCY_PREFIX = "$€£¥"
+_CURRENCY_PREFIX = "$€£¥₹₩"
 _NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _UNIT_ALT = "|".join(
     sorted((re.escape(u) for u in _UNITS if u not in _CURRENCY_PREFIX), key=len, reverse=True)
@@ -218,6 +228,50 @@ _DATE = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}})\b",
     re.IGNORECASE,
 )
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = re.compile(r"\b(?P<d>" + "|".join(_WEEKDAYS) + r")s?\b", re.IGNORECASE)
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
+)  # fmt: skip
+#: A month alone ("in April"). "may" and "march" are words too: they count only capitalised after the
+#: start of the text, and so do the abbreviations ("Jan", "Sept.").
+_MONTH = re.compile(
+    r"(?i:\b(?P<m>january|february|april|june|july|august|september|october|november|december)\b)"
+    r"|(?<=\w[\s,(])(?P<c>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"
+)
+_MONTH_ABBR = {"sept": 9, **{m[:3]: i for i, m in enumerate(_MONTH_NAMES, start=1)}}
+#: Periods relative to now: "last quarter" (period:-1|quarter) ≠ "next quarter" (period:1|quarter).
+_RELATIVE = {
+    "last": -1, "previous": -1, "past": -1, "prior": -1,
+    "this": 0, "current": 0,
+    "next": 1, "coming": 1, "following": 1, "upcoming": 1,
+}  # fmt: skip
+_PERIOD = re.compile(
+    r"\b(?P<rel>" + "|".join(_RELATIVE) + r")\s+(?P<unit>quarter|week|month|year|weekend)\b", re.IGNORECASE
+)
+#: Word ordinals after a determiner ("the third flight" = "the 3rd flight", both number:3); alone they
+#: are too often discourse words ("First, I checked …").
+_ORDINAL_WORDS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10,
+}  # fmt: skip
+_ORDINAL = re.compile(
+    r"\b(?:the|my|your|our|his|her|its|their)\s+(?P<o>" + "|".join(_ORDINAL_WORDS) + r")\b(?=\s+\w)",
+    re.IGNORECASE,
+)
+_ORDINAL_DIGITS = re.compile(r"\b(?P<n>\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
+#: A currency named without an amount ("in USD", "euros"): currency:usd.
+_CURRENCY = re.compile(
+    r"\b(?P<c>usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|nzd|inr|krw|sgd|hkd|sek|nok|dkk|mxn|brl|yuan|"
+    r"dollars?|euros?|yen|renminbi)\b",
+    re.IGNORECASE,
+)
+_CURRENCY_WORDS = {"dollar": "usd", "dollars": "usd", "euro": "eur", "euros": "eur", "yen": "jpy", "rmb": "cny",
+                   "yuan": "cny", "renminbi": "cny"}  # fmt: skip
+#: Fact kinds a paraphrase may leave out ("12% year over year" / "12% compared with last year"): they
+#: differ only against a fact of the same kind on the other side, and their words stay in the residual.
+SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency"})
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _IDENT = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[a-zA-Z])[\w]+(?:[-_/][\w]+)*\b")
 _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
@@ -241,8 +295,9 @@ class Facts:
     """Typed facts of a value as canonical strings (`number:4|s`, `date:2024-03-05`, `id:a123` …)."""
 
     facts: tuple[str, ...]
-    residual: str
+    residual: str  # the words that are no fact; the words of soft facts (SOFT_FACT_KINDS) stay in it
     spans: tuple[tuple[str, str], ...] = ()  # (canonical, original text) for reporting
+    bare: str = ""  # the words that are no fact, soft facts' words taken out too
 
 
 @lru_cache(maxsize=65_536)
@@ -264,22 +319,38 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     take(_EMAIL, lambda m: f"id:{m.group(0).casefold()}")
     take(_DATE, lambda m: _canon_date(m.group(0), day_first))
     take(_QUARTER, _canon_quarter)
+    take(_PERIOD, lambda m: f"period:{_RELATIVE[m.group('rel').casefold()]}|{m.group('unit').casefold()}")
+    take(_WEEKDAY, lambda m: f"weekday:{_WEEKDAYS.index(m.group('d').casefold()) + 1}")
+    take(_MONTH, _canon_month)
+    take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[m.group('o').casefold()]}")
+    take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
     take(_IDENT, _canon_ident)
     take(_QUANTITY, _canon_quantity)
+    take(
+        _CURRENCY,
+        lambda m: f"currency:{_CURRENCY_WORDS.get(m.group('c').casefold(), m.group('c').casefold())}",
+    )
     found.sort()
-    residual_parts, last = [], 0
-    for s, e, _ in found:
-        residual_parts.append(text[last:s])
-        last = e
-    residual_parts.append(text[last:])
-    words = []
-    for w in normalize_text(" ".join(residual_parts)).split():
-        if w in _BOOLS and len(normalize_text(text).split()) == 1:
-            found.append((len(text), len(text), f"bool:{_BOOLS[w]}"))
-        else:
-            words.append(w)
+    residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
+    bare = _words_between(text, found, keep=frozenset())
+    if len(residual.split()) == 1 and residual in _BOOLS and len(normalize_text(text).split()) == 1:
+        found.append((len(text), len(text), f"bool:{_BOOLS[residual]}"))
+        residual = bare = ""
     spans = tuple((c, text[s:e]) for s, e, c in found)
-    return Facts(facts=tuple(sorted(c for _, _, c in found)), residual=" ".join(words), spans=spans)
+    return Facts(facts=tuple(sorted(c for _, _, c in found)), residual=residual, spans=spans, bare=bare)
+
+
+def _words_between(text: str, found: list[tuple[int, int, str]], keep: frozenset[str]) -> str:
+    """The normalized words of `text` outside the facts found, except facts of the kinds in `keep`
+    (kept in the words too: "Thursday" is also what a reply says)."""
+    parts, last = [], 0
+    for s, e, c in found:
+        if c.split(":", 1)[0] in keep:
+            continue
+        parts.append(text[last:s])
+        last = e
+    parts.append(text[last:])
+    return normalize_text(" ".join(parts))
 
 
 def canonical_scalar(value: object) -> str | None:
@@ -317,6 +388,11 @@ def _canon_quantity(m: re.Match[str]) -> str | None:
 def _canon_quarter(m: re.Match[str]) -> str:
     q = m.group("q1") or m.group("q3") or str(ORDINALS[m.group("q2").casefold()])
     return f"quarter:{q}"
+
+
+def _canon_month(m: re.Match[str]) -> str:
+    name = (m.group("m") or m.group("c")).casefold()
+    return f"month:{_MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]}"
 
 
 def _canon_date(raw: str, day_first: bool) -> str | None:
