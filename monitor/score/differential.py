@@ -7,8 +7,8 @@ None when the rung does not apply.
 
 Both texts are split into tokens (words; identifier parts split on `_`, `-` and camelCase, so
 `rpt_eu_revenue` is `rpt eu revenue`) and aligned. The rung applies when every differing region is
-at most `MAX_SPAN` tokens on each side (stopwords not counted), and either the values share tokens or each is at most
-`MAX_SPAN` tokens. Each region is then judged on its own:
+at most `MAX_SPAN` tokens on each side (stopwords not counted) and, for values longer than that, the
+two share at least half their tokens. Each region is then judged on its own:
 - negation on one side only (`could not find any` / `found three`; `not` added alone) → different;
 - different numbers (`three` / `four`) → different;
 - an alias (glossary, shipped table) or WordNet synonyms → the same (not when both sides are
@@ -72,7 +72,8 @@ def compare_spans(
     if any(_size(fg[g1:g2]) > MAX_SPAN or _size(fp[p1:p2]) > MAX_SPAN for _, g1, g2, p1, p2 in ops):
         return None
     shared = len(fg) - sum(g2 - g1 for _, g1, g2, _, _ in ops)
-    if not shared and (len(fg) > MAX_SPAN or len(fp) > MAX_SPAN):
+    # values that share little are not "the same but for a span": the embedding reads them whole
+    if (len(fg) > MAX_SPAN or len(fp) > MAX_SPAN) and 2 * shared < max(len(fg), len(fp)):
         return None
     spans = tuple((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])) for _, g1, g2, p1, p2 in ops)
     verdicts = [_judge(tg[g1:g2], tp[p1:p2], aliases, lex, mid_text=g1 > 0) for _, g1, g2, p1, p2 in ops]
