@@ -31,6 +31,9 @@ from monitor.score.lexicon import Lexicon, Relation, load_lexicon
 from monitor.score.values import NUMBER_WORDS, STOPWORDS
 
 MAX_SPAN = 3
+#: Longer texts are left to the embedding: aligning them costs quadratic time (a 20,000-token reply took
+#: 10 s), and a reply that long is no minimal pair.
+MAX_TOKENS = 300
 NEGATIONS = frozenset(
     {"not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without"}
 )
@@ -65,6 +68,8 @@ def compare_spans(
 ) -> Difference | None:
     lex = lexicon if lexicon is not None else load_lexicon()
     tg, tp = tokens(gold), tokens(predicted)
+    if len(tg) > MAX_TOKENS or len(tp) > MAX_TOKENS:
+        return None
     fg, fp = [t.casefold() for t in tg], [t.casefold() for t in tp]
     ops = [op for op in SequenceMatcher(a=fg, b=fp, autojunk=False).get_opcodes() if op[0] != "equal"]
     if not ops or not tg or not tp:

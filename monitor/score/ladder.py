@@ -19,6 +19,7 @@ elements match as a set). A text the model cannot read is `unscorable` — never
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,8 @@ class Ladder:
             for term in (canonical, *aliases):
                 self._glossary[normalize_text(term)] = normalize_text(canonical)
         self._airports = load_airports() if config.ladder.airports else None
+        # the same values come back in every conversation of a reference: align each pair once
+        self._spans = lru_cache(maxsize=32_768)(self._spans_uncached)
 
     # -- public ------------------------------------------------------------------------------
 
@@ -138,6 +141,9 @@ class Ladder:
         """Rung 5 alone: the short spans where two texts differ, and whether they decide (differential.py)."""
         if not self.config.ladder.differential:
             return None
+        return self._spans(gold, predicted)
+
+    def _spans_uncached(self, gold: str, predicted: str) -> Difference | None:
         return compare_spans(gold, predicted, lambda a, b: self._alias(normalize_text(a), normalize_text(b)))
 
     def similarity(self, a: str, b: str) -> PairScore:

@@ -124,6 +124,11 @@ def test_long_differences_are_left_to_the_embedding() -> None:
     )
 
 
+def test_very_long_texts_are_not_aligned() -> None:
+    long = "the quarterly revenue report for the EMEA region " * 2500  # ~20,000 tokens: 10 s to align
+    assert compare_spans(long, long.replace("revenue", "profit", 1), _no_alias) is None
+
+
 def test_configured_glossary_passes_the_span(embedder: OnnxEmbedder) -> None:
     config = ScoringConfig(ladder=LadderConfig(glossary={"invoice": ["bill"]}))
     c = Ladder(config, embedder).compare("doc", "send the invoice today", "send the bill today")
