@@ -197,6 +197,15 @@ _UNITS: dict[str, tuple[str, float]] = {
     "d": ("s", 86400),
     "week": ("s", 604800),
     "weeks": ("s", 604800),
+    "天": ("s", 86400),
+    "小时": ("s", 3600),
+    "分钟": ("s", 60),
+    "周": ("s", 604800),
+    "元": ("cny", 1),
+    "块": ("cny", 1),
+    "公里": ("m", 1000),
+    "公斤": ("g", 1000),
+    "千克": ("g", 1000),
     "gb": ("byte", 1e9),
     "mb": ("byte", 1e6),
     "kb": ("byte", 1e3),
@@ -208,9 +217,12 @@ _UNIT_ALT = "|".join(
     sorted((re.escape(u) for u in _UNITS if u not in _CURRENCY_PREFIX), key=len, reverse=True)
 )
 _MULT_ALT = "|".join(sorted(_MULTIPLIERS, key=len, reverse=True))
+#: A word character that is not CJK (Han, kana, hangul): Chinese and Japanese have no spaces, so an
+#: identifier or a number ends where the ideographs start ("订单A123物流" holds the identifier A123).
+_W = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 _QUANTITY = re.compile(
-    rf"(?<![\w.])(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])?\s?(?P<num>{_NUM})"
-    rf"(?:\s?(?P<mult>{_MULT_ALT})\b)?(?:\s?(?P<unit>{_UNIT_ALT}|%)(?![\w]))?",
+    rf"(?<!{_W})(?<!\.)(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])?\s?(?P<num>{_NUM})"
+    rf"(?:\s?(?P<mult>{_MULT_ALT})\b)?(?:\s?(?P<unit>{_UNIT_ALT}|%)(?!{_W}))?",
     re.IGNORECASE,
 )
 _QUARTER = re.compile(
@@ -261,6 +273,33 @@ _ORDINAL = re.compile(
     re.IGNORECASE,
 )
 _ORDINAL_DIGITS = re.compile(r"\b(?P<n>\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
+#: Chinese weekdays (星期二 = 周二 = 礼拜二 = Tuesday) and months (四月 = 4月 = April), as the English.
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
+_ZH_WEEKDAY = re.compile(r"(?:星期|周|礼拜)(?P<d>[一二三四五六日天1-6])")
+_ZH_MONTH = re.compile(
+    r"(?<![\d一二三四五六七八九十])(?P<m>十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月(?!份?内)"
+)
+#: A run of Chinese numerals read as a number: one with a place word, starting with a digit or 十 (两千,
+#: 十五, 一百二十; not 万一 "in case", 千万 "by all means", 十分 "very"), or a digit before a unit or
+#: measure word (三天, 五个). Other numerals are mostly parts of words (一起, 统一, 一下).
+_ZH_NUMBER = re.compile(
+    r"(?<![星期周礼拜])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
+    r"|[一二两三四五六七八九](?=天|个|件|次|元|块|年|小时|分钟|周|人|张|位|公里|公斤|千克|单))"
+)
 #: A currency named without an amount ("in USD", "euros"): currency:usd.
 _CURRENCY = re.compile(
     r"\b(?P<c>usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|nzd|inr|krw|sgd|hkd|sek|nok|dkk|mxn|brl|yuan|"
@@ -273,7 +312,7 @@ _CURRENCY_WORDS = {"dollar": "usd", "dollars": "usd", "euro": "eur", "euros": "e
 #: differ only against a fact of the same kind on the other side, and their words stay in the residual.
 SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency"})
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
-_IDENT = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[a-zA-Z])[\w]+(?:[-_/][\w]+)*\b")
+_IDENT = re.compile(rf"(?<!{_W})(?=(?:{_W}|-)*\d)(?=(?:{_W}|-)*[a-zA-Z]){_W}+(?:[-_/]{_W}+)*(?!{_W})")
 _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 
@@ -306,6 +345,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     text = _NUMBER_WORD.sub(
         lambda m: str(NUMBER_WORDS[m.group(0).casefold()]), unicodedata.normalize("NFKC", value)
     )
+    text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text)
     found: list[tuple[int, int, str]] = []
 
     def take(pattern: re.Pattern[str], canon: Callable[[re.Match[str]], str | None]) -> None:
@@ -322,6 +362,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     take(_PERIOD, lambda m: f"period:{_RELATIVE[m.group('rel').casefold()]}|{m.group('unit').casefold()}")
     take(_WEEKDAY, lambda m: f"weekday:{_WEEKDAYS.index(m.group('d').casefold()) + 1}")
     take(_MONTH, _canon_month)
+    take(_ZH_WEEKDAY, lambda m: f"weekday:{_zh_weekday(m.group('d'))}")
+    take(_ZH_MONTH, lambda m: f"month:{zh_number(m.group('m'))}")
     take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[m.group('o').casefold()]}")
     take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
     take(_IDENT, _canon_ident)
@@ -351,6 +393,28 @@ def _words_between(text: str, found: list[tuple[int, int, str]], keep: frozenset
         last = e
     parts.append(text[last:])
     return normalize_text(" ".join(parts))
+
+
+def _zh_weekday(day: str) -> int:
+    """星期一 … 星期六 are 1–6 (as digits too: 周2); 星期日 and 星期天 are Sunday, 7."""
+    return 7 if day in "日天" else int(day) if day.isdigit() else "一二三四五六".index(day) + 1
+
+
+def zh_number(numerals: str) -> int:
+    """A number in Chinese numerals or Arabic digits: 两千 = 2000, 十五 = 15, 一百二十 = 120, 三万 = 30000."""
+    if numerals.isdigit():
+        return int(numerals)
+    total = section = digit = 0
+    for ch in numerals:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        elif ch in _ZH_UNITS:
+            section += (digit or 1) * _ZH_UNITS[ch]
+            digit = 0
+        elif ch == "万":
+            total += (section + digit) * 10_000
+            section = digit = 0
+    return total + section + digit
 
 
 def canonical_scalar(value: object) -> str | None:

@@ -10,6 +10,7 @@ from monitor.config import LadderConfig, ScoringConfig
 from monitor.model import Rung
 from monitor.score.embedder import OnnxEmbedder
 from monitor.score.ladder import Ladder
+from monitor.score.values import extract_facts
 
 
 @pytest.mark.parametrize(
@@ -95,3 +96,30 @@ def test_long_text_is_truncated_and_says_so(ladder: Ladder) -> None:
 def test_lone_surrogates_do_not_crash(ladder: Ladder) -> None:
     c = ladder.compare("f", "caf\udce9 order", "cafe order")
     assert c.score is not None
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "equal"),
+    [
+        (
+            "订单A123物流已延迟4天",
+            "订单A123物流已延迟四天",
+            True,
+        ),  # the identifier ends where the ideographs start
+        ("订单A123物流已延迟4天", "订单A123物流已延迟5天", False),
+        ("会议改到周二下午", "会议改到星期二下午", True),
+        ("会议改到周二下午", "会议改到周四下午", False),
+        ("四月", "4月", True),
+        ("四月", "五月", False),
+        ("两千元", "2000元", True),
+        ("两千元", "三千元", False),
+    ],
+)
+def test_chinese_typed_facts(ladder: Ladder, gold: str, predicted: str, equal: bool) -> None:
+    c = ladder.compare("q", gold, predicted)
+    assert (c.equal, c.rung) == (equal, Rung.TYPED), c.note
+
+
+@pytest.mark.parametrize("text", ["我们一起统一一下", "十分感谢", "万一", "千万不要"])
+def test_chinese_words_made_of_numerals_are_no_numbers(text: str) -> None:
+    assert extract_facts(text).facts == ()
