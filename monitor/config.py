@@ -67,7 +67,7 @@ class Thresholds(BaseModel):
 
 
 class LadderConfig(BaseModel):
-    """Rungs 2–4 of the comparison ladder: normalization, typed forms, aliases."""
+    """Rungs 2–5 of the comparison ladder: normalization, typed forms, aliases, the differential rung."""
 
     model_config = _CONFIG
     glossary: dict[str, list[str]] = Field(
@@ -75,6 +75,16 @@ class LadderConfig(BaseModel):
     )
     acronyms: bool = Field(default=True, description="treat initialisms as aliases (NYC = New York City)")
     date_day_first: bool = Field(default=False, description="read 03/04/2024 as 3 April, not March 4")
+    shipped_aliases: bool = Field(
+        default=True, description="use the shipped glossary of common equivalents (monitor/data/aliases.json)"
+    )
+    airports: bool = Field(
+        default=True, description="compare airports by IATA code and name (LHR = London Heathrow)"
+    )
+    differential: bool = Field(
+        default=True,
+        description="decide on the short span where two values differ (WordNet lexicon) before the embedding",
+    )
 
 
 class EmbedderConfig(BaseModel):

@@ -81,6 +81,7 @@ class Rung(StrEnum):
     NORMALIZED = "normalized"
     TYPED = "typed"
     ALIAS = "alias"
+    DIFFERENTIAL = "differential"  # the values differ in a short span, and that span decides
     STRUCTURAL = "structural"
     EMBEDDING = "embedding"
     JUDGE = "judge"

@@ -117,6 +117,10 @@ class MonitorMetrics:
                 self._m[spec.name] = Histogram(
                     name, spec.help, spec.labels, buckets=spec.buckets, registry=self.registry
                 )
+        # the comparisons a reviewer must look at exist from the start, at 0: a dashboard shows "0", not
+        # "no data", when the ladder decided everything (client_python: initialise labelled metrics)
+        for rung, outcome in (("embedding", "uncertain"), ("unscorable", "unscorable")):
+            self._m["aem_comparisons_total"].labels(rung, outcome)
 
     def attach(self, stats: Callable[[], dict[str, float]]) -> None:
         """Expose pipeline and embedder counters, read at scrape time."""

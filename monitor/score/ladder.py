@@ -5,8 +5,11 @@ whether they are equivalent, the score, and which rung decided:
 
 1 exact → 2 normalized (case, NFKC, punctuation, whitespace) → 3 typed facts (numbers and units,
 dates, quarters, booleans, identifiers compared exactly; different facts decide "not equal") →
-4 aliases (initialisms, configured glossary, the tool schema's enum values) → 5 embedding similarity
-with per-kind thresholds (short value vs free text) → 6 the uncertain band: the judge decides when one
+4 aliases (initialisms, airports by IATA code or name, the shipped and configured glossary, the tool
+schema's enum values) → 5 differential: when the
+values differ only in short spans, those spans decide (negation, numbers, WordNet synonyms / antonyms /
+siblings, names; differential.py) → 6 embedding similarity with per-kind thresholds (short value vs
+free text) → 7 the uncertain band: the judge decides when one
 is configured, otherwise the calibrated threshold decides and the comparison is flagged `uncertain`.
 
 Lists and objects are compared structurally, element by element (lists in any order if their
@@ -16,6 +19,7 @@ elements match as a set). A text the model cannot read is `unscorable` — never
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -23,8 +27,17 @@ from scipy.optimize import linear_sum_assignment
 
 from monitor.config import KindThresholds, ScoringConfig
 from monitor.model import Comparison, Rung
+from monitor.score.differential import Difference, compare_spans
+from monitor.score.lexicon import load_airports, load_aliases
 from monitor.score.similarity import PairScore, Scorer
-from monitor.score.values import STOPWORDS, canonical_scalar, content_words, extract_facts, normalize_text
+from monitor.score.values import (
+    SOFT_FACT_KINDS,
+    STOPWORDS,
+    canonical_scalar,
+    content_words,
+    extract_facts,
+    normalize_text,
+)
 
 _ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "&"})
 
@@ -35,9 +48,13 @@ class Ladder:
         self.scorer = scorer
         self.judge = judge
         self._glossary: dict[str, str] = {}
-        for canonical, aliases in config.ladder.glossary.items():
+        shipped = load_aliases() if config.ladder.shipped_aliases else {}
+        for canonical, aliases in [*shipped.items(), *config.ladder.glossary.items()]:  # the user's win
             for term in (canonical, *aliases):
                 self._glossary[normalize_text(term)] = normalize_text(canonical)
+        self._airports = load_airports() if config.ladder.airports else None
+        # the same values come back in every conversation of a reference: align each pair once
+        self._spans = lru_cache(maxsize=32_768)(self._spans_uncached)
 
     # -- public ------------------------------------------------------------------------------
 
@@ -94,20 +111,40 @@ class Ladder:
         fp = extract_facts(predicted, self.config.ladder.date_day_first)
         left_g, left_p = gold, predicted
         if fg.facts or fp.facts:
-            if fg.facts != fp.facts:
+            if _facts_conflict(fg.facts, fp.facts):
                 only_g = sorted(set(fg.facts) - set(fp.facts))
                 only_p = sorted(set(fp.facts) - set(fg.facts))
                 note = f"typed facts differ: gold has {only_g or 'nothing else'}, predicted has {only_p or 'nothing else'}"
                 return _cmp(field, gold, predicted, False, 0.0, Rung.TYPED, kind=k, note=note)
-            if not _meaningful(fg.residual) or not _meaningful(fp.residual):
+            if not _meaningful(fg.bare) or not _meaningful(fp.bare):
                 return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note="same typed facts")
+            if content_words(fg.bare) and set(content_words(fg.bare)) == set(content_words(fp.bare)):
+                note = "same typed facts and words"
+                return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note=note)
             left_g, left_p = fg.residual, fp.residual
+        airport = self._airport(gold, predicted)
+        if airport is not None:
+            equal, note = airport
+            return _cmp(field, gold, predicted, equal, float(equal), Rung.ALIAS, kind=k, note=note)
         alias = self._alias(normalize_text(left_g), normalize_text(left_p))
         if alias:
             return _cmp(field, gold, predicted, True, 1.0, Rung.ALIAS, kind=k, note=alias)
         if set(content_words(left_g)) == set(content_words(left_p)) and content_words(left_g):
             return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k, note="same content words")
+        diff = self.differential(left_g, left_p)
+        if diff is not None and diff.equal is not None:
+            score = 1.0 if diff.equal else 0.0
+            return _cmp(field, gold, predicted, diff.equal, score, Rung.DIFFERENTIAL, kind=k, note=diff.note)
         return self._by_model(field, gold, predicted, left_g, left_p, k)
+
+    def differential(self, gold: str, predicted: str) -> Difference | None:
+        """Rung 5 alone: the short spans where two texts differ, and whether they decide (differential.py)."""
+        if not self.config.ladder.differential:
+            return None
+        return self._spans(gold, predicted)
+
+    def _spans_uncached(self, gold: str, predicted: str) -> Difference | None:
+        return compare_spans(gold, predicted, lambda a, b: self._alias(normalize_text(a), normalize_text(b)))
 
     def similarity(self, a: str, b: str) -> PairScore:
         """The raw model similarity of two texts (rung 5 alone), for whole-reply scores."""
@@ -168,6 +205,18 @@ class Ladder:
         if self.config.ladder.acronyms and (_is_initialism(ng, np_) or _is_initialism(np_, ng)):
             return "initialism"
         return ""
+
+    def _airport(self, gold: str, predicted: str) -> tuple[bool, str] | None:
+        """Two airports, by IATA code (`LHR`, as written) or name (`London Heathrow`): the same or not.
+        None when either value names no airport by itself (`London` names several)."""
+        if self._airports is None:
+            return None
+        cg, cp = self._airports.code_of(gold), self._airports.code_of(predicted)
+        if cg is None or cp is None:
+            return None
+        if cg == cp:
+            return True, f"airport: {self._airports.describe(cg)}"
+        return False, f"different airports: {self._airports.describe(cg)} vs {self._airports.describe(cp)}"
 
     def _enum(
         self, field: str, gold: str, predicted: str, ng: str, np_: str, enum_values: Sequence[str], kind: str
@@ -300,6 +349,21 @@ def _is_initialism(short: str, long: str) -> bool:
         return False
     words = [w for w in long.split() if w not in _ACRONYM_SKIP]
     return len(words) >= 2 and "".join(w[0] for w in words) == letters
+
+
+def _facts_conflict(gold: Sequence[str], predicted: Sequence[str]) -> bool:
+    """Different facts: any hard fact on one side only, or soft facts of one kind that differ."""
+    g, p = set(gold), set(predicted)
+    if {f for f in g if _fact_kind(f) not in SOFT_FACT_KINDS} != {
+        f for f in p if _fact_kind(f) not in SOFT_FACT_KINDS
+    }:
+        return True
+    kinds = {_fact_kind(f) for f in g} & {_fact_kind(f) for f in p} & SOFT_FACT_KINDS
+    return any({f for f in g if _fact_kind(f) == k} != {f for f in p if _fact_kind(f) == k} for k in kinds)
+
+
+def _fact_kind(fact: str) -> str:
+    return fact.split(":", 1)[0]
 
 
 def _meaningful(residual: str) -> bool:

@@ -10,8 +10,9 @@ them, and the mismatched items (for attribution).
   are present. Uncovered parts fail with `incomplete_response`, naming them.
 - Truthfulness: typed facts (identifiers, numbers with units, dates, quarters) and slot words of the
   gold reply that the reply replaces with a different fact of the same kind fail with
-  `inconsistent_response`, naming both; so does a whole reply below the text threshold. A paraphrase
-  that keeps every fact passes.
+  `inconsistent_response`, naming both; so does a whole reply below the text threshold, and one that
+  differs from gold in a short span the differential rung decides against (negation, names, WordNet
+  siblings). A paraphrase that keeps every fact passes.
 """
 
 from __future__ import annotations
@@ -189,6 +190,10 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     )
     if (uncertain or rung is Rung.UNSCORABLE) and ladder.judge is not None:
         whole_cmp = ladder.compare_text("response", gold, predicted, kind="text")
+    if not conflicts and whole_cmp.equal:
+        conflicts = _differential_conflicts(ladder, gold, predicted, day_first)
+        comparisons.extend(conflicts)
+        mismatches.extend(Mismatch("response", c.gold, c.predicted, "value") for c in conflicts)
     comparisons.insert(0, whole_cmp)
     if conflicts:
         detail = "; ".join(f"gold says {c.gold!r}, reply says {c.predicted!r}" for c in conflicts)
@@ -221,6 +226,37 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     else:
         truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=whole_cmp.score)
     return ResponseScore(completeness, truthfulness, tuple(comparisons), tuple(mismatches), whole.score)
+
+
+def _differential_conflicts(ladder: Ladder, gold: str, predicted: str, day_first: bool) -> list[Comparison]:
+    """A reply that says what gold says but for a short span that decides against it (`could not find
+    any` / `found three`, `Smith` / `Jones`): one comparison per such span. Typed facts are masked
+    first (they were compared above), so `$1,200` / `1200 USD` is no difference here."""
+    facts = sorted({c for text in (gold, predicted) for c, _ in extract_facts(text, day_first).spans})
+    marks = {c: "xfact" + "".join(chr(97 + int(d)) for d in str(i)) for i, c in enumerate(facts)}
+
+    def masked(text: str) -> str:
+        for canon, original in extract_facts(text, day_first).spans:
+            if original and original in text:
+                text = text.replace(original, f" {marks[canon]} ")
+        return text
+
+    diff = ladder.differential(masked(gold), masked(predicted))
+    if diff is None or diff.equal is not False:
+        return []
+    return [
+        Comparison(
+            field="response.span",
+            gold=g,
+            predicted=p,
+            equal=False,
+            score=0.0,
+            rung=Rung.DIFFERENTIAL,
+            kind="short",
+            note=diff.reason,
+        )
+        for g, p in diff.spans
+    ]
 
 
 def _score_bare_fact(ladder: Ladder, gold: str, predicted: str) -> ResponseScore:

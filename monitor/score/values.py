@@ -2,7 +2,8 @@
 
 `normalize_text` folds case, Unicode compatibility forms (NFKC), punctuation and whitespace.
 `extract_facts` finds the typed facts in a value — numbers with units or currency, dates and times,
-quarters, booleans, identifiers — as canonical strings, and returns the words left over. Two values
+quarters, weekdays, months, periods relative to now (`last quarter`), ordinals after a determiner,
+currencies named alone, booleans, identifiers — as canonical strings, and returns the words left over. Two values
 whose facts differ are different whatever their wording ("order A123" vs "order A124"); two values
 with the same facts are compared further on what is left ("Q3 2024 revenue" vs "third quarter
 revenue figures for 2024" → facts {quarter:3, number:2024} on both sides, residual "revenue" vs
@@ -147,6 +148,15 @@ _UNITS: dict[str, tuple[str, float]] = {
     "¥": ("jpy", 1),
     "jpy": ("jpy", 1),
     "cny": ("cny", 1),
+    "chf": ("chf", 1),
+    "cad": ("cad", 1),
+    "aud": ("aud", 1),
+    "inr": ("inr", 1),
+    "₹": ("inr", 1),
+    "krw": ("krw", 1),
+    "₩": ("krw", 1),
+    "sgd": ("sgd", 1),
+    "hkd": ("hkd", 1),
     "rmb": ("cny", 1),
     "yuan": ("cny", 1),
     "km": ("m", 1000),
@@ -187,20 +197,32 @@ _UNITS: dict[str, tuple[str, float]] = {
     "d": ("s", 86400),
     "week": ("s", 604800),
     "weeks": ("s", 604800),
+    "天": ("s", 86400),
+    "小时": ("s", 3600),
+    "分钟": ("s", 60),
+    "周": ("s", 604800),
+    "元": ("cny", 1),
+    "块": ("cny", 1),
+    "公里": ("m", 1000),
+    "公斤": ("g", 1000),
+    "千克": ("g", 1000),
     "gb": ("byte", 1e9),
     "mb": ("byte", 1e6),
     "kb": ("byte", 1e3),
     "tb": ("byte", 1e12),
 }
-_CURRENCY_PREFIX = "$€£¥"
+_CURRENCY_PREFIX = "$€£¥₹₩"
 _NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _UNIT_ALT = "|".join(
     sorted((re.escape(u) for u in _UNITS if u not in _CURRENCY_PREFIX), key=len, reverse=True)
 )
 _MULT_ALT = "|".join(sorted(_MULTIPLIERS, key=len, reverse=True))
+#: A word character that is not CJK (Han, kana, hangul): Chinese and Japanese have no spaces, so an
+#: identifier or a number ends where the ideographs start ("订单A123物流" holds the identifier A123).
+_W = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 _QUANTITY = re.compile(
-    rf"(?<![\w.])(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])?\s?(?P<num>{_NUM})"
-    rf"(?:\s?(?P<mult>{_MULT_ALT})\b)?(?:\s?(?P<unit>{_UNIT_ALT}|%)(?![\w]))?",
+    rf"(?<!{_W})(?<!\.)(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])?\s?(?P<num>{_NUM})"
+    rf"(?:\s?(?P<mult>{_MULT_ALT})\b)?(?:\s?(?P<unit>{_UNIT_ALT}|%)(?!{_W}))?",
     re.IGNORECASE,
 )
 _QUARTER = re.compile(
@@ -218,8 +240,79 @@ _DATE = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}})\b",
     re.IGNORECASE,
 )
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = re.compile(r"\b(?P<d>" + "|".join(_WEEKDAYS) + r")s?\b", re.IGNORECASE)
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
+)  # fmt: skip
+#: A month alone ("in April"). "may" and "march" are words too: they count only capitalised after the
+#: start of the text, and so do the abbreviations ("Jan", "Sept.").
+_MONTH = re.compile(
+    r"(?i:\b(?P<m>january|february|april|june|july|august|september|october|november|december)\b)"
+    r"|(?<=\w[\s,(])(?P<c>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"
+)
+_MONTH_ABBR = {"sept": 9, **{m[:3]: i for i, m in enumerate(_MONTH_NAMES, start=1)}}
+#: Periods relative to now: "last quarter" (period:-1|quarter) ≠ "next quarter" (period:1|quarter).
+_RELATIVE = {
+    "last": -1, "previous": -1, "past": -1, "prior": -1,
+    "this": 0, "current": 0,
+    "next": 1, "coming": 1, "following": 1, "upcoming": 1,
+}  # fmt: skip
+_PERIOD = re.compile(
+    r"\b(?P<rel>" + "|".join(_RELATIVE) + r")\s+(?P<unit>quarter|week|month|year|weekend)\b", re.IGNORECASE
+)
+#: Word ordinals after a determiner ("the third flight" = "the 3rd flight", both number:3); alone they
+#: are too often discourse words ("First, I checked …").
+_ORDINAL_WORDS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10,
+}  # fmt: skip
+_ORDINAL = re.compile(
+    r"\b(?:the|my|your|our|his|her|its|their)\s+(?P<o>" + "|".join(_ORDINAL_WORDS) + r")\b(?=\s+\w)",
+    re.IGNORECASE,
+)
+_ORDINAL_DIGITS = re.compile(r"\b(?P<n>\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
+#: Chinese weekdays (星期二 = 周二 = 礼拜二 = Tuesday) and months (四月 = 4月 = April), as the English.
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
+_ZH_WEEKDAY = re.compile(r"(?:星期|周|礼拜)(?P<d>[一二三四五六日天1-6])")
+_ZH_MONTH = re.compile(
+    r"(?<![\d一二三四五六七八九十])(?P<m>十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月(?!份?内)"
+)
+#: A run of Chinese numerals read as a number: one with a place word, starting with a digit or 十 (两千,
+#: 十五, 一百二十; not 万一 "in case", 千万 "by all means", 十分 "very"), or a digit before a unit or
+#: measure word (三天, 五个). Other numerals are mostly parts of words (一起, 统一, 一下).
+_ZH_NUMBER = re.compile(
+    r"(?<![星期周礼拜])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
+    r"|[一二两三四五六七八九](?=天|个|件|次|元|块|年|小时|分钟|周|人|张|位|公里|公斤|千克|单))"
+)
+#: A currency named without an amount ("in USD", "euros"): currency:usd.
+_CURRENCY = re.compile(
+    r"\b(?P<c>usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|nzd|inr|krw|sgd|hkd|sek|nok|dkk|mxn|brl|yuan|"
+    r"dollars?|euros?|yen|renminbi)\b",
+    re.IGNORECASE,
+)
+_CURRENCY_WORDS = {"dollar": "usd", "dollars": "usd", "euro": "eur", "euros": "eur", "yen": "jpy", "rmb": "cny",
+                   "yuan": "cny", "renminbi": "cny"}  # fmt: skip
+#: Fact kinds a paraphrase may leave out ("12% year over year" / "12% compared with last year"): they
+#: differ only against a fact of the same kind on the other side, and their words stay in the residual.
+SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency"})
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
-_IDENT = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[a-zA-Z])[\w]+(?:[-_/][\w]+)*\b")
+_IDENT = re.compile(rf"(?<!{_W})(?=(?:{_W}|-)*\d)(?=(?:{_W}|-)*[a-zA-Z]){_W}+(?:[-_/]{_W}+)*(?!{_W})")
 _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 
@@ -241,8 +334,9 @@ class Facts:
     """Typed facts of a value as canonical strings (`number:4|s`, `date:2024-03-05`, `id:a123` …)."""
 
     facts: tuple[str, ...]
-    residual: str
+    residual: str  # the words that are no fact; the words of soft facts (SOFT_FACT_KINDS) stay in it
     spans: tuple[tuple[str, str], ...] = ()  # (canonical, original text) for reporting
+    bare: str = ""  # the words that are no fact, soft facts' words taken out too
 
 
 @lru_cache(maxsize=65_536)
@@ -251,6 +345,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     text = _NUMBER_WORD.sub(
         lambda m: str(NUMBER_WORDS[m.group(0).casefold()]), unicodedata.normalize("NFKC", value)
     )
+    text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text)
     found: list[tuple[int, int, str]] = []
 
     def take(pattern: re.Pattern[str], canon: Callable[[re.Match[str]], str | None]) -> None:
@@ -264,22 +359,62 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     take(_EMAIL, lambda m: f"id:{m.group(0).casefold()}")
     take(_DATE, lambda m: _canon_date(m.group(0), day_first))
     take(_QUARTER, _canon_quarter)
+    take(_PERIOD, lambda m: f"period:{_RELATIVE[m.group('rel').casefold()]}|{m.group('unit').casefold()}")
+    take(_WEEKDAY, lambda m: f"weekday:{_WEEKDAYS.index(m.group('d').casefold()) + 1}")
+    take(_MONTH, _canon_month)
+    take(_ZH_WEEKDAY, lambda m: f"weekday:{_zh_weekday(m.group('d'))}")
+    take(_ZH_MONTH, lambda m: f"month:{zh_number(m.group('m'))}")
+    take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[m.group('o').casefold()]}")
+    take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
     take(_IDENT, _canon_ident)
     take(_QUANTITY, _canon_quantity)
+    take(
+        _CURRENCY,
+        lambda m: f"currency:{_CURRENCY_WORDS.get(m.group('c').casefold(), m.group('c').casefold())}",
+    )
     found.sort()
-    residual_parts, last = [], 0
-    for s, e, _ in found:
-        residual_parts.append(text[last:s])
-        last = e
-    residual_parts.append(text[last:])
-    words = []
-    for w in normalize_text(" ".join(residual_parts)).split():
-        if w in _BOOLS and len(normalize_text(text).split()) == 1:
-            found.append((len(text), len(text), f"bool:{_BOOLS[w]}"))
-        else:
-            words.append(w)
+    residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
+    bare = _words_between(text, found, keep=frozenset())
+    if len(residual.split()) == 1 and residual in _BOOLS and len(normalize_text(text).split()) == 1:
+        found.append((len(text), len(text), f"bool:{_BOOLS[residual]}"))
+        residual = bare = ""
     spans = tuple((c, text[s:e]) for s, e, c in found)
-    return Facts(facts=tuple(sorted(c for _, _, c in found)), residual=" ".join(words), spans=spans)
+    return Facts(facts=tuple(sorted(c for _, _, c in found)), residual=residual, spans=spans, bare=bare)
+
+
+def _words_between(text: str, found: list[tuple[int, int, str]], keep: frozenset[str]) -> str:
+    """The normalized words of `text` outside the facts found, except facts of the kinds in `keep`
+    (kept in the words too: "Thursday" is also what a reply says)."""
+    parts, last = [], 0
+    for s, e, c in found:
+        if c.split(":", 1)[0] in keep:
+            continue
+        parts.append(text[last:s])
+        last = e
+    parts.append(text[last:])
+    return normalize_text(" ".join(parts))
+
+
+def _zh_weekday(day: str) -> int:
+    """星期一 … 星期六 are 1–6 (as digits too: 周2); 星期日 and 星期天 are Sunday, 7."""
+    return 7 if day in "日天" else int(day) if day.isdigit() else "一二三四五六".index(day) + 1
+
+
+def zh_number(numerals: str) -> int:
+    """A number in Chinese numerals or Arabic digits: 两千 = 2000, 十五 = 15, 一百二十 = 120, 三万 = 30000."""
+    if numerals.isdigit():
+        return int(numerals)
+    total = section = digit = 0
+    for ch in numerals:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        elif ch in _ZH_UNITS:
+            section += (digit or 1) * _ZH_UNITS[ch]
+            digit = 0
+        elif ch == "万":
+            total += (section + digit) * 10_000
+            section = digit = 0
+    return total + section + digit
 
 
 def canonical_scalar(value: object) -> str | None:
@@ -317,6 +452,11 @@ def _canon_quantity(m: re.Match[str]) -> str | None:
 def _canon_quarter(m: re.Match[str]) -> str:
     q = m.group("q1") or m.group("q3") or str(ORDINALS[m.group("q2").casefold()])
     return f"quarter:{q}"
+
+
+def _canon_month(m: re.Match[str]) -> str:
+    name = (m.group("m") or m.group("c")).casefold()
+    return f"month:{_MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]}"
 
 
 def _canon_date(raw: str, day_first: bool) -> str | None:

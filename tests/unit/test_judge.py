@@ -55,7 +55,7 @@ def stub_url() -> Iterator[str]:
 def test_judge_resolves_the_uncertain_band(embedder: OnnxEmbedder, stub_url: str) -> None:
     config = ScoringConfig(judge=JudgeConfig(url=stub_url, api_key=SecretStr("sk-test")))
     ladder = Ladder(config, embedder, LlmJudge(config.judge))  # type: ignore[arg-type]
-    c = ladder.compare("metric", "revenue", "profit")
+    c = ladder.compare("metric", "revenue", "expenses")
     assert c.rung is Rung.JUDGE and c.equal is False and c.uncertain is False
     assert c.score is not None  # the embedding score is kept for the report
     assert ladder.compare("p", "Q3 2024 revenue", "third quarter revenue figures for 2024").equal
@@ -73,6 +73,6 @@ def test_exact_matches_never_reach_the_judge(embedder: OnnxEmbedder, stub_url: s
 def test_unreachable_judge_falls_back_to_the_threshold_and_flags(embedder: OnnxEmbedder) -> None:
     config = ScoringConfig(judge=JudgeConfig(url="http://127.0.0.1:9/v1", timeout_s=1.0))
     judge = LlmJudge(config.judge)  # type: ignore[arg-type]
-    c = Ladder(config, embedder, judge).compare("metric", "revenue", "profit")
+    c = Ladder(config, embedder, judge).compare("metric", "revenue", "expenses")
     assert c.rung is Rung.EMBEDDING and c.uncertain is True and c.equal is False
     assert "judge failed" in c.note and judge.errors == 1

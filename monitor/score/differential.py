@@ -1,0 +1,169 @@
+"""The differential rung of the comparison ladder: decide on the words where two values differ. Pure.
+
+In: gold and predicted text (values that got past the typed and alias rungs, so their typed facts are
+the same), an alias test. Out: a `Difference` — `equal` True/False when the differing spans decide,
+None when they do not (the embedding decides then), with the spans for the comparison's note — or
+None when the rung does not apply.
+
+Both texts are split into tokens (words; identifier parts split on `_`, `-` and camelCase, so
+`rpt_eu_revenue` is `rpt eu revenue`) and aligned. The rung applies when every differing region is
+at most `MAX_SPAN` tokens on each side (stopwords not counted) and, for values longer than that, the
+two share at least half their tokens. Each region is then judged on its own:
+- negation on one side only (`could not find any` / `found three`; `not` added alone) → different;
+- different numbers (`three` / `four`) → different;
+- an alias (glossary, shipped table) or WordNet synonyms → the same (not when both sides are
+  capitalised: `Acme` / `Apex` are names, not synonyms);
+- WordNet antonyms or siblings (`revenue` / `profit`, `Tuesday` / `Thursday`) → different;
+- two different capitalised words that are names (unknown to the lexicon, or capitalised after the
+  start: `Alice Smith` / `Alice Jones`) → different;
+- only stopwords → the same; anything else (unknown words, added words) → undecided.
+One different region makes the values different; all regions the same makes them the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from monitor.score.lexicon import Lexicon, Relation, load_lexicon
+from monitor.score.values import NUMBER_WORDS, STOPWORDS
+
+MAX_SPAN = 3
+#: Longer texts are left to the embedding: aligning them costs quadratic time (a 20,000-token reply took
+#: 10 s), and a reply that long is no minimal pair.
+MAX_TOKENS = 300
+NEGATIONS = frozenset(
+    {"not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without"}
+)
+_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|[^\W\d_]+")
+_CONTRACTION = re.compile(r"(?i)n['’]t\b")
+_CANNOT = re.compile(r"(?i)\bcannot\b")
+
+#: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
+AliasTest = Callable[[str, str], str]
+
+
+@dataclass(frozen=True)
+class Difference:
+    equal: bool | None
+    spans: tuple[tuple[str, str], ...]
+    reason: str
+
+    @property
+    def note(self) -> str:
+        shown = "; ".join(f"{g or '∅'!r} vs {p or '∅'!r}" for g, p in self.spans)
+        return f"differs in {shown}: {self.reason}"
+
+
+def tokens(text: str) -> list[str]:
+    """Words and identifier parts, case kept (`rptEURevenue` → `rpt`, `EU`, `Revenue`)."""
+    text = _CANNOT.sub("can not", _CONTRACTION.sub(" not", text))
+    return _TOKEN.findall(text)
+
+
+def compare_spans(
+    gold: str, predicted: str, aliases: AliasTest, lexicon: Lexicon | None = None
+) -> Difference | None:
+    lex = lexicon if lexicon is not None else load_lexicon()
+    tg, tp = tokens(gold), tokens(predicted)
+    if len(tg) > MAX_TOKENS or len(tp) > MAX_TOKENS:
+        return None
+    fg, fp = [t.casefold() for t in tg], [t.casefold() for t in tp]
+    ops = [op for op in SequenceMatcher(a=fg, b=fp, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not ops or not tg or not tp:
+        return None
+    if any(_size(fg[g1:g2]) > MAX_SPAN or _size(fp[p1:p2]) > MAX_SPAN for _, g1, g2, p1, p2 in ops):
+        return None
+    shared = len(fg) - sum(g2 - g1 for _, g1, g2, _, _ in ops)
+    # values that share little are not "the same but for a span": the embedding reads them whole
+    if (len(fg) > MAX_SPAN or len(fp) > MAX_SPAN) and 2 * shared < max(len(fg), len(fp)):
+        return None
+    spans = tuple((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])) for _, g1, g2, p1, p2 in ops)
+    verdicts = [_judge(tg[g1:g2], tp[p1:p2], aliases, lex, mid_text=g1 > 0) for _, g1, g2, p1, p2 in ops]
+    different = [(s, r) for s, (v, r) in zip(spans, verdicts, strict=True) if v is False]
+    if different:
+        return Difference(False, tuple(s for s, _ in different), "; ".join(r for _, r in different))
+    if all(v for v, _ in verdicts):
+        return Difference(True, spans, "; ".join(dict.fromkeys(r for _, r in verdicts)))
+    open_ = [(s, r) for s, (v, r) in zip(spans, verdicts, strict=True) if v is None]
+    return Difference(None, tuple(s for s, _ in open_), "; ".join(r for _, r in open_))
+
+
+def _size(span: Sequence[str]) -> int:
+    """A span's length in the words that carry meaning (`could not find any` is 3: not, find, any)."""
+    return sum(1 for t in span if t not in STOPWORDS)
+
+
+def _judge(
+    g: Sequence[str], p: Sequence[str], aliases: AliasTest, lex: Lexicon, mid_text: bool
+) -> tuple[bool | None, str]:
+    """One differing region: True the same, False different, None undecided; and why."""
+    fg, fp = [t.casefold() for t in g], [t.casefold() for t in p]
+    cg = [t for t in fg if t not in STOPWORDS and t not in NEGATIONS]
+    cp = [t for t in fp if t not in STOPWORDS and t not in NEGATIONS]
+    if sum(t in NEGATIONS for t in fg) % 2 != sum(t in NEGATIONS for t in fp) % 2:
+        # a negation added alone flips the value ("available" / "not available"); one that comes with
+        # words of its own may be said another way on the other side ("could not complete" / "failed")
+        if (fg and fp) or not (cg or cp):
+            return False, "negated on one side only"
+        return None, "a negation added with other words"
+    if not cg and not cp:
+        return True, "only stopwords differ"
+    if not cg or not cp:
+        return None, "words added"
+    ng, np_ = _numbers(cg), _numbers(cp)
+    if ng and np_ and ng != np_:
+        return False, "different numbers"
+    a, b = " ".join(cg), " ".join(cp)
+    alias = aliases(a, b)
+    if alias:
+        return True, alias
+    relation, why = lex.relate(a, b)
+    if relation is Relation.UNKNOWN and len(cg) == len(cp) > 1:
+        relation, why = _relate_word_by_word(cg, cp, lex)
+    if relation is Relation.SYNONYM:
+        if not _titled([*g, *p]):
+            return True, why
+        why = "capitalised: perhaps names, whatever the lexicon says"  # Acme / Apex are no synonyms
+    if relation in (Relation.ANTONYM, Relation.SIBLING):
+        return False, why
+    if _names(g, p, lex, mid_text):
+        return False, "different names"
+    return None, why
+
+
+def _relate_word_by_word(cg: Sequence[str], cp: Sequence[str], lex: Lexicon) -> tuple[Relation, str]:
+    found = [
+        lex.relate(x, y) if x != y else (Relation.SYNONYM, "same word") for x, y in zip(cg, cp, strict=True)
+    ]
+    for relation in (Relation.ANTONYM, Relation.SIBLING):
+        for r, why in found:
+            if r is relation:
+                return r, why
+    if all(r is Relation.SYNONYM for r, _ in found):
+        return Relation.SYNONYM, "WordNet synonyms, word by word"
+    return Relation.UNKNOWN, "related only loosely"
+
+
+def _titled(words: Sequence[str]) -> bool:
+    return all(w[:1].isupper() and w[1:].islower() for w in words)
+
+
+def _numbers(words: Sequence[str]) -> tuple[str, ...]:
+    return tuple(
+        str(NUMBER_WORDS[w]) if w in NUMBER_WORDS else w for w in words if w.isdigit() or w in NUMBER_WORDS
+    )
+
+
+def _names(g: Sequence[str], p: Sequence[str], lex: Lexicon, mid_text: bool) -> bool:
+    """Both sides capitalised words, neither an abbreviation of the other, that are names: words the
+    lexicon does not know, or capitalised after the start of the text (`Alice Smith` / `Alice Jones`)."""
+    words = [*g, *p]
+    if not _titled(words):
+        return False
+    if not mid_text and any(lex.knows(w.casefold()) for w in words):
+        return False
+    a, b = " ".join(g).casefold(), " ".join(p).casefold()
+    return not (a.startswith(b) or b.startswith(a))

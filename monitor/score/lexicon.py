@@ -1,0 +1,200 @@
+"""The shipped lexicon: how two English words or phrases relate, from WordNet 3.0. Pure after loading.
+
+In: two words or short phrases (lower case). Out: a `Relation` — `synonym` (they share a synset),
+`antonym` (opposite synsets, adjectives through their cluster heads: `urgent` is a satellite of
+`imperative`), `sibling` (distinct kinds of one nearby kind: Tuesday/Thursday under `weekday`,
+revenue/profit under `financial gain`… within `MAX_UP` steps, below the top `MIN_DEPTH` levels), or
+`unknown` (a word the lexicon lacks, or words it relates only loosely, or one a kind of the other).
+
+The data is `monitor/data/lexicon.json`, built by `monitor.score.lexicon_build` from Debian's
+`wordnet-base`; WordNet and nltk are never needed at run time. Beside it: the airport table
+(`airports.tsv`: IATA code → names, from airportsdata) and a small glossary of common equivalents
+(`aliases.json`, written by hand). Each is loaded once per process, on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache, lru_cache
+from pathlib import Path
+
+PATH = Path(__file__).resolve().parents[1] / "data" / "lexicon.json"
+#: How many hypernym steps up from each word a common kind may be, and how far below WordNet's root it
+#: must be (measured on the shipped calibration pairs: a kind as general as `abstraction` or
+#: `measure` relates too much to say "different").
+MAX_UP = 4
+MIN_DEPTH = 5
+
+
+class Relation(StrEnum):
+    SYNONYM = "synonym"
+    ANTONYM = "antonym"
+    SIBLING = "sibling"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: the caches below key on it
+class Lexicon:
+    words: dict[str, tuple[int, ...]]
+    lemmas: tuple[tuple[str, ...], ...]
+    parents: tuple[tuple[int, ...], ...]
+    heads: dict[int, int]
+    antonyms: frozenset[tuple[int, int]]
+
+    def knows(self, phrase: str) -> bool:
+        return bool(self.synsets(phrase))
+
+    def synsets(self, phrase: str) -> tuple[int, ...]:
+        """The synsets of a phrase, or of its singular (`flights` → `flight`, `cities` → `city`)."""
+        for form in _forms(phrase):
+            if form in self.words:
+                return self.words[form]
+        return ()
+
+    def relate(self, a: str, b: str) -> tuple[Relation, str]:
+        """How `a` relates to `b`, with a few words saying why (for the comparison's note)."""
+        sa, sb = self.synsets(a), self.synsets(b)
+        if not sa or not sb:
+            return Relation.UNKNOWN, f"{a if not sa else b!r} is not in the lexicon"
+        if set(sa) & set(sb):
+            return Relation.SYNONYM, "WordNet synonyms"
+        heads_a = {self.heads.get(s, s) for s in sa}
+        heads_b = {self.heads.get(s, s) for s in sb}
+        if any((min(x, y), max(x, y)) in self.antonyms for x in heads_a for y in heads_b):
+            return Relation.ANTONYM, "WordNet antonyms"
+        kind = self._common_kind(sa, sb)
+        if kind is not None:
+            return Relation.SIBLING, f"different kinds of {self.lemmas[kind][0]!r}"
+        return Relation.UNKNOWN, "related only loosely"
+
+    def _common_kind(self, sa: tuple[int, ...], sb: tuple[int, ...]) -> int | None:
+        """The nearest kind above some sense of both, not one of them, specific enough (module doc)."""
+        up_a: dict[int, int] = {}
+        for s in sa:
+            for anc, d in self._ancestors(s):
+                up_a.setdefault(anc, d)
+        below = set(sa) | set(sb)
+        best: tuple[int, int] | None = None
+        for s in sb:
+            for anc, d in self._ancestors(s):
+                if anc in up_a and anc not in below and self._depth(anc) >= MIN_DEPTH:
+                    cand = (up_a[anc] + d, anc)
+                    best = cand if best is None or cand < best else best
+        # one a kind of the other (`trip` / `journey`) is no sign of a different value
+        if best is None or any(a in up_a for a in sb) or self._is_ancestor_of(sb, sa):
+            return None
+        return best[1]
+
+    def _is_ancestor_of(self, upper: tuple[int, ...], lower: tuple[int, ...]) -> bool:
+        return any(anc in upper for s in lower for anc, _ in self._ancestors(s))
+
+    def _ancestors(self, synset: int) -> Iterator[tuple[int, int]]:
+        return iter(_ancestors(self, synset))
+
+    def _depth(self, synset: int) -> int:
+        return _depth(self, synset)
+
+
+@lru_cache(maxsize=65_536)
+def _ancestors(lex: Lexicon, synset: int) -> tuple[tuple[int, int], ...]:
+    seen: dict[int, int] = {}
+    frontier = [synset]
+    for d in range(1, MAX_UP + 1):
+        frontier = [p for s in frontier for p in lex.parents[s] if p not in seen]
+        for p in frontier:
+            seen.setdefault(p, d)
+    return tuple(seen.items())
+
+
+@lru_cache(maxsize=65_536)
+def _depth(lex: Lexicon, synset: int) -> int:
+    """Fewest steps up to a root (a synset with no parent)."""
+    frontier, d = {synset}, 0
+    while frontier and all(lex.parents[s] for s in frontier):
+        frontier = {p for s in frontier for p in lex.parents[s]}
+        d += 1
+    return d
+
+
+def _forms(phrase: str) -> Iterator[str]:
+    yield phrase
+    if phrase.endswith("ies") and len(phrase) > 4:
+        yield phrase[:-3] + "y"
+    if phrase.endswith("es") and len(phrase) > 3:
+        yield phrase[:-2]
+    if phrase.endswith("s") and not phrase.endswith("ss") and len(phrase) > 3:
+        yield phrase[:-1]
+
+
+@cache
+def load_lexicon(path: Path = PATH) -> Lexicon:
+    """Read the shipped lexicon (once per process). A missing file names itself and how to rebuild it."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise FileNotFoundError(
+            f"{path}: cannot read the lexicon ({exc}); rebuild with .ci/build-lexicon"
+        ) from exc
+    words: dict[str, list[int]] = {}
+    for i, s in enumerate(doc["synsets"]):
+        for lemma in s["l"]:
+            words.setdefault(lemma, []).append(i)
+    return Lexicon(
+        words={w: tuple(ids) for w, ids in words.items()},
+        lemmas=tuple(tuple(s["l"]) for s in doc["synsets"]),
+        parents=tuple(tuple(s.get("p", ())) for s in doc["synsets"]),
+        heads={i: s["h"] for i, s in enumerate(doc["synsets"]) if "h" in s},
+        antonyms=frozenset((a, b) for a, b in doc["antonyms"]),
+    )
+
+
+AIRPORTS_PATH = PATH.parent / "airports.tsv"
+ALIASES_PATH = PATH.parent / "aliases.json"
+_IATA = re.compile(r"[A-Z]{3}")
+
+
+@dataclass(frozen=True)
+class Airports:
+    """IATA codes and the names each goes by (`monitor/data/airports.tsv`, from airportsdata)."""
+
+    names: dict[str, tuple[str, ...]]
+    codes: dict[str, str]  # name → code
+
+    def code_of(self, value: str) -> str | None:
+        """The airport a whole value names: its code as written (`LHR`), or one of its names."""
+        value = value.strip()
+        if _IATA.fullmatch(value) and value in self.names:
+            return value
+        return self.codes.get(" ".join(re.sub(r"[^\w\s]+", " ", value.casefold()).split()))
+
+    def describe(self, code: str) -> str:
+        return f"{code} ({max(self.names[code], key=len, default='airport')})"
+
+
+@cache
+def load_airports(path: Path = AIRPORTS_PATH) -> Airports:
+    names: dict[str, tuple[str, ...]] = {}
+    for line in _read(path).splitlines():
+        if line and not line.startswith("#"):
+            code, _, forms = line.partition("\t")
+            names[code] = tuple(f for f in forms.split("|") if f)
+    codes = {form: code for code, forms in names.items() for form in forms}
+    return Airports(names=names, codes=codes)
+
+
+@cache
+def load_aliases(path: Path = ALIASES_PATH) -> dict[str, list[str]]:
+    """The shipped glossary of common equivalents (`urgent` = `high priority`), merged under the user's."""
+    doc: dict[str, list[str]] = json.loads(_read(path))["aliases"]
+    return doc
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FileNotFoundError(f"{path}: cannot read ({exc}); rebuild with .ci/build-lexicon") from exc
