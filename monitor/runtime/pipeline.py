@@ -52,6 +52,13 @@ class IngestResult:
     reports: int
     problems: tuple[str, ...] = ()  # why spans were rejected, each located
 
+    def rejection(self, what: str) -> str:
+        """The partial-success message receivers answer: how many `what` were not used, and the first why."""
+        if not self.rejected:
+            return ""
+        first = f", e.g. {self.problems[0]}" if self.problems else ""
+        return f"{self.rejected} {what} not used{first}"
+
 
 class Pipeline:
     def __init__(

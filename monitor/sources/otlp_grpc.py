@@ -53,9 +53,7 @@ class _TraceService(_Receiver, trace_service_pb2_grpc.TraceServiceServicer):
         response = trace_service_pb2.ExportTraceServiceResponse()
         if result.rejected:
             response.partial_success.rejected_spans = result.rejected
-            response.partial_success.error_message = (
-                f"{result.rejected} spans not used, e.g. {result.problems[0]}"
-            )
+            response.partial_success.error_message = result.rejection("spans")
         return response
 
 
@@ -67,7 +65,7 @@ class _LogsService(_Receiver, logs_service_pb2_grpc.LogsServiceServicer):
         response = logs_service_pb2.ExportLogsServiceResponse()
         if result.rejected:
             response.partial_success.rejected_log_records = result.rejected
-            response.partial_success.error_message = f"{result.rejected} log records had no trace or span id"
+            response.partial_success.error_message = result.rejection("log records")
         return response
 
 

@@ -144,7 +144,7 @@ def _response(result: IngestResult, content_type: str, signal: Literal["traces",
         field, what = "rejectedSpans", "spans"
         if result.rejected:
             response.partial_success.rejected_spans = result.rejected
-    message = f"{result.rejected} {what} not used, e.g. {result.problems[0]}" if result.problems else ""
+    message = result.rejection(what)
     if result.rejected:
         response.partial_success.error_message = message
     if content_type == JSON:
