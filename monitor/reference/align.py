@@ -43,6 +43,7 @@ from monitor.score.dialog import (
     argument_modes,
     dialog_vocabulary,
     free_tools,
+    tool_schemas,
 )
 from monitor.score.ladder import Ladder
 from monitor.score.response import stated
@@ -51,7 +52,6 @@ from monitor.score.values import content_words, extract_facts, normalize_text
 
 GAP = 1.0
 _END = -1  # "after every live turn"
-_GOLD = 1 << 40  # offsets gold turn numbers in `exchange_of`, apart from live ones
 OPTIONAL_GAP = 0.5
 OTHER_TOOL = 1.9
 LIVE_USER_GAP = 0.6
@@ -81,9 +81,7 @@ def align_to_gold(
     conversation_id: str, live: Sequence[DialogTurn], gold: Dialog, ladder: Ladder, max_cells: int = 40_000
 ) -> Alignment:
     metadata = gold.metadata if isinstance(gold.metadata, dict) else {}
-    schemas: dict[str, Any] = (
-        metadata.get("tool_schemas", {}) if isinstance(metadata.get("tool_schemas"), dict) else {}
-    )
+    schemas = tool_schemas(metadata)
     free = free_tools(metadata)
     probe = Dialog(dialog_id=conversation_id, turns=tuple(live) + tuple(gold.turns), metadata=metadata)
     vocabulary = dialog_vocabulary(probe)
@@ -95,7 +93,8 @@ def align_to_gold(
 
     pair_of_live: dict[int, list[tuple[DialogTurn, How]]] = {}  # live turn_no -> the gold turns it answers
     missing_after: dict[int, list[DialogTurn]] = {}  # live turn_no (or _END) -> gold turns after it
-    exchange_of: dict[int, int] = {}  # live or gold turn_no -> its exchange
+    exchange_of: dict[int, int] = {}  # live turn_no -> its exchange
+    gold_exchange: dict[int, int] = {}  # gold turn_no -> its exchange
     no_call_answer: dict[int, int] = {}  # live turn_no -> the gold user turn it answers without a call
     no_call_broken: dict[int, int] = {}  # live turn_no of a call where gold expects none -> gold user turn
     for index, block in enumerate(_blocks(live, gold.turns)):
@@ -130,7 +129,7 @@ def align_to_gold(
             else:
                 pair_of_live.setdefault(p_no, []).append((g, how))
         for g in block.gold:
-            exchange_of.setdefault(g.turn_no + _GOLD, index)
+            gold_exchange.setdefault(g.turn_no, index)
         if block.expects_no_call and block.user_no is not None:
             unasked = [t for t in calls if t.turn_no not in pair_of_live and not _free(t, free)]
             if unasked:
@@ -170,10 +169,10 @@ def align_to_gold(
         if t.turn_no in no_call_answer and not answered:  # a user turn the agent did not answer
             add(None, None, "no_call_expected", where, no_call_answer[t.turn_no])
         for g in missing_after.pop(t.turn_no, []):
-            add(g, None, "aligned", exchange_of.get(g.turn_no + _GOLD))
+            add(g, None, "aligned", gold_exchange.get(g.turn_no))
     for leftover in missing_after.values():  # after a block with no live turns: at the end
         for g in leftover:
-            add(g, None, "aligned", exchange_of.get(g.turn_no + _GOLD))
+            add(g, None, "aligned", gold_exchange.get(g.turn_no))
     dialog = Dialog(dialog_id=conversation_id, turns=tuple(rows), metadata=metadata)
     return Alignment(dialog=dialog, positional=positional, turn_map=number, origins=origins)
 

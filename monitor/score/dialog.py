@@ -77,14 +77,25 @@ class RowOrigin:
 
 def free_tools(metadata: Any) -> frozenset[str]:
     """Tools whose calls need no gold counterpart: `read_only_tools` and `allowed_extra_tools`."""
+    read_only, allowed = _free_lists(metadata)
+    return read_only | allowed
+
+
+def _free_lists(metadata: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """`metadata.read_only_tools` and `metadata.allowed_extra_tools`, as sets of tool names."""
     if not isinstance(metadata, dict):
-        return frozenset()
-    names = [*_names(metadata.get("read_only_tools")), *_names(metadata.get("allowed_extra_tools"))]
-    return frozenset(names)
+        return frozenset(), frozenset()
+    return _names(metadata.get("read_only_tools")), _names(metadata.get("allowed_extra_tools"))
 
 
-def _names(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+def _names(value: Any) -> frozenset[str]:
+    return frozenset(v for v in value if isinstance(v, str)) if isinstance(value, list) else frozenset()
+
+
+def tool_schemas(metadata: Any) -> dict[str, Any]:
+    """`metadata.tool_schemas`: tool name -> JSON Schema of its arguments (empty when absent or malformed)."""
+    schemas = metadata.get("tool_schemas") if isinstance(metadata, dict) else None
+    return schemas if isinstance(schemas, dict) else {}
 
 
 def argument_modes(metadata: Any, row: DialogTurn) -> dict[str, CompareMode]:
@@ -120,9 +131,7 @@ def score_dialog(
     alignment = alignment or AlignmentConfig()
     metadata = dialog.metadata if isinstance(dialog.metadata, dict) else {}
     vocabulary = dialog_vocabulary(dialog)
-    schemas: dict[str, Any] = (
-        metadata.get("tool_schemas", {}) if isinstance(metadata.get("tool_schemas"), dict) else {}
-    )
+    schemas = tool_schemas(metadata)
     if ladder.scorer is not None:
         ladder.scorer.prefetch(texts_to_embed([dialog]))
 
@@ -258,8 +267,7 @@ def _exchanges(turns: Sequence[DialogTurn], origins: Mapping[int, RowOrigin] | N
 
 def _judge_rows(rows: Sequence[DialogTurn], ctx: _RowContext) -> _Judged:
     """Which rows get a verdict; how each gold turn was matched; the live turns left free, and why."""
-    read_only = frozenset(_names(ctx.metadata.get("read_only_tools")))
-    allowed = frozenset(_names(ctx.metadata.get("allowed_extra_tools")))
+    read_only, allowed = _free_lists(ctx.metadata)
     expectations = {  # rows where gold expects no call: never a forgiven attempt
         no for no, o in (ctx.origins or {}).items() if o.how == "no_call_expected"
     }
