@@ -261,23 +261,24 @@ def _differential_conflicts(ladder: Ladder, gold: str, predicted: str, day_first
 
 def _score_bare_fact(ladder: Ladder, gold: str, predicted: str) -> ResponseScore:
     day_first = ladder.config.ladder.date_day_first
-    stated = bool(states_facts(gold, predicted, day_first))
+    wanted, have = extract_facts(gold, day_first), extract_facts(predicted, day_first)
+    says = stated(wanted.facts, have.facts)
     cmp = Comparison(
         field="response",
         gold=gold,
         predicted=predicted,
-        equal=stated,
-        score=1.0 if stated else 0.0,
+        equal=says,
+        score=1.0 if says else 0.0,
         rung=Rung.TYPED,
         kind="text",
-        note="the reply states the fact" if stated else "the reply does not state the fact",
+        note="the reply states the fact" if says else "the reply does not state the fact",
     )
-    if stated:
+    if says:
         ok_c = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
         ok_t = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=1.0)
         return ResponseScore(ok_c, ok_t, (cmp,), (), 1.0)
-    kinds = {f.split(":", 1)[0] for f in extract_facts(gold, day_first).facts}
-    rivals = [f for f in extract_facts(predicted, day_first).spans if f[0].split(":", 1)[0] in kinds]
+    kinds = {f.split(":", 1)[0] for f in wanted.facts}
+    rivals = [f for f in have.spans if f[0].split(":", 1)[0] in kinds]
     if rivals:  # it answers, with another fact of the same kind: wrong
         said = ", ".join(repr(original or canon) for canon, original in rivals[:3])
         completeness = Check(sub_metric=SubMetric.COMPLETENESS, passed=True, score=1.0)
