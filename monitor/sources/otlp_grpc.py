@@ -19,6 +19,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 
 from monitor.errors import InputError
 from monitor.runtime.pipeline import IngestResult, Pipeline
+from monitor.sources.answers import export_response
 
 
 class _Receiver:
@@ -49,24 +50,14 @@ class _TraceService(_Receiver, trace_service_pb2_grpc.TraceServiceServicer):
     def Export(
         self, request: trace_service_pb2.ExportTraceServiceRequest, context: grpc.ServicerContext
     ) -> trace_service_pb2.ExportTraceServiceResponse:
-        result = self._ingest(request, context, "traces")
-        response = trace_service_pb2.ExportTraceServiceResponse()
-        if result.rejected:
-            response.partial_success.rejected_spans = result.rejected
-            response.partial_success.error_message = result.rejection("spans")
-        return response
+        return export_response(self._ingest(request, context, "traces"), "traces")
 
 
 class _LogsService(_Receiver, logs_service_pb2_grpc.LogsServiceServicer):
     def Export(
         self, request: logs_service_pb2.ExportLogsServiceRequest, context: grpc.ServicerContext
     ) -> logs_service_pb2.ExportLogsServiceResponse:
-        result = self._ingest(request, context, "logs")
-        response = logs_service_pb2.ExportLogsServiceResponse()
-        if result.rejected:
-            response.partial_success.rejected_log_records = result.rejected
-            response.partial_success.error_message = result.rejection("log records")
-        return response
+        return export_response(self._ingest(request, context, "logs"), "logs")
 
 
 def start_grpc(

@@ -21,12 +21,11 @@ from collections.abc import Callable
 from typing import Literal
 
 from aiohttp import web
-from google.protobuf.message import Message
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from google.protobuf import json_format
 
 from monitor.errors import InputError
 from monitor.runtime.pipeline import IngestResult, Pipeline
+from monitor.sources.answers import export_response
 
 PROTOBUF = "application/x-protobuf"
 PROTOBUF_TYPES = (PROTOBUF, "application/protobuf")  # OTLP/HTTP names both; the Collector sends either
@@ -133,25 +132,10 @@ def _gunzip(body: bytes, max_bytes: int) -> bytes:
 
 
 def _response(result: IngestResult, content_type: str, signal: Literal["traces", "logs"]) -> web.Response:
-    response: Message
-    if signal == "logs":
-        response = ExportLogsServiceResponse()
-        field, what = "rejectedLogRecords", "log records"
-        if result.rejected:
-            response.partial_success.rejected_log_records = result.rejected
-    else:
-        response = ExportTraceServiceResponse()
-        field, what = "rejectedSpans", "spans"
-        if result.rejected:
-            response.partial_success.rejected_spans = result.rejected
-    message = result.rejection(what)
-    if result.rejected:
-        response.partial_success.error_message = message
+    """The export answer in the request's encoding (OTLP/JSON spells the int64 counts as strings)."""
+    response = export_response(result, signal)
     if content_type == JSON:
-        body = {}
-        if result.rejected:
-            body = {"partialSuccess": {field: str(result.rejected), "errorMessage": message}}
-        return web.Response(body=json.dumps(body).encode(), content_type=JSON)
+        return web.Response(body=json.dumps(json_format.MessageToDict(response)).encode(), content_type=JSON)
     return web.Response(
         body=response.SerializeToString(),
         content_type=content_type if content_type in PROTOBUF_TYPES else PROTOBUF,
