@@ -91,6 +91,14 @@ def align_to_gold(
     replies_gold = sum(1 for t in gold.turns if isinstance(t.gold_turn, ResponseContent) and t.turn != "User")
     positional = calls_live * calls_gold + replies_live * replies_gold > max_cells
 
+    known: dict[tuple[int, int], float] = {}  # (gold, live) turn_no -> cost: each pair scored once
+
+    def cost(g: DialogTurn, p: DialogTurn) -> float:
+        key = (g.turn_no, p.turn_no)
+        if key not in known:
+            known[key] = _call_cost(ladder, g, p, vocabulary, schemas, metadata)
+        return known[key]
+
     pair_of_live: dict[int, list[tuple[DialogTurn, How]]] = {}  # live turn_no -> the gold turns it answers
     missing_after: dict[int, list[DialogTurn]] = {}  # live turn_no (or _END) -> gold turns after it
     exchange_of: dict[int, int] = {}  # live turn_no -> its exchange
@@ -106,11 +114,7 @@ def align_to_gold(
         if positional:  # bounded cost: position by position, lookups aside
             pairs = _positional([t for t in calls if not _free(t, free)], gold_calls)
         else:
-            gold_calls, reordered = _order_invariant(gold_calls, calls, ladder, vocabulary, schemas, metadata)
-
-            def cost(g: DialogTurn, p: DialogTurn) -> float:
-                return _call_cost(ladder, g, p, vocabulary, schemas, metadata)
-
+            gold_calls, reordered = _order_invariant(gold_calls, calls, cost)
             pairs = _dp(calls, gold_calls, cost, free)
         anchor = start
         matched_at: dict[int, int] = {}  # gold turn_no -> live turn_no
@@ -253,10 +257,7 @@ def _pair_users(gold: Sequence[str], live: Sequence[str]) -> dict[int, int]:
 def _order_invariant(
     gold_calls: list[DialogTurn],
     calls: Sequence[DialogTurn],
-    ladder: Ladder,
-    vocabulary: frozenset[str],
-    schemas: dict[str, Any],
-    metadata: dict[str, Any],
+    cost: Callable[[DialogTurn, DialogTurn], float],
 ) -> tuple[list[DialogTurn], set[int]]:
     """The gold calls with each order-invariant group in the order of the live calls it pairs with."""
     groups: dict[str, list[int]] = {}
@@ -270,11 +271,9 @@ def _order_invariant(
         if len(slots) < 2 or not calls:
             continue
         members = [gold_calls[i] for i in slots]
-        cost = np.array(
-            [[_call_cost(ladder, g, p, vocabulary, schemas, metadata) for p in calls] for g in members]
-        )
-        rows, cols = linear_sum_assignment(cost)
-        at = {int(r): int(c) for r, c in zip(rows, cols, strict=True) if cost[r, c] < OTHER_TOOL}
+        grid = np.array([[cost(g, p) for p in calls] for g in members])
+        rows, cols = linear_sum_assignment(grid)
+        at = {int(r): int(c) for r, c in zip(rows, cols, strict=True) if grid[r, c] < OTHER_TOOL}
         order = sorted(range(len(members)), key=lambda k: (at.get(k, len(calls)), k))
         for slot, k in zip(slots, order, strict=True):
             out[slot] = members[k]
