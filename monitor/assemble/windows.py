@@ -17,7 +17,7 @@ Spans beyond `max_spans` in one conversation are dropped and counted (`spans_dro
 Spans without a conversation id belong to their trace's conversation: they wait under `trace:<id>`
 and join the conversation as soon as any span of the same trace names it (instrumentations often put
 `session.id` only on the application's root span, which is exported after its children); a trace
-never named becomes its own conversation.
+never named becomes its own conversation. `on_join` is told of every span that joins this way.
 
 Versions: a conversation's first report is version 1, or one more than the highest version noted for
 it (`note_version`: an earlier Kafka owner's report), so versions stay monotonic across owners.
@@ -76,6 +76,9 @@ class WindowStore:
         self.spans_clamped = 0
         # the highest version reported anywhere (this or an earlier owner) per conversation, bounded
         self.versions: OrderedDict[str, int] = OrderedDict()
+        # told when spans of a trace join the conversation that named it (Kafka copies them to that
+        # conversation's partition, so the partition alone rebuilds it)
+        self.on_join: Callable[[str, list[AgentSpan]], None] | None = None
 
     def add(self, span: AgentSpan, now_ns: int) -> list[Closed]:
         """Add one span that arrived at `now_ns`; returns conversations that must close now (eviction).
@@ -126,10 +129,15 @@ class WindowStore:
             self.spans_dropped += 1
         else:
             conv.spans.append(span)
+            if not span.conversation_id and cid != trace_key and self.on_join is not None:
+                self.on_join(cid, [span])  # unnamed, joined the conversation its trace named earlier
         if span.conversation_id and trace_key in self.open:  # spans that arrived before their trace was named
             pending = self.open.pop(trace_key)
-            conv.spans.extend(pending.spans[: max(0, self.config.max_spans - len(conv.spans))])
+            joined = pending.spans[: max(0, self.config.max_spans - len(conv.spans))]
+            conv.spans.extend(joined)
             conv.span_ids |= pending.span_ids
+            if joined and self.on_join is not None:
+                self.on_join(cid, joined)
             if pending.first_ns < conv.first_ns:  # open since its trace's first span: max age from there
                 conv.first_ns = pending.first_ns
                 heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))

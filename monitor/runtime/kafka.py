@@ -13,7 +13,10 @@ named, else `trace:<id>`. Exporters send a trace's children before its root (the
 often in another request, and only the root may carry the conversation id: so the first time an
 ingest replica sees a trace named, it also produces a *link* (`aem.kind: link`, keyed `trace:<id>`)
 to the replica that holds that trace's early spans, which sends them on under their conversation's
-key (and forwards later ones straight away).
+key (and forwards later ones straight away). Where one score replica holds both partitions and joins
+a trace's early spans to their conversation in memory, it still copies them to the conversation's
+partition: every span of a conversation is on that partition, so whichever replica owns it next
+rebuilds the conversation whole (re-read copies are dropped by span id).
 
 Poison never stops a stage (a restart would only meet it again): a message that cannot be decoded, is
 oversized, or makes a stage fail goes to `kafka.dead_letter_topic` with headers `aem.error`,
@@ -247,6 +250,7 @@ class ScoreStage:
         pipeline.sink = self._publish
         pipeline.on_close = self._closed
         pipeline.hold = self._re_reading
+        pipeline.store.on_join = self._copy_joined
 
     def run(self, stop: threading.Event, tick: Callable[[], None]) -> None:
         self.consumer.subscribe(
@@ -316,12 +320,14 @@ class ScoreStage:
         cid = span.conversation_id or f"trace:{span.span.trace_id}"
         if cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
             owner = self.links.get(span.span.trace_id)
-            if owner is not None:  # named elsewhere: on to its replica
+            if owner is not None:  # named by a link: on to its conversation's partition
                 self._forward([span], owner)
                 return None
-            # unnamed for the window store too, so it joins its trace's conversation if that is here
+            # unnamed for the window store too, so it joins its trace's conversation if one here named
+            # it (and is copied to that conversation's partition: `_copy_joined`)
             span = span.model_copy(update={"conversation_id": None})
-            cid = self.pipeline.store.trace_owner.get(span.span.trace_id) or cid
+            if span.span.trace_id in self.pipeline.store.trace_owner:
+                return span  # its offset is safe once the copy is flushed, as every commit does first
         with self._lock:
             self.open_at.setdefault(cid, {}).setdefault(partition, offset)
         return span
@@ -359,18 +365,21 @@ class ScoreStage:
         self.producer.poll(0)
         self.pipeline.stats["kafka_spans_forwarded"] += len(spans)
 
+    def _copy_joined(self, conversation_id: str, spans: list[AgentSpan]) -> None:
+        """Spans read under their trace's key joined the conversation that named the trace here: copies
+        go to the conversation's own partition, so every span of a conversation is on that partition
+        and whoever owns it next rebuilds the conversation whole (re-read copies are dropped by span
+        id). Joined in memory only, a moved conversation came back without them."""
+        self._forward(spans, conversation_id)
+
     def _tidy(self) -> None:
-        """`trace:` entries whose spans the window store merged into their named conversation hand their
-        offsets to it (they used to stay forever); partitions read up to their end stop holding closes."""
+        """`trace:` entries whose spans the window store joined to their named conversation release their
+        offsets (their copies, on the conversation's partition, are flushed before any commit);
+        partitions read up to their end stop holding closes."""
         store = self.pipeline.store
         with self._lock:
             for cid in [c for c in self.open_at if c.startswith("trace:") and c not in store.open]:
-                offsets = self.open_at.pop(cid)
-                owner = store.trace_owner.get(cid.removeprefix("trace:"))
-                if owner is not None and owner in store.open:
-                    into = self.open_at.setdefault(owner, {})
-                    for partition, first in offsets.items():
-                        into[partition] = min(into.get(partition, first), first)
+                del self.open_at[cid]
             for partition, end in list(self.catching_up.items()):
                 if self.consumed.get(partition, -1) >= end:
                     del self.catching_up[partition]

@@ -475,6 +475,92 @@ def test_scaling_1_to_3_to_2_mid_stream_cuts_nothing(broker: Broker, ladder: Lad
         assert report["version"] <= reports[key]["version"], (key, report["version"], reports[key]["version"])
 
 
+CONVERSATION_KEYS = ("session.id", "gen_ai.conversation.id")
+
+
+def _split_by_trace(requests: list[bytes]) -> tuple[list[bytes], list[bytes], list[bytes]]:
+    """Each conversation's first trace as two requests — its children (which do not name the
+    conversation) and then its root — and every later trace as one request, as exporters send them."""
+    spans: dict[bytes, list[tuple[Any, Any, Any]]] = {}
+    for body in requests:
+        for rs in ExportTraceServiceRequest.FromString(body).resource_spans:
+            for ss in rs.scope_spans:
+                for s in ss.spans:
+                    spans.setdefault(s.trace_id, []).append((rs.resource, ss.scope, s))
+    conversation: dict[bytes, str] = {}
+    for trace_id, members in spans.items():
+        for _, _, s in members:
+            for kv in s.attributes:
+                if kv.key in CONVERSATION_KEYS:
+                    conversation[trace_id] = kv.value.string_value
+
+    def request(members: list[tuple[Any, Any, Any]]) -> bytes:
+        out = ExportTraceServiceRequest()
+        for resource, scope, s in members:
+            rs = out.resource_spans.add()
+            rs.resource.CopyFrom(resource)
+            ss = rs.scope_spans.add()
+            ss.scope.CopyFrom(scope)
+            ss.spans.add().CopyFrom(s)
+        return out.SerializeToString()
+
+    children, roots, rest, seen = [], [], [], set()
+    for trace_id in sorted(spans, key=lambda t: min(s.start_time_unix_nano for _, _, s in spans[t])):
+        members = spans[trace_id]
+        if conversation[trace_id] in seen:
+            rest.append(request(members))
+            continue
+        seen.add(conversation[trace_id])
+        unnamed = [m for m in members if not any(kv.key in CONVERSATION_KEYS for kv in m[2].attributes)]
+        if unnamed:
+            children.append(request(unnamed))
+        roots.append(request([m for m in members if m not in unnamed]))
+    return children, roots, rest
+
+
+def test_a_conversation_moved_to_a_new_replica_keeps_the_spans_its_traces_sent_ahead(
+    broker: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trace's children arrive keyed by the trace (its root, which names the conversation, comes
+    later); one replica owning both partitions used to join them in memory only. When the
+    conversation's partition then moved to a new replica and the trace's stayed, the new owner rebuilt
+    the conversation without them, and the kept report was short of spans. Every span of a
+    conversation must be on the conversation's own partition, so whoever owns it rebuilds it whole."""
+    from monitor.cli import main
+
+    args = ["--conversations", "40", "--seed", "12", "--references", "4", "--late-fraction", "0"]
+    assert main(["loadgen", "--out", str(tmp_path), *args]) == 0
+    assert main(["replay", str(tmp_path / "traffic"), "--gold", str(tmp_path / "gold"),
+                 "--out", str(tmp_path / "replayed.jsonl")]) == 0  # fmt: skip
+    capsys.readouterr()
+    replayed = {
+        r["conversation_id"]: r["spans"]
+        for r in map(json.loads, (tmp_path / "replayed.jsonl").read_text().splitlines())
+    }
+    children, roots, rest = _split_by_trace(
+        [f.read_bytes() for f in sorted((tmp_path / "traffic").glob("*.pb"))]
+    )
+    assert len(children) > 10 and rest
+    topics = Topics(broker, "t11")
+    r1 = topics.replica("r1", tmp_path / "gold")
+    r2 = None
+    try:
+        wait_for_group(topics)
+        topics.produce(children)  # keyed by their trace: no span of it named the conversation yet
+        time.sleep(3)
+        topics.produce(roots)  # r1 owns every partition: it joins each trace to its conversation
+        time.sleep(3)
+        r2 = topics.replica("r2", tmp_path / "gold")
+        wait_for_group(topics)  # r2 takes half of the partitions, and the conversations on them
+        topics.produce(rest)
+        messages = topics.read(topics.results, want=len(replayed), settle_s=20)  # past the idle close
+    finally:
+        stop(*[p for p in (r1, r2) if p is not None])
+    reports, replicas = latest(messages)
+    assert sum(len(names) == 2 for names in replicas.values()) >= 3, "too few conversations moved"
+    assert {k: r["spans"] for k, r in reports.items()} == replayed  # none missing, cut or a fragment
+
+
 def _kill_9_and_sigstop(topics: Topics, gold: Path, procs: list[subprocess.Popen[bytes]]) -> None:
     g1, g2 = procs
     time.sleep(2)
