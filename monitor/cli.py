@@ -295,6 +295,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from monitor.reference.golden import load_dialogs
     from monitor.report import aggregate, csv_rows, summary_text
     from monitor.score.dialog import score_dialog, texts_to_embed
+    from monitor.score.ladder import build_ladder
 
     config = load_settings(args.config)
     if args.composition:
@@ -341,18 +342,6 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if loaded.errors else EXIT_OK
 
 
-def build_ladder(config: ScoringConfig) -> Any:
-    from monitor.score.embedder import load_embedder
-    from monitor.score.ladder import Ladder
-
-    judge = None
-    if config.judge is not None:
-        from monitor.score.judge import LlmJudge
-
-        judge = LlmJudge(config.judge)
-    return Ladder(config, load_embedder(config.embedder), judge)
-
-
 def _progress(items: list[Any], disabled: bool) -> Any:
     if disabled or not sys.stderr.isatty() or len(items) < 20:
         return items
@@ -370,7 +359,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from monitor.publish.jsonl import JsonlSink
     from monitor.publish.prometheus import MonitorMetrics
     from monitor.runtime.pipeline import Pipeline
-    from monitor.runtime.service import demo_dir, serve
+    from monitor.score.ladder import build_ladder
+    from monitor.sources.service import demo_dir, serve
 
     server_flags = {
         "host": args.host, "http_port": args.http_port, "grpc_port": args.grpc_port,
@@ -411,8 +401,9 @@ def _cmd_consume(args: argparse.Namespace) -> int:
     from monitor.publish.prometheus import MonitorMetrics
     from monitor.runtime.kafka import IngestStage, ScoreStage, ensure_topics
     from monitor.runtime.pipeline import Pipeline
-    from monitor.runtime.service import start_site
+    from monitor.score.ladder import build_ladder
     from monitor.sources.otlp_http import build_metrics_app
+    from monitor.sources.service import start_site
 
     flags: dict[str, Any] = {"kafka": {"bootstrap_servers": args.bootstrap}} if args.bootstrap else {}
     config = load_settings(args.config, flags)
@@ -495,6 +486,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
     from monitor.publish.jsonl import JsonlSink
     from monitor.runtime.pipeline import Pipeline
+    from monitor.score.ladder import build_ladder
     from monitor.sources.files import read_payloads
 
     config = load_settings(args.config)
@@ -594,6 +586,7 @@ def _read_aggregate(path: Path) -> AggregateReport:
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from monitor.score.calibration import calibrate, dump_json, load_pairs, report_table, thresholds_document
+    from monitor.score.ladder import build_ladder
 
     config = load_settings(args.config)
     pairs = load_pairs(args.pairs)

@@ -9,6 +9,7 @@ DESIGN.md: fields are only ever added, never renamed.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -479,3 +480,13 @@ class AgentSpan(BaseModel):
         default=None,
         description="why normalization failed on this span: its conversation is reported unscored",
     )
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One wrong or missing item of a turn, for attribution: what gold wanted, what was produced."""
+
+    field: str
+    gold: object
+    predicted: object
+    kind: str  # "value" | "key" | "structure"

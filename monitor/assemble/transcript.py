@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from monitor.facts import normalize_text
 from monitor.model import AgentSpan, Message
-from monitor.score.values import normalize_text
 
 _KIND_ORDER = {"user": 0, "call": 1, "reply": 2}
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from monitor.facts import extract_facts, normalize_text
 from monitor.model import ActionContent, ResponseContent, TurnContent
-from monitor.score.values import extract_facts, normalize_text
 
 GENERIC = frozenset(
     [

@@ -38,7 +38,7 @@ from monitor.normalize.common import bare, identity
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.publish.redact import Redactor
 from monitor.reference.policy import Policy
-from monitor.score.conversation import ConversationReport, score_conversation
+from monitor.runtime.conversation import ConversationReport, score_conversation
 from monitor.score.ladder import Ladder
 
 log = logging.getLogger(__name__)

@@ -25,9 +25,9 @@ from scipy.stats import mannwhitneyu, pearsonr, spearmanr
 
 from monitor.config import KindThresholds, Thresholds
 from monitor.errors import InputError
+from monitor.facts import extract_facts, normalize_text
 from monitor.model import Rung
 from monitor.score.ladder import Ladder
-from monitor.score.values import extract_facts, normalize_text
 
 BAND_PRECISION = 0.95
 

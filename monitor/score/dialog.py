@@ -33,6 +33,7 @@ from scipy.optimize import linear_sum_assignment
 from monitor.attribute.attribution import Attribution, Outcome, attribute_failures
 from monitor.attribute.dependencies import TurnFlow, infer_dependencies, leaf_texts
 from monitor.config import AlignmentConfig, CompositionConfig
+from monitor.facts import content_words
 from monitor.model import (
     SUB_METRIC_OF,
     ActionContent,
@@ -59,7 +60,6 @@ from monitor.score.composition import compose
 from monitor.score.ladder import Ladder
 from monitor.score.response import split_parts
 from monitor.score.turn import TurnScore, finish_checks, score_turn
-from monitor.score.values import content_words
 
 ORDER_INVARIANT_PREFIX = "OrderInvariant_"
 

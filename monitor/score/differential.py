@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from monitor.facts import NUMBER_WORDS, STOPWORDS
 from monitor.score.lexicon import Lexicon, Relation, load_lexicon
-from monitor.score.values import NUMBER_WORDS, STOPWORDS
 
 MAX_SPAN = 3
 #: Longer texts are left to the embedding: aligning them costs quadratic time (a 20,000-token reply took

@@ -26,11 +26,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from monitor.config import KindThresholds, ScoringConfig
-from monitor.model import Comparison, Rung
-from monitor.score.differential import Difference, compare_spans
-from monitor.score.lexicon import load_airports, load_aliases
-from monitor.score.similarity import PairScore, Scorer
-from monitor.score.values import (
+from monitor.facts import (
     SOFT_FACT_KINDS,
     STOPWORDS,
     canonical_scalar,
@@ -38,6 +34,10 @@ from monitor.score.values import (
     extract_facts,
     normalize_text,
 )
+from monitor.model import Comparison, Rung
+from monitor.score.differential import Difference, compare_spans
+from monitor.score.lexicon import load_airports, load_aliases
+from monitor.score.similarity import PairScore, Scorer
 
 _ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "&"})
 
@@ -389,3 +389,15 @@ def _kind_of_json(value: Any) -> str:
 
 def _shape(value: Any) -> str:
     return "null" if value is None else type(value).__name__
+
+
+def build_ladder(config: ScoringConfig) -> Ladder:
+    """The ladder `config` describes, with its embedding model loaded and its judge, if any, connected."""
+    from monitor.score.embedder import load_embedder
+
+    judge = None
+    if config.judge is not None:
+        from monitor.score.judge import LlmJudge
+
+        judge = LlmJudge(config.judge)
+    return Ladder(config, load_embedder(config.embedder), judge)

@@ -32,11 +32,18 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict
 
-from monitor.model import ActionContent, Check, DialogTurn, FailureReason, ResponseContent, SubMetric
+from monitor.facts import normalize_text
+from monitor.model import (
+    ActionContent,
+    Check,
+    DialogTurn,
+    FailureReason,
+    Mismatch,
+    ResponseContent,
+    SubMetric,
+)
 from monitor.reference.policy import MAX_CONDITION_COST, Policy
-from monitor.score.response import Mismatch
 from monitor.score.turn import TurnScore, finish_checks
-from monitor.score.values import normalize_text
 
 
 class RecoveryStats(BaseModel):

@@ -22,21 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from monitor.model import Check, Comparison, FailureReason, Rung, SubMetric
+from monitor.facts import content_words, extract_facts, normalize_text
+from monitor.model import Check, Comparison, FailureReason, Mismatch, Rung, SubMetric
 from monitor.score.ladder import Ladder
-from monitor.score.values import content_words, extract_facts, normalize_text
 
 _SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|\n+")
-
-
-@dataclass(frozen=True)
-class Mismatch:
-    """One wrong or missing item of a turn, for attribution: what gold wanted, what was produced."""
-
-    field: str
-    gold: object
-    predicted: object
-    kind: str  # "value" | "key" | "structure"
 
 
 @dataclass(frozen=True)

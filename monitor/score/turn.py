@@ -15,20 +15,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from monitor.facts import normalize_text
 from monitor.model import (
     ActionContent,
     Check,
     CompareMode,
     Comparison,
     FailureReason,
+    Mismatch,
     ResponseContent,
     Rung,
     SubMetric,
     TurnContent,
 )
 from monitor.score.ladder import Ladder
-from monitor.score.response import Mismatch, score_response
-from monitor.score.values import normalize_text
+from monitor.score.response import score_response
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from monitor.cli import load_references
 from monitor.config import ScoringConfig, ServerConfig, WindowConfig
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.runtime.pipeline import Pipeline
-from monitor.runtime.service import serve
 from monitor.score.ladder import Ladder
+from monitor.sources.service import serve
 from tests import poison
 from tests.unit.spans import to_otlp_json
 
@@ -529,7 +529,7 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(ladder: Ladder) 
 def test_repeated_log_lines_are_counted_not_written() -> None:
     import logging
 
-    from monitor.runtime.service import RepeatFilter
+    from monitor.sources.service import RepeatFilter
 
     stats: dict[str, float] = {}
     now = [0.0]

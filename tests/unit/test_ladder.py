@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from monitor.config import LadderConfig, ScoringConfig
+from monitor.facts import extract_facts
 from monitor.model import Rung
 from monitor.score.embedder import OnnxEmbedder
 from monitor.score.ladder import Ladder
-from monitor.score.values import extract_facts
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,7 @@
-"""Rungs 2–3 of the comparison ladder: normalized text and typed canonical forms. Pure.
+"""Normalized text and the typed facts in it: rungs 2–3 of the comparison ladder. Pure.
+
+Shared below every stage that reads text: `assemble` (transcripts), `score` (the ladder, replies) and
+`attribute` (data flow between turns) import it; it imports nothing of the monitor.
 
 `normalize_text` folds case, Unicode compatibility forms (NFKC), punctuation and whitespace.
 `extract_facts` finds the typed facts in a value — numbers with units or currency, dates and times,

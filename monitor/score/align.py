@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from monitor.facts import content_words, extract_facts, normalize_text
 from monitor.model import ActionContent, Dialog, DialogTurn, MatchHow, ResponseContent
 from monitor.score.dialog import (
     ORDER_INVARIANT_PREFIX,
@@ -48,7 +49,6 @@ from monitor.score.dialog import (
 from monitor.score.ladder import Ladder
 from monitor.score.response import stated
 from monitor.score.turn import score_turn
-from monitor.score.values import content_words, extract_facts, normalize_text
 
 GAP = 1.0
 _END = -1  # "after every live turn"

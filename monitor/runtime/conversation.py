@@ -22,8 +22,8 @@ from monitor.config import AlignmentConfig, CompositionConfig
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport
 from monitor.normalize.capture import content_capture_hint
 from monitor.normalize.payloads import bind_declared
-from monitor.reference.align import align_to_gold
 from monitor.reference.policy import Policy, select_policy
+from monitor.score.align import align_to_gold
 from monitor.score.dialog import score_dialog
 from monitor.score.ladder import Ladder
 from monitor.score.policy import ProcessMetrics, check_policy
