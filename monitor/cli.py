@@ -393,66 +393,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_consume(args: argparse.Namespace) -> int:
     import os
-    import signal
     import socket
-    import threading
-    import time
 
     from monitor.publish.prometheus import MonitorMetrics
-    from monitor.runtime.kafka import IngestStage, ScoreStage, ensure_topics
     from monitor.runtime.pipeline import Pipeline
     from monitor.score.ladder import build_ladder
-    from monitor.sources.otlp_http import build_metrics_app
-    from monitor.sources.service import start_site
+    from monitor.sources.service import consume
 
     flags: dict[str, Any] = {"kafka": {"bootstrap_servers": args.bootstrap}} if args.bootstrap else {}
     config = load_settings(args.config, flags)
     replica = args.replica or f"{socket.gethostname()}-{os.getpid()}"
     references, policies = load_references(args.gold), load_policies(args.policy)
     logging.getLogger("monitor").setLevel(logging.INFO)
-    ensure_topics(config.kafka)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
     metrics = MonitorMetrics(config.server.max_label_values)
     pipeline = Pipeline(config, build_ladder(config), references, lambda r: None, metrics, policies)
-    failures: list[str] = []
-
-    def guarded(name: str, target: Any, *a: Any) -> threading.Thread:
-        def run() -> None:
-            try:
-                target(*a)
-            except Exception as exc:  # a dead stage must take the process down, so it gets restarted
-                log.exception("%s stage failed", name)
-                failures.append(f"{name}: {exc}")
-                stop.set()
-
-        return threading.Thread(target=run, name=name)
-
-    threads = []
-    if args.stage in ("ingest", "both"):
-        ingest = IngestStage(config.kafka, replica, pipeline.stats, config.normalize)
-        threads.append(guarded("ingest", ingest.run, stop))
-    if args.stage in ("score", "both"):
-        score = ScoreStage(config.kafka, replica, pipeline)
-        threads.append(guarded("score", score.run, stop, lambda: pipeline.tick(time.time_ns())))
-    for t in threads:
-        t.start()
-
-    async def serve_metrics() -> None:
-        runner, _ = await start_site(
-            build_metrics_app(pipeline), config.server.host, config.server.metrics_port
-        )
-        while not stop.is_set():
-            await asyncio.sleep(0.5)
-        await runner.cleanup()
-
-    import asyncio
-
-    log.info("consuming as %s (%s) from %s", replica, args.stage, config.kafka.bootstrap_servers)
-    asyncio.run(serve_metrics())
-    for t in threads:
-        t.join(timeout=60)
+    failures = consume(config, pipeline, replica, args.stage)
     if failures:
         print(f"agent-monitor: consume stopped: {'; '.join(failures)}", file=sys.stderr)
         return 3

@@ -71,6 +71,7 @@ from monitor.config import KafkaConfig, NormalizeConfig
 from monitor.decode.otlp import decode_logs_request, decode_request
 from monitor.errors import InputError
 from monitor.model import AgentSpan
+from monitor.runtime.offsets import OffsetTracker
 from monitor.runtime.pipeline import Pipeline, normalize_spans
 
 log = logging.getLogger(__name__)
@@ -231,26 +232,23 @@ def _count(stats: Any, key: str, n: int = 1) -> None:
 
 
 class ScoreStage:
+    """The score stage: the internal topic into one `Pipeline`, reports out; which offsets are safe to
+    commit is `OffsetTracker`'s (monitor/runtime/offsets.py). It talks to the pipeline through its
+    methods only."""
+
     def __init__(self, config: KafkaConfig, replica: str, pipeline: Pipeline) -> None:
         self.config = config
         self.replica = replica
         self.pipeline = pipeline
         self.consumer, self.producer = _clients(config, config.score_group, f"{replica}-score")
-        # conversation -> {partition: first offset}: a conversation merged from its trace's early spans
-        # can hold offsets on two partitions
-        self.open_at: dict[str, dict[int, int]] = {}
+        self.offsets = OffsetTracker(pipeline.config.windows.late_grace_s)
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
-        self.held: dict[str, tuple[dict[int, int], float]] = {}  # reported, still within late_grace_s
-        self.consumed: dict[int, int] = {}  # partition -> next offset to read
-        self.committed: dict[int, int] = {}
-        self.catching_up: dict[int, int] = {}  # partition -> its end when assigned, until read up to it
         self.paused = False
         self._last_commit = time.monotonic()
-        self._lock = threading.Lock()
-        pipeline.sink = self._publish
-        pipeline.on_close = self._closed
-        pipeline.hold = self._re_reading
-        pipeline.store.on_join = self._copy_joined
+        self._lock = threading.Lock()  # the tracker, between the poll loop and the metrics thread
+        pipeline.attach(
+            sink=self._publish, on_close=self._closed, hold=self._re_reading, on_join=self._copy_joined
+        )
 
     def run(self, stop: threading.Event, tick: Callable[[], None]) -> None:
         self.consumer.subscribe(
@@ -307,9 +305,11 @@ class ScoreStage:
                     self.producer, self.config, msg, f"{type(exc).__name__}: {exc}", self.pipeline.stats
                 )
             with self._lock:
-                self.consumed[partition] = offset + 1
+                self.offsets.read(partition, offset)
         self._ingest(spans)
-        self._tidy()
+        with self._lock:
+            for partition in self.offsets.tidy(self.pipeline.is_open):
+                log.info("score: partition %d re-read to its end; its conversations may close", partition)
 
     def _ingest(self, spans: list[AgentSpan]) -> None:
         if spans:
@@ -326,21 +326,20 @@ class ScoreStage:
             # unnamed for the window store too, so it joins its trace's conversation if one here named
             # it (and is copied to that conversation's partition: `_copy_joined`)
             span = span.model_copy(update={"conversation_id": None})
-            if span.span.trace_id in self.pipeline.store.trace_owner:
+            if self.pipeline.names_trace(span.span.trace_id):
                 return span  # its offset is safe once the copy is flushed, as every commit does first
         with self._lock:
-            self.open_at.setdefault(cid, {}).setdefault(partition, offset)
+            self.offsets.opened(cid, partition, offset)
         return span
 
     def _control(self, kind: bytes, value: bytes, partition: int, offset: int) -> None:
         data = json.loads(value)
         if kind == b"link":
             self._follow_link(str(data["trace_id"]), str(data["conversation_id"]))
-            if self.pipeline.config.windows.late_grace_s > 0:
-                # a link is held like a reported conversation: an ingest replica killed before its commit
-                # sends the trace's early spans again, and whoever re-reads them must re-read the link too
-                with self._lock:
-                    self.held[f"link:{data['trace_id']}"] = ({partition: offset}, time.monotonic())
+            # a link is held like a reported conversation: an ingest replica killed before its commit
+            # sends the trace's early spans again, and whoever re-reads them must re-read the link too
+            with self._lock:
+                self.offsets.hold(f"link:{data['trace_id']}", partition, offset, time.monotonic())
         elif kind == b"version":  # a report of this conversation, by this or an earlier owner
             self.pipeline.note_version(str(data["conversation_id"]), int(data["version"]))
         else:
@@ -352,7 +351,7 @@ class ScoreStage:
         if held:
             self._forward(held, owner)
             with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
-                self.open_at.pop(f"trace:{trace_id}", None)
+                self.offsets.forget(f"trace:{trace_id}")
 
     def _forward(self, spans: list[AgentSpan], owner: str) -> None:
         for s in spans:
@@ -372,35 +371,17 @@ class ScoreStage:
         id). Joined in memory only, a moved conversation came back without them."""
         self._forward(spans, conversation_id)
 
-    def _tidy(self) -> None:
-        """`trace:` entries whose spans the window store joined to their named conversation release their
-        offsets (their copies, on the conversation's partition, are flushed before any commit);
-        partitions read up to their end stop holding closes."""
-        store = self.pipeline.store
-        with self._lock:
-            for cid in [c for c in self.open_at if c.startswith("trace:") and c not in store.open]:
-                del self.open_at[cid]
-            for partition, end in list(self.catching_up.items()):
-                if self.consumed.get(partition, -1) >= end:
-                    del self.catching_up[partition]
-                    log.info(
-                        "score: partition %d re-read up to %d; its conversations may close", partition, end
-                    )
-
     def _re_reading(self, conversation_id: str) -> bool:
         """A conversation with spans on a partition not yet re-read to where it ended when this replica
         got it must not close: the rest of it (and its earlier owner's version) may still be behind."""
-        if not self.catching_up:
-            return False
-        return any(p in self.catching_up for p in self.open_at.get(conversation_id, {}))
+        with self._lock:
+            return self.offsets.re_reading(conversation_id)
 
     def _closed(self, conversation_id: str) -> None:
         """A reported conversation keeps its first offsets for `late_grace_s`: a late span, or a new owner
         after a crash or rebalance, then re-reads the whole conversation instead of only what came after."""
         with self._lock:
-            where = self.open_at.pop(conversation_id, None)
-            if where is not None and self.pipeline.config.windows.late_grace_s > 0:
-                self.held[conversation_id] = (where, time.monotonic())
+            self.offsets.closed(conversation_id, time.monotonic())
 
     def _publish(self, report: dict[str, Any]) -> None:
         cid, version = str(report["conversation_id"]), int(report.get("version", 1))
@@ -421,40 +402,24 @@ class ScoreStage:
         )  # fmt: skip
         self.producer.poll(0)
 
-    def _safe_offsets(self) -> dict[int, int]:
-        """Per partition: the oldest offset of an unreported conversation, else everything consumed."""
-        still_open = set(self.pipeline.store.open)
-        grace = self.pipeline.config.windows.late_grace_s
-        now = time.monotonic()
-        with self._lock:
-            for cid in [c for c, (_, at) in self.held.items() if now - at > grace]:
-                del self.held[cid]
-            safe = dict(self.consumed)
-            holding = [where for where, _ in self.held.values()]
-            holding += [where for cid, where in self.open_at.items() if cid in still_open]
-            for where in holding:
-                for partition, first in where.items():
-                    if partition in safe:
-                        safe[partition] = min(safe[partition], first)
-        return safe
-
     def _commit(self, only: set[int] | None = None) -> None:
         self._last_commit = time.monotonic()
-        if self.producer.flush(30):  # reports out before their inputs are released
+        if self.producer.flush(30):  # reports and forwarded copies out before their inputs are released
             return
-        offsets = [
-            TopicPartition(self.config.internal_topic, p, o)
-            for p, o in self._safe_offsets().items()
-            if (only is None or p in only) and self.committed.get(p) != o
-        ]
+        with self._lock:
+            offsets = self.offsets.to_commit(self.pipeline.is_open, time.monotonic(), only)
         if not offsets:
             return
         try:
-            self.consumer.commit(offsets=offsets, asynchronous=False)
-            for tp in offsets:
-                self.committed[tp.partition] = tp.offset
+            self.consumer.commit(
+                offsets=[TopicPartition(self.config.internal_topic, p, o) for p, o in offsets.items()],
+                asynchronous=False,
+            )
         except KafkaException as exc:
             log.warning("score commit failed (will retry): %s", exc)
+            return
+        with self._lock:
+            self.offsets.did_commit(offsets)
 
     def _on_assign(self, consumer: Any, partitions: list[TopicPartition]) -> None:
         """Re-read each new partition to where it ends now before its conversations may close."""
@@ -470,9 +435,8 @@ class ScoreStage:
                     "score: no end offset for partition %d (%s); not waiting to re-read it", tp.partition, exc
                 )
                 continue
-            if end > max(0, committed.get(tp.partition, 0)):  # something to re-read
-                with self._lock:
-                    self.catching_up[tp.partition] = end
+            with self._lock:
+                self.offsets.assigned(tp.partition, end, committed.get(tp.partition))
         log.info("score: assigned %s", [p.partition for p in partitions])
 
     def _on_revoke(self, consumer: Any, partitions: list[TopicPartition]) -> None:
@@ -485,36 +449,24 @@ class ScoreStage:
         self._drop({p.partition for p in partitions})
 
     def _drop(self, partitions: set[int]) -> None:
-        """Forget what the revoked partitions held. A conversation with offsets on a partition it keeps
-        stays (dropping it would release that partition's offsets and lose it); the others go."""
+        """Forget what the revoked partitions held; their conversations are the new owner's to rebuild."""
         with self._lock:
-            gone = [cid for cid, where in self.open_at.items() if where and set(where) <= partitions]
-            for cid in gone:
-                self.open_at.pop(cid, None)
-            for where in self.open_at.values():
-                for p in partitions & set(where):
-                    del where[p]
-            for cid in [c for c, (where, _) in self.held.items() if set(where) & partitions]:
-                del self.held[cid]
-            for p in partitions:
-                self.consumed.pop(p, None)
-                self.committed.pop(p, None)
-                self.catching_up.pop(p, None)
-                # the autoscaler reads lag: a partition this replica no longer owns has none here
+            gone = self.offsets.revoked(partitions)
+            for p in partitions:  # the autoscaler reads lag: a partition this replica no longer owns has none
                 self.pipeline.stats.pop(f"kafka_lag:{self.config.score_group}:{p}", None)
         self.pipeline.drop(gone)
 
     def _backpressure(self) -> None:
         limit = self.pipeline.config.windows.max_open
-        open_now = len(self.pipeline.store.open)
+        open_now = self.pipeline.open_count()
         assignment = self.consumer.assignment()
         if not self.paused and open_now >= self.config.pause_at_open * limit and assignment:
             self.consumer.pause(assignment)
             self.paused = True
             self.pipeline.stats["kafka_pauses"] += 1
-            if self.catching_up:  # paused, the re-read cannot finish: stop holding closes, or nothing drains
-                with self._lock:
-                    self.catching_up.clear()
+            with self._lock:  # paused, a re-read cannot finish: stop holding closes, or nothing drains
+                cut = self.offsets.stop_re_reading()
+            if cut:
                 self.pipeline.stats["kafka_re_reads_cut_short"] += 1
                 log.warning("score: open conversations at the cap while re-reading; closing without waiting")
         elif self.paused and open_now <= self.config.pause_at_open * limit / 2:
@@ -528,7 +480,8 @@ class ScoreStage:
                 _, high = self.consumer.get_watermark_offsets(tp, cached=True)
             except KafkaException:
                 continue
-            position = self.consumed.get(tp.partition, self.committed.get(tp.partition, 0))
+            with self._lock:
+                position = self.offsets.position(tp.partition)
             self.pipeline.stats[f"kafka_lag:{self.config.score_group}:{tp.partition}"] = max(
                 0, high - position
             )

@@ -43,6 +43,7 @@ from monitor.score.ladder import Ladder
 
 log = logging.getLogger(__name__)
 Sink = Callable[[dict[str, Any]], None]
+Signal = Literal["traces", "logs"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,10 @@ class IngestResult:
             return ""
         first = f", e.g. {self.problems[0]}" if self.problems else ""
         return f"{self.rejected} {what} not used{first}"
+
+
+#: what a receiver hands a request to: (body, content type, origin, signal) -> how it went
+Ingest = Callable[[bytes, str, str, Signal], IngestResult]
 
 
 class Pipeline:
@@ -78,7 +83,9 @@ class Pipeline:
         self.policies = dict(policies or {})
         self.on_close: Callable[[str], None] | None = None  # the Kafka stage releases offsets here
         self.hold: Callable[[str], bool] | None = None  # Kafka: not yet closable (partition being re-read)
+        self.on_join: Callable[[str, list[AgentSpan]], None] | None = None  # Kafka: copy to its partition
         self.store = WindowStore(config.windows)
+        self.store.on_join = lambda cid, spans: self.on_join(cid, spans) if self.on_join else None
         self.redact = Redactor(config.redaction)
         self.stats: Counter[str] = Counter()
         self.clock = clock  # arrival (processing) time in ns; replay's stands still
@@ -210,6 +217,29 @@ class Pipeline:
                 report = unscored_report(conv, closed_by, f"scoring failed: {_describe(exc)}")
                 self.failures.append(f"conversation {conv.conversation_id!r}: {report.unscored_reason}")
         return report.to_json(), report.scored
+
+    def attach(
+        self,
+        sink: Sink,
+        on_close: Callable[[str], None],
+        hold: Callable[[str], bool],
+        on_join: Callable[[str, list[AgentSpan]], None],
+    ) -> None:
+        """A stage that owns this pipeline's output (Kafka): where reports go (`sink`), who is told a
+        conversation closed (`on_close`), which may not close yet (`hold`), and which spans joined a
+        conversation through their trace (`on_join`)."""
+        with self._lock:
+            self.sink, self.on_close, self.hold, self.on_join = sink, on_close, hold, on_join
+
+    def is_open(self, conversation_id: str) -> bool:
+        return conversation_id in self.store.open
+
+    def open_count(self) -> int:
+        return len(self.store.open)
+
+    def names_trace(self, trace_id: str) -> bool:
+        """A span seen here named the conversation of this trace (its unnamed spans join it here)."""
+        return trace_id in self.store.trace_owner
 
     def take(self, conversation_id: str) -> list[AgentSpan]:
         """Remove an open conversation without reporting it and return its spans (to send them on)."""

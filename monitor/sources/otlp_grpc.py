@@ -18,13 +18,13 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 from monitor.errors import InputError
-from monitor.runtime.pipeline import IngestResult, Pipeline
+from monitor.runtime.pipeline import Ingest, IngestResult
 from monitor.sources.answers import export_response
 
 
 class _Receiver:
-    def __init__(self, pipeline: Pipeline, token: str | None) -> None:
-        self.pipeline = pipeline
+    def __init__(self, ingest: Ingest, token: str | None) -> None:
+        self.ingest = ingest
         self.token = token
 
     def _ingest(
@@ -38,7 +38,7 @@ class _Receiver:
             ):
                 context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
         try:
-            return self.pipeline.ingest(
+            return self.ingest(
                 request.SerializeToString(), "application/x-protobuf", f"otlp-grpc {context.peer()}", signal
             )
         except InputError as exc:
@@ -61,7 +61,7 @@ class _LogsService(_Receiver, logs_service_pb2_grpc.LogsServiceServicer):
 
 
 def start_grpc(
-    pipeline: Pipeline, host: str, port: int, max_bytes: int, token: str | None,
+    ingest: Ingest, host: str, port: int, max_bytes: int, token: str | None,
     tls: tuple[Path, Path] | None = None, workers: int = 4, idle_timeout_s: float = 10.0,
 ) -> tuple[grpc.Server, int]:  # fmt: skip
     timeout_ms = int(idle_timeout_s * 1000)
@@ -74,8 +74,8 @@ def start_grpc(
             ("grpc.max_connection_idle_ms", max(timeout_ms, 1000)),
         ],
     )
-    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(pipeline, token), server)
-    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsService(pipeline, token), server)
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(ingest, token), server)
+    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsService(ingest, token), server)
     address = f"{host}:{port}"
     if tls is not None:
         cert, key = tls

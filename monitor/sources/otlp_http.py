@@ -1,4 +1,4 @@
-"""OTLP/HTTP receiver (aiohttp). I/O: bytes in from the network, handed to the pipeline.
+"""OTLP/HTTP receiver (aiohttp). I/O: bytes in from the network, handed to an `Ingest` callable (the pipeline's).
 
 `POST /v1/traces` takes `application/x-protobuf` (or `application/protobuf`) or `application/json`,
 optionally `Content-Encoding: gzip` (every member of a multi-member body); answers an
@@ -24,7 +24,8 @@ from aiohttp import web
 from google.protobuf import json_format
 
 from monitor.errors import InputError
-from monitor.runtime.pipeline import IngestResult, Pipeline
+from monitor.publish.prometheus import MonitorMetrics
+from monitor.runtime.pipeline import Ingest, IngestResult
 from monitor.sources.answers import export_response
 
 PROTOBUF = "application/x-protobuf"
@@ -33,8 +34,13 @@ JSON = "application/json"
 
 
 def build_app(
-    pipeline: Pipeline, max_bytes: int, token: str | None, ready: Callable[[], bool]
+    ingest: Ingest,
+    stats: Callable[[], dict[str, float]],
+    max_bytes: int,
+    token: str | None,
+    ready: Callable[[], bool],
 ) -> web.Application:
+    """OTLP/HTTP export (each request body handed to `ingest`), health, readiness and `/stats`."""
     app = web.Application(client_max_size=max_bytes)
 
     async def traces(request: web.Request) -> web.Response:
@@ -67,7 +73,7 @@ def build_app(
         loop = asyncio.get_running_loop()
         try:
             result: IngestResult = await loop.run_in_executor(
-                None, pipeline.ingest, body, content_type, origin, signal
+                None, ingest, body, content_type, origin, signal
             )
         except InputError as exc:
             return web.Response(status=400, text=f"{exc.message}\n")
@@ -79,30 +85,30 @@ def build_app(
     async def readyz(_: web.Request) -> web.Response:
         return web.Response(text="ready\n") if ready() else web.Response(status=503, text="starting\n")
 
-    async def stats(_: web.Request) -> web.Response:
-        return web.json_response(pipeline.snapshot())
+    async def stats_page(_: web.Request) -> web.Response:
+        return web.json_response(stats())
 
     app.router.add_post("/v1/traces", traces)
     app.router.add_post("/v1/logs", logs)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
-    app.router.add_get("/stats", stats)
+    app.router.add_get("/stats", stats_page)
     return app
 
 
-def build_metrics_app(pipeline: Pipeline) -> web.Application:
+def build_metrics_app(metrics: MonitorMetrics | None) -> web.Application:
     """`GET /metrics` in the Prometheus text format, on its own port (scrapers need no OTLP auth)."""
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
     app = web.Application()
 
-    async def metrics(_: web.Request) -> web.Response:
-        if pipeline.metrics is None:
+    async def metrics_page(_: web.Request) -> web.Response:
+        if metrics is None:
             return web.Response(status=404, text="metrics are off\n")
-        body = generate_latest(pipeline.metrics.registry)
+        body = generate_latest(metrics.registry)
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
-    app.router.add_get("/metrics", metrics)
+    app.router.add_get("/metrics", metrics_page)
     return app
 
 

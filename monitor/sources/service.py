@@ -1,10 +1,17 @@
-"""The `run` service: receivers + pipeline + timer + graceful shutdown. I/O and lifecycle only.
+"""The long-running services, `run` and `consume`: their parts started, ticked and stopped. I/O and
+lifecycle only.
+
+`run` (`serve`): receivers + pipeline + timer + graceful shutdown.
 
 Starts OTLP/HTTP (aiohttp) and OTLP/gRPC (grpcio) on the configured address, ticks the pipeline with
 its clock (the wall clock; processing time, never event time) every `tick_s` (so idle conversations
 close when traffic stops), and on SIGTERM/SIGINT
 stops accepting, then flushes every open conversation (`closed_by: shutdown`) before exiting.
 With `demo=True` it posts the bundled sample traffic to its own OTLP/HTTP receiver once it is up.
+
+`consume`: the Kafka stages (monitor/runtime/kafka.py), each on a thread, and /metrics. A stage that
+dies stops the process (exit 3), so its supervisor restarts it; SIGTERM/SIGINT stop the stages, which
+commit what is safe and leave open conversations to the partitions' next owner.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import contextlib
 import logging
 import signal
 import ssl
+import threading
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -23,7 +31,8 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from monitor.config import ServerConfig
+from monitor.config import ScoringConfig, ServerConfig
+from monitor.runtime.kafka import IngestStage, ScoreStage, ensure_topics
 from monitor.runtime.pipeline import Pipeline
 from monitor.sources.connections import ConnectionGuard, guarded_runner
 from monitor.sources.otlp_grpc import start_grpc
@@ -87,15 +96,15 @@ async def serve(
         logging.getLogger(name).addFilter(quiet)
     guard = ConnectionGuard(config.max_connections, config.header_timeout_s, pipeline.stats)
     # auto_decompress off: the receiver gunzips itself, with a cap against gzip bombs
-    otlp_app = build_app(pipeline, config.max_request_bytes, token, lambda: ready)
+    otlp_app = build_app(pipeline.ingest, pipeline.snapshot, config.max_request_bytes, token, lambda: ready)
     runner, http_port = await start_site(
         otlp_app, config.host, config.http_port, ssl_context, guard=guard, auto_decompress=False
     )
     metrics_runner, metrics_port = await start_site(
-        build_metrics_app(pipeline), config.host, config.metrics_port, ssl_context, guard=guard
+        build_metrics_app(pipeline.metrics), config.host, config.metrics_port, ssl_context, guard=guard
     )
     grpc_server, grpc_port = start_grpc(
-        pipeline, config.host, config.grpc_port, config.max_request_bytes, token, tls,
+        pipeline.ingest, config.host, config.grpc_port, config.max_request_bytes, token, tls,
         idle_timeout_s=config.header_timeout_s,
     )  # fmt: skip
     ready = True
@@ -125,6 +134,51 @@ async def serve(
     await loop.run_in_executor(None, pipeline.flush, "shutdown")
     for name in NOISY_LOGGERS:
         logging.getLogger(name).removeFilter(quiet)
+
+
+def consume(config: ScoringConfig, pipeline: Pipeline, replica: str, stage: str) -> list[str]:
+    """Run the Kafka `stage` (`ingest`, `score` or `both`) as `replica` until SIGTERM/SIGINT or a stage
+    fails; returns why stages failed (empty on a clean stop)."""
+    ensure_topics(config.kafka)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    failures: list[str] = []
+
+    def guarded(name: str, target: Callable[..., None], *args: Any) -> threading.Thread:
+        def run() -> None:
+            try:
+                target(*args)
+            except Exception as exc:  # a dead stage must take the process down, so it gets restarted
+                log.exception("%s stage failed", name)
+                failures.append(f"{name}: {exc}")
+                stop.set()
+
+        return threading.Thread(target=run, name=name)
+
+    threads = []
+    if stage in ("ingest", "both"):
+        ingest = IngestStage(config.kafka, replica, pipeline.stats, config.normalize)
+        threads.append(guarded("ingest", ingest.run, stop))
+    if stage in ("score", "both"):
+        score = ScoreStage(config.kafka, replica, pipeline)
+        threads.append(guarded("score", score.run, stop, lambda: pipeline.tick(time.time_ns())))
+    for t in threads:
+        t.start()
+
+    async def serve_metrics() -> None:
+        runner, _ = await start_site(
+            build_metrics_app(pipeline.metrics), config.server.host, config.server.metrics_port
+        )
+        while not stop.is_set():
+            await asyncio.sleep(0.5)
+        await runner.cleanup()
+
+    log.info("consuming as %s (%s) from %s", replica, stage, config.kafka.bootstrap_servers)
+    asyncio.run(serve_metrics())
+    for t in threads:
+        t.join(timeout=60)
+    return failures
 
 
 async def start_site(

@@ -1,0 +1,103 @@
+"""The Kafka score stage's commit rule (monitor/runtime/offsets.py): what a partition's next owner
+must re-read is never committed past."""
+
+from __future__ import annotations
+
+from monitor.runtime.offsets import OffsetTracker
+
+
+def always(_: str) -> bool:
+    return True
+
+
+def test_an_open_conversation_holds_its_first_offset_and_nothing_else_does() -> None:
+    t = OffsetTracker(grace_s=60)
+    for offset in range(10):
+        t.read(0, offset)
+    t.opened("conv-a", 0, 3)
+    t.opened("conv-a", 0, 7)  # a later span of the same conversation changes nothing
+    t.read(1, 4)
+    assert t.safe(always, now=0) == {0: 3, 1: 5}
+
+
+def test_a_reported_conversation_holds_its_offsets_for_the_grace_then_releases_them() -> None:
+    t = OffsetTracker(grace_s=60)
+    t.read(0, 9)
+    t.opened("conv-a", 0, 2)
+    t.closed("conv-a", now=100)
+    assert t.safe(lambda _: False, now=159) == {0: 2}  # a late span re-reads it whole
+    assert t.safe(lambda _: False, now=161) == {0: 10}
+
+
+def test_without_a_grace_a_reported_conversation_releases_at_once() -> None:
+    t = OffsetTracker(grace_s=0)
+    t.read(0, 9)
+    t.opened("conv-a", 0, 2)
+    t.closed("conv-a", now=100)
+    assert t.safe(always, now=100) == {0: 10}
+
+
+def test_a_link_is_held_like_a_reported_conversation() -> None:
+    t = OffsetTracker(grace_s=30)
+    t.read(2, 50)
+    t.hold("link:abc", 2, 40, now=0)
+    assert t.safe(always, now=10) == {2: 40}
+    assert t.safe(always, now=31) == {2: 51}
+
+
+def test_trace_keys_joined_or_sent_on_stop_holding() -> None:
+    t = OffsetTracker(grace_s=60)
+    t.read(1, 20)
+    t.opened("trace:abc", 1, 5)
+    t.opened("trace:def", 1, 8)
+    t.tidy(lambda key: key == "trace:def")  # abc joined its conversation, def still waits
+    assert t.safe(always, now=0) == {1: 8}
+
+
+def test_a_partition_being_re_read_keeps_its_conversations_open_until_read_to_its_end() -> None:
+    t = OffsetTracker(grace_s=60)
+    t.assigned(0, end=100, committed=40)
+    t.assigned(1, end=7, committed=7)  # nothing to re-read
+    t.read(0, 41)
+    t.opened("conv-a", 0, 41)
+    t.read(1, 7)
+    t.opened("conv-b", 1, 7)
+    assert t.re_reading("conv-a") and not t.re_reading("conv-b")
+    assert t.tidy(always) == []
+    t.read(0, 99)
+    assert t.tidy(always) == [0]
+    assert not t.re_reading("conv-a")
+
+
+def test_a_revoked_partition_is_forgotten_and_its_conversations_handed_back() -> None:
+    t = OffsetTracker(grace_s=60)
+    for p in (0, 1):
+        t.read(p, 10)
+    t.opened("conv-a", 0, 1)
+    t.opened("conv-b", 1, 2)
+    t.opened("conv-both", 0, 3)
+    t.opened("conv-both", 1, 4)
+    t.hold("link:x", 0, 5, now=0)
+    t.did_commit({0: 1, 1: 2})
+    assert t.revoked([0]) == ["conv-a"]
+    assert t.safe(always, now=0) == {1: 2}  # partition 0 is no longer this replica's
+    assert t.open_at["conv-both"] == {1: 4} and "link:x" not in t.held
+    assert t.position(0) == 0 and t.position(1) == 11
+
+
+def test_only_changed_offsets_are_committed_again() -> None:
+    t = OffsetTracker(grace_s=60)
+    t.read(0, 4)
+    t.read(1, 4)
+    assert t.to_commit(always, now=0) == {0: 5, 1: 5}
+    t.did_commit({0: 5, 1: 5})
+    t.read(1, 5)
+    assert t.to_commit(always, now=0) == {1: 6}
+    assert t.to_commit(always, now=0, only={0}) == {}
+
+
+def test_cutting_re_reads_short_says_whether_any_was_running() -> None:
+    t = OffsetTracker(grace_s=60)
+    assert t.stop_re_reading() is False
+    t.assigned(3, end=10, committed=None)
+    assert t.stop_re_reading() is True and not t.catching_up
