@@ -258,7 +258,8 @@ def _cmd_loadgen(args: argparse.Namespace) -> int:
 
 
 def _check_loadgen(reports_path: Path, truth_path: Path) -> int:
-    from monitor.loadgen.evaluate import evaluate, latest_reports
+    from monitor.loadgen.evaluate import evaluate
+    from monitor.report import latest_reports
 
     truth = _read_jsonl(truth_path)
     reports = latest_reports(_read_jsonl(reports_path))
