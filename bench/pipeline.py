@@ -42,11 +42,12 @@ from pathlib import Path
 from typing import Any
 
 from monitor.config import ScoringConfig, WindowConfig
-from monitor.loadgen.evaluate import evaluate, latest_reports
+from monitor.loadgen.evaluate import evaluate
 from monitor.loadgen.scenarios import gold_dialog
 from monitor.loadgen.send import deliver, write_references
 from monitor.loadgen.traffic import LoadConfig, Request, Traffic
 from monitor.reference.golden import parse_dialog
+from monitor.report import latest_reports
 from monitor.runtime.pipeline import Pipeline
 from monitor.score.embedder import OnnxEmbedder, load_embedder
 from monitor.score.ladder import Ladder

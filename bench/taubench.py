@@ -46,9 +46,9 @@ from typing import Any
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from monitor.loadgen.evaluate import latest_reports
 from monitor.loadgen.scenarios import Conversation, Family, LiveTurn, Reference
 from monitor.loadgen.spans import SCOPES, Timing, render
+from monitor.report import latest_reports
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "tau-bench"

@@ -153,6 +153,14 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--config", type=Path, help="YAML/JSON config")
     r.set_defaults(handler=_cmd_replay)
 
+    sh = sub.add_parser("show", help="show reports: one table per conversation, or one HTML page (--html)")
+    sh.add_argument("reports", type=Path, nargs="+", help="JSONL of run/replay/consume, or the JSON of score")
+    sh.add_argument("--conversation", help="only this conversation (a score report: dialog) id")
+    sh.add_argument("--failed", action="store_true", help="only conversations with a failed turn")
+    sh.add_argument("--release", help="only conversations of this release")
+    sh.add_argument("--html", type=Path, help="write one self-contained HTML page here instead of tables")
+    sh.set_defaults(handler=_cmd_show)
+
     e = sub.add_parser(
         "export-model", help="export a sentence-transformers model folder to ONNX (needs [export])"
     )
@@ -258,7 +266,8 @@ def _cmd_loadgen(args: argparse.Namespace) -> int:
 
 
 def _check_loadgen(reports_path: Path, truth_path: Path) -> int:
-    from monitor.loadgen.evaluate import evaluate, latest_reports
+    from monitor.loadgen.evaluate import evaluate
+    from monitor.report import latest_reports
 
     truth = _read_jsonl(truth_path)
     reports = latest_reports(_read_jsonl(reports_path))
@@ -487,6 +496,35 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return EXIT_BAD_INPUT if bad or errors or st["spans_rejected_unreadable"] else EXIT_OK
+
+
+# -- show -------------------------------------------------------------------------------------
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    import os
+
+    from monitor.view.html import render_html
+    from monitor.view.reports import read_reports, select
+    from monitor.view.terminal import render_text
+
+    loaded = read_reports(args.reports)
+    for problem in loaded.problems:
+        print(f"agent-monitor: bad input: {problem}", file=sys.stderr)
+    shown = select(loaded.conversations, args.conversation, args.failed, args.release)
+    sources = ", ".join(str(p) for p in args.reports)
+    if not shown:
+        print(
+            f"agent-monitor: no conversation matches, of {len(loaded.conversations)} in {sources}",
+            file=sys.stderr,
+        )
+    if args.html:
+        _write(args.html, render_html(shown, sources))
+        failed = sum(s.failed for s in shown)
+        print(f"wrote {args.html}: {len(shown)} conversations, {failed} failed", file=sys.stderr)
+    elif shown:
+        sys.stdout.write(render_text(shown, colour=sys.stdout.isatty() and "NO_COLOR" not in os.environ))
+    return EXIT_BAD_INPUT if loaded.problems else EXIT_OK
 
 
 # -- gate -------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Files and the environment are read only at the entry point (`load_config`); the rest of the code gets
 these objects. The default thresholds come from `agent-monitor calibrate` on the labelled pairs shipped
-in `monitor/data/calibration_pairs.jsonl` (see README, "Calibration"); a test checks they still
+in `monitor/data/calibration_pairs.jsonl` (see docs/comparison.md, "The shipped model and calibration"); a test checks they still
 match what calibration produces.
 """
 
@@ -139,7 +139,7 @@ class CompositionConfig(BaseModel):
 
 
 class AlignmentConfig(BaseModel):
-    """How live turns that no gold turn asks for are judged (the README: matching live traffic to gold).
+    """How live turns that no gold turn asks for are judged (docs/streaming.md: matching live traffic to gold).
 
     `failed_attempts`: a tool call that failed (span status, `error.type`, an `{"error": …}` result) and
     that a later call of the same tool retried successfully is `forgive_if_recovered`: not a failure,

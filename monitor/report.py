@@ -3,14 +3,14 @@
 In: `DialogReport`s (and the inputs that could not be read). Out: an `AggregateReport` — overall and
 strict success rates, per-sub-metric rates, the failure-reason distribution (all failures and root
 causes only), root-cause vs cascade counts, success by action-chain length — and CSV rows, one per
-turn, for people.
+turn, for people. Also the one dedupe of streaming reports that every reader of them applies.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from monitor.model import AggregateReport, ChainStats, DialogReport, FailureReason, SubMetricStats
@@ -38,6 +38,22 @@ CSV_COLUMNS = (
     "predicted",
     "detail",
 )
+
+
+def latest_reports(reports: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    """The report that counts per conversation (the documented dedupe): most `spans`, then the highest
+    `version`, then the later one. A `score` report has neither and no `conversation_id`: by `dialog_id`."""
+    best: dict[str, Mapping[str, Any]] = {}
+    for r in reports:
+        cid = str(r.get("conversation_id", r.get("dialog_id")))
+        old = best.get(cid)
+        if old is None or _rank(r) >= _rank(old):
+            best[cid] = r
+    return best
+
+
+def _rank(report: Mapping[str, Any]) -> tuple[int, int]:
+    return (report.get("spans") or 0, report.get("version") or 0)
 
 
 def aggregate(reports: Sequence[DialogReport], rejected: Sequence[str] = ()) -> AggregateReport:

@@ -72,20 +72,6 @@ class Score:
         }
 
 
-def latest_reports(reports: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
-    """The report that counts per conversation: most spans, then highest version (the documented dedupe)."""
-    best: dict[str, Mapping[str, Any]] = {}
-    for r in reports:
-        cid = str(r.get("conversation_id"))
-        old = best.get(cid)
-        if old is None or (r.get("spans", 0), r.get("version", 0)) >= (
-            old.get("spans", 0),
-            old.get("version", 0),
-        ):
-            best[cid] = r
-    return best
-
-
 def evaluate(truth: Iterable[Mapping[str, Any]], reports: Mapping[str, Mapping[str, Any]]) -> Score:
     score = Score()
     for record in truth:

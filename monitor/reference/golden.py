@@ -254,7 +254,7 @@ def _locate(loc: tuple[Any, ...], turns_raw: Any) -> str:
 def _message(err: Any) -> str:
     msg = str(err["msg"])
     if err["type"] == "extra_forbidden":
-        return "unknown field (check the spelling; see the golden dialog format in the README)"
+        return "unknown field (check the spelling; see the golden dialog format in docs/scoring.md)"
     if err["type"] == "literal_error" and err["loc"] and err["loc"][-1] == "turn":
         return f"unknown turn role {err['input']!r}; use 'Agent', 'Tool' or 'User'"
     return msg

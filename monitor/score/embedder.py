@@ -34,7 +34,7 @@ SHIPPED_MODEL = "all-MiniLM-L6-v2-int8"
 REGENERATE_HINT = (
     "regenerate the shipped model with `bash .ci/export-model` from a source checkout, or export your own "
     "with `agent-monitor export-model <sentence-transformers folder> --out DIR --quantize int8` "
-    "(README, 'The shipped model and calibration')"
+    "(docs/comparison.md, 'The shipped model and calibration')"
 )
 #: Characters beyond this are cut before tokenizing (the model sees 256 tokens anyway).
 MAX_CHARS = 8_192

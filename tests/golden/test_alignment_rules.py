@@ -204,8 +204,8 @@ def test_nested_keys_beyond_gold_are_detail_unless_the_schema_forbids_them(tmp_p
     assert reports["top-level"]["root_cause"] == "extra_parameters"
 
 
-def test_the_readme_reference_example(tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+def test_the_docs_reference_example(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "scoring.md").read_text()
     start = readme.index('{"dialog_id": "cancel-a123"')
     gold = json.loads(readme[start : readme.index("```", start)])
     gold.pop("dialog_id")

@@ -145,7 +145,7 @@ def test_semantic_kernel_without_a_conversation_attribute_is_one_conversation_pe
     tmp_path: Path,
 ) -> None:
     """Semantic Kernel exports one trace per get_response and no thread id: without the setting of
-    CONFIG each user turn is a conversation of its own (README: the convention table says so)."""
+    CONFIG each user turn is a conversation of its own (docs/streaming.md: the convention table says so)."""
     reports = replay(tmp_path, *run_files("semantic-kernel", "correct"))
     assert len(reports) == 4 and all(r["reference_id"] == "travel-booking-plugins" for r in reports)
 

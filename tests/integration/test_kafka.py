@@ -211,7 +211,7 @@ def rank(m: Any) -> tuple[int, int]:
 
 
 def latest(messages: list[Any]) -> tuple[dict[str, dict[str, Any]], dict[str, set[str]]]:
-    """Dedupe as the README tells consumers to: most spans, then highest version, then the later message."""
+    """Dedupe as docs/operations.md tells consumers to: most spans, then highest version, then the later message."""
     best: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
     replicas: dict[str, set[str]] = {}
     for m in messages:
