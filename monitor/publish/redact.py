@@ -20,6 +20,7 @@ from monitor.config import RedactionConfig
 
 #: report keys whose values are what the agent and its tools exchanged: key patterns apply below them
 CONTENT_KEYS = frozenset({"args", "arguments", "result", "results", "messages", "details"})
+_SCALARS = frozenset({int, float, bool, type(None)})  # nothing to redact inside
 
 
 class Redactor:
@@ -45,8 +46,10 @@ class Redactor:
 
     def _walk(self, value: Any, content: bool) -> Any:
         """`content`: inside what the agent and its tools exchanged (CONTENT_KEYS), where key patterns
-        apply; the report's own keys (`input_tokens`, …) are never taken for secrets."""
-        if isinstance(value, dict):
+        apply; the report's own keys (`input_tokens`, …) are never taken for secrets. Scalars are
+        handled inline, without a call each: a report has hundreds of them."""
+        kind = type(value)
+        if kind is dict:
             field = value.get("field")
             secret_field = isinstance(field, str) and self._secret_key(field)  # a comparison of a secret
             out = {}
@@ -56,18 +59,29 @@ class Redactor:
                 elif secret_field and k in ("gold", "predicted"):
                     out[k] = f"[redacted:{field}]"
                 else:
-                    out[k] = self._walk(v, content or k in CONTENT_KEYS)
+                    inner = type(v)
+                    if inner is str:
+                        out[k] = self._text(v)
+                    elif inner in _SCALARS:
+                        out[k] = v
+                    else:
+                        out[k] = self._walk(v, content or k in CONTENT_KEYS)
             return out
-        if isinstance(value, list):
-            return [self._walk(v, content) for v in value]
-        if (
-            isinstance(value, str)
-            and self._values
-            and (self._any_value is None or self._any_value.search(value))
-        ):
+        if kind is list or kind is tuple:
+            return [
+                self._text(v) if type(v) is str else v if type(v) in _SCALARS else self._walk(v, content)
+                for v in value
+            ]
+        if isinstance(value, str):
+            return self._text(value)
+        if isinstance(value, dict | list | tuple):  # subclasses: the same walk, by the slow path
+            return self._walk(dict(value) if isinstance(value, dict) else list(value), content)
+        return value
+
+    def _text(self, value: str) -> str:
+        if self._values and (self._any_value is None or self._any_value.search(value)):
             for pattern, replace in self._values:
                 value = pattern.sub(replace, value)
-            return value
         return value
 
     def _secret_key(self, key: str) -> bool:
