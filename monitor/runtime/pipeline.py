@@ -116,6 +116,10 @@ class Pipeline:
             raise error from exc
         if self.metrics is not None:
             self.metrics.observe_request(accepted=True)
+        # normalized outside the state lock (pure; receivers' threads do it side by side); its
+        # errors are counted under the lock with the rest
+        errors: list[tuple[str, BaseException]] = []
+        named = normalize_spans(decoded.spans, self.config.normalize, lambda *e: errors.append(e))
         with self._lock:
             self.stats["spans_received"] += (
                 len(decoded.spans) + len(decoded.rejected) + len(decoded.unreadable)
@@ -125,7 +129,9 @@ class Pipeline:
             self.stats["attribute_values_truncated"] += decoded.truncated_values
             if signal == "logs":
                 self.stats["log_records_ignored"] += decoded.ignored
-            reports = self._add(normalize_spans(decoded.spans, self.config.normalize, self._count_error))
+            for stage, fault in errors:
+                self._count_error(stage, fault)
+            reports = self._add(named)
         problems = (*decoded.rejected, *decoded.unreadable)
         return IngestResult(len(decoded.spans), len(problems), reports, problems)
 
