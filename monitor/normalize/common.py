@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
 
@@ -74,7 +76,11 @@ def role_of(raw: Any) -> str | None:
 
 
 def genai_messages(value: Any, default_role: str | None = None) -> list[Message]:
-    """OTel GenAI messages: `[{role, parts: [{type: text|tool_call|tool_call_response, ...}]}]`."""
+    """OTel GenAI messages: `[{role, parts: [{type: text|tool_call|tool_call_response, ...}]}]`.
+
+    Frameworks resend the whole history on every model call, so each message item comes back once per
+    later call: an item already read (recognised by its serialized bytes) gives the same messages
+    again without being read a second time."""
     value = loads(value)
     if isinstance(value, dict):
         value = [value]
@@ -82,34 +88,54 @@ def genai_messages(value: Any, default_role: str | None = None) -> list[Message]
     for item in value if isinstance(value, list) else []:
         if not isinstance(item, dict):
             continue
-        role = role_of(item.get("role")) or default_role
-        if role is None:
-            continue
-        texts: list[str] = []
-        calls: list[ToolCallRef] = []
-        responses: list[tuple[str | None, Any]] = []
-        for part in item.get("parts", []) or []:
-            if not isinstance(part, dict):
-                continue
-            kind = part.get("type")
-            if kind == "text" and part.get("content") is not None:
-                texts.append(str(part["content"]))
-            elif kind == "tool_call":
-                args, _ = json_arguments(part.get("arguments"))
-                calls.append(
-                    ToolCallRef(call_id=part.get("id"), name=str(part.get("name", "")), arguments=args)
-                )
-            elif kind == "tool_call_response":
-                # the spec says `result`; Strands writes `response`
-                responses.append((part.get("id"), result_value(part.get("result", part.get("response")))))
-        if "content" in item and not item.get("parts"):
-            texts.append(str(item["content"]))
-        if responses:
-            for call_id, result in responses:
-                out.append(Message(role="tool", text=_as_text(result), tool_call_id=call_id))
-            continue
-        out.append(Message(role=role, text="".join(texts) or None, tool_calls=tuple(calls)))
+        key = _item_key(default_role, item)
+        found = _ITEMS.get(key) if key is not None else None
+        if found is None:
+            found = tuple(shared(m) for m in _genai_item(item, default_role))
+            if key is not None:
+                if len(_ITEMS) >= _SHARED_MAX:
+                    _ITEMS.clear()
+                _ITEMS[key] = found
+        out.extend(found)
     return out
+
+
+_ITEMS: dict[tuple[str | None, bytes], tuple[Message, ...]] = {}
+
+
+def _item_key(default_role: str | None, item: dict[str, Any]) -> tuple[str | None, bytes] | None:
+    try:
+        return default_role, orjson.dumps(item)
+    except (TypeError, orjson.JSONEncodeError):  # not plain JSON (cannot come from loads): not cached
+        return None
+
+
+def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]:
+    role = role_of(item.get("role")) or default_role
+    if role is None:
+        return []
+    texts: list[str] = []
+    calls: list[ToolCallRef] = []
+    responses: list[tuple[str | None, Any]] = []
+    for part in item.get("parts", []) or []:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text" and part.get("content") is not None:
+            texts.append(str(part["content"]))
+        elif kind == "tool_call":
+            args, _ = json_arguments(part.get("arguments"))
+            calls.append(ToolCallRef(call_id=part.get("id"), name=str(part.get("name", "")), arguments=args))
+        elif kind == "tool_call_response":
+            # the spec says `result`; Strands writes `response`
+            responses.append((part.get("id"), result_value(part.get("result", part.get("response")))))
+    if "content" in item and not item.get("parts"):
+        texts.append(str(item["content"]))
+    if responses:
+        return [
+            Message(role="tool", text=_as_text(result), tool_call_id=call_id) for call_id, result in responses
+        ]
+    return [Message(role=role, text="".join(texts) or None, tool_calls=tuple(calls))]
 
 
 def strands_blocks(role: str, content: Any) -> list[Message]:
@@ -231,6 +257,7 @@ def tool_definitions(*values: Any) -> dict[str, Any]:
 
 
 _SHARED: dict[tuple[Any, ...], Message] = {}
+_SHARED_IDS: dict[int, Message] = {}  # the objects in _SHARED by id: a shared message is known at once
 _SHARED_MAX = 20_000
 
 
@@ -238,22 +265,31 @@ def shared(message: Message) -> Message:
     """One object for equal messages. Frameworks resend the whole history on every model call, so an
     open conversation would otherwise hold each message once per later call. Messages are immutable;
     the table is bounded (cleared when full) and plain dict operations keep it safe across threads."""
+    if _SHARED_IDS.get(id(message)) is message:
+        return message
     key = (
         message.role,
         message.text,
         message.tool_call_id,
-        tuple(
-            (c.call_id, c.name, json.dumps(c.arguments, sort_keys=True, default=str))
-            for c in message.tool_calls
-        ),
+        tuple((c.call_id, c.name, _canonical(c.arguments)) for c in message.tool_calls),
     )
     found = _SHARED.get(key)
     if found is not None:
         return found
     if len(_SHARED) >= _SHARED_MAX:
         _SHARED.clear()
+        _SHARED_IDS.clear()
     _SHARED[key] = message
+    _SHARED_IDS[id(message)] = message
     return message
+
+
+def _canonical(value: Any) -> bytes | str:
+    """Equal values, equal keys: sorted-key JSON (orjson; the standard library for what it refuses)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(value, sort_keys=True, default=str)
 
 
 def bare(span: Span) -> Span:
