@@ -116,7 +116,7 @@ def _data_flow(turns: Sequence[TurnFlow], side: str, deps: Dependencies) -> None
         if t.role == "User":
             seen |= own_inputs | {normalize_text(w) for text in consumed for w in text.split()}
             continue
-        new = {v for v in produced_texts(content) if significant(v) and v not in seen and v not in own_inputs}
+        new = {v for v in produced_texts(content) if v not in seen and v not in own_inputs and significant(v)}
         padded_inputs = [f" {i} " for i in own_inputs]
         new = {v for v in new if not any(f" {v} " in i for i in padded_inputs)}
         if new:
@@ -162,8 +162,7 @@ def significant(norm: str) -> bool:
     """A value distinctive enough that its reappearance means it was consumed."""
     if not norm or norm in GENERIC:
         return False
-    has_digit = any(c.isdigit() for c in norm)
-    return len(norm) >= 3 or (has_digit and len(norm) >= 2)
+    return len(norm) >= 3 or (len(norm) == 2 and any(c.isdigit() for c in norm))
 
 
 def _loose(value: str) -> bool:
