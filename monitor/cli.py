@@ -91,10 +91,15 @@ def _parser() -> argparse.ArgumentParser:
     g.set_defaults(handler=_cmd_gate)
 
     c = sub.add_parser("calibrate", help="fit similarity thresholds per value kind from labelled pairs")
-    c.add_argument("pairs", type=Path, help="JSONL of {a, b, equivalent, kind?}")
+    c.add_argument("pairs", type=Path, help="JSONL of {a, b, equivalent, kind?, split?}")
     c.add_argument("--config", type=Path, help="config to start from (embedder, ladder)")
     c.add_argument("--out", type=Path, help="write the full calibration report (JSON) here")
     c.add_argument("--write-config", type=Path, help="write the fitted thresholds into this YAML config file")
+    c.add_argument(
+        "--fit-on-all",
+        action="store_true",
+        help="fit and score on every pair (default: fit on the `fit` split, report on the `test` split)",
+    )
     c.set_defaults(handler=_cmd_calibrate)
 
     u = sub.add_parser("run", help="the service: OTLP/HTTP + OTLP/gRPC receivers, scoring, JSONL reports")
@@ -578,15 +583,24 @@ def _read_aggregate(path: Path) -> AggregateReport:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from monitor.score.calibration import calibrate, dump_json, load_pairs, report_table, thresholds_document
+    from monitor.score.calibration import (
+        accuracy_table,
+        calibrate,
+        dump_json,
+        load_pairs,
+        report_table,
+        thresholds_document,
+    )
     from monitor.score.ladder import build_ladder
 
     config = load_settings(args.config)
     pairs = load_pairs(args.pairs)
-    reports = calibrate(pairs, build_ladder(config))
+    reports, accuracy = calibrate(pairs, build_ladder(config), held_apart=not args.fit_on_all)
     print(report_table(reports))
+    print()
+    print(accuracy_table(accuracy))
     if args.out:
-        _write(args.out, dump_json(reports) + "\n")
+        _write(args.out, dump_json(reports, accuracy) + "\n")
     if args.write_config:
         existing: dict[str, Any] = {}
         if args.write_config.is_file():

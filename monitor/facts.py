@@ -300,9 +300,13 @@ _ZH_MONTH = re.compile(
 #: 十五, 一百二十; not 万一 "in case", 千万 "by all means", 十分 "very"), or a digit before a unit or
 #: measure word (三天, 五个). Other numerals are mostly parts of words (一起, 统一, 一下).
 _ZH_NUMBER = re.compile(
-    r"(?<![星期周礼拜])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
-    r"|[一二两三四五六七八九](?=天|个|件|次|元|块|年|小时|分钟|周|人|张|位|公里|公斤|千克|单))"
+    r"(?<![星期周礼拜哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
+    r"|[一二两三四五六七八九](?=天|个|件|次|元|块|年|小时|分钟|周|人|张|位|公里|公斤|千克|单|晚|家|点|日|号))"
 )
+#: A Chinese date, 2024年3月5日 (after numerals are read as digits): the same fact as 2024-03-05.
+_ZH_DATE = re.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2})月(?P<d>\d{1,2})[日号]")
+#: 两个小时 is 2小时: the measure word between a number and 小时 carries nothing.
+_ZH_HOURS = re.compile(r"(?<=\d)个(?=小时)")
 #: A currency named without an amount ("in USD", "euros"): currency:usd.
 _CURRENCY = re.compile(
     r"\b(?P<c>usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|nzd|inr|krw|sgd|hkd|sek|nok|dkk|mxn|brl|yuan|"
@@ -328,6 +332,31 @@ def normalize_text(value: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+#: Ideographs and kana: each carries a word's meaning, and no space marks where a word ends.
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = re.compile(f"[{CJK_CHARS}]")
+
+
+def script_of(char: str) -> str:
+    """The script of a letter from its Unicode name: LATIN, CYRILLIC, CJK (Han, kana, Hangul), ARABIC, …"""
+    first = unicodedata.name(char, "").split(" ", 1)[0]
+    return "CJK" if first in {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"} else first
+
+
+def has_cjk(value: str) -> bool:
+    return _CJK.search(value) is not None
+
+
+def language_of(value: str) -> str:
+    """`zh` when the value has ideographs, `en` when its letters are Latin (or it has none), else the
+    script of most of its letters in lower case (`cyrillic`): what calibration reports accuracy by."""
+    if has_cjk(value):
+        return "zh"
+    scripts = [script_of(c) for c in value if c.isalpha()]
+    top = max(set(scripts), key=scripts.count) if scripts else "LATIN"
+    return "en" if top == "LATIN" else top.lower()
+
+
 def content_words(value: str) -> list[str]:
     return [w for w in normalize_text(value).split() if w not in STOPWORDS]
 
@@ -348,7 +377,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     text = _NUMBER_WORD.sub(
         lambda m: str(NUMBER_WORDS[m.group(0).casefold()]), unicodedata.normalize("NFKC", value)
     )
-    text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text)
+    text = _ZH_HOURS.sub("", _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text))
     found: list[tuple[int, int, str]] = []
 
     def take(pattern: re.Pattern[str], canon: Callable[[re.Match[str]], str | None]) -> None:
@@ -360,6 +389,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
                 found.append((m.start(), m.end(), c))
 
     take(_EMAIL, lambda m: f"id:{m.group(0).casefold()}")
+    take(_ZH_DATE, lambda m: f"date:{int(m['y']):04d}-{int(m['m']):02d}-{int(m['d']):02d}")
     take(_DATE, lambda m: _canon_date(m.group(0), day_first))
     take(_QUARTER, _canon_quarter)
     take(_PERIOD, lambda m: f"period:{_RELATIVE[m.group('rel').casefold()]}|{m.group('unit').casefold()}")

@@ -1,6 +1,8 @@
 """Fit the embedding thresholds per value kind from labelled pairs. Pure apart from the injected ladder.
 
-In: pairs (`a`, `b`, `equivalent`, optional `kind`). Out: per kind —
+In: pairs (`a`, `b`, `equivalent`, optional `kind` and `split`). Out: per kind and model (`short`,
+`text` for the main model; `multilingual_short`, `multilingual_text` for pairs in scripts only the
+multilingual model reads — the names of the `thresholds` config fields) —
 - the model alone on every pair: ROC-AUC, Pearson and Spearman correlation between score and label
   (the article's check of the automated score against human judgment);
 - the thresholds, fitted only on the pairs that reach the embedding rung (pairs the ladder decides
@@ -8,16 +10,23 @@ In: pairs (`a`, `b`, `equivalent`, optional `kind`). Out: per kind —
   `threshold` maximises balanced accuracy; `accept` / `reject` bound the uncertain band where the
   empirical precision on each side reaches `band_precision`;
 - precision, recall and F1 (positive = equivalent) of that threshold on those pairs;
-- the whole ladder's accuracy, end to end, with the fitted thresholds, on every pair.
+- the whole ladder's accuracy, end to end, with the fitted thresholds (and with the thresholds it was
+  given, `shipped`), per kind, per language (`en`, `zh`, …) and per deciding rung.
+
+Held apart: thresholds are fitted on the `fit` split and accuracy is reported on the `test` split. A
+pair's split is its `split` field, else a hash of its gold value `a` (one in three is `test`), so every
+pair about one gold value falls on the same side and a minimal pair never helps fit the threshold its
+twin is scored with. `held_apart=False` fits and scores on every pair.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -25,7 +34,7 @@ from scipy.stats import mannwhitneyu, pearsonr, spearmanr
 
 from monitor.config import KindThresholds, Thresholds
 from monitor.errors import InputError
-from monitor.facts import extract_facts, normalize_text
+from monitor.facts import extract_facts, language_of, normalize_text
 from monitor.model import Rung
 from monitor.score.ladder import Ladder
 
@@ -38,6 +47,33 @@ class Pair(BaseModel):
     b: str
     equivalent: bool
     kind: str | None = None
+    split: Literal["fit", "test"] | None = None
+
+
+def split_of(p: Pair) -> str:
+    """`fit` or `test`: the pair's own field, else one in three gold values by hash."""
+    if p.split is not None:
+        return p.split
+    digest = hashlib.sha256(normalize_text(p.a).encode("utf-8")).hexdigest()
+    return "test" if int(digest[:8], 16) % 3 == 0 else "fit"
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """The ladder's accuracy on one group of scored pairs (a kind, a language, a rung)."""
+
+    group: str
+    pairs: int
+    right: int
+    right_shipped: int
+
+    @property
+    def accuracy(self) -> float:
+        return round(self.right / self.pairs, 4) if self.pairs else 0.0
+
+    @property
+    def accuracy_shipped(self) -> float:
+        return round(self.right_shipped / self.pairs, 4) if self.pairs else 0.0
 
 
 @dataclass(frozen=True)
@@ -90,23 +126,28 @@ def load_pairs(path: Path) -> list[Pair]:
     return pairs
 
 
-def calibrate(pairs: Sequence[Pair], ladder: Ladder) -> dict[str, KindReport]:
-    by_kind: dict[str, list[Pair]] = {}
-    for p in pairs:
-        by_kind.setdefault(p.kind or _guess_kind(p, ladder), []).append(p)
+def calibrate(
+    pairs: Sequence[Pair], ladder: Ladder, held_apart: bool = True
+) -> tuple[dict[str, KindReport], list[Accuracy]]:
+    """Per-kind reports, and the ladder's accuracy by kind, language and rung on the scored pairs."""
     assert ladder.scorer is not None, "calibration needs the embedding scorer"
+    fit_on = [p for p in pairs if not held_apart or split_of(p) == "fit"]
+    scored_on = [p for p in pairs if not held_apart or split_of(p) == "test"]
+    by_kind: dict[str, list[Pair]] = {}
+    for p in fit_on:
+        by_kind.setdefault(_group(p, ladder), []).append(p)
     ladder.scorer.prefetch(t for p in pairs for t in (p.a, p.b))
     fitted: dict[str, KindThresholds] = {}
     partial: dict[str, dict[str, Any]] = {}
     for kind, items in sorted(by_kind.items()):
-        raw = ladder.scorer.score_pairs([(p.a, p.b) for p in items])
+        raw = [ladder.similarity(p.a, p.b) for p in items]
         scored = [(s.score, p.equivalent) for s, p in zip(raw, items, strict=True) if s.score is not None]
         scores = np.array([s for s, _ in scored], dtype=float)
         labels = np.array([y for _, y in scored], dtype=bool)
         routed = [
             (s.score, p.equivalent)
             for s, p in zip(raw, items, strict=True)
-            if s.score is not None and _reaches_embedding(p, kind, ladder)
+            if s.score is not None and _reaches_embedding(p, _base_kind(kind), ladder)
         ]
         thresholds, prf = fit_thresholds([s for s, _ in routed], [y for _, y in routed])
         fitted[kind] = thresholds
@@ -124,8 +165,11 @@ def calibrate(pairs: Sequence[Pair], ladder: Ladder) -> dict[str, KindReport]:
         }
     tuned = ladder_with(ladder, fitted)
     reports: dict[str, KindReport] = {}
-    for kind, items in sorted(by_kind.items()):
-        results = [tuned.compare_text("value", p.a, p.b, kind=kind) for p in items]
+    groups: dict[str, list[tuple[bool, bool]]] = {}
+    for kind in sorted(by_kind):
+        items = [p for p in scored_on if _group(p, ladder) == kind]
+        results = [tuned.compare_text("value", p.a, p.b, kind=_base_kind(kind)) for p in items]
+        shipped = [ladder.compare_text("value", p.a, p.b, kind=_base_kind(kind)) for p in items]
         errors = tuple(
             (p.a, p.b, p.equivalent) for p, r in zip(items, results, strict=True) if r.equal != p.equivalent
         )
@@ -136,7 +180,31 @@ def calibrate(pairs: Sequence[Pair], ladder: Ladder) -> dict[str, KindReport]:
             ladder_uncertain=sum(1 for r in results if r.uncertain),
             ladder_errors=errors,
         )
-    return reports
+        for p, r, r0 in zip(items, results, shipped, strict=True):
+            outcome = (r.equal == p.equivalent, r0.equal == p.equivalent)
+            lang = language_of(p.a + p.b)
+            for group in (
+                f"kind {_base_kind(kind)}",
+                f"lang {lang}",
+                f"{_base_kind(kind)} {lang}",
+                f"rung {r.rung}",
+            ):
+                groups.setdefault(group, []).append(outcome)
+    accuracy = [
+        Accuracy(g, len(o), sum(a for a, _ in o), sum(b for _, b in o)) for g, o in sorted(groups.items())
+    ]
+    return reports, accuracy
+
+
+def _group(p: Pair, ladder: Ladder) -> str:
+    """The thresholds a pair is fitted into: its kind, for the model that scores it."""
+    kind = p.kind or _guess_kind(p, ladder)
+    multilingual = ladder.multilingual is not None and ladder.scorer_for(p.a, p.b) is ladder.multilingual
+    return f"multilingual_{kind}" if multilingual else kind
+
+
+def _base_kind(group: str) -> str:
+    return group.removeprefix("multilingual_")
 
 
 def fit_thresholds(
@@ -184,20 +252,17 @@ def _round4(v: float | None) -> float | None:
 
 def ladder_with(ladder: Ladder, fitted: dict[str, KindThresholds]) -> Ladder:
     t = ladder.config.thresholds
-    thresholds = Thresholds(
-        short=fitted.get("short", t.short),
-        text=fitted.get("text", t.text),
-        coverage=t.coverage,
-        short_max_words=t.short_max_words,
-    )
+    thresholds = t.model_copy(update={k: v for k, v in fitted.items() if k in Thresholds.model_fields})
     config = ladder.config.model_copy(update={"thresholds": thresholds})
-    return Ladder(config, ladder.scorer, ladder.judge)
+    return Ladder(config, ladder.scorer, ladder.judge, ladder.multilingual)
 
 
 def thresholds_document(reports: dict[str, KindReport]) -> dict[str, Any]:
     """The `thresholds` section of a config file, as `--write-config` writes it."""
     return {
-        "thresholds": {k: r.thresholds.model_dump() for k, r in reports.items() if k in ("short", "text")}
+        "thresholds": {
+            k: r.thresholds.model_dump() for k, r in reports.items() if k in Thresholds.model_fields
+        }
     }
 
 
@@ -231,15 +296,27 @@ def _corr(fn: Any, scores: np.ndarray, labels: np.ndarray) -> float | None:
 
 
 def report_table(reports: dict[str, KindReport]) -> str:
-    head = "kind   pairs  equiv  ROC-AUC  Pearson  Spearman  fit-on  reject  thresh  accept  P      R      F1     ladder-acc"
+    head = (
+        "kind                pairs  equiv  ROC-AUC  Pearson  Spearman  fit-on  reject  thresh  accept  "
+        "P      R      F1     ladder-acc"
+    )
     rows = [head]
     for r in reports.values():
         t = r.thresholds
         rows.append(
-            f"{r.kind:<6} {r.pairs:>5}  {r.equivalent:>5}  {_f(r.roc_auc):>7}  {_f(r.pearson):>7}  {_f(r.spearman):>8}  "
+            f"{r.kind:<19} {r.pairs:>5}  {r.equivalent:>5}  {_f(r.roc_auc):>7}  {_f(r.pearson):>7}  {_f(r.spearman):>8}  "
             f"{r.fitted_on:>6}  {t.reject:>6.3f}  {t.threshold:>6.3f}  {t.accept:>6.3f}  {_f(r.precision):>5}  "
             f"{_f(r.recall):>5}  {_f(r.f1):>5}  {_f(r.ladder_accuracy):>9}"
         )
+    return "\n".join(rows)
+
+
+def accuracy_table(accuracy: Sequence[Accuracy]) -> str:
+    rows = ["group              pairs  right  accuracy  with-shipped-thresholds"]
+    rows += [
+        f"{a.group:<18} {a.pairs:>5}  {a.right:>5}  {a.accuracy:>8.3f}  {a.accuracy_shipped:>8.3f}"
+        for a in accuracy
+    ]
     return "\n".join(rows)
 
 
@@ -247,5 +324,9 @@ def _f(v: float | None) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
-def dump_json(reports: dict[str, KindReport]) -> str:
-    return json.dumps({k: r.as_dict() for k, r in reports.items()}, indent=2)
+def dump_json(reports: dict[str, KindReport], accuracy: Sequence[Accuracy] = ()) -> str:
+    doc: dict[str, Any] = {k: r.as_dict() for k, r in reports.items()}
+    doc["accuracy"] = [
+        {**a.__dict__, "accuracy": a.accuracy, "accuracy_shipped": a.accuracy_shipped} for a in accuracy
+    ]
+    return json.dumps(doc, indent=2, ensure_ascii=False)

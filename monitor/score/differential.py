@@ -18,6 +18,12 @@ two share at least half their tokens. Each region is then judged on its own:
   start: `Alice Smith` / `Alice Jones`) → different;
 - only stopwords → the same; anything else (unknown words, added words) → undecided.
 One different region makes the values different; all regions the same makes them the same.
+
+Chinese (and Japanese) text has no spaces: each ideograph is a token, so a region is a span of at most
+`MAX_SPAN` characters (`已发货` / `未发货` differ in `已` / `未`). Negation there is 不 / 未 / 没 / 无 / 非
+(not inside words such as 不过 "but", 无论 "whatever", 非常 "very"); the particles 的 / 了 / 吧 / 呢 /
+啊 / 吗 are stopwords. WordNet knows no Chinese, so other Chinese spans stay undecided and go to the
+(multilingual) embedding; weekdays, months, numbers and identifiers were decided by the typed rung.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from monitor.facts import NUMBER_WORDS, STOPWORDS
+from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk
 from monitor.score.lexicon import Lexicon, Relation, load_lexicon
 
 MAX_SPAN = 3
@@ -35,12 +41,21 @@ MAX_SPAN = 3
 #: 10 s), and a reply that long is no minimal pair.
 MAX_TOKENS = 300
 NEGATIONS = frozenset(
-    {"not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without"}
+    {"not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without", *"不未没无非"}
 )
-_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|[^\W\d_]+")
+#: Words that begin with a negating ideograph but negate nothing.
+_ZH_WORDS = ("不过", "不错", "不仅", "不少", "不同", "不断", "无论", "非常", "没关系")
+_STOP = STOPWORDS | frozenset("的了吧呢啊吗")
+_TOKEN = re.compile(
+    "|".join(_ZH_WORDS)
+    + f"|[{CJK_CHARS}]"
+    + rf"|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|(?:(?![{CJK_CHARS}])[^\W\d_])+"
+)
 _CONTRACTION = re.compile(r"(?i)n['’]t\b")
 _CANNOT = re.compile(r"(?i)\bcannot\b")
 
+_NEGATED = "negated on one side only"
+_MOVED = "a negation moved within the sentence"
 #: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
 AliasTest = Callable[[str, str], str]
 
@@ -82,6 +97,10 @@ def compare_spans(
         return None
     spans = tuple((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])) for _, g1, g2, p1, p2 in ops)
     verdicts = [_judge(tg[g1:g2], tp[p1:p2], aliases, lex, mid_text=g1 > 0) for _, g1, g2, p1, p2 in ops]
+    if has_cjk(gold + predicted) and _negations(fg) % 2 == _negations(fp) % 2:
+        # Chinese puts a negation where its verb is (无法使用 / 用不了): a region negated alone is a
+        # negation moved when both sentences are negated alike
+        verdicts = [(None, _MOVED) if r == _NEGATED else (v, r) for v, r in verdicts]
     different = [(s, r) for s, (v, r) in zip(spans, verdicts, strict=True) if v is False]
     if different:
         return Difference(False, tuple(s for s, _ in different), "; ".join(r for _, r in different))
@@ -91,9 +110,13 @@ def compare_spans(
     return Difference(None, tuple(s for s, _ in open_), "; ".join(r for _, r in open_))
 
 
+def _negations(words: Sequence[str]) -> int:
+    return sum(t in NEGATIONS for t in words)
+
+
 def _size(span: Sequence[str]) -> int:
     """A span's length in the words that carry meaning (`could not find any` is 3: not, find, any)."""
-    return sum(1 for t in span if t not in STOPWORDS)
+    return sum(1 for t in span if t not in _STOP)
 
 
 def _judge(
@@ -101,13 +124,13 @@ def _judge(
 ) -> tuple[bool | None, str]:
     """One differing region: True the same, False different, None undecided; and why."""
     fg, fp = [t.casefold() for t in g], [t.casefold() for t in p]
-    cg = [t for t in fg if t not in STOPWORDS and t not in NEGATIONS]
-    cp = [t for t in fp if t not in STOPWORDS and t not in NEGATIONS]
-    if sum(t in NEGATIONS for t in fg) % 2 != sum(t in NEGATIONS for t in fp) % 2:
+    cg = [t for t in fg if t not in _STOP and t not in NEGATIONS]
+    cp = [t for t in fp if t not in _STOP and t not in NEGATIONS]
+    if _negations(fg) % 2 != _negations(fp) % 2:
         # a negation added alone flips the value ("available" / "not available"); one that comes with
         # words of its own may be said another way on the other side ("could not complete" / "failed")
         if (fg and fp) or not (cg or cp):
-            return False, "negated on one side only"
+            return False, _NEGATED
         return None, "a negation added with other words"
     if not cg and not cp:
         return True, "only stopwords differ"

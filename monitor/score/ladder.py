@@ -9,8 +9,10 @@ dates, quarters, booleans, identifiers compared exactly; different facts decide 
 schema's enum values) → 5 differential: when the
 values differ only in short spans, those spans decide (negation, numbers, WordNet synonyms / antonyms /
 siblings, names; differential.py) → 6 embedding similarity with per-kind thresholds (short value vs
-free text) → 7 the uncertain band: the judge decides when one
-is configured, otherwise the calibrated threshold decides and the comparison is flagged `uncertain`.
+free text); text in a script the main model cannot read (Chinese under the English model) goes to the
+multilingual model, with its own thresholds, or is `unscorable` when none is installed →
+7 the uncertain band: the judge decides when one is configured, otherwise the calibrated threshold
+decides and the comparison is flagged `uncertain`.
 
 Lists and objects are compared structurally, element by element (lists in any order if their
 elements match as a set). A text the model cannot read is `unscorable` — never given a number.
@@ -32,7 +34,9 @@ from monitor.facts import (
     canonical_scalar,
     content_words,
     extract_facts,
+    has_cjk,
     normalize_text,
+    script_of,
 )
 from monitor.model import Comparison, Rung
 from monitor.score.differential import Difference, compare_spans
@@ -43,10 +47,17 @@ _ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "&"})
 
 
 class Ladder:
-    def __init__(self, config: ScoringConfig, scorer: Scorer | None, judge: Scorer | None = None) -> None:
+    def __init__(
+        self,
+        config: ScoringConfig,
+        scorer: Scorer | None,
+        judge: Scorer | None = None,
+        multilingual: Scorer | None = None,
+    ) -> None:
         self.config = config
         self.scorer = scorer
         self.judge = judge
+        self.multilingual = multilingual
         self._glossary: dict[str, str] = {}
         shipped = load_aliases() if config.ladder.shipped_aliases else {}
         for canonical, aliases in [*shipped.items(), *config.ladder.glossary.items()]:  # the user's win
@@ -147,16 +158,35 @@ class Ladder:
         return compare_spans(gold, predicted, lambda a, b: self._alias(normalize_text(a), normalize_text(b)))
 
     def similarity(self, a: str, b: str) -> PairScore:
-        """The raw model similarity of two texts (rung 5 alone), for whole-reply scores."""
-        if self.scorer is None:
+        """The raw model similarity of two texts (rung 6 alone), for whole-reply scores: from the
+        multilingual model when either text is in a script the main one cannot read."""
+        scorer = self.scorer_for(a, b)
+        if scorer is None:
             return PairScore(score=None, unscorable="no embedding scorer configured")
-        return self.scorer.score_pairs([(a, b)])[0]
+        return scorer.score_pairs([(a, b)])[0]
+
+    def scorer_for(self, a: str, b: str) -> Scorer | None:
+        """The model that reads both texts: the multilingual one, if installed, when either is in a
+        script the main model's card does not list; else the main model (which says `unscorable`)."""
+        if self.multilingual is not None and (self._foreign(a) or self._foreign(b)):
+            return self.multilingual
+        return self.scorer
+
+    def _foreign(self, text: str) -> bool:
+        """The main model's own test (embedder.py): any ideograph it cannot read, or too many letters in
+        other scripts (`10 μm` stays with the English model)."""
+        readable = getattr(self.scorer, "scripts", None) or frozenset({"LATIN"})
+        if "CJK" not in readable and has_cjk(text):
+            return True
+        letters = [c for c in text if c.isalpha()]
+        foreign = sum(script_of(c) not in readable for c in letters)
+        return bool(letters) and foreign / len(letters) > self.config.embedder.max_unknown_ratio
 
     def decide(self, score: PairScore, kind: str) -> tuple[bool, Rung, bool, float | None, str]:
         """Apply the thresholds (and judge) of `kind` to a model score: equal, rung, uncertain, score, note."""
         if score.score is None:
             return False, Rung.UNSCORABLE, False, None, score.unscorable or "unscorable"
-        t = self._thresholds(kind)
+        t = self._thresholds(kind, score.multilingual)
         if score.score >= t.accept:
             return True, Rung.EMBEDDING, False, score.score, ""
         if score.score < t.reject:
@@ -284,8 +314,11 @@ class Ladder:
         words = max(len(gold.split()), len(predicted.split()))
         return "short" if words <= self.config.thresholds.short_max_words else "text"
 
-    def _thresholds(self, kind: str) -> KindThresholds:
-        return self.config.thresholds.text if kind == "text" else self.config.thresholds.short
+    def _thresholds(self, kind: str, multilingual: bool = False) -> KindThresholds:
+        t = self.config.thresholds
+        if multilingual:
+            return t.multilingual_text if kind == "text" else t.multilingual_short
+        return t.text if kind == "text" else t.short
 
 
 def _sub_schema(properties: Any, key: str) -> dict[str, Any] | None:
@@ -392,12 +425,14 @@ def _shape(value: Any) -> str:
 
 
 def build_ladder(config: ScoringConfig) -> Ladder:
-    """The ladder `config` describes, with its embedding model loaded and its judge, if any, connected."""
+    """The ladder `config` describes, with its embedding models loaded (the multilingual one if installed)
+    and its judge, if any, connected."""
     from monitor.score.embedder import load_embedder
+    from monitor.score.multilingual import load_multilingual
 
     judge = None
     if config.judge is not None:
         from monitor.score.judge import LlmJudge
 
         judge = LlmJudge(config.judge)
-    return Ladder(config, load_embedder(config.embedder), judge)
+    return Ladder(config, load_embedder(config.embedder), judge, load_multilingual(config.embedder))

@@ -15,11 +15,13 @@ from typing import Protocol
 
 @dataclass(frozen=True)
 class PairScore:
-    """Similarity of one pair. `score is None` exactly when `unscorable` says why."""
+    """Similarity of one pair. `score is None` exactly when `unscorable` says why. `multilingual`: the
+    multilingual model scored it, so its own thresholds apply."""
 
     score: float | None
     unscorable: str | None = None
     truncated: bool = False
+    multilingual: bool = False
 
 
 class Scorer(Protocol):

@@ -12,17 +12,26 @@ import yaml
 from monitor.cli import main
 from monitor.config import LadderConfig, ScoringConfig, load_config
 from monitor.errors import InputError
-from monitor.score.calibration import calibrate, fit_thresholds, ladder_with, load_pairs
+from monitor.facts import language_of
+from monitor.score.calibration import calibrate, fit_thresholds, ladder_with, load_pairs, split_of
 from monitor.score.embedder import OnnxEmbedder
 from monitor.score.ladder import Ladder
 
 PAIRS = Path(__file__).resolve().parents[2] / "monitor" / "data" / "calibration_pairs.jsonl"
 
 
+#: The English thresholds were fitted on the first 181 pairs, before the set grew; they are kept (the
+#: English verdicts of the default stay), and the grown set reports their held-apart accuracy.
+FITTED_ON = 181
+
+
 def test_shipped_set_is_big_enough_and_has_both_kinds() -> None:
     pairs = load_pairs(PAIRS)
     kinds = {p.kind for p in pairs}
-    assert len(pairs) >= 150 and kinds == {"short", "text"}
+    assert len(pairs) >= 500 and kinds == {"short", "text"}
+    assert sum(language_of(p.a + p.b) == "zh" for p in pairs) >= 150
+    assert len({(p.a, p.b) for p in pairs}) == len(pairs)
+    assert {split_of(p) for p in pairs} == {"fit", "test"}
     assert all(
         sum(p.equivalent == e for p in pairs if p.kind == k) >= 25 for k in kinds for e in (True, False)
     )
@@ -40,7 +49,7 @@ EMBEDDING_ROUTE = ScoringConfig(ladder=LadderConfig(differential=False))
 
 
 def test_shipped_defaults_match_calibration(embedder: OnnxEmbedder) -> None:
-    reports = calibrate(load_pairs(PAIRS), Ladder(EMBEDDING_ROUTE, embedder))
+    reports, _ = calibrate(load_pairs(PAIRS)[:FITTED_ON], Ladder(EMBEDDING_ROUTE, embedder), held_apart=False)
     defaults = ScoringConfig().thresholds
     for kind in ("short", "text"):
         fitted, shipped = reports[kind].thresholds, getattr(defaults, kind)
@@ -55,9 +64,10 @@ def test_refitting_after_the_differential_rung_does_not_beat_the_shipped_thresho
     """With the differential rung, fewer (and easier) pairs reach the model and a refit moves the short
     threshold (0.744 to ~0.65). Held apart: fit on one half of the pairs, score the other half with the
     whole ladder. The refit is never more accurate there than the shipped thresholds, so they stay."""
-    pairs = load_pairs(PAIRS)
+    pairs = load_pairs(PAIRS)[:FITTED_ON]
     for fit_on, held_out in ((pairs[0::2], pairs[1::2]), (pairs[1::2], pairs[0::2])):
-        refit = ladder_with(ladder, {k: r.thresholds for k, r in calibrate(fit_on, ladder).items()})
+        reports, _ = calibrate(fit_on, ladder, held_apart=False)
+        refit = ladder_with(ladder, {k: r.thresholds for k, r in reports.items()})
         for kind in ("short", "text"):
             items = [p for p in held_out if p.kind == kind]
             shipped = sum(ladder.compare_text("v", p.a, p.b, kind=kind).equal == p.equivalent for p in items)
@@ -88,10 +98,10 @@ def test_calibrate_cli_writes_a_loadable_config(tmp_path: Path, capsys: pytest.C
     assert "ROC-AUC" in printed and "short" in printed and "text" in printed
     loaded = load_config(cfg)
     assert loaded.composition.rule == "weighted"  # the rest of the file is kept
-    assert loaded.thresholds.short.threshold == pytest.approx(
-        ScoringConfig().thresholds.short.threshold, abs=CROSS_CPU
-    )
-    assert set(json.loads(out.read_text())) == {"short", "text"}
+    report = json.loads(out.read_text())
+    assert loaded.thresholds.short.threshold == report["short"]["thresholds"]["threshold"]
+    assert {"short", "text", "accuracy"} <= set(report)
+    assert "lang zh" in printed and "rung typed" in printed
     assert "thresholds" in yaml.safe_load(cfg.read_text())
 
 

@@ -201,3 +201,41 @@ def test_builder_reads_the_wndb_format(tmp_path: Path) -> None:
 def test_shipped_lexicon_is_what_wordnet_gives() -> None:
     shipped = Path(__file__).resolve().parents[2] / "monitor" / "data" / "lexicon.json"
     assert shipped.read_text(encoding="utf-8") == serialize(build(WORDNET))
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "equal", "rung"),
+    [
+        ("周二", "周四", False, Rung.TYPED),
+        ("订单A123", "订单A124", False, Rung.TYPED),
+        ("已延迟4天", "已延迟5天", False, Rung.TYPED),
+        ("星期二", "周二", True, Rung.TYPED),
+        ("2024年3月5日", "2024-03-05", True, Rung.TYPED),
+        ("三晚", "3晚", True, Rung.TYPED),
+        ("已发货", "未发货", False, Rung.DIFFERENTIAL),
+        ("可退款", "不可退款", False, Rung.DIFFERENTIAL),
+        ("靠窗座位", "靠窗的座位", True, Rung.DIFFERENTIAL),
+        ("订单已发货 order shipped today", "订单未发货 order shipped today", False, Rung.DIFFERENTIAL),
+    ],
+)
+def test_chinese_typed_and_differential_rungs(
+    ladder: Ladder, gold: str, predicted: str, equal: bool, rung: Rung
+) -> None:
+    result = ladder.compare_text("v", gold, predicted)
+    assert (result.equal, result.rung) == (equal, rung), result.note
+
+
+def test_chinese_negation_moved_by_word_order_is_no_difference(ladder: Ladder) -> None:
+    diff = ladder.differential("优惠券已过期，无法使用。", "这张优惠券过期了，用不了。")
+    assert diff is None or diff.equal is not False
+
+
+def test_chinese_without_a_multilingual_model_is_unscorable_and_says_how(embedder: OnnxEmbedder) -> None:
+    english_only = Ladder(ScoringConfig(), embedder, multilingual=None)
+    for gold, predicted in (
+        ("北京", "上海"),
+        ("订单 order 已经 shipped today", "订单 order 已经 sent today"),
+    ):
+        result = english_only.compare_text("v", gold, predicted)
+        assert result.unscorable and result.rung is Rung.UNSCORABLE and result.score is None
+        assert "agent-monitor[multilingual]" in result.note
