@@ -427,7 +427,23 @@ def _event_name(kvs: Any) -> str:
 
 
 def _attributes(kvs: Any, max_chars: int, counter: list[int]) -> dict[str, Any]:
-    return {_text(kv.key): _value(kv.value, max_chars, counter) for kv in kvs}
+    """Key -> value; string values (most of them) are read inline, without a call each."""
+    out: dict[str, Any] = {}
+    for kv in kvs:
+        v = kv.value
+        if v.WhichOneof("value") == "string_value":
+            text = v.string_value
+            if type(text) is not str:
+                text = _text(text)
+            if len(text) > max_chars:
+                counter[0] += 1
+                text = text[:max_chars]
+            value: Any = text
+        else:
+            value = _value(v, max_chars, counter)
+        key = kv.key
+        out[key if type(key) is str else _text(key)] = value
+    return out
 
 
 def _value(v: Any, max_chars: int, counter: list[int]) -> Any:
