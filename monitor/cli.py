@@ -350,7 +350,8 @@ def build_ladder(config: ScoringConfig) -> Any:
         from monitor.score.judge import LlmJudge
 
         judge = LlmJudge(config.judge)
-    return Ladder(config, load_embedder(config.embedder), judge)
+    scorer = load_embedder(config.embedder) if config.embedder.enabled else None
+    return Ladder(config, scorer, judge)
 
 
 def _progress(items: list[Any], disabled: bool) -> Any:

@@ -89,6 +89,10 @@ class LadderConfig(BaseModel):
 
 class EmbedderConfig(BaseModel):
     model_config = _CONFIG
+    enabled: bool = Field(
+        default=True,
+        description="False: no model is loaded; texts are compared by the exact, normalized and typed rungs only",
+    )
     model_dir: Path | None = Field(default=None, description="exported model folder; None = the shipped one")
     batch_size: int = Field(default=64, ge=1, le=4096, description="texts tokenized and cached per chunk")
     exact_per_text: bool = Field(
