@@ -340,7 +340,12 @@ class KafkaConfig(BaseModel):
     dead_letter_topic: str = Field(default="otlp_spans.dlq", description="undecodable or oversized messages")
     ingest_group: str = "agent-monitor-ingest"
     score_group: str = "agent-monitor-score"
-    max_message_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
+    max_message_bytes: int = Field(
+        default=16 * 1024 * 1024,
+        ge=1024,
+        le=512 * 1024 * 1024,
+        description="larger input messages are dead-lettered; keep it at or above the broker's message.max.bytes",
+    )
     commit_interval_s: float = Field(default=1.0, gt=0, le=60)
     pause_at_open: float = Field(
         default=0.9, gt=0, le=1, description="pause input at this share of windows.max_open"
