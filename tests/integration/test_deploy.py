@@ -103,7 +103,8 @@ def test_collector_messages_fit_every_limit_on_the_way_to_the_monitor() -> None:
 
     collector = load(DEPLOY / "otel-collector" / "collector.yaml")
     batch, kafka = collector["processors"]["batch"], collector["exporters"]["kafka"]
-    assert 0 < batch["send_batch_max_size"] <= 512 and batch["send_batch_size"] <= batch["send_batch_max_size"]
+    assert 0 < batch["send_batch_max_size"] <= 512
+    assert batch["send_batch_size"] <= batch["send_batch_max_size"]
     assert kafka["partition_traces_by_id"] is True
     limit = kafka["producer"]["max_message_bytes"]
     assert limit <= 1_048_588 <= KafkaConfig().max_message_bytes  # Kafka's default message.max.bytes
