@@ -288,7 +288,7 @@ def main() -> int:
     if binary is None and args.build:
         if shutil.which("go") is None:
             print("bench.anchor: Go is not installed, so the Collector cannot be built "
-                  "(bench/collector/build.sh needs Go 1.24+)", file=sys.stderr)  # fmt: skip
+                  "(bench/collector/build.sh needs Go 1.26+)", file=sys.stderr)  # fmt: skip
             return 2
         if subprocess.run(["bash", str(BUILD)]).returncode != 0:
             print("bench.anchor: the Collector build failed (see the lines above)", file=sys.stderr)

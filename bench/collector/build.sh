@@ -6,7 +6,7 @@
 #   bench/collector/build.sh path     print where the binary is (or would be), build nothing
 # $OTELCOL_DIR defaults to ~/.cache/agent-monitor/otelcol-<version> (outside git). A second run with
 # the same manifest does nothing. The build runs niced with one package at a time (-p=1), so other
-# work on the machine goes on. Needs Go (the version ocb v0.165 requires: 1.24 or newer).
+# work on the machine goes on. Needs Go (ocb v0.165 and its modules require Go 1.26).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 MANIFEST="$HERE/manifest.yaml"
@@ -26,7 +26,7 @@ if [ -x "$BIN" ] && [ "$(cat "$DIR/manifest.sha256" 2>/dev/null)" = "$digest" ];
   exit 0
 fi
 if ! command -v go >/dev/null; then
-  echo "go not found: install Go 1.24+ to build the Collector (bench/collector/build.sh)" >&2
+  echo "go not found: install Go 1.26+ to build the Collector (bench/collector/build.sh)" >&2
   exit 3
 fi
 
