@@ -168,13 +168,14 @@ def _port() -> int:
 class Service:
     """`agent-monitor run` on free ports, its report lines timestamped as they appear."""
 
-    def __init__(self, workdir: Path, gold: Path) -> None:
+    def __init__(self, workdir: Path, gold: Path, env_extra: dict[str, str] | None = None) -> None:
         self.out = workdir / "reports.jsonl"
         self.http = _port()
         env = {
             **os.environ,
             "AGENT_MONITOR_SERVER__METRICS_PORT": str(_port()),
             "AGENT_MONITOR_SERVER__TICK_S": "0.2",
+            **(env_extra or {}),
         }
         cmd = [sys.executable, "-m", "monitor", "run", "--gold", str(gold), "--out", str(self.out),
                "--http-port", str(self.http), "--grpc-port", str(_port())]  # fmt: skip

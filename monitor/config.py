@@ -95,6 +95,10 @@ class LadderConfig(BaseModel):
 
 class EmbedderConfig(BaseModel):
     model_config = _CONFIG
+    enabled: bool = Field(
+        default=True,
+        description="False: no model is loaded; texts are compared by the exact, normalized and typed rungs only",
+    )
     model_dir: Path | None = Field(default=None, description="exported model folder; None = the shipped one")
     batch_size: int = Field(default=64, ge=1, le=4096, description="texts tokenized and cached per chunk")
     exact_per_text: bool = Field(
@@ -346,7 +350,12 @@ class KafkaConfig(BaseModel):
     dead_letter_topic: str = Field(default="otlp_spans.dlq", description="undecodable or oversized messages")
     ingest_group: str = "agent-monitor-ingest"
     score_group: str = "agent-monitor-score"
-    max_message_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
+    max_message_bytes: int = Field(
+        default=16 * 1024 * 1024,
+        ge=1024,
+        le=512 * 1024 * 1024,
+        description="larger input messages are dead-lettered; keep it at or above the broker's message.max.bytes",
+    )
     commit_interval_s: float = Field(default=1.0, gt=0, le=60)
     pause_at_open: float = Field(
         default=0.9, gt=0, le=1, description="pause input at this share of windows.max_open"

@@ -76,6 +76,7 @@ from monitor.runtime.pipeline import Pipeline, normalize_spans
 
 log = logging.getLogger(__name__)
 BATCH = 500  # messages taken per consume() call
+HEADER_ROOM = 64 * 1024  # a dead letter's headers (an error of at most 2,000 bytes, its origin) and framing
 LAG_EVERY_S = 5.0
 
 
@@ -93,7 +94,7 @@ def ensure_topics(config: KafkaConfig) -> None:
     wanted = [
         NewTopic(config.internal_topic, config.internal_partitions, 1),
         NewTopic(config.results_topic, config.internal_partitions, 1),
-        NewTopic(config.dead_letter_topic, 1, 1),
+        NewTopic(config.dead_letter_topic, 1, 1, config={"max.message.bytes": str(_produce_limit(config))}),
     ]
     missing = [t for t in wanted if t.topic not in existing]
     if missing:
@@ -218,12 +219,18 @@ class IngestStage:
 
 
 def dead_letter(producer: Producer, config: KafkaConfig, msg: Message, error: str, stats: Any) -> None:
-    """The message, as it was, to `kafka.dead_letter_topic`, with where it came from and why."""
+    """The message, as it was, to `kafka.dead_letter_topic`, with where it came from and why. One over
+    `kafka.max_message_bytes` goes without its value (the headers locate the original), so every dead
+    letter fits the producer's limit."""
+    value = msg.value() or b""
     headers: list[tuple[str, str | bytes | None]] = [
         ("aem.error", error[:2000].encode()), ("aem.source.topic", str(msg.topic()).encode()),
         ("aem.source.partition", str(msg.partition()).encode()), ("aem.source.offset", str(msg.offset()).encode()),
+        ("aem.source.bytes", str(len(value)).encode()),
     ]  # fmt: skip
-    producer.produce(config.dead_letter_topic, key=msg.key(), value=msg.value(), headers=headers)
+    if len(value) > config.max_message_bytes:
+        value = b""
+    producer.produce(config.dead_letter_topic, key=msg.key(), value=value, headers=headers)
     _count(stats, "kafka_dead_letters")
 
 
@@ -493,7 +500,15 @@ def _clients(config: KafkaConfig, group: str, client_id: str) -> tuple[_Consumer
         config, **{"group.id": group, "enable.auto.commit": False, "auto.offset.reset": "earliest",
                    "partition.assignment.strategy": "cooperative-sticky", "client.id": client_id},
     ))  # fmt: skip
-    return consumer, Producer(client_config(config, **{"enable.idempotence": True, "linger.ms": 5}))
+    settings: dict[str, Any] = {"enable.idempotence": True, "linger.ms": 5}
+    if "message.max.bytes" not in config.librdkafka:  # librdkafka's own 1,000,000 would refuse dead letters
+        settings["message.max.bytes"] = _produce_limit(config)
+    return consumer, Producer(client_config(config, **settings))
+
+
+def _produce_limit(config: KafkaConfig) -> int:
+    """The largest message this process produces: a dead letter of a message it accepted."""
+    return config.max_message_bytes + HEADER_ROOM
 
 
 def _remember(

@@ -425,8 +425,8 @@ def _shape(value: Any) -> str:
 
 
 def build_ladder(config: ScoringConfig) -> Ladder:
-    """The ladder `config` describes, with its embedding models loaded (the multilingual one if installed)
-    and its judge, if any, connected."""
+    """The ladder `config` describes, with its embedding models loaded (the multilingual one if installed;
+    none with `embedder.enabled: false`) and its judge, if any, connected."""
     from monitor.score.embedder import load_embedder
     from monitor.score.multilingual import load_multilingual
 
@@ -435,4 +435,6 @@ def build_ladder(config: ScoringConfig) -> Ladder:
         from monitor.score.judge import LlmJudge
 
         judge = LlmJudge(config.judge)
+    if not config.embedder.enabled:  # exact, normalized, typed and differential rungs only; no model
+        return Ladder(config, None, judge)
     return Ladder(config, load_embedder(config.embedder), judge, load_multilingual(config.embedder))

@@ -95,6 +95,21 @@ def test_collector_writes_otlp_proto_to_the_monitors_topic() -> None:
         assert component in collector["receivers"] or component in collector["processors"]
 
 
+def test_collector_messages_fit_every_limit_on_the_way_to_the_monitor() -> None:
+    """Issue 15: the shipped batch (512 spans, no max size) made 1.4 MB messages, dropped as
+    MESSAGE_TOO_LARGE. Batches are capped, each trace is its own message, and the exporter's limit
+    sits under Kafka's default message.max.bytes and the monitor's kafka.max_message_bytes."""
+    from monitor.config import KafkaConfig
+
+    collector = load(DEPLOY / "otel-collector" / "collector.yaml")
+    batch, kafka = collector["processors"]["batch"], collector["exporters"]["kafka"]
+    assert 0 < batch["send_batch_max_size"] <= 512
+    assert batch["send_batch_size"] <= batch["send_batch_max_size"]
+    assert kafka["partition_traces_by_id"] is True
+    limit = kafka["producer"]["max_message_bytes"]
+    assert limit <= 1_048_588 <= KafkaConfig().max_message_bytes  # Kafka's default message.max.bytes
+
+
 def test_compose_and_dockerfile_reference_real_files() -> None:
     compose_dir = DEPLOY / "docker"
     compose = load(compose_dir / "compose.yaml")

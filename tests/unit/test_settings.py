@@ -33,3 +33,13 @@ def test_bad_environment_value_names_the_key(monkeypatch: pytest.MonkeyPatch) ->
 def test_non_loopback_bind_without_tls_is_refused_at_start() -> None:
     with pytest.raises(ConfigError, match="exposes the receivers"):
         load_settings(None, {"server": {"host": "0.0.0.0"}})
+
+
+def test_embedder_switched_off_by_environment_loads_no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`embedder.enabled: false` is the exact/policy scoring of the benches, for `run` and `consume` too."""
+    from monitor.score.ladder import build_ladder
+
+    monkeypatch.setenv("AGENT_MONITOR_EMBEDDER__ENABLED", "false")
+    ladder = build_ladder(load_settings(None))
+    assert ladder.scorer is None
+    assert ladder.similarity("a refund", "money back").unscorable == "no embedding scorer configured"
