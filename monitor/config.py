@@ -224,6 +224,12 @@ class WindowConfig(BaseModel):
     max_past_s: float | None = Field(
         default=None, ge=0, description="span times further before their arrival are clamped; None = off"
     )
+    trace_root_wait_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="spans of a trace not yet named wait this long (arrival time) for its root span, "
+        "which usually names the conversation, before closing on their own",
+    )
     max_open: int = Field(default=10_000, ge=1, description="open conversations kept before evicting")
     max_spans: int = Field(default=5_000, ge=1, description="spans kept per conversation; more are dropped")
     late_grace_s: float = Field(

@@ -7,7 +7,11 @@ conversation (agents' clocks drift, recorded traffic is old), so no timestamp ca
 A span whose start or end is more than `max_future_s` after its arrival (or `max_past_s` before it,
 when set) is clamped to that bound and counted (`spans_clamped`). A conversation closes
 - on an end marker (the configured attribute or span name);
-- when `now` is `inactivity_s` past the arrival of its last span;
+- when `now` is `inactivity_s` past the arrival of its last span — but spans waiting under
+  `trace:<id>` whose root span (no parent) has not arrived wait for it up to `trace_root_wait_s` from
+  their first span: a trace's root ends last and usually names the conversation, so closing them
+  sooner reports a fragment of a conversation still in flight (a long turn; a Collector exporting
+  each trace's spans as they end);
 - when it has been open `max_age_s` (from the arrival of its first span);
 - when evicted: `max_open` conversations are open and a new one arrives (the least recently active
   is closed and reported — never silently dropped; `evictions` counts them);
@@ -50,6 +54,12 @@ class OpenConversation:
     spans_dropped: int = 0
     ended: bool = False
     span_ids: set[str] = field(default_factory=set)
+    has_root: bool = False  # a span without a parent arrived (a trace's root ends, and is exported, last)
+
+    @property
+    def waiting_for_root(self) -> bool:
+        """Spans of a trace nobody has named yet, whose root has not arrived: the trace is not over."""
+        return self.conversation_id.startswith("trace:") and not self.has_root
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,7 @@ class WindowStore:
                     version=reported.version + 1,
                     spans_dropped=reported.spans_dropped,
                     span_ids=set(reported.span_ids),
+                    has_root=reported.has_root,
                 )
                 self.late_reopened += 1
             else:
@@ -124,6 +135,8 @@ class WindowStore:
             self.duplicates += 1
             return out
         conv.span_ids.add(span.span.span_id)
+        if not span.span.parent_span_id:
+            conv.has_root = True
         if len(conv.spans) >= self.config.max_spans:
             conv.spans_dropped += 1
             self.spans_dropped += 1
@@ -212,7 +225,7 @@ class WindowStore:
                 continue
             if hold is not None and hold(cid):
                 held.append(entry)
-            elif watermark_ns - conv.last_ns >= gap:
+            elif watermark_ns - conv.last_ns >= gap and watermark_ns >= self._idle_until(conv):
                 out.append(self._close(self.open.pop(cid), "inactivity"))
             elif watermark_ns - conv.first_ns >= age:
                 out.append(self._close(self.open.pop(cid), "max_age"))
@@ -225,9 +238,14 @@ class WindowStore:
     def _deadline(self, conv: OpenConversation) -> int:
         """The earliest processing time that may close `conv`; only grows as spans arrive, so never late."""
         return min(
-            conv.last_ns + int(self.config.inactivity_s * 1e9),
+            max(conv.last_ns + int(self.config.inactivity_s * 1e9), self._idle_until(conv)),
             conv.first_ns + int(self.config.max_age_s * 1e9),
         )
+
+    def _idle_until(self, conv: OpenConversation) -> int:
+        """Before this, inactivity cannot close `conv`: a trace not yet named waits for its root span
+        (`trace_root_wait_s` from its first span), which names it; closed earlier it would be a fragment."""
+        return conv.first_ns + int(self.config.trace_root_wait_s * 1e9) if conv.waiting_for_root else 0
 
     def flush(self, reason: str = "end_of_input") -> list[Closed]:
         out = [self._close(conv, reason) for conv in self.open.values()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 import ssl
 import threading
 import time
@@ -26,6 +27,7 @@ from monitor.runtime.pipeline import Pipeline
 from monitor.score.ladder import Ladder
 from monitor.sources.service import serve
 from tests import poison
+from tests.traces import split_by_trace
 from tests.unit.spans import to_otlp_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -540,3 +542,44 @@ def test_repeated_log_lines_are_counted_not_written() -> None:
     assert [quiet.filter(record) for _ in range(1000)].count(True) == 1
     now[0] = 61.0
     assert quiet.filter(record) and stats["log_lines_suppressed"] == 999
+
+
+def test_a_trace_whose_root_comes_after_the_idle_window_is_not_cut_off(
+    ladder: Ladder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A long turn: the trace's children are exported first, its root (which names the conversation)
+    only when the turn ends, after the inactivity window. The children wait for their root instead of
+    closing as a `trace:` fragment, and every conversation is reported once, whole, as `replay` gives."""
+    from monitor.cli import main
+
+    args = ["--conversations", "8", "--seed", "3", "--references", "2", "--late-fraction", "0"]
+    assert main(["loadgen", "--out", str(tmp_path), *args]) == 0
+    assert main(["replay", str(tmp_path / "traffic"), "--gold", str(tmp_path / "gold"),
+                 "--out", str(tmp_path / "replayed.jsonl")]) == 0  # fmt: skip
+    capsys.readouterr()
+    replayed_spans = {
+        r["conversation_id"]: r["spans"]
+        for r in map(json.loads, (tmp_path / "replayed.jsonl").read_text().splitlines())
+    }
+    children, roots, rest = split_by_trace(
+        [f.read_bytes() for f in sorted((tmp_path / "traffic").glob("*.pb"))]
+    )
+    assert children, "no trace sent its children ahead: test not shown"
+    clock = ManualClock()
+    running = start(ladder, clock=clock, gold=tmp_path / "gold")
+    try:
+        with httpx.Client() as client:
+
+            def post(body: bytes) -> httpx.Response:
+                return client.post(f"{running.http}/v1/traces", content=body, headers={"Content-Type": PB})
+
+            assert all(post(body).status_code == 200 for body in children)
+            clock.advance(1.5)  # past the 1 s inactivity window: the turn is still going on
+            running.pipeline.tick(clock())
+            assert running.reports == [], [r["conversation_id"] for r in running.reports]
+            assert all(post(body).status_code == 200 for body in roots + rest)
+        clock.advance(1.5)
+        wait_for(running.reports, len(replayed_spans))
+    finally:
+        running.shutdown()
+    assert {r["conversation_id"]: r["spans"] for r in running.reports} == replayed_spans  # once each, whole
