@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -47,3 +50,30 @@ def split_by_trace(requests: list[bytes]) -> tuple[list[bytes], list[bytes], lis
             children.append(request(unnamed))
         roots.append(request([m for m in members if m not in unnamed]))
     return children, roots, rest
+
+
+@dataclass(frozen=True)
+class LongTurns:
+    """Loadgen traffic written to `gold/` and `traffic/`, regrouped by `split_by_trace`, with the span
+    count of each conversation as `replay` reports it."""
+
+    children: list[bytes]
+    roots: list[bytes]
+    rest: list[bytes]
+    replayed_spans: dict[str, int]
+
+
+def long_turns(directory: Path, *loadgen_args: str) -> LongTurns:
+    from monitor.cli import main
+
+    assert main(["loadgen", "--out", str(directory), "--late-fraction", "0", *loadgen_args]) == 0
+    out = directory / "replayed.jsonl"
+    assert (
+        main(["replay", str(directory / "traffic"), "--gold", str(directory / "gold"), "--out", str(out)])
+        == 0
+    )
+    replayed = {r["conversation_id"]: r["spans"] for r in map(json.loads, out.read_text().splitlines())}
+    children, roots, rest = split_by_trace(
+        [f.read_bytes() for f in sorted((directory / "traffic").glob("*.pb"))]
+    )
+    return LongTurns(children, roots, rest, replayed)

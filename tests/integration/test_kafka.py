@@ -31,7 +31,7 @@ from monitor.config import ScoringConfig
 from monitor.runtime.pipeline import Pipeline
 from monitor.score.ladder import Ladder
 from tests import poison
-from tests.traces import split_by_trace
+from tests.traces import long_turns
 
 pytestmark = pytest.mark.kafka
 ROOT = Path(__file__).resolve().parents[2]
@@ -484,20 +484,9 @@ def test_a_conversation_moved_to_a_new_replica_keeps_the_spans_its_traces_sent_a
     conversation's partition then moved to a new replica and the trace's stayed, the new owner rebuilt
     the conversation without them, and the kept report was short of spans. Every span of a
     conversation must be on the conversation's own partition, so whoever owns it rebuilds it whole."""
-    from monitor.cli import main
-
-    args = ["--conversations", "40", "--seed", "12", "--references", "4", "--late-fraction", "0"]
-    assert main(["loadgen", "--out", str(tmp_path), *args]) == 0
-    assert main(["replay", str(tmp_path / "traffic"), "--gold", str(tmp_path / "gold"),
-                 "--out", str(tmp_path / "replayed.jsonl")]) == 0  # fmt: skip
+    traffic = long_turns(tmp_path, "--conversations", "40", "--seed", "12", "--references", "4")
     capsys.readouterr()
-    replayed = {
-        r["conversation_id"]: r["spans"]
-        for r in map(json.loads, (tmp_path / "replayed.jsonl").read_text().splitlines())
-    }
-    children, roots, rest = split_by_trace(
-        [f.read_bytes() for f in sorted((tmp_path / "traffic").glob("*.pb"))]
-    )
+    children, roots, rest, replayed = traffic.children, traffic.roots, traffic.rest, traffic.replayed_spans
     assert len(children) > 10 and rest
     topics = Topics(broker, "t11")
     r1 = topics.replica("r1", tmp_path / "gold")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import json
 import ssl
 import threading
 import time
@@ -27,7 +26,7 @@ from monitor.runtime.pipeline import Pipeline
 from monitor.score.ladder import Ladder
 from monitor.sources.service import serve
 from tests import poison
-from tests.traces import split_by_trace
+from tests.traces import long_turns
 from tests.unit.spans import to_otlp_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -550,19 +549,13 @@ def test_a_trace_whose_root_comes_after_the_idle_window_is_not_cut_off(
     """A long turn: the trace's children are exported first, its root (which names the conversation)
     only when the turn ends, after the inactivity window. The children wait for their root instead of
     closing as a `trace:` fragment, and every conversation is reported once, whole, as `replay` gives."""
-    from monitor.cli import main
-
-    args = ["--conversations", "8", "--seed", "3", "--references", "2", "--late-fraction", "0"]
-    assert main(["loadgen", "--out", str(tmp_path), *args]) == 0
-    assert main(["replay", str(tmp_path / "traffic"), "--gold", str(tmp_path / "gold"),
-                 "--out", str(tmp_path / "replayed.jsonl")]) == 0  # fmt: skip
+    traffic = long_turns(tmp_path, "--conversations", "8", "--seed", "3", "--references", "2")
     capsys.readouterr()
-    replayed_spans = {
-        r["conversation_id"]: r["spans"]
-        for r in map(json.loads, (tmp_path / "replayed.jsonl").read_text().splitlines())
-    }
-    children, roots, rest = split_by_trace(
-        [f.read_bytes() for f in sorted((tmp_path / "traffic").glob("*.pb"))]
+    children, roots, rest, replayed_spans = (
+        traffic.children,
+        traffic.roots,
+        traffic.rest,
+        traffic.replayed_spans,
     )
     assert children, "no trace sent its children ahead: test not shown"
     clock = ManualClock()
