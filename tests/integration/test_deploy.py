@@ -156,3 +156,30 @@ def test_consumer_group_deployment_is_consistent() -> None:
     from monitor.publish.prometheus import METRICS
 
     assert "aem_kafka_consumer_lag" in {m.name for m in METRICS}
+
+
+# Measured by bench/pipeline.py: open_memory(10000) (57.5 MB per 1000 open loadgen conversations) and
+# the sidecar's peak RSS with the model while scoring (242 MiB); docs/operations.md, Deployment.
+OPEN_MB_PER_1000 = 57.5
+WITH_MODEL_MIB = 242
+
+
+def _mib(quantity: str) -> float:
+    units = {"Mi": 1, "Gi": 1024}
+    return float(quantity[:-2]) * units[quantity[-2:]]
+
+
+@pytest.mark.parametrize(
+    ("base", "container", "share"),
+    [("sidecar", "agent-monitor", 1.0), ("consumer-group", "agent-monitor", 0.9)],
+)
+def test_memory_limits_cover_the_open_conversation_cap(base: str, container: str, share: float) -> None:
+    """Raising windows.max_open without the memory limit would get the pod OOM-killed at the cap (the
+    consumer's input pauses at kafka.pause_at_open of it)."""
+    config = load_config(DEPLOY / "k8s" / base / "monitor.yaml")
+    deployment = load(
+        DEPLOY / "k8s" / base / ("agent-deployment.yaml" if base == "sidecar" else "deployment.yaml")
+    )
+    [monitor] = [c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == container]
+    at_cap = WITH_MODEL_MIB + config.windows.max_open * share * OPEN_MB_PER_1000 / 1000
+    assert _mib(monitor["resources"]["limits"]["memory"]) >= at_cap * 1.15, (base, at_cap)
