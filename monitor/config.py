@@ -110,7 +110,13 @@ class EmbedderConfig(BaseModel):
         ),
     )
     cache_size: int = Field(default=50_000, ge=0, description="embeddings kept in the LRU cache")
-    intra_op_threads: int = Field(default=2, ge=1, le=256)
+    intra_op_threads: int = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description="threads per model run; 1 is the most work per CPU-second (more lower one "
+        "conversation's latency; replicas or workers scale throughput)",
+    )
     max_unknown_ratio: float = Field(
         default=0.5, ge=0.0, le=1.0, description="texts with more unknown tokens/letters are unscorable"
     )
