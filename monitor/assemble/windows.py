@@ -11,7 +11,8 @@ when set) is clamped to that bound and counted (`spans_clamped`). A conversation
   `trace:<id>` whose root span (no parent) has not arrived wait for it up to `trace_root_wait_s` from
   their first span: a trace's root ends last and usually names the conversation, so closing them
   sooner reports a fragment of a conversation still in flight (a long turn; a Collector exporting
-  each trace's spans as they end);
+  each trace's spans as they end). A trace whose local root has a parent in another service never
+  shows a root here: it waits the whole `trace_root_wait_s`;
 - when it has been open `max_age_s` (from the arrival of its first span);
 - when evicted: `max_open` conversations are open and a new one arrives (the least recently active
   is closed and reported — never silently dropped; `evictions` counts them);
@@ -135,8 +136,11 @@ class WindowStore:
             self.duplicates += 1
             return out
         conv.span_ids.add(span.span.span_id)
-        if not span.span.parent_span_id:
+        if not span.span.parent_span_id and not conv.has_root:
+            waited = conv.waiting_for_root
             conv.has_root = True
+            if waited:  # its idle close is due sooner now: a new heap entry (the old one goes stale)
+                heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
         if len(conv.spans) >= self.config.max_spans:
             conv.spans_dropped += 1
             self.spans_dropped += 1

@@ -576,3 +576,34 @@ def test_a_trace_whose_root_comes_after_the_idle_window_is_not_cut_off(
     finally:
         running.shutdown()
     assert {r["conversation_id"]: r["spans"] for r in running.reports} == replayed_spans  # once each, whole
+
+
+def test_a_trace_never_named_closes_on_the_idle_window_once_its_root_is_in(ladder: Ladder) -> None:
+    """A trace with no conversation id anywhere is its own conversation: once its root has arrived,
+    the idle window closes it, even though its children arrived first and waited for that root."""
+    children, root = (
+        trace_service_pb2.ExportTraceServiceRequest(),
+        trace_service_pb2.ExportTraceServiceRequest(),
+    )
+    for request, span_id, parent in ((children, 2, 1), (root, 1, 0)):
+        span = request.resource_spans.add().scope_spans.add().spans.add()
+        span.trace_id, span.span_id = b"\x07" * 16, span_id.to_bytes(8, "big")
+        span.parent_span_id = parent.to_bytes(8, "big") if parent else b""
+        span.name, span.start_time_unix_nano, span.end_time_unix_nano = "work", 10**18, 10**18 + 10**9
+    clock = ManualClock()
+    running = start(ladder, clock=clock)
+    try:
+        with httpx.Client() as client:
+            for request in (children, root):
+                body = request.SerializeToString()
+                response = client.post(
+                    f"{running.http}/v1/traces", content=body, headers={"Content-Type": PB}
+                )
+                assert response.status_code == 200
+        clock.advance(1.5)  # past the 1 s idle window; far from trace_root_wait_s (600 s)
+        wait_for(running.reports, 1)
+    finally:
+        running.shutdown()
+    [report] = running.reports
+    assert report["conversation_id"] == "trace:" + "07" * 16 and report["closed_by"] == "inactivity"
+    assert report["spans"] == 2
