@@ -251,6 +251,7 @@ class ScoreStage:
         self.offsets = OffsetTracker(pipeline.config.windows.late_grace_s)
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
         self.paused = False
+        self._joined: list[tuple[str, list[AgentSpan]]] = []  # copies to send once the batch is in
         self._last_commit = time.monotonic()
         self._lock = threading.Lock()  # the tracker, between the poll loop and the metrics thread
         pipeline.attach(
@@ -321,10 +322,18 @@ class ScoreStage:
     def _ingest(self, spans: list[AgentSpan]) -> None:
         if spans:
             self.pipeline.ingest_spans(spans)
+        joined, self._joined = self._joined, []  # produced here, not under the pipeline's lock
+        for conversation_id, copies in joined:
+            self._forward(copies, conversation_id, copy=True)
 
     def _span(self, msg: Message, partition: int, offset: int) -> AgentSpan | None:
         span = AgentSpan.model_validate_json(msg.value() or b"")  # unreadable: raises, dead-lettered
         cid = span.conversation_id or f"trace:{span.span.trace_id}"
+        if dict(msg.headers() or []).get("aem.copy") and not self.pipeline.knows(cid):
+            # a copy of a span already reported with its conversation, read back after the window store
+            # forgot it: taken as a late span it would report a fragment under a higher version
+            self.pipeline.stats["kafka_copies_already_reported"] += 1
+            return None
         if cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
             owner = self.links.get(span.span.trace_id)
             if owner is not None:  # named by a link: on to its conversation's partition
@@ -360,14 +369,21 @@ class ScoreStage:
             with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
                 self.offsets.forget(f"trace:{trace_id}")
 
-    def _forward(self, spans: list[AgentSpan], owner: str) -> None:
+    def _forward(self, spans: list[AgentSpan], owner: str, copy: bool = False) -> None:
+        """Spans on to their conversation's partition; `copy`: of spans this replica already holds."""
+        headers: list[tuple[str, str | bytes | None]] | None = [("aem.copy", b"1")] if copy else None
         for s in spans:
-            named = s.model_copy(update={"conversation_id": owner})
-            self.producer.produce(
-                self.config.internal_topic,
-                key=owner.encode(),
-                value=named.model_dump_json(by_alias=True).encode(),
-            )
+            value = s.model_copy(update={"conversation_id": owner}).model_dump_json(by_alias=True).encode()
+            for _ in range(60):
+                try:
+                    self.producer.produce(
+                        self.config.internal_topic, key=owner.encode(), value=value, headers=headers
+                    )
+                    break
+                except BufferError:  # the producer's queue is full: let it deliver, then retry
+                    self.producer.poll(0.5)
+            else:
+                raise BufferError(f"producer queue full for 30 s; {owner!r} not forwarded")
         self.producer.poll(0)
         self.pipeline.stats["kafka_spans_forwarded"] += len(spans)
 
@@ -375,8 +391,10 @@ class ScoreStage:
         """Spans read under their trace's key joined the conversation that named the trace here: copies
         go to the conversation's own partition, so every span of a conversation is on that partition
         and whoever owns it next rebuilds the conversation whole (re-read copies are dropped by span
-        id). Joined in memory only, a moved conversation came back without them."""
-        self._forward(spans, conversation_id)
+        id; one read back after its conversation was reported and forgotten is dropped). Joined in
+        memory only, a moved conversation came back without them. Sent after the batch is in, outside
+        the pipeline's lock."""
+        self._joined.append((conversation_id, list(spans)))
 
     def _re_reading(self, conversation_id: str) -> bool:
         """A conversation with spans on a partition not yet re-read to where it ended when this replica

@@ -55,9 +55,10 @@ class OffsetTracker:
             self.held[key] = ({partition: offset}, now)
 
     def tidy(self, still_open: Callable[[str], bool]) -> list[int]:
-        """Forget `trace:` keys no longer open (joined to their conversation, or sent on); end the
-        re-read of partitions consumed up to their end. Returns the partitions whose re-read ended."""
-        for key in [k for k in self.open_at if k.startswith("trace:") and not still_open(k)]:
+        """Forget keys no longer open (a `trace:` key joined to its conversation or sent on; a span read
+        again after its conversation was reported); end the re-read of partitions consumed up to their
+        end. Returns the partitions whose re-read ended."""
+        for key in [k for k in self.open_at if not still_open(k)]:
             del self.open_at[key]
         done = [p for p, end in self.catching_up.items() if self.consumed.get(p, -1) >= end]
         for partition in done:

@@ -243,6 +243,10 @@ class Pipeline:
     def open_count(self) -> int:
         return len(self.store.open)
 
+    def knows(self, conversation_id: str) -> bool:
+        """Open, or reported and still kept for late spans (`windows.late_retention`)."""
+        return conversation_id in self.store.open or conversation_id in self.store.closed
+
     def names_trace(self, trace_id: str) -> bool:
         """A span seen here named the conversation of this trace (its unnamed spans join it here)."""
         return trace_id in self.store.trace_owner

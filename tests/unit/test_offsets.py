@@ -54,6 +54,16 @@ def test_trace_keys_joined_or_sent_on_stop_holding() -> None:
     assert t.safe(always, now=0) == {1: 8}
 
 
+def test_a_span_read_again_after_its_conversation_was_reported_holds_nothing() -> None:
+    t = OffsetTracker(grace_s=60)
+    t.read(0, 30)
+    t.opened("conv-a", 0, 4)
+    t.closed("conv-a", now=0)
+    t.opened("conv-a", 0, 25)  # a re-delivered copy: the window store drops it, the conversation stays closed
+    t.tidy(lambda _: False)
+    assert "conv-a" not in t.open_at and t.safe(lambda _: False, now=61) == {0: 31}
+
+
 def test_a_partition_being_re_read_keeps_its_conversations_open_until_read_to_its_end() -> None:
     t = OffsetTracker(grace_s=60)
     t.assigned(0, end=100, committed=40)
