@@ -83,9 +83,7 @@ class Pipeline:
         self.policies = dict(policies or {})
         self.on_close: Callable[[str], None] | None = None  # the Kafka stage releases offsets here
         self.hold: Callable[[str], bool] | None = None  # Kafka: not yet closable (partition being re-read)
-        self.on_join: Callable[[str, list[AgentSpan]], None] | None = None  # Kafka: copy to its partition
         self.store = WindowStore(config.windows)
-        self.store.on_join = lambda cid, spans: self.on_join(cid, spans) if self.on_join else None
         self.redact = Redactor(config.redaction)
         self.stats: Counter[str] = Counter()
         self.clock = clock  # arrival (processing) time in ns; replay's stands still
@@ -235,7 +233,7 @@ class Pipeline:
         conversation closed (`on_close`), which may not close yet (`hold`), and which spans joined a
         conversation through their trace (`on_join`)."""
         with self._lock:
-            self.sink, self.on_close, self.hold, self.on_join = sink, on_close, hold, on_join
+            self.sink, self.on_close, self.hold, self.store.on_join = sink, on_close, hold, on_join
 
     def is_open(self, conversation_id: str) -> bool:
         return conversation_id in self.store.open
