@@ -289,6 +289,7 @@ class ScoreStage:
         """One consumed batch into the pipeline at once, so an end marker closes its conversation only
         after the rest of the batch (its request) is in; links and version notes apply in order."""
         spans: list[AgentSpan] = []
+        batch: set[str] = set()  # conversations with spans in `spans`, not yet in the window store
         for msg in messages:
             if not _usable(msg, "score"):
                 continue
@@ -296,17 +297,19 @@ class ScoreStage:
             assert partition is not None and offset is not None, (
                 "a consumed message has a partition and offset"
             )
-            header = dict(msg.headers() or []).get("aem.kind")
+            headers = dict(msg.headers() or [])
+            header = headers.get("aem.kind")
             kind = header.encode() if isinstance(header, str) else header
             try:
                 if kind is not None:
                     self._ingest(spans)  # what came before a link or note is in before it applies
-                    spans = []
+                    spans, batch = [], set()
                     self._control(kind, msg.value() or b"", partition, offset)
                 else:
-                    span = self._span(msg, partition, offset)
+                    span = self._span(msg, partition, offset, bool(headers.get("aem.copy")), batch)
                     if span is not None:
                         spans.append(span)
+                        batch.add(span.conversation_id or f"trace:{span.span.trace_id}")
             except Exception as exc:  # a message the stage cannot use: dead-lettered, never a crash loop
                 _count(self.pipeline.stats, "pipeline_errors:kafka")
                 dead_letter(
@@ -326,10 +329,12 @@ class ScoreStage:
         for conversation_id, copies in joined:
             self._forward(copies, conversation_id, copy=True)
 
-    def _span(self, msg: Message, partition: int, offset: int) -> AgentSpan | None:
+    def _span(
+        self, msg: Message, partition: int, offset: int, copy: bool, batch: set[str]
+    ) -> AgentSpan | None:
         span = AgentSpan.model_validate_json(msg.value() or b"")  # unreadable: raises, dead-lettered
         cid = span.conversation_id or f"trace:{span.span.trace_id}"
-        if dict(msg.headers() or []).get("aem.copy") and not self.pipeline.knows(cid):
+        if copy and cid not in batch and not self.pipeline.knows(cid):
             # a copy of a span already reported with its conversation, read back after the window store
             # forgot it: taken as a late span it would report a fragment under a higher version
             self.pipeline.stats["kafka_copies_already_reported"] += 1
