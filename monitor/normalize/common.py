@@ -8,6 +8,7 @@ convention carries the same way apart from where it nests them.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,10 +32,26 @@ def loads(value: Any) -> Any:
     """A JSON string attribute decoded, anything else as is (structured attributes stay structured)."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return json.loads(value)
+            return parse_json(value)
         except ValueError:
             return value
     return value
+
+
+def parse_json(text: str) -> Any:
+    """`json.loads`, by orjson (several times faster on the hot path); what orjson refuses and the
+    standard library reads (NaN, integers past 64 bits, lone surrogates) still reads the same, and the
+    standard library's error, with its line and column, is what a caller sees. orjson reads integers
+    past 64 bits as floats, so a text with a run of 19 digits goes to the standard library."""
+    if _LONG_DIGITS.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
+
+
+_LONG_DIGITS = re.compile(r"\d{19}")
 
 
 def json_arguments(value: Any) -> tuple[Any, str | None]:
@@ -46,7 +63,7 @@ def json_arguments(value: Any) -> tuple[Any, str | None]:
         if not text:
             return {}, None
         try:
-            parsed = json.loads(text)
+            parsed = parse_json(text)
         except json.JSONDecodeError as exc:
             return value, f"arguments are not valid JSON ({exc.msg} at column {exc.colno})"
         if isinstance(parsed, dict):

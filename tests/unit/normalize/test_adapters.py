@@ -50,6 +50,33 @@ def test_tool_arguments_that_are_not_json_are_kept_and_explained() -> None:
     assert tool.error == "TimeoutError"
 
 
+def test_tool_arguments_read_as_json_keep_every_value_exactly() -> None:
+    """JSON in attributes is read the standard library's way: an id past 64 bits stays that integer
+    (not a rounded float), NaN stays NaN, and broken JSON is explained with its column."""
+    big = 123456789012345678901234567890
+    s = span(
+        "execute_tool pay",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "pay",
+            "gen_ai.tool.call.arguments": f'{{"order": {big}, "ratio": NaN, "note": "caf\\u00e9"}}',
+            "gen_ai.tool.call.result": f'{{"paid": [{big}, 1.5]}}',
+        },
+    )
+    tool = normalize_span(s).tool
+    assert tool is not None and tool.arguments_error is None
+    assert tool.arguments["order"] == big and type(tool.arguments["order"]) is int
+    assert tool.arguments["ratio"] != tool.arguments["ratio"]  # NaN
+    assert tool.arguments["note"] == "café"
+    assert tool.result == {"paid": [big, 1.5]}
+    broken = span(
+        "execute_tool pay",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.arguments": '{"a": 1,}'},
+    )
+    explained = normalize_span(broken).tool
+    assert explained is not None and "column 9" in (explained.arguments_error or "")
+
+
 def test_traceloop_sdk_tool_span_and_legacy_prompt_attributes() -> None:
     tool = normalize_span(
         span(
