@@ -21,6 +21,7 @@ from monitor.config import RedactionConfig
 #: report keys whose values are what the agent and its tools exchanged: key patterns apply below them
 CONTENT_KEYS = frozenset({"args", "arguments", "result", "results", "messages", "details"})
 _SCALARS = frozenset({int, float, bool, type(None)})  # nothing to redact inside
+_MEMO_ENTRIES, _MEMO_MAX_CHARS = 50_000, 200  # strings remembered, and the longest remembered
 
 
 class Redactor:
@@ -40,6 +41,7 @@ class Redactor:
         ]
         self._any_value = _combined([p for p in config.value_patterns.values()])
         self._secret: dict[str, bool] = {}
+        self._texts: dict[str, str] = {}
 
     def __call__(self, value: Any) -> Any:
         return self._walk(value, False) if self.enabled else value
@@ -79,10 +81,20 @@ class Redactor:
         return value
 
     def _text(self, value: str) -> str:
+        """Strings repeat across a report and across reports (gold values, tool names, rungs): each
+        distinct short one is scanned once (a bounded memo, cleared when full)."""
+        known = self._texts.get(value)
+        if known is not None:
+            return known
+        out = value
         if self._values and (self._any_value is None or self._any_value.search(value)):
             for pattern, replace in self._values:
-                value = pattern.sub(replace, value)
-        return value
+                out = pattern.sub(replace, out)
+        if len(value) <= _MEMO_MAX_CHARS:
+            if len(self._texts) >= _MEMO_ENTRIES:
+                self._texts.clear()
+            self._texts[value] = out
+        return out
 
     def _secret_key(self, key: str) -> bool:
         found = self._secret.get(key)

@@ -55,3 +55,18 @@ def test_report_keys_are_not_secrets_but_compared_secret_values_are() -> None:
     assert out["turns"][0]["comparisons"][0] == {
         "field": "token", "gold": "[redacted:token]", "predicted": "[redacted:token]", "rung": "exact"
     }  # fmt: skip
+
+
+def test_a_value_seen_again_is_redacted_again_in_every_report() -> None:
+    """Redaction remembers what it decided for each string: the second, third, … report carrying the same
+    email is redacted as the first was, and a long value (not remembered) every time too."""
+    redact = Redactor(RedactionConfig())
+    long_text = "contact ana@example.com " + "x" * 500
+    for _ in range(3):
+        out = redact({"turns": [{"detail": "ana@example.com", "note": long_text, "tool": "send"}]})
+        turn = out["turns"][0]
+        assert turn["detail"] == "[redacted:email]" and turn["tool"] == "send"
+        assert "example.com" not in turn["note"] and turn["note"].endswith("x" * 500)
+    assert Redactor(RedactionConfig(enabled=False))({"detail": "ana@example.com"}) == {
+        "detail": "ana@example.com"
+    }
