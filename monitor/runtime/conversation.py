@@ -127,10 +127,11 @@ def score_conversation(
     reason = None
     references_used = []
     origins = None
+    known = None
     if gold is not None:
         gold = _with_span_schemas(gold, span_schemas)
         alignment = align_to_gold(conversation_id, live, gold, ladder)
-        origins = alignment.origins
+        origins, known = alignment.origins, alignment.scores
         dialog = alignment.dialog
         errors = {alignment.turn_map[n]: e for n, e in tool_errors.items() if n in alignment.turn_map}
         references_used.append("gold")
@@ -145,7 +146,13 @@ def score_conversation(
         references_used.append(f"policy:{policy.agent}")
     if gold is not None or policy is not None:
         dialog_report = score_dialog(
-            dialog, ladder, composition, policy_scores, alignment=alignment_config, origins=origins
+            dialog,
+            ladder,
+            composition,
+            policy_scores,
+            alignment=alignment_config,
+            origins=origins,
+            known=known,
         )
     elif capture_hint is not None:
         reason = "content_not_captured"

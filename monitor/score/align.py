@@ -48,7 +48,7 @@ from monitor.score.dialog import (
 )
 from monitor.score.ladder import Ladder
 from monitor.score.response import stated
-from monitor.score.turn import score_turn
+from monitor.score.turn import TurnScore, score_turn
 
 GAP = 1.0
 _END = -1  # "after every live turn"
@@ -65,6 +65,9 @@ class Alignment:
     positional: bool
     turn_map: dict[int, int]  # live turn number -> aligned row number
     origins: dict[int, RowOrigin]  # aligned row number -> where it came from (for `score_dialog`)
+    #: (gold turn_no, live turn_no) -> the call pair's full score, computed while aligning: `score_dialog`
+    #: takes the chosen pairs' scores from here instead of scoring them again
+    scores: dict[tuple[int, int], TurnScore] = field(default_factory=dict)
 
 
 @dataclass
@@ -92,11 +95,14 @@ def align_to_gold(
     positional = calls_live * calls_gold + replies_live * replies_gold > max_cells
 
     known: dict[tuple[int, int], float] = {}  # (gold, live) turn_no -> cost: each pair scored once
+    scores: dict[tuple[int, int], TurnScore] = {}
 
     def cost(g: DialogTurn, p: DialogTurn) -> float:
         key = (g.turn_no, p.turn_no)
         if key not in known:
-            known[key] = _call_cost(ladder, g, p, vocabulary, schemas, metadata)
+            known[key], score = _call_cost(ladder, g, p, vocabulary, schemas, metadata)
+            if score is not None:
+                scores[key] = score
         return known[key]
 
     pair_of_live: dict[int, list[tuple[DialogTurn, How]]] = {}  # live turn_no -> the gold turns it answers
@@ -178,7 +184,7 @@ def align_to_gold(
         for g in leftover:
             add(g, None, "aligned", gold_exchange.get(g.turn_no))
     dialog = Dialog(dialog_id=conversation_id, turns=tuple(rows), metadata=metadata)
-    return Alignment(dialog=dialog, positional=positional, turn_map=number, origins=origins)
+    return Alignment(dialog=dialog, positional=positional, turn_map=number, origins=origins, scores=scores)
 
 
 # -- exchanges -----------------------------------------------------------------------------------
@@ -289,16 +295,18 @@ def _call_cost(
     vocabulary: frozenset[str],
     schemas: dict[str, Any],
     metadata: dict[str, Any],
-) -> float:
+) -> tuple[float, TurnScore | None]:
+    """The cost of pairing a gold call with a live one, and the pair's full score when one was needed
+    (another tool costs OTHER_TOOL without scoring)."""
     g, p = gold.gold_turn, pred.predict_turn
     if not isinstance(g, ActionContent) or not isinstance(p, ActionContent):
-        return OTHER_TOOL
+        return OTHER_TOOL, None
     if normalize_text(g.tool_id) != normalize_text(p.tool_id) or normalize_text(g.action) != normalize_text(
         p.action
     ):
-        return OTHER_TOOL
+        return OTHER_TOOL, None
     s = score_turn(ladder, g, p, vocabulary, schemas, compare=argument_modes(metadata, gold))
-    return 0.0 if s.success else OTHER_TOOL - 0.8 * s.partial
+    return (0.0 if s.success else OTHER_TOOL - 0.8 * s.partial), s
 
 
 def _dp(

@@ -108,6 +108,15 @@ def argument_modes(metadata: Any, row: DialogTurn) -> dict[str, CompareMode]:
     return {**(tool_modes if isinstance(tool_modes, dict) else {}), **row.compare}
 
 
+def _known_score(
+    known: Mapping[tuple[int, int], TurnScore] | None, origins: Mapping[int, RowOrigin] | None, row_no: int
+) -> TurnScore | None:
+    origin = origins.get(row_no) if origins is not None else None
+    if known is None or origin is None or origin.gold_turn_no is None or origin.live_turn_no is None:
+        return None
+    return known.get((origin.gold_turn_no, origin.live_turn_no))
+
+
 def score_dialog(
     dialog: Dialog,
     ladder: Ladder,
@@ -116,11 +125,14 @@ def score_dialog(
     *,
     alignment: AlignmentConfig | None = None,
     origins: Mapping[int, RowOrigin] | None = None,
+    known: Mapping[tuple[int, int], TurnScore] | None = None,
 ) -> DialogReport:
     """Gold verdicts, merged with policy verdicts when given (a gold failure first, else a policy one).
 
     A dialog with no gold turn at all is scored by the policy alone. `origins` (from the live alignment)
     says which gold and live turn each row pairs; without it each row is its own (a `score` dialog).
+    `known`: scores the alignment already computed, by (gold turn_no, live turn_no) — a call pair's
+    score depends on the two calls, the tool schemas and the compare modes only, which are the same here.
 
     Rows that pair nothing are judged here, the same for `score` and `replay`: a reply no gold turn asks
     for, a call of a read-only or allowed extra tool, an `optional` gold turn not made, and (by default,
@@ -169,8 +181,10 @@ def score_dialog(
         elif row.turn_no in judged.policy_only or not has_gold:
             gold = None
         else:
-            modes = argument_modes(metadata, gold_of[row.turn_no])
-            gold = score_turn(ladder, row.gold_turn, row.predict_turn, vocabulary, schemas, modes)
+            gold = _known_score(known, origins, row.turn_no)
+            if gold is None:
+                modes = argument_modes(metadata, gold_of[row.turn_no])
+                gold = score_turn(ladder, row.gold_turn, row.predict_turn, vocabulary, schemas, modes)
         scores[row.turn_no] = _merge(gold, policy_scores.get(row.turn_no))
 
     chain_of, chains_turns = _chains(dialog.turns)
