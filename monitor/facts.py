@@ -11,17 +11,23 @@ whose facts differ are different whatever their wording ("order A123" vs "order 
 with the same facts are compared further on what is left ("Q3 2024 revenue" vs "third quarter
 revenue figures for 2024" → facts {quarter:3, number:2024} on both sides, residual "revenue" vs
 "revenue figures for").
+
+JSON values as the stages read and compare them: `parse_json` (`json.loads`, faster, the same values)
+and `canonical_json` (one spelling of equal values, for keys).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
+import orjson
 from dateutil import parser as dateparser
 
 _PUNCT = re.compile(r"[^\w\s]+|_+", re.UNICODE)
@@ -526,3 +532,31 @@ def _alnum(text: str) -> str:
 
 def _fmt(number: float) -> str:
     return f"{number:.10g}"
+
+
+# -- JSON values ----------------------------------------------------------------------------------
+
+
+def parse_json(text: str) -> Any:
+    """`json.loads`, by orjson (several times faster on the hot path); what orjson refuses and the
+    standard library reads (NaN, integers past 64 bits, lone surrogates) still reads the same, and the
+    standard library's error, with its line and column, is what a caller sees. orjson reads integers
+    past 64 bits as floats, so a text with a run of 19 digits goes to the standard library."""
+    if _LONG_DIGITS.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
+
+
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
+def canonical_json(value: Any) -> bytes | str:
+    """Equal values, equal keys: sorted-key JSON (orjson; the standard library for what it refuses, such
+    as keys that are not strings). orjson spells NaN and infinities `null`."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(value, sort_keys=True, default=str)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from monitor.facts import normalize_text
+from monitor.facts import canonical_json, normalize_text, parse_json
 from monitor.model import AgentSpan, Message
 
 _KIND_ORDER = {"user": 0, "call": 1, "reply": 2}
@@ -203,14 +203,17 @@ def _results_since_user(messages: Sequence[Message]) -> set[str]:
 
 
 def _canon(value: Any) -> str:
-    """One spelling of a call's arguments, whether a span carries them parsed or as JSON text."""
+    """One spelling of a call's arguments, whether a span carries them parsed or as JSON text (a key:
+    compared, never shown). Every history resends every earlier call, so this runs once per call per
+    later model call: orjson's sorted-key bytes, read as text."""
     if isinstance(value, str):
         value = _maybe_json(value)
-    return json.dumps(value, sort_keys=True, default=str)
+    found = canonical_json(value)
+    return found.decode() if isinstance(found, bytes) else found
 
 
 def _maybe_json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return parse_json(text)
     except ValueError:
         return text

@@ -8,7 +8,6 @@ convention carries the same way apart from where it nests them.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import orjson
 
 from monitor.config import NormalizeConfig
+from monitor.facts import canonical_json, parse_json
 from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
 
 ROLES = {"system", "user", "assistant", "tool"}
@@ -36,22 +36,6 @@ def loads(value: Any) -> Any:
         except ValueError:
             return value
     return value
-
-
-def parse_json(text: str) -> Any:
-    """`json.loads`, by orjson (several times faster on the hot path); what orjson refuses and the
-    standard library reads (NaN, integers past 64 bits, lone surrogates) still reads the same, and the
-    standard library's error, with its line and column, is what a caller sees. orjson reads integers
-    past 64 bits as floats, so a text with a run of 19 digits goes to the standard library."""
-    if _LONG_DIGITS.search(text) is None:
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(text)
-
-
-_LONG_DIGITS = re.compile(r"\d{19}")
 
 
 def json_arguments(value: Any) -> tuple[Any, str | None]:
@@ -288,7 +272,7 @@ def shared(message: Message) -> Message:
         message.role,
         message.text,
         message.tool_call_id,
-        tuple((c.call_id, c.name, _canonical(c.arguments)) for c in message.tool_calls),
+        tuple((c.call_id, c.name, canonical_json(c.arguments)) for c in message.tool_calls),
     )
     found = _SHARED.get(key)
     if found is not None:
@@ -299,14 +283,6 @@ def shared(message: Message) -> Message:
     _SHARED[key] = message
     _SHARED_IDS[id(message)] = message
     return message
-
-
-def _canonical(value: Any) -> bytes | str:
-    """Equal values, equal keys: sorted-key JSON (orjson; the standard library for what it refuses)."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str)
-    except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(value, sort_keys=True, default=str)
 
 
 def bare(span: Span) -> Span:
