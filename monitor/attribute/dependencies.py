@@ -16,7 +16,7 @@ Trivial values (booleans, generic status words, one-letter strings) never create
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -102,7 +102,7 @@ def infer_dependencies(turns: Sequence[TurnFlow]) -> Dependencies:
 
 def _data_flow(turns: Sequence[TurnFlow], side: str, deps: Dependencies) -> None:
     seen: set[str] = set()
-    introduced: list[tuple[int, set[str]]] = []
+    introduced: list[tuple[int, list[str]]] = []  # turn -> the values it introduced, space-padded
     for t in turns:
         content: TurnContent | None = getattr(t, side)
         if content is None:
@@ -110,7 +110,7 @@ def _data_flow(turns: Sequence[TurnFlow], side: str, deps: Dependencies) -> None
         consumed = consumed_texts(content)
         padded = [f" {text} " for text in consumed]  # `contains` on normalized values, without re-normalizing
         for earlier, values in introduced:
-            if any(f" {v} " in text for v in values for text in padded):
+            if any(v in text for v in values for text in padded):
                 deps.add(t.turn_no, earlier, "data_flow")
         own_inputs = {normalize_text(v) for v in consumed}
         if t.role == "User":
@@ -120,7 +120,7 @@ def _data_flow(turns: Sequence[TurnFlow], side: str, deps: Dependencies) -> None
         padded_inputs = [f" {i} " for i in own_inputs]
         new = {v for v in new if not any(f" {v} " in i for i in padded_inputs)}
         if new:
-            introduced.append((t.turn_no, new))
+            introduced.append((t.turn_no, [f" {v} " for v in new]))
         seen |= own_inputs | new
 
 
@@ -145,17 +145,28 @@ def consumed_texts(content: TurnContent) -> list[str]:
     return []
 
 
-def leaf_texts(value: Any) -> Iterable[str]:
-    if isinstance(value, bool) or value is None:
-        return
-    if isinstance(value, dict):
+def leaf_texts(value: Any) -> list[str]:
+    """Every scalar inside a JSON value as text, in document order; booleans and nulls carry no value."""
+    out: list[str] = []
+    _leaves(value, out)
+    return out
+
+
+def _leaves(value: Any, out: list[str]) -> None:
+    kind = type(value)
+    if kind is str:
+        out.append(value)
+    elif kind is dict:
         for v in value.values():
-            yield from leaf_texts(v)
-    elif isinstance(value, list):
+            _leaves(v, out)
+    elif kind is list:
         for v in value:
-            yield from leaf_texts(v)
-    else:
-        yield str(value)
+            _leaves(v, out)
+    elif not (value is None or isinstance(value, bool)):
+        if isinstance(value, dict | list):  # subclasses, by the slow path
+            _leaves(dict(value) if isinstance(value, dict) else list(value), out)
+        else:
+            out.append(str(value))
 
 
 def significant(norm: str) -> bool:
