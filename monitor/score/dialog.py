@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -510,8 +511,14 @@ def dialog_vocabulary(dialog: Dialog) -> frozenset[str]:
         for content in (t.gold_turn, t.predict_turn):
             if isinstance(content, ActionContent):
                 for text in (*leaf_texts(content.args), *leaf_texts(content.result)):
-                    words.update(w for w in content_words(text) if len(w) >= 3 and not w.isdigit())
+                    words.update(_slot_words(text))
     return frozenset(words)
+
+
+@lru_cache(maxsize=32_768)
+def _slot_words(text: str) -> tuple[str, ...]:
+    """The words of one value that may be slots (the same values recur in every conversation)."""
+    return tuple(w for w in content_words(text) if len(w) >= 3 and not w.isdigit())
 
 
 def texts_to_embed(dialogs: Iterable[Dialog]) -> list[str]:
