@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from monitor.config import NormalizeConfig
-from monitor.model import AgentSpan, Message, Span, ToolInvocation
+from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
 from monitor.normalize.adk import adk_messages, adk_tool_arguments, adk_tool_result, is_adk
 from monitor.normalize.adk import unwrap_result as adk_unwrap
 from monitor.normalize.common import (
@@ -27,6 +27,7 @@ from monitor.normalize.common import (
     json_arguments,
     loads,
     result_value,
+    shared,
     tokens,
     tool_definitions,
 )
@@ -122,14 +123,34 @@ def _with_body(attrs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
-    """v1.36 events: `content` text, `tool_calls` [{id, function: {name, arguments}}], `id` for tool messages."""
+    """v1.36 events: `content` text, `tool_calls` [{id, function: {name, arguments}}], `id` for tool messages.
+
+    Every model call resends the history as events, so the same event comes back once per later call:
+    one read per distinct (role, content, tool_calls, id) of plain text values, kept in a bounded table."""
+    call_id = (attrs.get("id") or attrs.get("tool_call_id")) if role == "tool" else None
+    key = (role, attrs.get("content"), attrs.get("tool_calls"), call_id)
+    if all(v is None or type(v) is str for v in key):
+        found = _EVENTS.get(key)
+        if found is None:
+            if len(_EVENTS) >= _EVENTS_MAX:
+                _EVENTS.clear()
+            found = _EVENTS[key] = shared(_read_event(role, attrs, call_id))
+        return [found]
+    return [_read_event(role, attrs, call_id)]
+
+
+_EVENTS: dict[tuple[str | None, ...], Message] = {}
+_EVENTS_MAX = 20_000
+
+
+def _read_event(role: str, attrs: dict[str, Any], call_id: Any) -> Message:
     content = loads(attrs.get("content"))
     calls = []
     for call in loads(attrs.get("tool_calls")) or []:
         if isinstance(call, dict):
             fn = call.get("function", call)
             args, _ = json_arguments(fn.get("arguments"))
-            calls.append({"call_id": call.get("id"), "name": str(fn.get("name", "")), "arguments": args})
+            calls.append(ToolCallRef(call_id=call.get("id"), name=str(fn.get("name", "")), arguments=args))
     text = (
         content
         if isinstance(content, str)
@@ -137,16 +158,7 @@ def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
         if content is None
         else json.dumps(content, ensure_ascii=False, sort_keys=True)  # a tool result object stays JSON
     )
-    from monitor.model import ToolCallRef
-
-    return [
-        Message(
-            role=role,
-            text=text,
-            tool_calls=tuple(ToolCallRef(**c) for c in calls),
-            tool_call_id=(attrs.get("id") or attrs.get("tool_call_id")) if role == "tool" else None,
-        )
-    ]
+    return Message(role=role, text=text, tool_calls=tuple(calls), tool_call_id=call_id)
 
 
 def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvocation:
