@@ -136,27 +136,54 @@ def _definitions(attrs: dict[str, Any], tool: ToolInvocation | None) -> dict[str
 
 
 def flattened_messages(attrs: dict[str, Any], prefix: str) -> list[Message]:
-    """`prefix.N.message.role`, `.content`, `.tool_call_id`, `.tool_calls.M.tool_call.{id,function.name,function.arguments}`."""
-    tree = unflatten(attrs, prefix)
+    """`prefix.N.message.role`, `.content`, `.tool_call_id`, `.tool_calls.M.tool_call.{id,function.name,function.arguments}`.
+
+    Every model call resends the history, so message N of a later call has the same attributes as
+    message N of the one before: each distinct group of plain values is read once (a bounded table)."""
+    groups: dict[int, list[tuple[str, Any]]] = {}
+    cut = len(prefix)
+    for key, value in attrs.items():
+        if key.startswith(prefix):
+            rest = key[cut:]
+            head = rest.partition(".")[0]
+            if head.isdigit():
+                groups.setdefault(int(head), []).append((rest, value))
     out = []
-    for _, node in sorted(tree.items()):
-        msg = node.get("message", {}) if isinstance(node, dict) else {}
-        role = role_of(msg.get("role"))
-        if role is None:
-            continue
-        text = msg.get("content")
-        if text is None and isinstance(msg.get("contents"), dict):
-            text = (
-                "".join(
-                    str(c.get("message_content", {}).get("text", ""))
-                    for _, c in sorted(msg["contents"].items())
-                )
-                or None
-            )
-        out.append(
-            indexed_message(role, text, msg.get("tool_calls"), msg.get("tool_call_id"), _openinference_call)
-        )
+    for index in sorted(groups):
+        items = tuple(groups[index])
+        plain = all(type(v) in _PLAIN for _, v in items)
+        found = _FLAT.get(items, _UNSEEN) if plain else _UNSEEN
+        if found is _UNSEEN:
+            found = _flat_message(unflatten(dict(items), "").get(index))
+            if plain:
+                if len(_FLAT) >= _FLAT_MAX:
+                    _FLAT.clear()
+                _FLAT[items] = found
+        if isinstance(found, Message):
+            out.append(found)
     return out
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_UNSEEN = object()
+_FLAT: dict[tuple[tuple[str, Any], ...], Message | None] = {}
+_FLAT_MAX = 20_000
+
+
+def _flat_message(node: Any) -> Message | None:
+    msg = node.get("message", {}) if isinstance(node, dict) else {}
+    role = role_of(msg.get("role"))
+    if role is None:
+        return None
+    text = msg.get("content")
+    if text is None and isinstance(msg.get("contents"), dict):
+        text = (
+            "".join(
+                str(c.get("message_content", {}).get("text", "")) for _, c in sorted(msg["contents"].items())
+            )
+            or None
+        )
+    return indexed_message(role, text, msg.get("tool_calls"), msg.get("tool_call_id"), _openinference_call)
 
 
 def _openinference_call(node: dict[str, Any]) -> tuple[Any, Any, Any]:
