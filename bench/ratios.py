@@ -1,0 +1,171 @@
+"""Issue 16's replay targets, as ratios to baselines measured in the same run on the same traffic:
+
+    .venv/bin/python -m bench.ratios                          # 1000 conversations, 3 rounds
+    .venv/bin/python -m bench.ratios --conversations 300 --rounds 1
+
+Traffic: `monitor.loadgen` (seed fixed), its OTLP protobuf requests held in memory. Every figure is
+spans per CPU-second of this process (`time.process_time`), the median over rounds; the systems are
+interleaved within a round so that a slow moment of the machine falls on all of them.
+
+- `protobuf only`: `ExportTraceServiceRequest.FromString` of every request, nothing read out of it;
+- `parse to dicts` (the baseline of the targets): the same, then every span's ids, times, name,
+  status, attributes, events and links into plain dicts and lists (AnyValue by AnyValue) — the least
+  any Python consumer of these spans does;
+- `replay exact`: the monitor's pipeline (decode → normalize → windows → score → redact) with the
+  embedding rung off (exact, normalized, typed, alias, differential rungs; the policy/exact figure);
+- `replay embedding`: the same as shipped, with the ONNX embedding rung (its cache cold each round).
+
+Targets (issue 16): replay exact ≥ 0.35 × parse-to-dicts; replay embedding ≥ 0.10 ×. The lexicon and
+the model are loaded before timing (start-up is not throughput). Absolute figures depend on the
+machine; compare ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from bench.pipeline import generate, ladder, references, replay
+from monitor.config import ScoringConfig
+from monitor.score.embedder import load_embedder
+from monitor.score.ladder import Ladder
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGETS = {"replay exact": 0.35, "replay embedding": 0.10}
+
+
+def protobuf_only(bodies: list[bytes]) -> None:
+    for body in bodies:
+        ExportTraceServiceRequest.FromString(body)
+
+
+def parse_to_dicts(bodies: list[bytes]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for body in bodies:
+        request = ExportTraceServiceRequest.FromString(body)
+        for rs in request.resource_spans:
+            resource = _kvs(rs.resource.attributes)
+            for ss in rs.scope_spans:
+                for s in ss.spans:
+                    out.append({
+                        "trace_id": s.trace_id.hex(), "span_id": s.span_id.hex(),
+                        "parent_span_id": s.parent_span_id.hex(), "name": s.name, "kind": s.kind,
+                        "start_ns": s.start_time_unix_nano, "end_ns": s.end_time_unix_nano,
+                        "status": s.status.code, "attributes": _kvs(s.attributes), "resource": resource,
+                        "scope": ss.scope.name,
+                        "events": [{"name": e.name, "time_ns": e.time_unix_nano, "attributes": _kvs(e.attributes)}
+                                   for e in s.events],
+                        "links": [{"trace_id": k.trace_id.hex(), "span_id": k.span_id.hex(),
+                                   "attributes": _kvs(k.attributes)} for k in s.links],
+                    })  # fmt: skip
+    return out
+
+
+def _kvs(kvs: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kv in kvs:
+        v = kv.value
+        which = v.WhichOneof("value")
+        out[kv.key] = v.string_value if which == "string_value" else _any(v, which)
+    return out
+
+
+def _any(v: Any, which: str | None) -> Any:
+    if which == "string_value":
+        return v.string_value
+    if which == "int_value":
+        return v.int_value
+    if which == "bool_value":
+        return v.bool_value
+    if which == "double_value":
+        return v.double_value
+    if which == "array_value":
+        return [_any(x, x.WhichOneof("value")) for x in v.array_value.values]
+    if which == "kvlist_value":
+        return _kvs(v.kvlist_value.values)
+    if which == "bytes_value":
+        return v.bytes_value.hex()
+    return None
+
+
+def measure(conversations: int, seed: int, rounds: int) -> dict[str, Any]:
+    traffic, requests, _ = generate(conversations, seed=seed)
+    refs = references(traffic)
+    bodies = [r.encode() for r in requests]
+    spans = sum(r.spans for r in requests)
+    exact = ladder("exact", None)
+    exact.compare_text("warm-up", "revenue by month", "profit by month")  # the lexicon, loaded once
+    embedder = load_embedder(ScoringConfig().embedder)
+
+    def shipped() -> Ladder:  # a fresh cache each round: no round is served by the one before
+        return ladder("embedding", embedder)
+
+    systems: dict[str, Callable[[], Any]] = {
+        "protobuf only": lambda: protobuf_only(bodies),
+        "parse to dicts": lambda: parse_to_dicts(bodies),
+        "replay exact": lambda: replay(requests, refs, exact),
+        "replay embedding": lambda: replay(requests, refs, shipped()),
+    }
+    cpu: dict[str, list[float]] = {name: [] for name in systems}
+    for i in range(rounds):
+        for name, run in systems.items():
+            start = time.process_time()
+            run()
+            cpu[name].append(time.process_time() - start)
+            print(
+                f"  round {i + 1} {name}: {spans / cpu[name][-1]:,.0f} spans per CPU-second", file=sys.stderr
+            )
+    per_cpu = {name: spans / statistics.median(values) for name, values in cpu.items()}
+    baseline = per_cpu["parse to dicts"]
+    rows = [
+        {
+            "system": name,
+            "spans_per_cpu_s": round(value),
+            "vs_parse_to_dicts": round(value / baseline, 4),
+            "target": TARGETS.get(name),
+            "reached": None if name not in TARGETS else value / baseline >= TARGETS[name],
+        }
+        for name, value in per_cpu.items()
+    ]
+    return {
+        "traffic": {"conversations": conversations, "spans": spans, "seed": seed},
+        "rounds": rounds,
+        "rows": rows,
+    }
+
+
+def table(results: dict[str, Any]) -> str:
+    head = f"{'system':<18} {'spans/CPU-s':>12} {'vs parse-to-dicts':>18} {'target':>8}"
+    lines = [head, "-" * len(head)]
+    for r in results["rows"]:
+        target = "" if r["target"] is None else f"≥ {r['target']}" + (" ✓" if r["reached"] else " ✗")
+        lines.append(
+            f"{r['system']:<18} {r['spans_per_cpu_s']:>12,} {r['vs_parse_to_dicts']:>18.4f} {target:>8}"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--conversations", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=11)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ratios.json")
+    args = p.parse_args()
+    results = measure(args.conversations, args.seed, args.rounds)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(table(results))
+    print(f"\nJSON: {args.out}")
+
+
+if __name__ == "__main__":
+    main()
