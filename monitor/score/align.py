@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -40,20 +39,20 @@ from monitor.facts import content_words, extract_facts, normalize_text
 from monitor.model import ActionContent, Dialog, DialogTurn, MatchHow, ResponseContent
 from monitor.score.dialog import (
     ORDER_INVARIANT_PREFIX,
+    OTHER_TOOL,
     RowOrigin,
-    argument_modes,
+    call_cost,
     dialog_vocabulary,
     free_tools,
     tool_schemas,
 )
 from monitor.score.ladder import Ladder
 from monitor.score.response import stated
-from monitor.score.turn import TurnScore, score_turn
+from monitor.score.turn import TurnScore
 
 GAP = 1.0
 _END = -1  # "after every live turn"
 OPTIONAL_GAP = 0.5
-OTHER_TOOL = 1.9
 LIVE_USER_GAP = 0.6
 
 How = MatchHow
@@ -100,7 +99,7 @@ def align_to_gold(
     def cost(g: DialogTurn, p: DialogTurn) -> float:
         key = (g.turn_no, p.turn_no)
         if key not in known:
-            known[key], score = _call_cost(ladder, g, p, vocabulary, schemas, metadata)
+            known[key], score = call_cost(ladder, g, p, vocabulary, schemas, metadata)
             if score is not None:
                 scores[key] = score
         return known[key]
@@ -286,27 +285,6 @@ def _order_invariant(
             if members[k] is not gold_calls[slot]:
                 moved.add(members[k].turn_no)
     return out, moved
-
-
-def _call_cost(
-    ladder: Ladder,
-    gold: DialogTurn,
-    pred: DialogTurn,
-    vocabulary: frozenset[str],
-    schemas: dict[str, Any],
-    metadata: dict[str, Any],
-) -> tuple[float, TurnScore | None]:
-    """The cost of pairing a gold call with a live one, and the pair's full score when one was needed
-    (another tool costs OTHER_TOOL without scoring)."""
-    g, p = gold.gold_turn, pred.predict_turn
-    if not isinstance(g, ActionContent) or not isinstance(p, ActionContent):
-        return OTHER_TOOL, None
-    if normalize_text(g.tool_id) != normalize_text(p.tool_id) or normalize_text(g.action) != normalize_text(
-        p.action
-    ):
-        return OTHER_TOOL, None
-    s = score_turn(ladder, g, p, vocabulary, schemas, compare=argument_modes(metadata, gold))
-    return (0.0 if s.success else OTHER_TOOL - 0.8 * s.partial), s
 
 
 def _dp(

@@ -34,7 +34,7 @@ from scipy.optimize import linear_sum_assignment
 from monitor.attribute.attribution import Attribution, Outcome, attribute_failures
 from monitor.attribute.dependencies import TurnFlow, infer_dependencies, leaf_texts
 from monitor.config import AlignmentConfig, CompositionConfig
-from monitor.facts import content_words
+from monitor.facts import content_words, normalize_text
 from monitor.model import (
     SUB_METRIC_OF,
     ActionContent,
@@ -63,6 +63,8 @@ from monitor.score.response import split_parts
 from monitor.score.turn import TurnScore, finish_checks, score_turn
 
 ORDER_INVARIANT_PREFIX = "OrderInvariant_"
+#: what pairing a gold call with a call of another tool costs (a gold turn left unmatched costs 1)
+OTHER_TOOL = 1.9
 
 
 @dataclass(frozen=True)
@@ -541,6 +543,28 @@ def texts_to_embed(dialogs: Iterable[Dialog]) -> list[str]:
     return texts
 
 
+def call_cost(
+    ladder: Ladder,
+    gold: DialogTurn,
+    pred: DialogTurn,
+    vocabulary: frozenset[str],
+    schemas: dict[str, Any],
+    metadata: dict[str, Any],
+) -> tuple[float, TurnScore | None]:
+    """The cost of pairing a gold call with a live one, and the pair's full score when one was needed:
+    0 when it passes, OTHER_TOOL - 0.8 × partial when it fails, OTHER_TOOL for another tool (not scored).
+    The one cost of every pairing: the live alignment's and a `score` dialog's order-invariant groups."""
+    g, p = gold.gold_turn, pred.predict_turn
+    if not isinstance(g, ActionContent) or not isinstance(p, ActionContent):
+        return OTHER_TOOL, None
+    if normalize_text(g.tool_id) != normalize_text(p.tool_id) or normalize_text(g.action) != normalize_text(
+        p.action
+    ):
+        return OTHER_TOOL, None
+    s = score_turn(ladder, g, p, vocabulary, schemas, compare=argument_modes(metadata, gold))
+    return (0.0 if s.success else OTHER_TOOL - 0.8 * s.partial), s
+
+
 def _align_order_invariant(
     rows: Sequence[DialogTurn],
     ladder: Ladder,
@@ -560,9 +584,7 @@ def _align_order_invariant(
         cost = np.zeros((len(members), len(members)))
         for i, pred_row in enumerate(members):
             for j, gold_row in enumerate(members):
-                modes = argument_modes(metadata, gold_row)
-                s = score_turn(ladder, gold_row.gold_turn, pred_row.predict_turn, vocabulary, schemas, modes)
-                cost[i, j] = 0.0 if s.success else 2.0 - s.partial
+                cost[i, j] = call_cost(ladder, gold_row, pred_row, vocabulary, schemas, metadata)[0]
         pred_idx, gold_idx = linear_sum_assignment(cost)
         for i, j in zip(pred_idx, gold_idx, strict=True):
             pairing[members[i].turn_no] = members[j]
