@@ -372,6 +372,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from monitor.publish.jsonl import JsonlSink
     from monitor.publish.prometheus import MonitorMetrics
+    from monitor.runtime.heap import settle_heap
     from monitor.runtime.pipeline import Pipeline
     from monitor.score.ladder import build_ladder
     from monitor.sources.service import demo_dir, serve
@@ -390,11 +391,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     logging.getLogger("monitor").setLevel(logging.INFO)
     try:
         metrics = MonitorMetrics(config.server.max_label_values)
-        asyncio.run(
-            serve(
-                config.server, Pipeline(config, ladder, references, sink, metrics, policies), demo=args.demo
-            )
-        )
+        pipeline = Pipeline(config, ladder, references, sink, metrics, policies)
+        settle_heap()
+        asyncio.run(serve(config.server, pipeline, demo=args.demo))
     except OSError as exc:
         raise InputError(
             f"{config.server.host}:{config.server.http_port}/{config.server.grpc_port}",
@@ -410,6 +409,7 @@ def _cmd_consume(args: argparse.Namespace) -> int:
     import socket
 
     from monitor.publish.prometheus import MonitorMetrics
+    from monitor.runtime.heap import settle_heap
     from monitor.runtime.pipeline import Pipeline
     from monitor.score.ladder import build_ladder
     from monitor.sources.service import consume
@@ -421,6 +421,7 @@ def _cmd_consume(args: argparse.Namespace) -> int:
     logging.getLogger("monitor").setLevel(logging.INFO)
     metrics = MonitorMetrics(config.server.max_label_values)
     pipeline = Pipeline(config, build_ladder(config), references, lambda r: None, metrics, policies)
+    settle_heap()
     failures = consume(config, pipeline, replica, args.stage)
     if failures:
         print(f"agent-monitor: consume stopped: {'; '.join(failures)}", file=sys.stderr)
@@ -454,6 +455,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     import time
 
     from monitor.publish.jsonl import JsonlSink
+    from monitor.runtime.heap import settle_heap
     from monitor.runtime.pipeline import Pipeline
     from monitor.score.ladder import build_ladder
     from monitor.sources.files import read_payloads
@@ -469,6 +471,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     pipeline = Pipeline(
         config, build_ladder(config), references, sink, policies=policies, clock=lambda: started_ns
     )
+    settle_heap()
     bad = shown = 0
     try:
         for payload in read_payloads(args.files, config.server.max_request_bytes):

@@ -40,7 +40,7 @@ from monitor.facts import (
 )
 from monitor.model import Comparison, Rung
 from monitor.score.differential import Difference, compare_spans
-from monitor.score.lexicon import load_airports, load_aliases
+from monitor.score.lexicon import load_airports, load_aliases, load_lexicon
 from monitor.score.similarity import PairScore, Scorer
 
 _ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "&"})
@@ -435,6 +435,8 @@ def build_ladder(config: ScoringConfig) -> Ladder:
         from monitor.score.judge import LlmJudge
 
         judge = LlmJudge(config.judge)
+    if config.ladder.differential:
+        load_lexicon()  # at start-up, not on the first comparison that reaches the differential rung
     if not config.embedder.enabled:  # exact, normalized, typed and differential rungs only; no model
         return Ladder(config, None, judge)
     return Ladder(config, load_embedder(config.embedder), judge, load_multilingual(config.embedder))
