@@ -164,7 +164,7 @@ def flattened_messages(attrs: dict[str, Any], prefix: str) -> list[Message]:
     return out
 
 
-_PLAIN = frozenset({str, int, float, bool, type(None)})
+_PLAIN = frozenset({str, type(None)})  # 1, 1.0 and True are one dict key: numbers are not memoised
 _UNSEEN = object()
 _FLAT: dict[tuple[tuple[str, Any], ...], Message | None] = {}
 _FLAT_MAX = 20_000

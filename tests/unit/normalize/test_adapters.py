@@ -157,3 +157,20 @@ def test_a_v136_tool_message_with_an_object_content_stays_json() -> None:
     [message] = normalize_span(s, NormalizeConfig()).input_messages
     assert message.role == "tool" and message.tool_call_id == "call_1"
     assert json.loads(message.text or "") == {"status": "delayed", "rows": 3}
+
+
+def test_a_resent_openinference_message_is_read_from_its_own_values() -> None:
+    """Histories repeat, and messages are remembered by their attributes: a message whose content is
+    the number 1 and one whose content is `True` are still two different messages."""
+    texts = []
+    for content in (1, True, 1.0, "1"):
+        s = span(
+            "ChatCompletion",
+            {
+                "openinference.span.kind": "LLM",
+                "llm.input_messages.0.message.role": "user",
+                "llm.input_messages.0.message.content": content,
+            },
+        )
+        texts.append(normalize_span(s).input_messages[0].text)
+    assert texts == ["1", "True", "1.0", "1"]
