@@ -104,6 +104,28 @@ def genai_messages(value: Any, default_role: str | None = None) -> list[Message]
 _ITEMS: dict[tuple[str | None, bytes], tuple[Message, ...]] = {}
 
 
+class MessageMemo:
+    """Messages already read, by the raw values they were read from. Every model call resends the
+    history, so the same message attributes come back once per later call; a reader that names its
+    raw values as a key reads each distinct one once. Only keys of text values (str or None) are kept:
+    1, 1.0 and True are one dict key. Bounded (cleared when full); plain dict operations keep it safe
+    across the receivers' threads."""
+
+    def __init__(self, size: int = 20_000) -> None:
+        self.size = size
+        self._table: dict[tuple[str | None, ...], tuple[Message, ...]] = {}
+
+    def get(self, key: tuple[Any, ...], read: Callable[[], Sequence[Message]]) -> list[Message]:
+        if not all(v is None or type(v) is str for v in key):
+            return list(read())
+        found = self._table.get(key)
+        if found is None:
+            if len(self._table) >= self.size:
+                self._table.clear()
+            found = self._table[key] = tuple(shared(m) for m in read())
+        return list(found)
+
+
 def _item_key(default_role: str | None, item: dict[str, Any]) -> tuple[str | None, bytes] | None:
     try:
         return default_role, orjson.dumps(item)

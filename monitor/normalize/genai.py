@@ -21,13 +21,13 @@ from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
 from monitor.normalize.adk import adk_messages, adk_tool_arguments, adk_tool_result, is_adk
 from monitor.normalize.adk import unwrap_result as adk_unwrap
 from monitor.normalize.common import (
+    MessageMemo,
     build_agent_span,
     genai_messages,
     identity,
     json_arguments,
     loads,
     result_value,
-    shared,
     tokens,
     tool_definitions,
 )
@@ -129,18 +129,10 @@ def _event_content(role: str, attrs: dict[str, Any]) -> list[Message]:
     one read per distinct (role, content, tool_calls, id) of plain text values, kept in a bounded table."""
     call_id = (attrs.get("id") or attrs.get("tool_call_id")) if role == "tool" else None
     key = (role, attrs.get("content"), attrs.get("tool_calls"), call_id)
-    if all(v is None or type(v) is str for v in key):
-        found = _EVENTS.get(key)
-        if found is None:
-            if len(_EVENTS) >= _EVENTS_MAX:
-                _EVENTS.clear()
-            found = _EVENTS[key] = shared(_read_event(role, attrs, call_id))
-        return [found]
-    return [_read_event(role, attrs, call_id)]
+    return _EVENTS.get(key, lambda: [_read_event(role, attrs, call_id)])
 
 
-_EVENTS: dict[tuple[str | None, ...], Message] = {}
-_EVENTS_MAX = 20_000
+_EVENTS = MessageMemo()
 
 
 def _read_event(role: str, attrs: dict[str, Any], call_id: Any) -> Message:

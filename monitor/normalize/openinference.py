@@ -12,11 +12,13 @@ CrewAI's AGENT span carries the conversation in `input.value.messages` and the r
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Message, Span, ToolInvocation
 from monitor.normalize.common import (
+    MessageMemo,
     build_agent_span,
     identity,
     indexed_message,
@@ -139,7 +141,7 @@ def flattened_messages(attrs: dict[str, Any], prefix: str) -> list[Message]:
     """`prefix.N.message.role`, `.content`, `.tool_call_id`, `.tool_calls.M.tool_call.{id,function.name,function.arguments}`.
 
     Every model call resends the history, so message N of a later call has the same attributes as
-    message N of the one before: each distinct group of plain values is read once (a bounded table)."""
+    message N of the one before: each distinct group of text values is read once (MessageMemo)."""
     groups: dict[int, list[tuple[str, Any]]] = {}
     cut = len(prefix)
     for key, value in attrs.items():
@@ -148,33 +150,23 @@ def flattened_messages(attrs: dict[str, Any], prefix: str) -> list[Message]:
             head = rest.partition(".")[0]
             if head.isdigit():
                 groups.setdefault(int(head), []).append((rest, value))
-    out = []
+    out: list[Message] = []
     for index in sorted(groups):
-        items = tuple(groups[index])
-        plain = all(type(v) in _PLAIN for _, v in items)
-        found = _FLAT.get(items, _UNSEEN) if plain else _UNSEEN
-        if found is _UNSEEN:
-            found = _flat_message(unflatten(dict(items), "").get(index))
-            if plain:
-                if len(_FLAT) >= _FLAT_MAX:
-                    _FLAT.clear()
-                _FLAT[items] = found
-        if isinstance(found, Message):
-            out.append(found)
+        items = groups[index]
+        out += _MESSAGES.get(tuple(x for item in items for x in item), partial(_flat_message, index, items))
     return out
 
 
-_PLAIN = frozenset({str, type(None)})  # 1, 1.0 and True are one dict key: numbers are not memoised
-_UNSEEN = object()
-_FLAT: dict[tuple[tuple[str, Any], ...], Message | None] = {}
-_FLAT_MAX = 20_000
+_MESSAGES = MessageMemo()
 
 
-def _flat_message(node: Any) -> Message | None:
+def _flat_message(index: int, items: list[tuple[str, Any]]) -> list[Message]:
+    """Message `index` from its attributes (their keys less the prefix)."""
+    node = unflatten(dict(items), "").get(index)
     msg = node.get("message", {}) if isinstance(node, dict) else {}
     role = role_of(msg.get("role"))
     if role is None:
-        return None
+        return []
     text = msg.get("content")
     if text is None and isinstance(msg.get("contents"), dict):
         text = (
@@ -183,7 +175,7 @@ def _flat_message(node: Any) -> Message | None:
             )
             or None
         )
-    return indexed_message(role, text, msg.get("tool_calls"), msg.get("tool_call_id"), _openinference_call)
+    return [indexed_message(role, text, msg.get("tool_calls"), msg.get("tool_call_id"), _openinference_call)]
 
 
 def _openinference_call(node: dict[str, Any]) -> tuple[Any, Any, Any]:

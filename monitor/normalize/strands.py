@@ -16,7 +16,7 @@ from typing import Any
 
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Message, Span
-from monitor.normalize.common import strands_blocks
+from monitor.normalize.common import MessageMemo, strands_blocks
 from monitor.normalize.genai import normalize_genai
 
 
@@ -32,9 +32,19 @@ def normalize_strands(span: Span, config: NormalizeConfig) -> AgentSpan:
 
 
 def _blocks(role: str, attrs: dict[str, Any]) -> list[Message]:
+    """One event's messages; a history event resent by a later model call is read once (MessageMemo)."""
+    content = attrs.get("content", attrs.get("message"))
+    key = (role, content, attrs.get("tool.result"), attrs.get("id"), "id" if "id" in attrs else None)
+    return _EVENTS.get(key, lambda: _read_blocks(role, attrs))
+
+
+def _read_blocks(role: str, attrs: dict[str, Any]) -> list[Message]:
     messages = strands_blocks(role, attrs.get("content", attrs.get("message")))
     if "tool.result" in attrs:  # a cycle's gen_ai.choice also lists the tool results it fed back
         messages += strands_blocks("tool", attrs["tool.result"])
     if role == "tool" and "id" in attrs:  # an execute_tool span's request: the arguments as the content
         messages = [m.model_copy(update={"tool_call_id": attrs["id"]}) for m in messages]
     return messages
+
+
+_EVENTS = MessageMemo()
