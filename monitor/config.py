@@ -290,7 +290,7 @@ class ServerConfig(BaseModel):
         description="scoring processes; 1 scores each closed conversation inline, in the receiving process "
         "(as replay does); N > 1 hands closed conversations to N worker processes (each loads its own "
         "models), while decoding, windows, redaction, metrics and the report sink stay in the receiving "
-        "process",
+        "process. `run` only: `replay` and `consume` always score in their own process",
     )
     score_queue: int = Field(
         default=256,

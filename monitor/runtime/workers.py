@@ -17,10 +17,11 @@ redaction, the sink and the counters stay in the receiving process (the pipeline
 - Results are delivered by one thread, in the order the workers finish; the sink sees one report at
   a time.
 - A worker that dies (killed, out of memory, a crash in native code) is replaced. The job it was
-  scoring (the oldest of its jobs not yet delivered) is reported unscored with the reason; its other
-  jobs go to the replacement. Nothing is lost, nothing is reported twice (a job is delivered only
-  while it is still pending). A worker that keeps dying costs one conversation per death, never a
-  loop: a replacement is started only for jobs waiting for it.
+  scoring (it writes the job's number into a shared value while it scores) is reported unscored with
+  the reason; its other jobs go to the replacement (one it died before starting is scored there).
+  Nothing is lost, nothing is reported twice (a job is delivered only while it is still pending). A
+  worker that keeps dying costs one conversation per death, never a loop: a replacement is started
+  only for jobs waiting for it.
 - Workers ignore SIGINT/SIGTERM (the receiving process drains them on shutdown, `wait_idle`) and exit
   when the receiving process is gone.
 """
@@ -78,12 +79,14 @@ class _Worker:
 
 
 _WORKER: _Worker | None = None
+_SCORING: Any = None  # the shared value: the number of the job being scored, 0 when none
 
 
 def _start_worker(
-    config: ScoringConfig, references: Mapping[str, Dialog], policies: Mapping[str, Policy]
+    config: ScoringConfig, references: Mapping[str, Dialog], policies: Mapping[str, Policy], scoring: Any
 ) -> None:
-    global _WORKER
+    global _WORKER, _SCORING
+    _SCORING = scoring
     for sig in (signal.SIGINT, signal.SIGTERM):  # the receiving process decides when scoring stops
         signal.signal(sig, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
@@ -99,6 +102,15 @@ def _start_worker(
 
 def _ready() -> int:
     return os.getpid()
+
+
+def _run_job(score: ScoreJob, job: Job) -> Outcome:
+    """Score `job` with `score`, its number in the shared value meanwhile (who was scoring what)."""
+    _SCORING.value = job.seq
+    try:
+        return score(job)
+    finally:
+        _SCORING.value = 0
 
 
 def score_job(job: Job) -> Outcome:
@@ -120,6 +132,7 @@ class _Slot:
 
     index: int
     executor: ProcessPoolExecutor
+    scoring: Any  # the worker's shared value (multiprocessing RawValue): the job it is scoring
     generation: int = 0
     pid: int = 0  # of the process started first (a replacement's is not tracked)
     pending: OrderedDict[int, Job] = field(default_factory=OrderedDict)
@@ -147,7 +160,7 @@ class ScoringPool:
         self._deliver: Deliver | None = None
         self._events: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
         self.stats: Counter[str] = Counter()  # embedder counters summed over workers; workers_replaced
-        self._slots = [_Slot(i, self._executor()) for i in range(workers)]
+        self._slots = [_Slot(i, *self._executor()) for i in range(workers)]
         try:
             for slot in self._slots:
                 slot.pid = slot.executor.submit(_ready).result(timeout=start_timeout_s)
@@ -201,10 +214,15 @@ class ScoringPool:
 
     # -- inside ----------------------------------------------------------------------------------
 
-    def _executor(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            max_workers=1, mp_context=self._context, initializer=_start_worker, initargs=self._initargs
+    def _executor(self) -> tuple[ProcessPoolExecutor, Any]:
+        scoring = self._context.RawValue("q", 0)
+        executor = ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=self._context,
+            initializer=_start_worker,
+            initargs=(*self._initargs, scoring),
         )
+        return executor, scoring
 
     def _shutdown_executors(self) -> None:
         for slot in getattr(self, "_slots", []):
@@ -219,28 +237,26 @@ class ScoringPool:
     def _send(self, slot: _Slot, job: Job) -> None:
         """Hand `job` to the slot's worker (under the lock). A worker found dead is replaced first."""
         try:
-            future = slot.executor.submit(self._score, job)
+            future = slot.executor.submit(_run_job, self._score, job)
         except (BrokenProcessPool, RuntimeError) as exc:  # it died while idle, or was shut down
-            self._replace(slot, slot.generation, describe(exc), resend=job.seq)
+            self._replace(slot, slot.generation, describe(exc))
             return
         generation = slot.generation
         future.add_done_callback(lambda f: self._events.put((slot, generation, job, f)))
 
-    def _replace(self, slot: _Slot, generation: int, why: str, resend: int | None = None) -> None:
-        """The slot's process died (under the lock): a new one; the oldest pending job is reported
-        unscored (the dead worker was scoring it), unless it is `resend` (not yet handed over); the
-        others go to the new process."""
+    def _replace(self, slot: _Slot, generation: int, why: str) -> None:
+        """The slot's process died (under the lock): a new one; the job the dead worker was scoring is
+        reported unscored, the others go to the new process."""
         if slot.generation != generation:
             return  # already replaced: a later notice of the same death
-        old = slot.executor
+        old, scoring = slot.executor, slot.scoring.value
         slot.generation += 1
-        slot.executor = self._executor()
+        slot.executor, slot.scoring = self._executor()
         self.stats["workers_replaced"] += 1
         old.shutdown(wait=False, cancel_futures=True)
-        jobs = list(slot.pending.values())
-        if jobs and jobs[0].seq != resend:
-            culprit, jobs = jobs[0], jobs[1:]
-            self._events.put((culprit, why))
+        jobs = [j for j in slot.pending.values() if j.seq != scoring]
+        if scoring in slot.pending:
+            self._events.put((slot.pending[scoring], why))
         log.warning("scoring worker %d died (%s); replaced (counted: workers_replaced)", slot.index, why)
         for job in jobs:
             self._send(slot, job)
