@@ -134,8 +134,8 @@ class _Slot:
     executor: ProcessPoolExecutor
     scoring: Any  # the worker's shared value (multiprocessing RawValue): the job it is scoring
     generation: int = 0
-    pid: int = 0  # of the process started first (a replacement's is not tracked)
     pending: OrderedDict[int, Job] = field(default_factory=OrderedDict)
+    lost: set[int] = field(default_factory=set)  # pending, but reported unscored: never resent
 
 
 class ScoringPool:
@@ -163,7 +163,7 @@ class ScoringPool:
         self._slots = [_Slot(i, *self._executor()) for i in range(workers)]
         try:
             for slot in self._slots:
-                slot.pid = slot.executor.submit(_ready).result(timeout=start_timeout_s)
+                slot.executor.submit(_ready).result(timeout=start_timeout_s)
         except Exception as exc:
             self._shutdown_executors()
             raise ModelError(f"a scoring worker could not start: {describe(exc)}") from exc
@@ -173,10 +173,6 @@ class ScoringPool:
     def bind(self, deliver: Deliver) -> None:
         """Where finished jobs go (the pipeline calls this once, before submitting)."""
         self._deliver = deliver
-
-    def pids(self) -> list[int]:
-        with self._lock:
-            return [s.pid for s in self._slots]
 
     def waiting(self) -> int:
         """Jobs handed over and not yet delivered (queued, being scored, or being published)."""
@@ -254,9 +250,10 @@ class ScoringPool:
         slot.executor, slot.scoring = self._executor()
         self.stats["workers_replaced"] += 1
         old.shutdown(wait=False, cancel_futures=True)
-        jobs = [j for j in slot.pending.values() if j.seq != scoring]
-        if scoring in slot.pending:
+        if scoring in slot.pending and scoring not in slot.lost:
+            slot.lost.add(scoring)
             self._events.put((slot.pending[scoring], why))
+        jobs = [j for j in slot.pending.values() if j.seq not in slot.lost]
         log.warning("scoring worker %d died (%s); replaced (counted: workers_replaced)", slot.index, why)
         for job in jobs:
             self._send(slot, job)
@@ -266,15 +263,23 @@ class ScoringPool:
             event = self._events.get()
             if event is None:
                 return
-            if len(event) == 2:  # a job whose worker died while scoring it
-                job, why = event
-                reason = f"the scoring worker process died while scoring this conversation ({why})"
-                conv = job.conversation
-                report = unscored_report(conv, job.closed_by, reason)
-                self._finish(job, Outcome(report.to_json(), False, 0.0, failure=reason, error=why))
-                continue
-            slot, generation, job, future = event
-            self._result(slot, generation, job, future)
+            try:
+                if len(event) == 2:  # a job whose worker died while scoring it
+                    job, why = event
+                    reason = f"the scoring worker process died while scoring this conversation ({why})"
+                    report = unscored_report(job.conversation, job.closed_by, reason)
+                    self._finish(job, Outcome(report.to_json(), False, 0.0, failure=reason, error=why))
+                else:
+                    self._result(*event)
+            except Exception:  # never foreseen; this thread must live, or shutdown would wait forever
+                log.exception("a scoring result could not be handled (counted: delivery_errors)")
+                with self._idle:
+                    self.stats["delivery_errors"] += 1
+                    job = event[0] if len(event) == 2 else event[2]
+                    for slot in self._slots:
+                        if slot.pending.pop(job.seq, None) is not None:
+                            self._unfinished -= 1
+                    self._idle.notify_all()
 
     def _result(self, slot: _Slot, generation: int, job: Job, future: Future[Outcome]) -> None:
         if future.cancelled():
@@ -309,5 +314,6 @@ class ScoringPool:
         finally:
             with self._idle:
                 slot.pending.pop(job.seq, None)
+                slot.lost.discard(job.seq)
                 self._unfinished -= 1
                 self._idle.notify_all()
