@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import queue
 import signal
@@ -43,7 +44,7 @@ from typing import Any
 
 from monitor.assemble.windows import OpenConversation
 from monitor.config import ScoringConfig
-from monitor.errors import ModelError
+from monitor.errors import ModelError, MonitorError
 from monitor.model import Dialog
 from monitor.reference.policy import Policy
 from monitor.runtime.conversation import Outcome, describe, report_closed, unscored_report
@@ -80,12 +81,13 @@ class _Worker:
 
 _WORKER: _Worker | None = None
 _SCORING: Any = None  # the shared value: the number of the job being scored, 0 when none
+_START_ERROR: str | None = None  # why this worker could not build its ladder
 
 
 def _start_worker(
     config: ScoringConfig, references: Mapping[str, Dialog], policies: Mapping[str, Policy], scoring: Any
 ) -> None:
-    global _WORKER, _SCORING
+    global _WORKER, _SCORING, _START_ERROR
     _SCORING = scoring
     for sig in (signal.SIGINT, signal.SIGTERM):  # the receiving process decides when scoring stops
         signal.signal(sig, signal.SIG_IGN)
@@ -97,11 +99,15 @@ def _start_worker(
             os._exit(0)
 
         threading.Thread(target=watch, daemon=True, name="parent-watch").start()
-    _WORKER = _Worker(config, references, policies, build_ladder(config), {})
+    try:
+        _WORKER = _Worker(config, references, policies, build_ladder(config), {})
+    except Exception as exc:  # said by `_ready` (at start) or by each job's unscored report (a replacement)
+        _START_ERROR = str(exc) if isinstance(exc, MonitorError) else describe(exc)
 
 
-def _ready() -> int:
-    return os.getpid()
+def _ready() -> str | None:
+    """None once the worker can score, else why it cannot."""
+    return _START_ERROR
 
 
 def _run_job(score: ScoreJob, job: Job) -> Outcome:
@@ -116,7 +122,10 @@ def _run_job(score: ScoreJob, job: Job) -> Outcome:
 def score_job(job: Job) -> Outcome:
     """Score one job in a worker process (the default `ScoreJob`)."""
     w = _WORKER
-    assert w is not None, "score_job runs in a worker process started by ScoringPool"
+    if w is None:
+        raise ModelError(
+            f"the scoring worker could not start: {_START_ERROR or 'not started by ScoringPool'}"
+        )
     outcome = report_closed(job.conversation, job.closed_by, w.references, w.ladder, w.config, w.policies)
     stats = getattr(w.ladder.scorer, "stats", None)
     added: dict[str, int] = {}
@@ -162,11 +171,13 @@ class ScoringPool:
         self.stats: Counter[str] = Counter()  # embedder counters summed over workers; workers_replaced
         self._slots = [_Slot(i, *self._executor()) for i in range(workers)]
         try:
-            for slot in self._slots:
-                slot.executor.submit(_ready).result(timeout=start_timeout_s)
+            errors = [slot.executor.submit(_ready).result(timeout=start_timeout_s) for slot in self._slots]
         except Exception as exc:
             self._shutdown_executors()
             raise ModelError(f"a scoring worker could not start: {describe(exc)}") from exc
+        if any(errors):
+            self._shutdown_executors()
+            raise ModelError(next(e for e in errors if e))
         self._thread = threading.Thread(target=self._deliver_loop, name="score-deliver", daemon=True)
         self._thread.start()
 

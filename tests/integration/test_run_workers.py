@@ -205,3 +205,11 @@ def test_a_killed_worker_costs_its_conversation_and_is_replaced(ladder: Ladder, 
     assert by_id["openai-agents-correct"]["success_rate"] == 1.0
     assert by_id["openai-agents-wrong-metric"]["first_failure_turn"] == 4
     assert stats["workers_replaced"] == 1 and stats["conversations_reported"] == 3
+
+
+def test_workers_that_cannot_load_the_model_stop_the_start_with_the_reason(tmp_path: Path) -> None:
+    env = {**os.environ, "AGENT_MONITOR_EMBEDDER__MODEL_DIR": str(tmp_path / "no-model")}
+    cmd = [sys.executable, "-m", "monitor", "run", "--workers", "2", "--http-port", "0", "--grpc-port", "0"]
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "embedding model file missing" in done.stderr and "Traceback" not in done.stderr
