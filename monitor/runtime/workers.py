@@ -22,6 +22,9 @@ redaction, the sink and the counters stay in the receiving process (the pipeline
   Nothing is lost, nothing is reported twice (a job is delivered only while it is still pending). A
   worker that keeps dying costs one conversation per death, never a loop: a replacement is started
   only for jobs waiting for it.
+- A worker that cannot build its ladder (a missing model) says why: at start the pool raises
+  `ModelError` with the reason (`run` exits 2, as with one worker); a replacement that cannot start
+  reports each job it is given unscored with that reason.
 - Workers ignore SIGINT/SIGTERM (the receiving process drains them on shutdown, `wait_idle`) and exit
   when the receiving process is gone.
 """
