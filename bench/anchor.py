@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,18 +55,23 @@ MODES = ("exact", "default")
 
 def cpu_s(pid: int) -> float:
     """User + system CPU seconds of a live process and its live descendants (/proc/<pid>/stat)."""
-    total = 0.0
+    return sum(cpu_by_process(pid).values())
+
+
+def cpu_by_process(pid: int) -> dict[int, float]:
+    """User + system CPU seconds of a live process and of each of its live descendants, by pid."""
+    out: dict[int, float] = {}
     todo = [pid]
     while todo:
         p = todo.pop()
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / TICK_S  # utime, stime (fields 14, 15)
+            out[p] = (int(fields[11]) + int(fields[12])) / TICK_S  # utime, stime (fields 14, 15)
             for task in Path(f"/proc/{p}/task").iterdir():
                 todo += [int(c) for c in (task / "children").read_text().split()]
         except (FileNotFoundError, ProcessLookupError):
             continue
-    return total
+    return out
 
 
 def settle(pid: int, quiet_s: float = 1.0, step_s: float = 0.25) -> float:
@@ -127,20 +133,31 @@ def _wait_open(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
 # -- the sender -----------------------------------------------------------------------------------
 
 
-def send(bodies: list[bytes], url: str, connections: int) -> tuple[int, float]:
-    """POST every body once over `connections` keep-alive connections; (refused, wall seconds)."""
+@dataclass(frozen=True)
+class Sent:
+    refused: int  # answered neither 200 nor 429
+    throttled: int  # 429 answers (each request was sent again after its Retry-After)
+    wall_s: float
+
+
+def send(bodies: list[bytes], url: str, connections: int) -> Sent:
+    """POST every body over `connections` keep-alive connections, as an OTLP exporter does: a 429 is
+    sent again after its Retry-After."""
     work: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
     for b in bodies:
         work.put(b)
     for _ in range(connections):
         work.put(None)
-    refused = [0] * connections
+    refused, throttled = [0] * connections, [0] * connections
     headers = {"Content-Type": "application/x-protobuf"}
 
     def worker(i: int) -> None:
         with httpx.Client(timeout=600.0) as client:  # one connection, kept alive for every request
             while (body := work.get()) is not None:
-                if client.post(url, content=body, headers=headers).status_code != 200:
+                while (r := client.post(url, content=body, headers=headers)).status_code == 429:
+                    throttled[i] += 1
+                    time.sleep(float(r.headers.get("Retry-After", "1")))
+                if r.status_code != 200:
                     refused[i] += 1
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(connections)]
@@ -149,7 +166,7 @@ def send(bodies: list[bytes], url: str, connections: int) -> tuple[int, float]:
         t.start()
     for t in threads:
         t.join()
-    return sum(refused), time.perf_counter() - t0
+    return Sent(sum(refused), sum(throttled), time.perf_counter() - t0)
 
 
 # -- one round per receiver -----------------------------------------------------------------------
@@ -161,11 +178,11 @@ def round_collector(
     collector = Collector(binary, workdir)
     try:
         cpu0 = cpu_s(collector.proc.pid)
-        refused, wall = send(bodies * passes, f"http://127.0.0.1:{collector.http}/v1/traces", connections)
+        sent = send(bodies * passes, f"http://127.0.0.1:{collector.http}/v1/traces", connections)
         cpu = settle(collector.proc.pid) - cpu0
     finally:
         collector.stop()
-    return {"cpu_s": cpu / passes, "wall_s": wall / passes, "refused": refused, "reported": None}
+    return {"cpu_s": cpu / passes, "wall_s": sent.wall_s / passes, "refused": sent.refused, "reported": None}
 
 
 def round_run(
@@ -177,28 +194,68 @@ def round_run(
     service = Service(workdir, gold, env)
     try:
         cpu0 = cpu_s(service.proc.pid)
-        refused, wall = send(bodies, f"http://127.0.0.1:{service.http}/v1/traces", connections)
+        sent = send(bodies, f"http://127.0.0.1:{service.http}/v1/traces", connections)
         service.wait_for(everyone, timeout=1800)
         cpu = settle(service.proc.pid) - cpu0
         reported = len(everyone & set(service.seen))
     finally:
         service.stop()
-    return {"cpu_s": cpu, "wall_s": wall, "refused": refused, "reported": reported}
+    return {"cpu_s": cpu, "wall_s": sent.wall_s, "refused": sent.refused, "reported": reported}
 
 
-def measure(args: argparse.Namespace, binary: Path, tmp: Path) -> dict[str, Any]:
-    traffic = tmp / "traffic"
+@dataclass(frozen=True)
+class Load:
+    """Loadgen traffic in memory: the request bodies, their spans, the conversations, the gold."""
+
+    bodies: list[bytes]
+    spans: int
+    everyone: set[str]
+    gold: Path
+
+    def describe(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The machine and the traffic, for a results file."""
+        return {
+            "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "load": os.getloadavg()},
+            "traffic": {"conversations": len(self.everyone), "spans": self.spans, "requests": len(self.bodies),
+                        "seed": args.seed, "connections": args.connections},
+        }  # fmt: skip
+
+
+def load_traffic(traffic: Path, conversations: int, seed: int) -> Load:
+    """`monitor loadgen` into `traffic`, its request files read into memory once."""
     subprocess.run(
         [sys.executable, "-m", "monitor", "loadgen", "--out", str(traffic), "--conversations",
-         str(args.conversations), "--seed", str(args.seed)],
+         str(conversations), "--seed", str(seed)],
         check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    files = sorted((traffic / "traffic").glob("*.pb"))
-    bodies = [f.read_bytes() for f in files]
+    bodies = [f.read_bytes() for f in sorted((traffic / "traffic").glob("*.pb"))]
     spans = _spans(bodies)
     everyone = {json.loads(line)["conversation_id"] for line in (traffic / "truth.jsonl").open()}
     print(f"traffic: {len(everyone)} conversations, {spans} spans in {len(bodies)} requests "
           f"({sum(map(len, bodies)) / 2**20:.1f} MB)", file=sys.stderr)  # fmt: skip
+    return Load(bodies, spans, everyone, traffic / "gold")
+
+
+def write_results(results: dict[str, Any], out: Path, shown: str) -> None:
+    """The JSON file, then the table and where the JSON went, on stdout."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(shown)
+    print(f"\nJSON: {out}")
+
+
+def traffic_args(p: argparse.ArgumentParser, conversations: int, rounds: int) -> None:
+    """The options every side-by-side bench shares: traffic size and seed, rounds, the sender."""
+    p.add_argument("--conversations", type=int, default=conversations)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--rounds", type=int, default=rounds, help="fresh receivers per round; medians reported")
+    p.add_argument("--connections", type=int, default=4, help="keep-alive HTTP connections of the sender")
+
+
+def measure(args: argparse.Namespace, binary: Path, tmp: Path) -> dict[str, Any]:
+    traffic = tmp / "traffic"
+    load = load_traffic(traffic, args.conversations, args.seed)
+    bodies, spans, everyone = load.bodies, load.spans, load.everyone
     systems = ["collector", *(f"run {m}" for m in args.modes)]
     rounds: dict[str, list[dict[str, Any]]] = {s: [] for s in systems}
     for i in range(args.rounds):
@@ -227,18 +284,9 @@ def measure(args: argparse.Namespace, binary: Path, tmp: Path) -> dict[str, Any]
             "refused_requests": sum(r["refused"] for r in rs),
             "reported": None if rs[0]["reported"] is None else min(r["reported"] for r in rs),
         })  # fmt: skip
-    return {
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
-        "traffic": {
-            "conversations": len(everyone),
-            "spans": spans,
-            "requests": len(bodies),
-            "seed": args.seed,
-            "connections": args.connections,
-            "collector_passes": args.collector_passes,
-        },
-        "rows": rows,
-    }
+    out = load.describe(args)
+    out["traffic"]["collector_passes"] = args.collector_passes
+    return {**out, "rows": rows}
 
 
 def _spans(bodies: list[bytes]) -> int:
@@ -271,10 +319,7 @@ def table(results: dict[str, Any]) -> str:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--conversations", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--rounds", type=int, default=3, help="fresh receivers per round; medians reported")
-    p.add_argument("--connections", type=int, default=4, help="keep-alive HTTP connections of the sender")
+    traffic_args(p, conversations=1000, rounds=3)
     p.add_argument(
         "--collector-passes", type=int, default=5, help="times the Collector is sent the traffic per round"
     )
@@ -300,10 +345,7 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         results = measure(args, binary, Path(tmp))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(table(results))
-    print(f"\nJSON: {args.out}")
+    write_results(results, args.out, table(results))
     return 0
 
 

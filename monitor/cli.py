@@ -119,6 +119,9 @@ def _parser() -> argparse.ArgumentParser:
     u.add_argument("--tls-key", type=Path, help="TLS private key (PEM)")
     u.add_argument("--trusted-network", action="store_true", help="allow a non-loopback bind without TLS")
     u.add_argument(
+        "--workers", type=int, help="scoring processes (server.workers; default 1: scored in this process)"
+    )
+    u.add_argument(
         "--demo", action="store_true", help="post the bundled recorded agent traffic to this service on start"
     )
     u.add_argument(
@@ -374,25 +377,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from monitor.publish.prometheus import MonitorMetrics
     from monitor.runtime.heap import settle_heap
     from monitor.runtime.pipeline import Pipeline
-    from monitor.score.ladder import build_ladder
+    from monitor.runtime.workers import ScoringPool
+    from monitor.score.ladder import Ladder, build_ladder
     from monitor.sources.service import demo_dir, serve
 
     server_flags = {
         "host": args.host, "http_port": args.http_port, "grpc_port": args.grpc_port,
         "tls_cert": args.tls_cert, "tls_key": args.tls_key, "trusted_network": args.trusted_network or None,
+        "workers": args.workers,
     }  # fmt: skip
     flags = {"server": {k: v for k, v in server_flags.items() if v is not None}}
     config = load_settings(args.config, flags)
     gold = args.gold or (demo_dir() / "gold" if args.demo else None)
     references = load_references(gold)
     policies = load_policies(args.policy or (demo_dir() / "policy.yaml" if args.demo else None))
-    ladder = build_ladder(config)  # loads the model before the receivers accept anything
+    pool = None
+    if config.server.workers > 1:  # the workers load the models; this process decodes and publishes
+        pool = ScoringPool(config, references, policies, config.server.workers)
+        ladder = Ladder(config, None)
+    else:
+        ladder = build_ladder(config)  # loads the model before the receivers accept anything
     sink = JsonlSink(args.out)
     logging.getLogger("monitor").setLevel(logging.INFO)
+    metrics = MonitorMetrics(config.server.max_label_values)
+    pipeline = Pipeline(config, ladder, references, sink, metrics, policies, pool=pool)
+    settle_heap()
     try:
-        metrics = MonitorMetrics(config.server.max_label_values)
-        pipeline = Pipeline(config, ladder, references, sink, metrics, policies)
-        settle_heap()
         asyncio.run(serve(config.server, pipeline, demo=args.demo))
     except OSError as exc:
         raise InputError(
@@ -400,6 +410,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"cannot listen ({exc})",
         ) from exc
     finally:
+        pipeline.close()
         sink.close()
     return EXIT_OK
 

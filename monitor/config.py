@@ -283,6 +283,26 @@ class ServerConfig(BaseModel):
     )
     tick_s: float = Field(default=1.0, gt=0, le=60, description="how often idle conversations are checked")
     lateness_s: float = Field(default=5.0, ge=0, description="wall-clock allowance before idle time counts")
+    workers: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="scoring processes; 1 scores each closed conversation inline, in the receiving process "
+        "(as replay does); N > 1 hands closed conversations to N worker processes (each loads its own "
+        "models), while decoding, windows, redaction, metrics and the report sink stay in the receiving "
+        "process. `run` only: `replay` and `consume` always score in their own process",
+    )
+    score_queue: int = Field(
+        default=256,
+        ge=1,
+        le=1_000_000,
+        description="with workers > 1: conversations closed and waiting for (or in) scoring at most; "
+        "while this many wait, new requests are refused (OTLP/HTTP 429 with Retry-After, OTLP/gRPC "
+        "RESOURCE_EXHAUSTED) and counted; what an accepted request or the timer closes is always queued",
+    )
+    retry_after_s: int = Field(
+        default=1, ge=1, le=3600, description="the Retry-After a refused request is given, in seconds"
+    )
 
     @model_validator(mode="after")
     def _secure_bind(self) -> ServerConfig:

@@ -36,3 +36,16 @@ class ModelError(PermanentError):
 
 class ConfigError(PermanentError):
     """A configuration file or flag is invalid."""
+
+
+class Overloaded(RetryableError):
+    """Too much is waiting (conversations queued for scoring): refuse new input for now, retry later.
+
+    The receivers answer 429 with `Retry-After` (OTLP/HTTP) or RESOURCE_EXHAUSTED with RetryInfo
+    (OTLP/gRPC); both are retryable under the OTLP specification.
+    """
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after_s = retry_after_s

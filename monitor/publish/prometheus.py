@@ -68,6 +68,9 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_pipeline_spans_rejected_total", "counter", ("reason",), "Spans or values not used, by reason (no_id, unreadable, value_truncated, dropped_over_cap).", scrape=True),
     Spec("aem_pipeline_errors_total", "counter", ("stage",), "Inputs a stage failed on (decode, normalize, score, publish, kafka): the payload is refused or dead-lettered, or the conversation reported unscored with the reason.", scrape=True),
     Spec("aem_receiver_connections_closed_total", "counter", ("reason",), "HTTP connections the receivers closed to stay available: header_timeout (no request headers in server.header_timeout_s), evicted (shed for a new one at server.max_connections), refused.", scrape=True),
+    Spec("aem_receiver_requests_throttled_total", "counter", (), "OTLP requests refused because server.score_queue conversations were waiting for a scoring worker (HTTP 429 with Retry-After, gRPC RESOURCE_EXHAUSTED; retryable).", scrape=True),
+    Spec("aem_pipeline_scoring_queue", "gauge", (), "Closed conversations handed to the scoring workers and not yet reported (server.workers > 1).", scrape=True),
+    Spec("aem_pipeline_workers_replaced_total", "counter", (), "Scoring worker processes that died and were replaced (the conversation each was scoring is reported unscored with the reason).", scrape=True),
     Spec("aem_pipeline_spans_time_clamped_total", "counter", (), "Spans whose timestamps lay further from their arrival than windows.max_future_s / max_past_s allow, clamped to the bound (event time never moves the clock).", scrape=True),
     Spec("aem_pipeline_open_conversations", "gauge", (), "Conversations currently open (not yet reported).", scrape=True),
     Spec("aem_pipeline_open_spans", "gauge", (), "Spans held by open conversations.", scrape=True),
@@ -80,6 +83,19 @@ METRICS: tuple[Spec, ...] = (
 )  # fmt: skip
 
 _BY_NAME = {s.name: s for s in METRICS}
+#: the scrape-time metrics without labels, and the stats key each is read from
+_SCALARS: tuple[tuple[str, str], ...] = (
+    ("aem_receiver_requests_throttled_total", "requests_throttled"),
+    ("aem_pipeline_scoring_queue", "scoring_queue"),
+    ("aem_pipeline_workers_replaced_total", "workers_replaced"),
+    ("aem_pipeline_spans_time_clamped_total", "spans_time_clamped"),
+    ("aem_pipeline_open_conversations", "open_conversations"),
+    ("aem_pipeline_open_spans", "open_spans"),
+    ("aem_pipeline_evictions_total", "evictions"),
+    ("aem_pipeline_late_rereports_total", "late_rereports"),
+    ("aem_embedding_batches_total", "batches"),
+    ("aem_kafka_dead_letters_total", "kafka_dead_letters"),
+)
 
 
 class LabelCap:
@@ -285,38 +301,16 @@ class PipelineCollector(Collector):
         for reason in ("header_timeout", "evicted", "refused"):
             closed.add_metric([reason], s.get(f"connections_closed:{reason}", 0))
         yield closed
-        yield CounterMetricFamily(
-            "aem_pipeline_spans_time_clamped",
-            _BY_NAME["aem_pipeline_spans_time_clamped_total"].help,
-            value=s.get("spans_time_clamped", 0),
-        )
-        yield GaugeMetricFamily(
-            "aem_pipeline_open_conversations",
-            _BY_NAME["aem_pipeline_open_conversations"].help,
-            value=s.get("open_conversations", 0),
-        )
-        yield GaugeMetricFamily(
-            "aem_pipeline_open_spans", _BY_NAME["aem_pipeline_open_spans"].help, value=s.get("open_spans", 0)
-        )
-        yield CounterMetricFamily(
-            "aem_pipeline_evictions",
-            _BY_NAME["aem_pipeline_evictions_total"].help,
-            value=s.get("evictions", 0),
-        )
-        yield CounterMetricFamily(
-            "aem_pipeline_late_rereports",
-            _BY_NAME["aem_pipeline_late_rereports_total"].help,
-            value=s.get("late_rereports", 0),
-        )
+        for name, key in _SCALARS:
+            spec = _BY_NAME[name]
+            family = CounterMetricFamily if spec.kind == "counter" else GaugeMetricFamily
+            yield family(name.removesuffix("_total"), spec.help, value=s.get(key, 0))
         texts = CounterMetricFamily(
             "aem_embedding_texts", _BY_NAME["aem_embedding_texts_total"].help, labels=["source"]
         )
         texts.add_metric(["model"], s.get("embedded", 0))
         texts.add_metric(["cache"], s.get("cache_hits", 0))
         yield texts
-        yield CounterMetricFamily(
-            "aem_embedding_batches", _BY_NAME["aem_embedding_batches_total"].help, value=s.get("batches", 0)
-        )
         lag = GaugeMetricFamily(
             "aem_kafka_consumer_lag", _BY_NAME["aem_kafka_consumer_lag"].help, labels=["group", "partition"]
         )
@@ -325,11 +319,6 @@ class PipelineCollector(Collector):
                 _, group, partition = key.split(":", 2)
                 lag.add_metric([group, partition], value)
         yield lag
-        yield CounterMetricFamily(
-            "aem_kafka_dead_letters",
-            _BY_NAME["aem_kafka_dead_letters_total"].help,
-            value=s.get("kafka_dead_letters", 0),
-        )
 
 
 def metrics_doc() -> str:

@@ -6,19 +6,25 @@ window closed. Out: a `ConversationReport` — the dialog report's fields (when 
 found) plus `conversation_id`, `agent`, `release`, `reference_id`, `adapter`, `version`, `scored`. A
 conversation with no reference is still reported (`scored: false`): its turns, chains, latency and
 tool errors. `replay`, `run` and the Kafka consumer all call this, so they give the same verdicts.
+
+`report_closed` wraps it for the pipeline and the scoring workers: the report as written, whether it
+was scored, how long it took, and — never an exception — why a fault left it unscored (`Outcome`).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from monitor.assemble.transcript import build_transcript
 from monitor.assemble.turns import to_dialog_turns
-from monitor.config import AlignmentConfig, CompositionConfig
+from monitor.assemble.windows import OpenConversation
+from monitor.config import AlignmentConfig, CompositionConfig, ScoringConfig
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport
 from monitor.normalize.capture import content_capture_hint
 from monitor.normalize.payloads import bind_declared
@@ -203,6 +209,88 @@ def score_conversation(
         references=tuple(references_used),
         process=process,
     )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A closed conversation's report (as written) and how scoring went: what the pipeline publishes and
+    counts, in the receiving process or sent back from a scoring worker (so: plain, picklable data)."""
+
+    data: dict[str, Any]
+    scored: bool
+    seconds: float  # spent scoring and building the report
+    failure: str | None = None  # a fault (not a missing reference) left it unscored: why, for `failures`
+    error: str | None = None  # scoring raised this (counted as pipeline_errors:score)
+    embedder: dict[str, int] = field(default_factory=dict)  # embedder counters this scoring added (workers)
+
+
+def report_closed(
+    conv: OpenConversation,
+    closed_by: str,
+    references: Mapping[str, Dialog],
+    ladder: Ladder,
+    config: ScoringConfig,
+    policies: Mapping[str, Policy],
+) -> Outcome:
+    """The report of one closed conversation. Never raises: a conversation that cannot be scored is still
+    reported, unscored, with the reason."""
+    started = time.perf_counter()
+    unreadable = next((s.unreadable for s in conv.spans if s.unreadable), None)
+    error = None
+    if unreadable is not None:
+        report = unscored_report(conv, closed_by, f"a span could not be read: {unreadable}")
+    else:
+        try:
+            report = score_conversation(
+                conv.conversation_id,
+                conv.spans,
+                references,
+                ladder,
+                version=conv.version,
+                closed_by=closed_by,
+                spans_dropped=conv.spans_dropped,
+                separator=config.normalize.tool_action_separator,
+                policies=policies,
+                composition=config.composition,
+                alignment_config=config.alignment,
+            )
+        except Exception as exc:  # one conversation's fault must not cost the others theirs
+            error = describe(exc)
+            report = unscored_report(conv, closed_by, f"scoring failed: {error}")
+    failure = report.unscored_reason if unreadable is not None or error is not None else None
+    data = report.to_json()
+    return Outcome(data, report.scored, time.perf_counter() - started, failure, error)
+
+
+def unscored_report(conv: OpenConversation, closed_by: str, reason: str) -> ConversationReport:
+    """The report of a conversation that could not be scored: who, when, how many spans, and why."""
+    spans = conv.spans
+    starts, ends = [s.span.start_ns for s in spans], [s.span.end_ns for s in spans]
+    return ConversationReport(
+        conversation_id=conv.conversation_id,
+        agent=_most_common(s.agent for s in spans),
+        release=_most_common(s.release for s in spans),
+        reference_id=_most_common(s.reference_id for s in spans),
+        adapter="+".join(sorted({s.convention for s in spans})) or "unknown",
+        version=conv.version,
+        scored=False,
+        unscored_reason=reason,
+        closed_by=closed_by,
+        spans=len(spans),
+        spans_dropped=conv.spans_dropped,
+        started_ns=min(starts, default=0),
+        ended_ns=max(ends, default=0),
+        duration_ms=round((max(ends, default=0) - min(starts, default=0)) / 1e6, 3),
+        tool_calls=sum(1 for s in spans if s.kind == "tool"),
+        tool_errors=sum(1 for s in spans if s.tool is not None and s.tool.error),
+        observed_turns=(),
+    )
+
+
+def describe(exc: BaseException, limit: int = 300) -> str:
+    """`Type: message` on one line, cut at `limit` characters."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _free_calls(report: DialogReport | None, why: str) -> int:

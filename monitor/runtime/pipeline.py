@@ -5,6 +5,15 @@ values (a redacted email could not be compared); only what leaves the process is
 runs under `replay`, `run` and the Kafka score stage, so a recorded file and a live stream give the same
 reports. Thread-safe: one lock around state.
 
+Scoring workers (`run` with `server.workers` > 1, a `ScoringPool`; monitor/runtime/workers.py): decode,
+normalize and windows stay here; each closed conversation is handed to a worker process and its report
+comes back to be counted (under the lock), observed, redacted and written (outside it, one at a time).
+While `server.score_queue` conversations wait, `ingest` refuses requests with `Overloaded` before
+reading them (counted: `requests_throttled`); `flush` returns once every queued one is reported. The
+embedder counters in `snapshot` are then the workers' summed (each worker has its own cache), and
+`scoring_queue` and `workers_replaced` are added. Without a pool (the default, `replay`, Kafka)
+everything runs inline, under the lock, as described above.
+
 Time: windows run on arrival (processing) time, from the injected `clock` (ns): `run` and Kafka pass the
 wall clock and call `tick` on a timer, so idle conversations close when traffic stops; `replay` passes a
 clock that stands still (its whole input arrives at once, in file order), so nothing closes by
@@ -31,14 +40,15 @@ from typing import Any, Literal
 from monitor.assemble.windows import Closed, OpenConversation, WindowStore
 from monitor.config import NormalizeConfig, ScoringConfig
 from monitor.decode.otlp import decode_logs_request, decode_request
-from monitor.errors import InputError
+from monitor.errors import InputError, Overloaded
 from monitor.model import AgentSpan, Dialog, Span
 from monitor.normalize import normalize_span
 from monitor.normalize.common import bare, identity
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.publish.redact import Redactor
 from monitor.reference.policy import Policy
-from monitor.runtime.conversation import ConversationReport, score_conversation
+from monitor.runtime.conversation import Outcome, describe, report_closed, unscored_report
+from monitor.runtime.workers import Job, ScoringPool
 from monitor.score.ladder import Ladder
 
 log = logging.getLogger(__name__)
@@ -75,7 +85,10 @@ class Pipeline:
         metrics: MonitorMetrics | None = None,
         policies: Mapping[str, Policy] | None = None,
         clock: Callable[[], int] = time.time_ns,
+        pool: ScoringPool | None = None,
     ) -> None:
+        """`pool`: score closed conversations in worker processes (`run` with `server.workers` > 1);
+        `ladder` then scores nothing (the workers build their own)."""
         self.config = config
         self.ladder = ladder
         self.references = references
@@ -91,6 +104,9 @@ class Pipeline:
         self._warned: set[str] = set()
         self.failures: deque[str] = deque(maxlen=100)  # the latest conversations not scored by a fault
         self.metrics = metrics
+        self.pool = pool
+        if pool is not None:
+            pool.bind(self._scored_in_worker)
         if metrics is not None:
             metrics.attach(self.snapshot)
 
@@ -98,7 +114,16 @@ class Pipeline:
         self, payload: bytes, content_type: str, origin: str, signal: Literal["traces", "logs"] = "traces"
     ) -> IngestResult:
         """Decode, normalize and window one request (`signal`: `traces`, or `logs` for GenAI events sent as
-        log records); score and emit what closes."""
+        log records); score and emit what closes. `Overloaded` (nothing read) while `server.score_queue`
+        conversations wait for a scoring worker."""
+        if self.pool is not None and self.pool.waiting() >= self.config.server.score_queue:
+            with self._lock:
+                self.stats["requests_throttled"] += 1
+            retry = self.config.server.retry_after_s
+            raise Overloaded(
+                f"{self.config.server.score_queue} conversations are waiting to be scored; retry in {retry} s",
+                retry,
+            )
         self.stats["requests"] += 1
         decode = decode_logs_request if signal == "logs" else decode_request
         try:
@@ -163,8 +188,17 @@ class Pipeline:
             self.store.note_version(conversation_id, version)
 
     def flush(self, reason: str = "end_of_input") -> int:
+        """Close and report every open conversation; with a pool, returns once all are reported."""
         with self._lock:
-            return self._emit(self.store.flush(reason))
+            n = self._emit(self.store.flush(reason))
+        if self.pool is not None:
+            self.pool.wait_idle()
+        return n
+
+    def close(self) -> None:
+        """Stop the scoring workers, if any, once everything queued is reported."""
+        if self.pool is not None:
+            self.pool.close()
 
     def _emit(self, closed: list[Closed]) -> int:
         for c in closed:
@@ -174,53 +208,53 @@ class Pipeline:
                 if self.on_close is not None:
                     self.on_close(conv.conversation_id)
                 continue
-            started = time.perf_counter()
-            data, scored = self._report(conv, c.closed_by)
-            self.stats["conversations_reported"] += 1
-            if self.on_close is not None:
-                self.on_close(conv.conversation_id)
-            self.stats["conversations_scored" if scored else "conversations_unscored"] += 1
-            if conv.version > 1:
-                self.stats["late_rereports"] += 1
-            if self.metrics is not None:
-                self.metrics.observe_scoring(time.perf_counter() - started)
-                self.metrics.observe_report(data)
-            try:
-                out = self.redact(data)
-            except Exception as exc:
-                self._count_error("publish", exc)
-                why = f"the report could not be redacted: {_describe(exc)}"
-                out = self.redact(unscored_report(conv, c.closed_by, why).to_json())
-            self.sink(out)
+            if self.pool is not None:  # scored in a worker process; published when it comes back
+                self.pool.submit(conv, c.closed_by)
+                continue
+            outcome = report_closed(
+                conv, c.closed_by, self.references, self.ladder, self.config, self.policies
+            )
+            self._count_report(conv, outcome)
+            self._publish(conv, c.closed_by, outcome)
         return len(closed)
 
-    def _report(self, conv: OpenConversation, closed_by: str) -> tuple[dict[str, Any], bool]:
-        """The report of one closed conversation, and whether it was scored. Never raises: a conversation
-        that cannot be scored is still reported, unscored, with the reason."""
-        unreadable = next((s.unreadable for s in conv.spans if s.unreadable), None)
-        if unreadable is not None:
-            report = unscored_report(conv, closed_by, f"a span could not be read: {unreadable}")
-            self.failures.append(f"conversation {conv.conversation_id!r}: {report.unscored_reason}")
-        else:
-            try:
-                report = score_conversation(
-                    conv.conversation_id,
-                    conv.spans,
-                    self.references,
-                    self.ladder,
-                    version=conv.version,
-                    closed_by=closed_by,
-                    spans_dropped=conv.spans_dropped,
-                    separator=self.config.normalize.tool_action_separator,
-                    policies=self.policies,
-                    composition=self.config.composition,
-                    alignment_config=self.config.alignment,
-                )
-            except Exception as exc:  # one conversation's fault must not cost the others theirs
-                self._count_error("score", exc)
-                report = unscored_report(conv, closed_by, f"scoring failed: {_describe(exc)}")
-                self.failures.append(f"conversation {conv.conversation_id!r}: {report.unscored_reason}")
-        return report.to_json(), report.scored
+    def _count_report(self, conv: OpenConversation, outcome: Outcome) -> None:
+        """Counters and `on_close` for one report (under the state lock)."""
+        if outcome.error is not None:
+            self._count_error("score", outcome.error)
+        if outcome.failure is not None:
+            self.failures.append(f"conversation {conv.conversation_id!r}: {outcome.failure}")
+        self.stats["conversations_reported"] += 1
+        if self.on_close is not None:
+            self.on_close(conv.conversation_id)
+        self.stats["conversations_scored" if outcome.scored else "conversations_unscored"] += 1
+        if conv.version > 1:
+            self.stats["late_rereports"] += 1
+
+    def _publish(self, conv: OpenConversation, closed_by: str, outcome: Outcome, locked: bool = True) -> None:
+        """Metrics, redaction and the sink for one report (inline: under the state lock, as ever;
+        from a worker: outside it, on the pool's one delivery thread)."""
+        data = outcome.data
+        if self.metrics is not None:
+            self.metrics.observe_scoring(outcome.seconds)
+            self.metrics.observe_report(data)
+        try:
+            out = self.redact(data)
+        except Exception as exc:
+            if locked:
+                self._count_error("publish", exc)
+            else:
+                with self._lock:
+                    self._count_error("publish", exc)
+            why = f"the report could not be redacted: {describe(exc)}"
+            out = self.redact(unscored_report(conv, closed_by, why).to_json())
+        self.sink(out)
+
+    def _scored_in_worker(self, job: Job, outcome: Outcome) -> None:
+        """A worker's report: counted under the state lock, published outside it."""
+        with self._lock:
+            self._count_report(job.conversation, outcome)
+        self._publish(job.conversation, job.closed_by, outcome, locked=False)
 
     def attach(
         self,
@@ -270,7 +304,11 @@ class Pipeline:
             out["evictions"] = self.store.evictions
             out["spans_dropped"] = self.store.spans_dropped
             out["spans_time_clamped"] = self.store.spans_clamped
-        embedder_stats = getattr(self.ladder.scorer, "stats", None)
+        if self.pool is not None:  # summed over the workers (each has its own embedder and cache)
+            out["scoring_queue"] = self.pool.waiting()
+            embedder_stats: Any = dict(self.pool.stats)
+        else:
+            embedder_stats = getattr(self.ladder.scorer, "stats", None)
         if isinstance(embedder_stats, dict):
             out.update({k: float(v) for k, v in embedder_stats.items()})
         return out
@@ -282,17 +320,19 @@ class Pipeline:
             if exc is not None:  # the traceback is for developers (-v), never for the user
                 log.debug("the first %s", key, exc_info=exc)
 
-    def _count_error(self, stage: str, exc: BaseException) -> None:
+    def _count_error(self, stage: str, exc: BaseException | str) -> None:
+        """Count a stage's fault (`exc`: the exception, or its description from a scoring worker)."""
         self.stats[f"pipeline_errors:{stage}"] += 1
+        why = exc if isinstance(exc, str) else describe(exc)
         self._warn_once(
             f"error:{stage}",
-            f"{stage} failed on some input (counted, later ones not logged): {_describe(exc)}",
-            exc,
+            f"{stage} failed on some input (counted, later ones not logged): {why}",
+            None if isinstance(exc, str) else exc,
         )
 
     def _unforeseen(self, stage: str, origin: str, exc: Exception) -> InputError:
         self._count_error(stage, exc)
-        return InputError(origin, f"cannot be read ({_describe(exc)})")
+        return InputError(origin, f"cannot be read ({describe(exc)})")
 
 
 def normalize_spans(
@@ -306,7 +346,7 @@ def normalize_spans(
             out.append(normalize_span(span, config))
         except Exception as exc:
             on_error("normalize", exc)
-            out.append(_unreadable_span(span, config, f"span {span.span_id} {span.name!r}: {_describe(exc)}"))
+            out.append(_unreadable_span(span, config, f"span {span.span_id} {span.name!r}: {describe(exc)}"))
     return out
 
 
@@ -317,39 +357,3 @@ def _unreadable_span(span: Span, config: NormalizeConfig, why: str) -> AgentSpan
     except Exception:  # not even the identity: the span waits under its trace like an unnamed one
         found = {}
     return AgentSpan(span=bare(span), convention="unknown", kind="other", unreadable=why, **found)
-
-
-def unscored_report(conv: OpenConversation, closed_by: str, reason: str) -> ConversationReport:
-    """The report of a conversation that could not be scored: who, when, how many spans, and why."""
-    spans = conv.spans
-    starts, ends = [s.span.start_ns for s in spans], [s.span.end_ns for s in spans]
-    return ConversationReport(
-        conversation_id=conv.conversation_id,
-        agent=_most_common(s.agent for s in spans),
-        release=_most_common(s.release for s in spans),
-        reference_id=_most_common(s.reference_id for s in spans),
-        adapter="+".join(sorted({s.convention for s in spans})) or "unknown",
-        version=conv.version,
-        scored=False,
-        unscored_reason=reason,
-        closed_by=closed_by,
-        spans=len(spans),
-        spans_dropped=conv.spans_dropped,
-        started_ns=min(starts, default=0),
-        ended_ns=max(ends, default=0),
-        duration_ms=round((max(ends, default=0) - min(starts, default=0)) / 1e6, 3),
-        tool_calls=sum(1 for s in spans if s.kind == "tool"),
-        tool_errors=sum(1 for s in spans if s.tool is not None and s.tool.error),
-        observed_turns=(),
-    )
-
-
-def _most_common(values: Any) -> str | None:
-    counts = Counter(v for v in values if v)
-    return counts.most_common(1)[0][0] if counts else None
-
-
-def _describe(exc: BaseException, limit: int = 300) -> str:
-    """`Type: message` on one line, cut at `limit` characters."""
-    text = " ".join(f"{type(exc).__name__}: {exc}".split())
-    return text if len(text) <= limit else text[:limit] + "…"

@@ -7,7 +7,8 @@ first reason) when some spans could not be used. `POST /v1/logs` takes OTLP logs
 events sent as log records, joined to their spans by trace and span id) and answers an
 `ExportLogsServiceResponse` (`rejected_log_records`). 400 with a message for payloads
 that cannot be decoded, 401 without the configured bearer token, 413 over `max_request_bytes` (also
-after decompression), 415 for other content types. `GET /healthz` (alive), `GET /readyz` (model loaded,
+after decompression), 415 for other content types, 429 with `Retry-After` while the scoring workers'
+queue is full (`server.score_queue`; retryable). `GET /healthz` (alive), `GET /readyz` (model loaded,
 receivers up), `GET /stats` (pipeline counters). A bad request never stops the receiver.
 """
 
@@ -23,7 +24,7 @@ from typing import Literal
 from aiohttp import web
 from google.protobuf import json_format
 
-from monitor.errors import InputError
+from monitor.errors import InputError, Overloaded
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.runtime.pipeline import Ingest, IngestResult
 from monitor.sources.answers import export_response
@@ -77,6 +78,9 @@ def build_app(
             )
         except InputError as exc:
             return web.Response(status=400, text=f"{exc.message}\n")
+        except Overloaded as exc:  # retryable (OTLP/HTTP): the exporter waits Retry-After and sends again
+            headers = {"Retry-After": str(max(1, round(exc.retry_after_s)))}
+            return web.Response(status=429, text=f"{exc.message}\n", headers=headers)
         return _response(result, content_type, signal)
 
     async def healthz(_: web.Request) -> web.Response:

@@ -23,6 +23,7 @@ from monitor.cli import load_references
 from monitor.config import ScoringConfig, ServerConfig, WindowConfig
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.runtime.pipeline import Pipeline
+from monitor.runtime.workers import ScoringPool
 from monitor.score.ladder import Ladder
 from monitor.sources.service import serve
 from tests import poison
@@ -58,6 +59,7 @@ def start(
     gold: Path = GOLD,
     clock: Callable[[], int] = time.time_ns,
     windows: WindowConfig | None = None,
+    pool: ScoringPool | None = None,
     **server: Any,
 ) -> Running:
     # windows run on arrival time: by default a short inactivity window, so that the recorded
@@ -69,7 +71,9 @@ def start(
         windows=windows,
     )
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(config, ladder, load_references(gold), reports.append, metrics, policies, clock)
+    pipeline = Pipeline(
+        config, ladder, load_references(gold), reports.append, metrics, policies, clock, pool=pool
+    )
     ports: list[int] = []
     holder: dict[str, Any] = {}
 
