@@ -16,7 +16,8 @@ interleaved within a round so that a slow moment of the machine falls on all of 
 - `replay embedding`: the same as shipped, with the ONNX embedding rung (its cache cold each round).
 
 Targets (issue 16): replay exact ≥ 0.35 × parse-to-dicts; replay embedding ≥ 0.10 ×. The lexicon and
-the model are loaded before timing (start-up is not throughput). Absolute figures depend on the
+the model are loaded before timing (start-up is not throughput), and the heap is then settled as the
+CLI settles it (`settle_heap`: start-up frozen, fewer young collections), for every system alike. Absolute figures depend on the
 machine; compare ratios.
 """
 
@@ -35,6 +36,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from bench.pipeline import generate, ladder, references, replay
 from monitor.config import ScoringConfig
+from monitor.runtime.heap import settle_heap
 from monitor.score.embedder import load_embedder
 from monitor.score.ladder import Ladder
 
@@ -104,6 +106,7 @@ def measure(conversations: int, seed: int, rounds: int) -> dict[str, Any]:
     exact = ladder("exact", None)
     exact.compare_text("warm-up", "revenue by month", "profit by month")  # the lexicon, loaded once
     embedder = load_embedder(ScoringConfig().embedder)
+    settle_heap()  # as `replay` does once it has loaded (runtime/heap.py), for every system alike
 
     def shipped() -> Ladder:  # a fresh cache each round: no round is served by the one before
         return ladder("embedding", embedder)
