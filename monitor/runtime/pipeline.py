@@ -3,7 +3,7 @@
 decode → normalize → windows → (on close) score_conversation → redact → sink. Scoring sees the real
 values (a redacted email could not be compared); only what leaves the process is redacted. The same object
 runs under `replay`, `run` and the Kafka score stage, so a recorded file and a live stream give the same
-reports. Thread-safe: one lock around state.
+reports. Thread-safe: one lock around state; `snapshot` (scrapes) reads counters without it.
 
 Scoring workers (`run` with `server.workers` > 1, a `ScoringPool`; monitor/runtime/workers.py): decode,
 normalize and windows stay here; each closed conversation is handed to a worker process and its report
@@ -296,21 +296,26 @@ class Pipeline:
                 self.store.open.pop(cid, None)
 
     def snapshot(self) -> dict[str, float]:
-        """Counters for /stats and /metrics: pipeline, windows and embedder."""
-        with self._lock:
-            out: dict[str, float] = dict(self.stats)
-            out["open_conversations"] = len(self.store.open)
-            out["open_spans"] = self.store.open_spans
-            out["evictions"] = self.store.evictions
-            out["spans_dropped"] = self.store.spans_dropped
-            out["spans_time_clamped"] = self.store.spans_clamped
+        """Counters for /stats and /metrics: pipeline, windows and embedder.
+
+        Taken without the state lock: a scrape runs on the receivers' event loop, and waiting there for
+        the conversation being scored would stall every receiver. Each read is atomic (copying a dict
+        whose iteration is the built-in one, `len`, an int attribute: one step under the interpreter
+        lock), so a scrape sees every counter at some instant of the last few milliseconds; counters
+        updated together may be one event apart, which a rate over a scrape interval does not notice."""
+        out: dict[str, float] = dict(self.stats)
+        out["open_conversations"] = len(self.store.open)
+        out["open_spans"] = self.store.open_spans
+        out["evictions"] = self.store.evictions
+        out["spans_dropped"] = self.store.spans_dropped
+        out["spans_time_clamped"] = self.store.spans_clamped
         if self.pool is not None:  # summed over the workers (each has its own embedder and cache)
             out["scoring_queue"] = self.pool.waiting()
             embedder_stats: Any = dict(self.pool.stats)
         else:
             embedder_stats = getattr(self.ladder.scorer, "stats", None)
         if isinstance(embedder_stats, dict):
-            out.update({k: float(v) for k, v in embedder_stats.items()})
+            out.update({k: float(v) for k, v in dict(embedder_stats).items()})  # copied first: atomic
         return out
 
     def _warn_once(self, key: str, message: str, exc: BaseException | None = None) -> None:

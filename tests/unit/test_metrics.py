@@ -91,3 +91,50 @@ def test_a_rereport_is_not_counted_twice() -> None:
 
 def test_metric_docs_are_generated_from_the_code() -> None:
     assert (ROOT / "docs" / "metrics.md").read_text() == metrics_doc()
+
+
+def test_a_scrape_is_answered_while_a_conversation_is_being_scored() -> None:
+    """Prometheus scrapes /metrics on the receivers' event loop: a scrape that waited for the conversation
+    being scored would stall every receiver with it. It is answered at once, mid-scoring."""
+    import threading
+
+    from monitor.score.similarity import PairScore
+
+    scoring, release = threading.Event(), threading.Event()
+
+    class SlowScorer:  # the embedding rung, stuck on a long text
+        def __init__(self) -> None:
+            self.stats: dict[str, float] = {"embedded": 0}
+
+        def prefetch(self, texts: Any) -> None:
+            return None
+
+        def score_pairs(self, pairs: Any) -> list[PairScore]:
+            scoring.set()
+            release.wait(30)
+            return [PairScore(score=1.0) for _ in pairs]
+
+    metrics = MonitorMetrics()
+    pipeline = Pipeline(
+        ScoringConfig(),
+        Ladder(ScoringConfig(), SlowScorer()),  # type: ignore[arg-type]
+        load_references(ROOT / "monitor/data/demo/gold"),
+        lambda r: None,
+        metrics,
+    )
+    for f in sorted((ROOT / "tests/fixtures/otlp").glob("*/*.pb")):
+        pipeline.ingest(f.read_bytes(), "application/x-protobuf", str(f))
+    flushing = threading.Thread(target=pipeline.flush)
+    flushing.start()
+    try:
+        assert scoring.wait(30), "no conversation reached the embedding rung"
+        scraped: list[dict[Any, float]] = []
+        scrape = threading.Thread(target=lambda: scraped.append(samples(metrics)))
+        scrape.start()
+        scrape.join(10)
+        assert scraped, "the scrape waited for scoring"
+        assert value(scraped[0], "aem_pipeline_open_conversations") == 0  # all closed, being scored
+    finally:
+        release.set()
+        flushing.join(60)
+    assert value(samples(metrics), "aem_conversations_total") == 8
