@@ -83,7 +83,7 @@ def ladder(mode: str, embedder: OnnxEmbedder | None) -> Ladder:
         config = config.model_copy(
             update={"embedder": config.embedder.model_copy(update={"exact_per_text": False})}
         )
-    fresh = load_embedder(config.embedder)  # its own cache: each run starts cold
+    fresh = OnnxEmbedder(config.embedder)  # not load_embedder (one per process): its own, cold cache
     return Ladder(config, fresh)
 
 
