@@ -1,4 +1,4 @@
-"""OTLP/gRPC receiver (grpcio, opentelemetry-proto's TraceService). I/O.
+"""OTLP/gRPC receiver (grpcio; TraceService and LogsService by name, requests as bytes). I/O.
 
 `Export` hands the request to the same pipeline as OTLP/HTTP: TraceService for spans, LogsService for
 GenAI events sent as log records (joined to their spans by trace and span id). Undecodable requests are
@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 import grpc
 from google.protobuf.duration_pb2 import Duration
-from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from monitor.errors import InputError, Overloaded
 from monitor.runtime.pipeline import Ingest, IngestResult
@@ -32,7 +32,7 @@ class _Receiver:
         self.token = token
 
     def _ingest(
-        self, request: Any, context: grpc.ServicerContext, signal: Literal["traces", "logs"]
+        self, request: bytes, context: grpc.ServicerContext, signal: Literal["traces", "logs"]
     ) -> IngestResult:
         if self.token is not None:
             header = dict(context.invocation_metadata()).get("authorization", "")
@@ -42,9 +42,7 @@ class _Receiver:
             ):
                 context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong bearer token")
         try:
-            return self.ingest(
-                request.SerializeToString(), "application/x-protobuf", f"otlp-grpc {context.peer()}", signal
-            )
+            return self.ingest(request, "application/x-protobuf", f"otlp-grpc {context.peer()}", signal)
         except InputError as exc:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, exc.message)
             raise  # abort raises; this keeps the type checker and a mocked context honest
@@ -79,18 +77,33 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-class _TraceService(_Receiver, trace_service_pb2_grpc.TraceServiceServicer):
-    def Export(
-        self, request: trace_service_pb2.ExportTraceServiceRequest, context: grpc.ServicerContext
-    ) -> trace_service_pb2.ExportTraceServiceResponse:
-        return export_response(self._ingest(request, context, "traces"), "traces")
+class _Services(_Receiver):
+    """TraceService/Export and LogsService/Export, handed the request's bytes as they came: decoded once,
+    by the pipeline's decoder, as for OTLP/HTTP (grpcio's generated servicers would parse each request,
+    and reject one with invalid UTF-8 in a string before the lenient decoder could keep its spans)."""
+
+    def traces(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        return export_response(self._ingest(request, context, "traces"), "traces").SerializeToString()
+
+    def logs(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        return export_response(self._ingest(request, context, "logs"), "logs").SerializeToString()
+
+    def handlers(self) -> list[grpc.GenericRpcHandler]:
+        raw = {"request_deserializer": None, "response_serializer": None}  # bytes in, bytes out
+        return [
+            grpc.method_handlers_generic_handler(
+                _service_name(trace_service_pb2, "TraceService"),
+                {"Export": grpc.unary_unary_rpc_method_handler(self.traces, **raw)},
+            ),
+            grpc.method_handlers_generic_handler(
+                _service_name(logs_service_pb2, "LogsService"),
+                {"Export": grpc.unary_unary_rpc_method_handler(self.logs, **raw)},
+            ),
+        ]
 
 
-class _LogsService(_Receiver, logs_service_pb2_grpc.LogsServiceServicer):
-    def Export(
-        self, request: logs_service_pb2.ExportLogsServiceRequest, context: grpc.ServicerContext
-    ) -> logs_service_pb2.ExportLogsServiceResponse:
-        return export_response(self._ingest(request, context, "logs"), "logs")
+def _service_name(module: Any, service: str) -> str:
+    return str(module.DESCRIPTOR.services_by_name[service].full_name)
 
 
 def start_grpc(
@@ -107,8 +120,7 @@ def start_grpc(
             ("grpc.max_connection_idle_ms", max(timeout_ms, 1000)),
         ],
     )
-    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_TraceService(ingest, token), server)
-    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsService(ingest, token), server)
+    server.add_generic_rpc_handlers(_Services(ingest, token).handlers())
     address = f"{host}:{port}"
     if tls is not None:
         cert, key = tls

@@ -150,6 +150,24 @@ def test_grpc_export(service: Running) -> None:
     assert service.reports[0]["first_failure_turn"] == 4
 
 
+def test_grpc_request_with_invalid_utf8_is_read_like_http(service: Running) -> None:
+    """An exporter that puts invalid UTF-8 into one attribute: OTLP/gRPC keeps the request's spans, as
+    OTLP/HTTP does (the bytes are decoded once, leniently), instead of failing the whole export."""
+    request = trace_service_pb2.ExportTraceServiceRequest.FromString(
+        fixture_bytes("openai-agents", "wrong-metric")
+    )
+    span = request.resource_spans[0].scope_spans[0].spans[0]
+    span.attributes.add(key="note").value.string_value = "MARKER"
+    payload = request.SerializeToString().replace(b"MARKER", b"bad\xff\xfe!")
+    with grpc.insecure_channel(f"127.0.0.1:{service.grpc_port}") as channel:
+        export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export")
+        answer = trace_service_pb2.ExportTraceServiceResponse.FromString(export(payload, timeout=20))
+    assert answer.partial_success.rejected_spans == 0
+    wait_for(service.reports, 1)
+    assert service.reports[0]["conversation_id"] == "openai-agents-wrong-metric"
+    assert service.reports[0]["first_failure_turn"] == 4
+
+
 def test_bad_requests_are_answered_and_the_receiver_keeps_serving(service: Running) -> None:
     url = f"{service.http}/v1/traces"
     with httpx.Client() as client:
