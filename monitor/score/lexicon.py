@@ -198,3 +198,31 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise FileNotFoundError(f"{path}: cannot read ({exc}); rebuild with .ci/build-lexicon") from exc
+
+
+ZH_PATH = PATH.parent / "lexicon_zh.json"
+
+
+@dataclass(frozen=True, eq=False)
+class ZhLexicon:
+    """Chinese opposites and sets of distinct values of one kind (`lexicon_zh.json`, by hand)."""
+
+    antonyms: frozenset[frozenset[str]]
+    kinds: dict[str, str]  # word → the kind it is one value of
+
+    def relate(self, a: str, b: str) -> tuple[Relation, str]:
+        if a == b:
+            return Relation.SYNONYM, "same word"
+        if frozenset((a, b)) in self.antonyms:
+            return Relation.ANTONYM, "opposites"
+        kind = self.kinds.get(a)
+        if kind is not None and kind == self.kinds.get(b):
+            return Relation.SIBLING, f"different values of {kind!r}"
+        return Relation.UNKNOWN, "not in the Chinese lexicon"
+
+
+@cache
+def load_zh_lexicon(path: Path = ZH_PATH) -> ZhLexicon:
+    doc = json.loads(_read(path))
+    kinds = {word: kind for kind, words in doc["kinds"].items() for word in words}
+    return ZhLexicon(antonyms=frozenset(frozenset(p) for p in doc["antonyms"]), kinds=kinds)
