@@ -44,16 +44,19 @@ class Lexicon:
     parents: tuple[tuple[int, ...], ...]
     heads: dict[int, int]
     antonyms: frozenset[tuple[int, int]]
+    inflections: dict[str, str]  # irregular verb forms: `sold` → `sell`
 
     def knows(self, phrase: str) -> bool:
         return bool(self.synsets(phrase))
 
     def synsets(self, phrase: str) -> tuple[int, ...]:
-        """The synsets of a phrase, or of its singular (`flights` → `flight`, `cities` → `city`)."""
+        """The synsets of a phrase, or of its singular (`flights` → `flight`, `cities` → `city`) or its
+        verb (`approved` → `approve`, `shipped` → `ship`, `sold` → `sell`)."""
         for form in _forms(phrase):
             if form in self.words:
                 return self.words[form]
-        return ()
+        base = self.inflections.get(phrase)
+        return self.words.get(base, ()) if base else ()
 
     def relate(self, a: str, b: str) -> tuple[Relation, str]:
         """How `a` relates to `b`, with a few words saying why (for the comparison's note)."""
@@ -128,6 +131,15 @@ def _forms(phrase: str) -> Iterator[str]:
         yield phrase[:-2]
     if phrase.endswith("s") and not phrase.endswith("ss") and len(phrase) > 3:
         yield phrase[:-1]
+    for ending in ("ed", "ing"):  # regular verb forms: approved, failed, shipped, denied, booking
+        stem = phrase[: -len(ending)]
+        if phrase.endswith(ending) and len(stem) >= 3:
+            yield stem
+            yield stem + "e"
+            if stem.endswith("i"):
+                yield stem[:-1] + "y"
+            if stem[-1] == stem[-2]:
+                yield stem[:-1]
 
 
 @cache
@@ -149,6 +161,7 @@ def load_lexicon(path: Path = PATH) -> Lexicon:
         parents=tuple(tuple(s.get("p", ())) for s in doc["synsets"]),
         heads={i: s["h"] for i, s in enumerate(doc["synsets"]) if "h" in s},
         antonyms=frozenset((a, b) for a, b in doc["antonyms"]),
+        inflections=doc.get("inflections", {}),
     )
 
 

@@ -6,7 +6,9 @@ cntlist.rev, in the wndb(5) format) and the `airportsdata` package. Out: `monito
 nltk or airportsdata.
 
 Kept: noun synsets of the lexicographer files that tool arguments and replies are about (business,
-time, travel, places, people, quantities, artifacts, communication …) and every adjective synset.
+time, travel, places, people, quantities, artifacts, communication …), the attested adjective and
+verb synsets (verbs for synonyms and antonyms only: `buy` / `sell`, `book` / `reserve`; with the
+irregular forms of `verb.exc`, `sold` → `sell`).
 For each kept synset: its lemmas (lower case, `_` as space), its parents (hypernyms and instance
 hypernyms, as opaque ids: two synsets with a common parent are siblings), for adjective satellites the
 head of their cluster, and the antonym pairs between kept synsets. Output is deterministic (sorted), so
@@ -131,7 +133,10 @@ def build(wordnet: Path) -> dict[str, object]:
     attested = read_attested(wordnet / "cntlist.rev")
     nouns = read_data_file(wordnet / "data.noun", "n", attested)
     adjectives = read_data_file(wordnet / "data.adj", "a", attested)
-    kept = {s.key: s for s in nouns + adjectives}
+    verbs = read_data_file(wordnet / "data.verb", "v", attested) if (wordnet / "data.verb").is_file() else []
+    for verb in verbs:  # synonyms and antonyms only: two kinds of one act are often the same act told
+        verb.parents = []  # otherwise (`ship` / `send`), so verbs are nobody's siblings
+    kept = {s.key: s for s in nouns + adjectives + verbs}
     # every ancestor of a kept noun is kept too, whatever its file: relatedness is measured through them
     all_nouns = {s.key: s for s in read_data_file(wordnet / "data.noun", "n", attested, every=True)}
     todo = [p for s in nouns for p in s.parents]
@@ -173,12 +178,27 @@ def build(wordnet: Path) -> dict[str, object]:
             if a in index
         }
     )
+    verb_lemmas = {lemma for v in verbs for lemma in v.lemmas}
     return {
         "source": "Princeton WordNet 3.0 (Debian wordnet-base), see lexicon.LICENSE",
         "noun_files": sorted(NOUN_FILES.values()),
+        "inflections": read_exceptions(wordnet / "verb.exc", verb_lemmas),
         "synsets": synsets,
         "antonyms": [list(p) for p in antonyms],
     }
+
+
+def read_exceptions(path: Path, lemmas: set[str]) -> dict[str, str]:
+    """Irregular verb forms (`verb.exc`: `sold sell`) of the verbs kept, form → lemma."""
+    if not path.is_file():
+        return {}
+    forms = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        form, *bases = line.split()
+        base = next((b.replace("_", " ") for b in bases if b.replace("_", " ") in lemmas), None)
+        if base is not None and form not in lemmas:
+            forms[form.replace("_", " ")] = base
+    return dict(sorted(forms.items()))
 
 
 def serialize(doc: dict[str, object]) -> str:

@@ -234,7 +234,7 @@ def test_chinese_without_a_multilingual_model_is_unscorable_and_says_how(embedde
     english_only = Ladder(ScoringConfig(), embedder, multilingual=None)
     for gold, predicted in (
         ("手机", "电话"),  # 北京 / 上海 is decided before any model: two cities
-        ("订单 order 已经 shipped today", "订单 order 已经 sent today"),
+        ("订单 order 已经 shipped today", "订单 order 已经 packed today"),  # shipped = sent: WordNet verbs
     ):
         result = english_only.compare_text("v", gold, predicted)
         assert result.unscorable and result.rung is Rung.UNSCORABLE and result.score is None

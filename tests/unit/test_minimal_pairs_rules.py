@@ -50,3 +50,20 @@ def test_differential_rung_decides_opposites_and_values_of_one_kind(
     c = ladder.compare("value", gold, predicted)
     assert (c.equal, c.rung) == (False, Rung.DIFFERENTIAL), c
     assert why in c.note
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "equal"),
+    [
+        ("The shares were sold.", "The shares were bought.", False),
+        ("ticket opened", "ticket closed", False),
+        ("The transfer succeeded.", "The transfer failed.", False),
+        ("book a table for two", "reserve a table for two", True),
+    ],
+)
+def test_verbs_are_in_the_lexicon_with_their_forms(
+    ladder: Ladder, gold: str, predicted: str, equal: bool
+) -> None:
+    c = ladder.compare("value", gold, predicted)
+    assert (c.equal, c.rung) == (equal, Rung.DIFFERENTIAL), c
+    assert "WordNet" in c.note
