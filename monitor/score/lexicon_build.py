@@ -9,7 +9,8 @@ Kept: noun synsets of the lexicographer files that tool arguments and replies ar
 time, travel, places, people, quantities, artifacts, communication …), the attested adjective and
 verb synsets (verbs for synonyms and antonyms only: `buy` / `sell`, `book` / `reserve`; with the
 irregular forms of `verb.exc`, `sold` → `sell`).
-For each kept synset: its lemmas (lower case, `_` as space), its parents (hypernyms and instance
+For each kept synset: its lemmas (lower case, `_` as space), each lemma's sense number where it is
+not 1 (`index.*`: how common that sense of the word is), its parents (hypernyms and instance
 hypernyms, as opaque ids: two synsets with a common parent are siblings), for adjective satellites the
 head of their cluster, and the antonym pairs between kept synsets. Output is deterministic (sorted), so
 `--check` can prove the committed file is what WordNet gives.
@@ -178,6 +179,12 @@ def build(wordnet: Path) -> dict[str, object]:
             if a in index
         }
     )
+    ranks = read_sense_ranks(wordnet)
+    for key in order:
+        s = kept[key]
+        r = [ranks.get((lemma, key), 1) for lemma in s.lemmas]
+        if any(x > 1 for x in r):
+            synsets[index[key]]["r"] = r
     verb_lemmas = {lemma for v in verbs for lemma in v.lemmas}
     return {
         "source": "Princeton WordNet 3.0 (Debian wordnet-base), see lexicon.LICENSE",
@@ -186,6 +193,24 @@ def build(wordnet: Path) -> dict[str, object]:
         "synsets": synsets,
         "antonyms": [list(p) for p in antonyms],
     }
+
+
+def read_sense_ranks(wordnet: Path) -> dict[tuple[str, str], int]:
+    """(lemma, synset key) → the sense's number for that lemma (1 = its most frequent sense), from the
+    `index.*` files, which list each lemma's synsets in that order. Missing files give no ranks."""
+    ranks: dict[tuple[str, str], int] = {}
+    for name, pos in (("index.noun", "n"), ("index.adj", "a"), ("index.verb", "v")):
+        path = wordnet / name
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if not line or line.startswith(" "):
+                continue
+            fields = line.split()
+            lemma, synset_cnt = fields[0].replace("_", " ").casefold(), int(fields[2])
+            for rank, offset in enumerate(fields[len(fields) - synset_cnt :], start=1):
+                ranks.setdefault((lemma, f"{pos}{offset}"), rank)
+    return ranks
 
 
 def read_exceptions(path: Path, lemmas: set[str]) -> dict[str, str]:

@@ -67,3 +67,18 @@ def test_verbs_are_in_the_lexicon_with_their_forms(
     c = ladder.compare("value", gold, predicted)
     assert (c.equal, c.rung) == (equal, Rung.DIFFERENTIAL), c
     assert "WordNet" in c.note
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "equal"),
+    [
+        ("a room with a king bed", "a room with a queen bed", False),  # their rare shared sense aside
+        ("customer record", "client record", True),  # the first sense of customer: a shared sense stands
+        ("invoice total", "bill total", True),
+    ],
+)
+def test_a_rare_shared_sense_does_not_make_synonyms(
+    ladder: Ladder, gold: str, predicted: str, equal: bool
+) -> None:
+    c = ladder.compare("value", gold, predicted)
+    assert (c.equal, c.rung) == (equal, Rung.DIFFERENTIAL), c
