@@ -258,14 +258,19 @@ _MONTH = re.compile(
 )
 #: A time of day: 9am, 3 pm, 3:30 p.m., 15:00, noon, midnight (time:15:00); Chinese with its part of
 #: the day (下午3点 = 15:00, 上午9点半 = 09:30) or an hour past noon (15点); 3点 alone is left a number.
+#: Three patterns, each run only on a text that can hold its kind (the ladder's hot path).
 _TIME = re.compile(
     r"(?<![A-Za-z\d:])(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?"
-    r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])"
-    r"|\b(?P<word>noon|midday|midnight)\b"
-    r"|(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<half>半))?",
+    r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])",
     re.IGNORECASE,
 )
+_TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
+_TIME_WORD_HINT = re.compile(r"(?i)noon|mid")
+_ZH_TIME = re.compile(
+    r"(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<half>半))?"
+)
 _ZH_PM = frozenset({"中午", "下午", "傍晚", "晚上"})
+_ANY_DIGIT = re.compile(r"\d")
 #: How often: daily / every day / 每天 (frequency:day) ≠ monthly / 每月 (frequency:month).
 _FREQUENCY_WORDS = {
     "hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter",
@@ -274,11 +279,12 @@ _FREQUENCY_WORDS = {
 _ZH_PERIODS = {"天": "day", "日": "day", "晚": "day", "周": "week", "星期": "week", "月": "month", "季度": "quarter",
                "年": "year"}  # fmt: skip
 _FREQUENCY = re.compile(
-    r"\b(?P<w>" + "|".join(_FREQUENCY_WORDS) + r")\b"
-    r"|\b(?:every|per)\s+(?P<u>hour|day|week|month|quarter|year)\b"
-    r"|每个?(?P<z>季度|星期|[天日晚周月年])",
+    r"\b(?:(?P<w>"
+    + "|".join(_FREQUENCY_WORDS)
+    + r")|(?:every|per)\s+(?P<u>hour|day|week|month|quarter|year))\b",
     re.IGNORECASE,
 )
+_ZH_FREQUENCY = re.compile(r"每个?(?P<z>季度|星期|[天日晚周月年])")
 #: 99元一个月 / 99元/月 / 99元每月 say what 每月99元 says: the period is moved before the amount.
 _ZH_PER_PERIOD = re.compile(r"(?P<amount>\d+(?:\.\d+)?元)(?:/|每|一个?)(?P<p>季度|星期|[天日晚周月年])")
 _MONTH_ABBR = {"sept": 9, **{m[:3]: i for i, m in enumerate(_MONTH_NAMES, start=1)}}
@@ -403,7 +409,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     text = _NUMBER_WORD.sub(
         lambda m: str(NUMBER_WORDS[m.group(0).casefold()]), unicodedata.normalize("NFKC", value)
     )
-    text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
+    if "元" in text:
+        text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
     text = _ZH_HOURS.sub("", _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text))
     found: list[tuple[int, int, str]] = []
 
@@ -418,7 +425,12 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     take(_EMAIL, lambda m: f"id:{m.group(0).casefold()}")
     take(_ZH_DATE, lambda m: f"date:{int(m['y']):04d}-{int(m['m']):02d}-{int(m['d']):02d}")
     take(_DATE, lambda m: _canon_date(m.group(0), day_first))
-    take(_TIME, _canon_time)
+    if _ANY_DIGIT.search(text):
+        take(_TIME, _canon_time)
+        if has_cjk(text):
+            take(_ZH_TIME, _canon_zh_time)
+    if _TIME_WORD_HINT.search(text):
+        take(_TIME_WORD, lambda m: "time:00:00" if m["word"].casefold() == "midnight" else "time:12:00")
     take(_QUARTER, _canon_quarter)
     take(_PERIOD, lambda m: f"period:{_RELATIVE[m.group('rel').casefold()]}|{m.group('unit').casefold()}")
     take(_WEEKDAY, lambda m: f"weekday:{_WEEKDAYS.index(m.group('d').casefold()) + 1}")
@@ -426,6 +438,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     take(_ZH_WEEKDAY, lambda m: f"weekday:{_zh_weekday(m.group('d'))}")
     take(_ZH_MONTH, lambda m: f"month:{zh_number(m.group('m'))}")
     take(_FREQUENCY, _canon_frequency)
+    if "每" in text:
+        take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z']]}")
     take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[m.group('o').casefold()]}")
     take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
     take(_IDENT, _canon_ident)
@@ -517,15 +531,15 @@ def _canon_quarter(m: re.Match[str]) -> str:
 
 
 def _canon_time(m: re.Match[str]) -> str | None:
-    if m["word"]:
-        return "time:00:00" if m["word"].casefold() == "midnight" else "time:12:00"
     if m["h24"]:
         return f"time:{int(m['h24']):02d}:{m['m24']}"
-    if m["h"]:
-        hour = int(m["h"])
-        if not 1 <= hour <= 12:
-            return None
-        return f"time:{hour % 12 + (12 if m['ap'].casefold() == 'p' else 0):02d}:{m['m'] or '00'}"
+    hour = int(m["h"])
+    if not 1 <= hour <= 12:
+        return None
+    return f"time:{hour % 12 + (12 if m['ap'].casefold() == 'p' else 0):02d}:{m['m'] or '00'}"
+
+
+def _canon_zh_time(m: re.Match[str]) -> str | None:
     hour, minute = int(m["zh"]), 30 if m["half"] else int(m["zm"] or 0)
     if hour > 24 or minute > 59 or (not m["zp"] and hour <= 12):
         return None  # 3点 alone: morning or afternoon, the text does not say
@@ -537,9 +551,7 @@ def _canon_time(m: re.Match[str]) -> str | None:
 def _canon_frequency(m: re.Match[str]) -> str:
     if m["w"]:
         return f"frequency:{_FREQUENCY_WORDS[m['w'].casefold()]}"
-    if m["u"]:
-        return f"frequency:{m['u'].casefold()}"
-    return f"frequency:{_ZH_PERIODS[m['z']]}"
+    return f"frequency:{m['u'].casefold()}"
 
 
 def _canon_month(m: re.Match[str]) -> str:
