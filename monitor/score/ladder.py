@@ -66,6 +66,8 @@ class Ladder:
         self._airports = load_airports() if config.ladder.airports else None
         # the same values come back in every conversation of a reference: align each pair once
         self._spans = lru_cache(maxsize=32_768)(self._spans_uncached)
+        # asked of every text of every pair (each part of a reply against each of the other's): once a text
+        self._foreign = lru_cache(maxsize=32_768)(self._foreign_uncached)
 
     # -- public ------------------------------------------------------------------------------
 
@@ -201,7 +203,7 @@ class Ladder:
             return self.multilingual
         return self.scorer
 
-    def _foreign(self, text: str) -> bool:
+    def _foreign_uncached(self, text: str) -> bool:
         """The main model's own test (embedder.py): any ideograph it cannot read, or too many letters in
         other scripts (`10 μm` stays with the English model)."""
         readable = getattr(self.scorer, "scripts", None) or frozenset({"LATIN"})
