@@ -243,10 +243,10 @@ _MONTHS = (
     "september|october|november|december"
 )
 _DATE = re.compile(
-    r"\b(?:\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+    rf"(?<!{_W})(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?:[T ]\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:\.\d+)?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?"
     r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"
     rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}})\b",
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}})(?!{_W})",
     re.IGNORECASE,
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -260,7 +260,38 @@ _MONTH_NAMES = (
 _MONTH = re.compile(
     r"(?i:\b(?P<m>january|february|april|june|july|august|september|october|november|december)\b)"
     r"|(?<=\w[\s,(])(?P<c>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"
+    r"|^\s*(?P<w>May|March)\s*$"  # the whole value is the month: nothing else it could be
 )
+#: A time of day: 9am, 3 pm, 3:30 p.m., 15:00, noon, midnight (time:15:00); Chinese with its part of
+#: the day (下午3点 = 15:00, 上午9点半 = 09:30) or an hour past noon (15点); 3点 alone is left a number.
+#: Three patterns, each run only on a text that can hold its kind (the ladder's hot path).
+_TIME = re.compile(
+    r"(?<![A-Za-z\d:])(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?"
+    r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])",
+    re.IGNORECASE,
+)
+_TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
+_TIME_WORD_HINT = re.compile(r"(?i)noon|mid")
+_ZH_TIME = re.compile(
+    r"(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<half>半))?"
+)
+_ZH_PM = frozenset({"中午", "下午", "傍晚", "晚上"})
+#: How often: daily / every day / 每天 (frequency:day) ≠ monthly / 每月 (frequency:month).
+_FREQUENCY_WORDS = {
+    "hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter",
+    "yearly": "year", "annual": "year", "annually": "year",
+}  # fmt: skip
+_ZH_PERIODS = {"天": "day", "日": "day", "晚": "day", "周": "week", "星期": "week", "月": "month", "季度": "quarter",
+               "年": "year"}  # fmt: skip
+_FREQUENCY = re.compile(
+    r"\b(?:(?P<w>"
+    + "|".join(_FREQUENCY_WORDS)
+    + r")|(?:every|per)\s+(?P<u>hour|day|week|month|quarter|year))\b",
+    re.IGNORECASE,
+)
+_ZH_FREQUENCY = re.compile(r"每个?(?P<z>季度|星期|[天日晚周月年])")
+#: 99元一个月 / 99元/月 / 99元每月 say what 每月99元 says: the period is moved before the amount.
+_ZH_PER_PERIOD = re.compile(r"(?P<amount>\d+(?:\.\d+)?元)(?:/|每|一个?)(?P<p>季度|星期|[天日晚周月年])")
 _MONTH_ABBR = {"sept": 9, **{m[:3]: i for i, m in enumerate(_MONTH_NAMES, start=1)}}
 #: Periods relative to now: "last quarter" (period:-1|quarter) ≠ "next quarter" (period:1|quarter).
 _RELATIVE = {
@@ -323,7 +354,7 @@ _CURRENCY_WORDS = {"dollar": "usd", "dollars": "usd", "euro": "eur", "euros": "e
                    "yuan": "cny", "renminbi": "cny"}  # fmt: skip
 #: Fact kinds a paraphrase may leave out ("12% year over year" / "12% compared with last year"): they
 #: differ only against a fact of the same kind on the other side, and their words stay in the residual.
-SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency"})
+SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency", "frequency"})
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _IDENT = re.compile(rf"(?<!{_W})(?=(?:{_W}|-)*\d)(?=(?:{_W}|-)*[a-zA-Z]){_W}+(?:[-_/]{_W}+)*(?!{_W})")
 _DIGIT = re.compile(r"\d")
@@ -385,6 +416,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     text = _NUMBER_WORD.sub(
         lambda m: str(NUMBER_WORDS[m.group(0).casefold()]), unicodedata.normalize("NFKC", value)
     )
+    if "元" in text:
+        text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
     if has_cjk(text):
         text = _ZH_HOURS.sub("", _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text))
     found: list[tuple[int, int, str]] = []
@@ -408,6 +441,11 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         take(_ZH_DATE, lambda m: f"date:{int(m['y']):04d}-{int(m['m']):02d}-{int(m['d']):02d}")
     if digit:
         take(_DATE, lambda m: _canon_date(m.group(0), day_first))
+        take(_TIME, _canon_time)
+        if cjk:
+            take(_ZH_TIME, _canon_zh_time)
+    if _TIME_WORD_HINT.search(text):
+        take(_TIME_WORD, lambda m: "time:00:00" if m["word"].casefold() == "midnight" else "time:12:00")
     if "q" in low:
         take(_QUARTER, _canon_quarter)
     if any(unit in low for unit in _PERIOD_UNITS):
@@ -418,6 +456,9 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     if cjk:
         take(_ZH_WEEKDAY, lambda m: f"weekday:{_zh_weekday(m.group('d'))}")
         take(_ZH_MONTH, lambda m: f"month:{zh_number(m.group('m'))}")
+    take(_FREQUENCY, _canon_frequency)
+    if "每" in text:
+        take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z']]}")
     take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[m.group('o').casefold()]}")
     if digit:
         take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
@@ -509,8 +550,32 @@ def _canon_quarter(m: re.Match[str]) -> str:
     return f"quarter:{q}"
 
 
+def _canon_time(m: re.Match[str]) -> str | None:
+    if m["h24"]:
+        return f"time:{int(m['h24']):02d}:{m['m24']}"
+    hour = int(m["h"])
+    if not 1 <= hour <= 12:
+        return None
+    return f"time:{hour % 12 + (12 if m['ap'].casefold() == 'p' else 0):02d}:{m['m'] or '00'}"
+
+
+def _canon_zh_time(m: re.Match[str]) -> str | None:
+    hour, minute = int(m["zh"]), 30 if m["half"] else int(m["zm"] or 0)
+    if hour > 24 or minute > 59 or (not m["zp"] and hour <= 12):
+        return None  # 3点 alone: morning or afternoon, the text does not say
+    if m["zp"] in _ZH_PM and hour < 12:
+        hour += 12
+    return f"time:{hour % 24:02d}:{minute:02d}"
+
+
+def _canon_frequency(m: re.Match[str]) -> str:
+    if m["w"]:
+        return f"frequency:{_FREQUENCY_WORDS[m['w'].casefold()]}"
+    return f"frequency:{m['u'].casefold()}"
+
+
 def _canon_month(m: re.Match[str]) -> str:
-    name = (m.group("m") or m.group("c")).casefold()
+    name = (m.group("m") or m.group("c") or m.group("w")).casefold()
     return f"month:{_MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]}"
 
 

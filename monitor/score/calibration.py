@@ -6,7 +6,8 @@ multilingual model reads — the names of the `thresholds` config fields) —
 - the model alone on every pair: ROC-AUC, Pearson and Spearman correlation between score and label
   (the article's check of the automated score against human judgment);
 - the thresholds, fitted only on the pairs that reach the embedding rung (pairs the ladder decides
-  earlier — same facts, initialisms, different identifiers — would only distort them): the decision
+  earlier — same facts, initialisms, different identifiers, a differing span the differential rung
+  decides — would only distort them), on the score that rung computes (typed facts taken out): the decision
   `threshold` maximises balanced accuracy; `accept` / `reject` bound the uncertain band where the
   empirical precision on each side reaches `band_precision`;
 - precision, recall and F1 (positive = equivalent) of that threshold on those pairs;
@@ -34,7 +35,7 @@ from scipy.stats import mannwhitneyu, pearsonr, spearmanr
 
 from monitor.config import KindThresholds, Thresholds
 from monitor.errors import InputError
-from monitor.facts import extract_facts, language_of, normalize_text
+from monitor.facts import language_of, normalize_text
 from monitor.model import Rung
 from monitor.score.ladder import Ladder
 
@@ -144,11 +145,7 @@ def calibrate(
         scored = [(s.score, p.equivalent) for s, p in zip(raw, items, strict=True) if s.score is not None]
         scores = np.array([s for s, _ in scored], dtype=float)
         labels = np.array([y for _, y in scored], dtype=bool)
-        routed = [
-            (s.score, p.equivalent)
-            for s, p in zip(raw, items, strict=True)
-            if s.score is not None and _reaches_embedding(p, _base_kind(kind), ladder)
-        ]
+        routed = _embedding_scores(items, _base_kind(kind), ladder)
         thresholds, prf = fit_thresholds([s for s, _ in routed], [y for _, y in routed])
         fitted[kind] = thresholds
         partial[kind] = {
@@ -266,15 +263,17 @@ def thresholds_document(reports: dict[str, KindReport]) -> dict[str, Any]:
     }
 
 
-def _reaches_embedding(p: Pair, kind: str, ladder: Ladder) -> bool:
-    """Would the ladder still be undecided when it gets to rung 5? (Only those pairs fit thresholds.)"""
-    if normalize_text(p.a) == normalize_text(p.b):
-        return False
-    if kind == "text":
-        return extract_facts(p.a).facts == extract_facts(p.b).facts
-    no_model = Ladder(ladder.config, scorer=None)
-    result = no_model.compare_text("value", p.a, p.b, kind=kind)
-    return result.rung is Rung.UNSCORABLE  # undecided before the model
+def _embedding_scores(items: Sequence[Pair], kind: str, ladder: Ladder) -> list[tuple[float, bool]]:
+    """(score, label) of the pairs the ladder leaves to the embedding rung, scored as that rung scores
+    them: on what is left once the typed facts are taken out (`Q3 2024 revenue` is compared as
+    `revenue`), and only pairs no earlier rung (typed, alias, differential) decided."""
+    no_judge = Ladder(ladder.config, ladder.scorer, None, ladder.multilingual)
+    out = []
+    for p in items:
+        result = no_judge.compare_text("value", p.a, p.b, kind=kind)
+        if result.rung is Rung.EMBEDDING and result.score is not None:
+            out.append((result.score, p.equivalent))
+    return out
 
 
 def _guess_kind(p: Pair, ladder: Ladder) -> str:

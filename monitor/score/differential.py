@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk
-from monitor.score.lexicon import Lexicon, Relation, load_lexicon
+from monitor.score.lexicon import Lexicon, Relation, ZhLexicon, load_lexicon, load_zh_lexicon
 
 MAX_SPAN = 3
 #: Longer texts are left to the embedding: aligning them costs quadratic time (a 20,000-token reply took
@@ -51,6 +51,19 @@ _TOKEN = re.compile(
     + f"|[{CJK_CHARS}]"
     + rf"|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|(?:(?![{CJK_CHARS}])[^\W\d_])+"
 )
+#: Particles that reverse a phrase: `in stock` / `out of stock`, `turned on` / `turned off`.
+_OPPOSITE_PARTICLES = frozenset(
+    frozenset(p)
+    for p in (("in", "out"), ("on", "off"), ("up", "down"), ("over", "under"), ("before", "after"),
+              ("above", "below"), ("inbound", "outbound"), ("with", "without"), ("from", "to"))
+)  # fmt: skip
+#: Prefixes that make opposites of one stem: upgrade / downgrade, include / exclude, enable / disable,
+#: increase / decrease, import / export, available / unavailable, paid / unpaid.
+_OPPOSITE_PREFIXES = (
+    ("up", "down"), ("in", "ex"), ("im", "ex"), ("en", "dis"), ("in", "de"), ("in", "out"),
+    ("", "un"), ("", "dis"), ("", "non"), ("", "in"), ("", "im"), ("", "ir"), ("", "il"), ("", "mis"),
+)  # fmt: skip
+_MIN_STEM = 4
 _CONTRACTION = re.compile(r"(?i)n['’]t\b")
 _CANNOT = re.compile(r"(?i)\bcannot\b")
 
@@ -82,6 +95,7 @@ def compare_spans(
     gold: str, predicted: str, aliases: AliasTest, lexicon: Lexicon | None = None
 ) -> Difference | None:
     lex = lexicon if lexicon is not None else load_lexicon()
+    zh = load_zh_lexicon()
     tg, tp = tokens(gold), tokens(predicted)
     if len(tg) > MAX_TOKENS or len(tp) > MAX_TOKENS:
         return None
@@ -96,7 +110,12 @@ def compare_spans(
     if (len(fg) > MAX_SPAN or len(fp) > MAX_SPAN) and 2 * shared < max(len(fg), len(fp)):
         return None
     spans = tuple((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])) for _, g1, g2, p1, p2 in ops)
-    verdicts = [_judge(tg[g1:g2], tp[p1:p2], aliases, lex, mid_text=g1 > 0) for _, g1, g2, p1, p2 in ops]
+    verdicts = [
+        _judge(tg[g1:g2], tp[p1:p2], aliases, lex, mid_text=g1 > 0)
+        if not has_cjk("".join(tg[g1:g2] + tp[p1:p2]))
+        else _judge_zh(tg, tp, (g1, g2, p1, p2), zh)
+        for _, g1, g2, p1, p2 in ops
+    ]
     if has_cjk(gold + predicted) and _negations(fg) % 2 == _negations(fp) % 2:
         # Chinese puts a negation where its verb is (无法使用 / 用不了): a region negated alone is a
         # negation moved when both sentences are negated alike
@@ -126,6 +145,8 @@ def _judge(
     fg, fp = [t.casefold() for t in g], [t.casefold() for t in p]
     cg = [t for t in fg if t not in _STOP and t not in NEGATIONS]
     cp = [t for t in fp if t not in _STOP and t not in NEGATIONS]
+    if any(frozenset((x, y)) in _OPPOSITE_PARTICLES for x in fg for y in fp):
+        return False, "opposite particles"
     if _negations(fg) % 2 != _negations(fp) % 2:
         # a negation added alone flips the value ("available" / "not available"); one that comes with
         # words of its own may be said another way on the other side ("could not complete" / "failed")
@@ -143,6 +164,8 @@ def _judge(
     alias = aliases(a, b)
     if alias:
         return True, alias
+    if any(_opposite_affixes(x, y) for x, y in zip(cg, cp, strict=False)):
+        return False, "opposite prefixes of one stem"
     relation, why = lex.relate(a, b)
     if relation is Relation.UNKNOWN and len(cg) == len(cp) > 1:
         relation, why = _relate_word_by_word(cg, cp, lex)
@@ -155,6 +178,42 @@ def _judge(
     if _names(g, p, lex, mid_text):
         return False, "different names"
     return None, why
+
+
+def _judge_zh(
+    tg: Sequence[str], tp: Sequence[str], region: tuple[int, int, int, int], zh: ZhLexicon
+) -> tuple[bool | None, str]:
+    """A Chinese region (ideographs): negation as in `_judge`; then opposites and distinct values of a
+    kind from the Chinese lexicon, read on the region alone or with the ideograph shared on either side
+    (`经济舱` / `商务舱` differ in `经济` / `商务`; `周四下午` / `周四上午` in `下` / `上`)."""
+    g1, g2, p1, p2 = region
+    g, p = [t for t in tg[g1:g2] if t not in _STOP], [t for t in tp[p1:p2] if t not in _STOP]
+    if _negations(g) % 2 != _negations(p) % 2:  # as in `_judge`: a negation added alone flips the value
+        alone = not [t for t in (*g, *p) if t not in NEGATIONS]
+        return (False, _NEGATED) if (g and p) or alone else (None, "a negation added with other words")
+    if not g and not p:
+        return True, "only stopwords differ"
+    if not g or not p:
+        return None, "words added"
+    a, b = "".join(g), "".join(p)
+    before = tg[g1 - 1] if g1 > 0 and p1 > 0 else ""
+    after = tg[g2] if g2 < len(tg) and p2 < len(tp) else ""
+    for x, y in ((a, b), (before + a, before + b), (a + after, b + after)):
+        relation, why = zh.relate(x, y)
+        if relation in (Relation.ANTONYM, Relation.SIBLING):
+            return False, why
+    return None, "not in the Chinese lexicon"
+
+
+def _opposite_affixes(a: str, b: str) -> bool:
+    """One stem with opposite prefixes (`upgraded` / `downgraded`, `paid` / `unpaid`)."""
+    for x, y in ((a, b), (b, a)):
+        for px, py in _OPPOSITE_PREFIXES:
+            if x.startswith(px) and y.startswith(py):
+                stem_x, stem_y = x[len(px) :], y[len(py) :]
+                if stem_x == stem_y and len(stem_x) >= _MIN_STEM:
+                    return True
+    return False
 
 
 def _relate_word_by_word(cg: Sequence[str], cp: Sequence[str], lex: Lexicon) -> tuple[Relation, str]:

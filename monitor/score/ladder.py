@@ -66,6 +66,8 @@ class Ladder:
         self._airports = load_airports() if config.ladder.airports else None
         # the same values come back in every conversation of a reference: align each pair once
         self._spans = lru_cache(maxsize=32_768)(self._spans_uncached)
+        # asked of every text of every pair (each part of a reply against each of the other's): once a text
+        self._foreign = lru_cache(maxsize=32_768)(self._foreign_uncached)
 
     # -- public ------------------------------------------------------------------------------
 
@@ -160,10 +162,39 @@ class Ladder:
     def similarity(self, a: str, b: str) -> PairScore:
         """The raw model similarity of two texts (rung 6 alone), for whole-reply scores: from the
         multilingual model when either text is in a script the main one cannot read."""
-        scorer = self.scorer_for(a, b)
-        if scorer is None:
-            return PairScore(score=None, unscorable="no embedding scorer configured")
-        return scorer.score_pairs([(a, b)])[0]
+        return self.similarities([(a, b)])[0]
+
+    def similarities(self, pairs: Sequence[tuple[str, str]]) -> list[PairScore]:
+        """`similarity` of each pair, each from the model that reads it (parts of a reply, words of a
+        reply against a slot), one call per model."""
+        out = [PairScore(score=None, unscorable="no embedding scorer configured")] * len(pairs)
+        by_model: dict[int, tuple[Scorer, list[int]]] = {}
+        for i, (a, b) in enumerate(pairs):
+            scorer = self.scorer_for(a, b)
+            if scorer is not None:
+                by_model.setdefault(id(scorer), (scorer, []))[1].append(i)
+        for scorer, indices in by_model.values():
+            scores = scorer.score_pairs([pairs[i] for i in indices])
+            for i, score in zip(indices, scores, strict=True):
+                out[i] = score
+        return out
+
+    def covers(self, score: PairScore) -> bool:
+        """Whether a similarity says a gold part of a reply is covered: the coverage threshold of the
+        model that gave it (the multilingual model's cosines sit higher: unrelated Chinese sentences
+        score ~0.86)."""
+        if score.score is None:
+            return False
+        t = self.config.thresholds
+        return score.score >= (t.multilingual_coverage if score.multilingual else t.coverage)
+
+    def prefetch(self, texts: Sequence[str]) -> None:
+        """Warm the main model's cache with the texts it can read (the others go to the multilingual
+        model, which gains nothing from a batch)."""
+        if self.scorer is not None:
+            self.scorer.prefetch(
+                [t for t in texts if not (self.multilingual is not None and self._foreign(t))]
+            )
 
     def scorer_for(self, a: str, b: str) -> Scorer | None:
         """The model that reads both texts: the multilingual one, if installed, when either is in a
@@ -172,7 +203,7 @@ class Ladder:
             return self.multilingual
         return self.scorer
 
-    def _foreign(self, text: str) -> bool:
+    def _foreign_uncached(self, text: str) -> bool:
         """The main model's own test (embedder.py): any ideograph it cannot read, or too many letters in
         other scripts (`10 μm` stays with the English model)."""
         readable = getattr(self.scorer, "scripts", None) or frozenset({"LATIN"})

@@ -44,24 +44,48 @@ class Lexicon:
     parents: tuple[tuple[int, ...], ...]
     heads: dict[int, int]
     antonyms: frozenset[tuple[int, int]]
+    inflections: dict[str, str]  # irregular verb forms: `sold` → `sell`
+    ranks: dict[tuple[str, int], int]  # (lemma, synset) → its sense number for that lemma, where not 1
 
     def knows(self, phrase: str) -> bool:
         return bool(self.synsets(phrase))
 
-    def synsets(self, phrase: str) -> tuple[int, ...]:
-        """The synsets of a phrase, or of its singular (`flights` → `flight`, `cities` → `city`)."""
+    def forms(self, phrase: str) -> str:
+        """The lemma a phrase is found under (`flights` → `flight`, `sold` → `sell`), else the phrase."""
         for form in _forms(phrase):
             if form in self.words:
-                return self.words[form]
-        return ()
+                return form
+        return self.inflections.get(phrase, phrase)
+
+    def synsets(self, phrase: str) -> tuple[int, ...]:
+        """The synsets of a phrase, or of its singular (`flights` → `flight`, `cities` → `city`) or its
+        verb (`approved` → `approve`, `shipped` → `ship`, `sold` → `sell`)."""
+        return self.words.get(self.forms(phrase), ())
 
     def relate(self, a: str, b: str) -> tuple[Relation, str]:
         """How `a` relates to `b`, with a few words saying why (for the comparison's note)."""
         sa, sb = self.synsets(a), self.synsets(b)
         if not sa or not sb:
             return Relation.UNKNOWN, f"{a if not sa else b!r} is not in the lexicon"
-        if set(sa) & set(sb):
+        shared = set(sa) & set(sb)
+        if shared:
+            # a sense shared that is the first of neither word (`king` / `queen`: both "a preeminent
+            # competitor") gives way to what their more common senses say (male / female monarch);
+            # one that is the first of either (`invoice` = `bill`, `customer` = `client`) stands
+            la, lb = self.forms(a), self.forms(b)
+            best = min(shared, key=lambda s: (self.ranks.get((la, s), 1), self.ranks.get((lb, s), 1)))
+            rank_a, rank_b = self.ranks.get((la, best), 1), self.ranks.get((lb, best), 1)
+            ca = tuple(s for s in sa if self.ranks.get((la, s), 1) < rank_a)
+            cb = tuple(s for s in sb if self.ranks.get((lb, s), 1) < rank_b)
+            if ca and cb:
+                relation, why = self._apart(ca, cb)
+                if relation is not Relation.UNKNOWN:
+                    return relation, f"{why} in their common senses"
             return Relation.SYNONYM, "WordNet synonyms"
+        return self._apart(sa, sb)
+
+    def _apart(self, sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[Relation, str]:
+        """Antonyms or siblings among these senses, else unknown."""
         heads_a = {self.heads.get(s, s) for s in sa}
         heads_b = {self.heads.get(s, s) for s in sb}
         if any((min(x, y), max(x, y)) in self.antonyms for x in heads_a for y in heads_b):
@@ -128,6 +152,15 @@ def _forms(phrase: str) -> Iterator[str]:
         yield phrase[:-2]
     if phrase.endswith("s") and not phrase.endswith("ss") and len(phrase) > 3:
         yield phrase[:-1]
+    for ending in ("ed", "ing"):  # regular verb forms: approved, failed, shipped, denied, booking
+        stem = phrase[: -len(ending)]
+        if phrase.endswith(ending) and len(stem) >= 3:
+            yield stem
+            yield stem + "e"
+            if stem.endswith("i"):
+                yield stem[:-1] + "y"
+            if stem[-1] == stem[-2]:
+                yield stem[:-1]
 
 
 @cache
@@ -140,15 +173,21 @@ def load_lexicon(path: Path = PATH) -> Lexicon:
             f"{path}: cannot read the lexicon ({exc}); rebuild with .ci/build-lexicon"
         ) from exc
     words: dict[str, list[int]] = {}
+    ranks: dict[tuple[str, int], int] = {}
     for i, s in enumerate(doc["synsets"]):
         for lemma in s["l"]:
             words.setdefault(lemma, []).append(i)
+        for lemma, rank in zip(s["l"], s.get("r", ()), strict=False):
+            if rank > 1:
+                ranks[(lemma, i)] = rank
     return Lexicon(
         words={w: tuple(ids) for w, ids in words.items()},
         lemmas=tuple(tuple(s["l"]) for s in doc["synsets"]),
         parents=tuple(tuple(s.get("p", ())) for s in doc["synsets"]),
         heads={i: s["h"] for i, s in enumerate(doc["synsets"]) if "h" in s},
         antonyms=frozenset((a, b) for a, b in doc["antonyms"]),
+        inflections=doc.get("inflections", {}),
+        ranks=ranks,
     )
 
 
@@ -198,3 +237,31 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise FileNotFoundError(f"{path}: cannot read ({exc}); rebuild with .ci/build-lexicon") from exc
+
+
+ZH_PATH = PATH.parent / "lexicon_zh.json"
+
+
+@dataclass(frozen=True, eq=False)
+class ZhLexicon:
+    """Chinese opposites and sets of distinct values of one kind (`lexicon_zh.json`, by hand)."""
+
+    antonyms: frozenset[frozenset[str]]
+    kinds: dict[str, str]  # word → the kind it is one value of
+
+    def relate(self, a: str, b: str) -> tuple[Relation, str]:
+        if a == b:
+            return Relation.SYNONYM, "same word"
+        if frozenset((a, b)) in self.antonyms:
+            return Relation.ANTONYM, "opposites"
+        kind = self.kinds.get(a)
+        if kind is not None and kind == self.kinds.get(b):
+            return Relation.SIBLING, f"different values of {kind!r}"
+        return Relation.UNKNOWN, "not in the Chinese lexicon"
+
+
+@cache
+def load_zh_lexicon(path: Path = ZH_PATH) -> ZhLexicon:
+    doc = json.loads(_read(path))
+    kinds = {word: kind for kind, words in doc["kinds"].items() for word in words}
+    return ZhLexicon(antonyms=frozenset(frozenset(p) for p in doc["antonyms"]), kinds=kinds)

