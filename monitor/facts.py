@@ -414,7 +414,7 @@ class Facts:
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
     text = _NUMBER_WORD.sub(
-        lambda m: str(NUMBER_WORDS[m.group(0).casefold()]), unicodedata.normalize("NFKC", value)
+        lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), unicodedata.normalize("NFKC", value)
     )
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
@@ -449,9 +449,9 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     if "q" in low:
         take(_QUARTER, _canon_quarter)
     if any(unit in low for unit in _PERIOD_UNITS):
-        take(_PERIOD, lambda m: f"period:{_RELATIVE[m.group('rel').casefold()]}|{m.group('unit').casefold()}")
+        take(_PERIOD, lambda m: f"period:{_RELATIVE[_fold(m.group('rel'))]}|{_fold(m.group('unit'))}")
     if "day" in low:
-        take(_WEEKDAY, lambda m: f"weekday:{_WEEKDAYS.index(m.group('d').casefold()) + 1}")
+        take(_WEEKDAY, lambda m: f"weekday:{_WEEKDAYS.index(_fold(m.group('d'))) + 1}")
     take(_MONTH, _canon_month)
     if cjk:
         take(_ZH_WEEKDAY, lambda m: f"weekday:{_zh_weekday(m.group('d'))}")
@@ -459,14 +459,14 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     take(_FREQUENCY, _canon_frequency)
     if "每" in text:
         take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z']]}")
-    take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[m.group('o').casefold()]}")
+    take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[_fold(m.group('o'))]}")
     if digit:
         take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
         take(_IDENT, _canon_ident)
         take(_QUANTITY, _canon_quantity)
     take(
         _CURRENCY,
-        lambda m: f"currency:{_CURRENCY_WORDS.get(m.group('c').casefold(), m.group('c').casefold())}",
+        lambda m: f"currency:{_CURRENCY_WORDS.get(_fold(m.group('c')), _fold(m.group('c')))}",
     )
     found.sort()
     residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
@@ -536,9 +536,9 @@ def _canon_quantity(m: re.Match[str]) -> str | None:
         number = float(raw)
     except ValueError:
         return None
-    mult = (m.group("mult") or "").casefold()
+    mult = _fold(m.group("mult") or "")
     number *= _MULTIPLIERS.get(mult, 1.0)
-    unit_raw = (m.group("cur") or m.group("unit") or "").casefold()
+    unit_raw = _fold(m.group("cur") or m.group("unit") or "")
     if unit_raw:
         unit, factor = _UNITS.get(unit_raw, (unit_raw, 1.0))
         return f"number:{_fmt(number * factor)}|{unit}"
@@ -546,7 +546,7 @@ def _canon_quantity(m: re.Match[str]) -> str | None:
 
 
 def _canon_quarter(m: re.Match[str]) -> str:
-    q = m.group("q1") or m.group("q3") or str(ORDINALS[m.group("q2").casefold()])
+    q = m.group("q1") or m.group("q3") or str(ORDINALS[_fold(m.group("q2"))])
     return f"quarter:{q}"
 
 
@@ -570,12 +570,12 @@ def _canon_zh_time(m: re.Match[str]) -> str | None:
 
 def _canon_frequency(m: re.Match[str]) -> str:
     if m["w"]:
-        return f"frequency:{_FREQUENCY_WORDS[m['w'].casefold()]}"
+        return f"frequency:{_FREQUENCY_WORDS[_fold(m['w'])]}"
     return f"frequency:{m['u'].casefold()}"
 
 
 def _canon_month(m: re.Match[str]) -> str:
-    name = (m.group("m") or m.group("c") or m.group("w")).casefold()
+    name = _fold(m.group("m") or m.group("c") or m.group("w"))
     return f"month:{_MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]}"
 
 
@@ -589,6 +589,16 @@ def _canon_date(raw: str, day_first: bool) -> str | None:
     if has_time:
         return f"datetime:{parsed.isoformat()}"
     return f"date:{parsed.date().isoformat()}"
+
+
+def _fold(word: str) -> str:
+    """A matched word as its table key. The patterns match case-insensitively the Unicode way, so
+    `Frİday` (dotted capital I) is Friday; its casefold `fri̇day` keeps the dot as a combining mark,
+    which is dropped here."""
+    folded = word.casefold()
+    if folded.isascii():
+        return folded
+    return "".join(c for c in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(c))
 
 
 def _alnum(text: str) -> str:

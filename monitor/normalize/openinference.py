@@ -148,7 +148,7 @@ def flattened_messages(attrs: dict[str, Any], prefix: str) -> list[Message]:
         if key.startswith(prefix):
             rest = key[cut:]
             head = rest.partition(".")[0]
-            if head.isdigit():
+            if head.isdecimal():
                 groups.setdefault(int(head), []).append((rest, value))
     out: list[Message] = []
     for index in sorted(groups):
@@ -193,7 +193,7 @@ def unflatten(attrs: dict[str, Any], prefix: str) -> dict[int, Any]:
         node = root
         parts = key[len(prefix) :].split(".")
         for i, part in enumerate(parts):
-            k: Any = int(part) if part.isdigit() else part
+            k: Any = int(part) if part.isdecimal() else part
             if i == len(parts) - 1:
                 node[k] = value
             else:

@@ -123,3 +123,15 @@ def test_chinese_typed_facts(ladder: Ladder, gold: str, predicted: str, equal: b
 @pytest.mark.parametrize("text", ["我们一起统一一下", "十分感谢", "万一", "千万不要"])
 def test_chinese_words_made_of_numerals_are_no_numbers(text: str) -> None:
     assert extract_facts(text).facts == ()
+
+
+def test_unicode_case_variants_of_fact_words_are_read_not_crashed_on() -> None:
+    """Fact words match case-insensitively the Unicode way: `Frİday` (dotted capital I) is Friday and
+    `5 mİles` five miles, the same facts as the plain spelling, instead of a KeyError that left the
+    whole conversation unscored."""
+    ladder = Ladder(ScoringConfig(), None)
+    for odd, plain in [("Frİday", "Friday"), ("fİve rooms", "five rooms"), ("thİs quarter", "this quarter"),
+                       ("the fİrst flight", "the first flight"), ("Aprİl", "April"), ("daİly", "daily"),
+                       ("5 mİles", "5 miles"), ("3 mİllion", "3 million")]:  # fmt: skip
+        c = ladder.compare("when", plain, odd)
+        assert c.equal and c.rung in (Rung.NORMALIZED, Rung.TYPED), (odd, c)

@@ -174,3 +174,18 @@ def test_a_resent_openinference_message_is_read_from_its_own_values() -> None:
         )
         texts.append(normalize_span(s).input_messages[0].text)
     assert texts == ["1", "True", "1.0", "1"]
+
+
+def test_an_openinference_index_that_is_no_decimal_number_is_ignored() -> None:
+    """`llm.input_messages.².message.role`: `²` counts as a digit to Python but is no index; the span's
+    real messages are read and the odd key ignored (it used to fail the whole span)."""
+    s = span(
+        "ChatCompletion",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "where is A123?",
+            "llm.input_messages.².message.role": "user",
+        },
+    )
+    assert [m.text for m in normalize_span(s).input_messages] == ["where is A123?"]
