@@ -565,6 +565,23 @@ def call_cost(
     return (0.0 if s.success else OTHER_TOOL - 0.8 * s.partial), s
 
 
+def _pair_cost(
+    ladder: Ladder,
+    gold: DialogTurn,
+    pred: DialogTurn,
+    vocabulary: frozenset[str],
+    schemas: dict[str, Any],
+    metadata: dict[str, Any],
+) -> float:
+    """`call_cost` for two calls; for any other pair (replies in the group) the same scale on its score."""
+    if isinstance(gold.gold_turn, ActionContent) and isinstance(pred.predict_turn, ActionContent):
+        return call_cost(ladder, gold, pred, vocabulary, schemas, metadata)[0]
+    s = score_turn(
+        ladder, gold.gold_turn, pred.predict_turn, vocabulary, schemas, argument_modes(metadata, gold)
+    )
+    return 0.0 if s.success else OTHER_TOOL - 0.8 * s.partial
+
+
 def _align_order_invariant(
     rows: Sequence[DialogTurn],
     ladder: Ladder,
@@ -584,7 +601,10 @@ def _align_order_invariant(
         cost = np.zeros((len(members), len(members)))
         for i, pred_row in enumerate(members):
             for j, gold_row in enumerate(members):
-                cost[i, j] = call_cost(ladder, gold_row, pred_row, vocabulary, schemas, metadata)[0]
+                # ties (equal totals) go to the pairing as written
+                cost[i, j] = _pair_cost(ladder, gold_row, pred_row, vocabulary, schemas, metadata) + 1e-9 * (
+                    i != j
+                )
         pred_idx, gold_idx = linear_sum_assignment(cost)
         for i, j in zip(pred_idx, gold_idx, strict=True):
             pairing[members[i].turn_no] = members[j]

@@ -94,3 +94,17 @@ def test_composition_rules(
     assert report.aem_score == pytest.approx(score, abs=1e-6)
     assert report.test_pass is test_pass
     assert report.success_rate == pytest.approx(2 / 3, abs=1e-6)  # the article's rate never changes
+
+
+def test_reordered_replies_in_an_order_invariant_group_pass(ladder: Ladder) -> None:
+    """A group may hold replies too: two answers given in the other order pair by what they say."""
+    tags = ["OrderInvariant_answers"]
+    turns = [
+        {"turn_no": 1, "turn": "Agent", "gold_turn": {"response": "Your flight is AF123."},
+         "predict_turn": {"response": "Your hotel is the Ritz."}, "tags": tags},
+        {"turn_no": 2, "turn": "Agent", "gold_turn": {"response": "Your hotel is the Ritz."},
+         "predict_turn": {"response": "Your flight is AF123."}, "tags": tags},
+    ]  # fmt: skip
+    report = score_dialog(dialog(turns), ladder)
+    assert report.success_rate == 1.0
+    assert [(t.turn_no, t.gold_turn_no) for t in report.turns] == [(1, 2), (2, 1)]
