@@ -550,36 +550,27 @@ def call_cost(
     vocabulary: frozenset[str],
     schemas: dict[str, Any],
     metadata: dict[str, Any],
+    replies: bool = False,
 ) -> tuple[float, TurnScore | None]:
     """The cost of pairing a gold call with a live one, and the pair's full score when one was needed:
     0 when it passes, OTHER_TOOL - 0.8 × partial when it fails, OTHER_TOOL for another tool (not scored).
-    The one cost of every pairing: the live alignment's and a `score` dialog's order-invariant groups."""
+    The one cost of every pairing: the live alignment's (calls only) and a `score` dialog's
+    order-invariant groups, which may hold replies too (`replies`: any other pair is scored as well)."""
     g, p = gold.gold_turn, pred.predict_turn
-    if not isinstance(g, ActionContent) or not isinstance(p, ActionContent):
+    calls = isinstance(g, ActionContent) and isinstance(p, ActionContent)
+    if not calls and not replies:
         return OTHER_TOOL, None
-    if normalize_text(g.tool_id) != normalize_text(p.tool_id) or normalize_text(g.action) != normalize_text(
-        p.action
+    if (
+        isinstance(g, ActionContent)
+        and isinstance(p, ActionContent)
+        and (
+            normalize_text(g.tool_id) != normalize_text(p.tool_id)
+            or normalize_text(g.action) != normalize_text(p.action)
+        )
     ):
         return OTHER_TOOL, None
     s = score_turn(ladder, g, p, vocabulary, schemas, compare=argument_modes(metadata, gold))
     return (0.0 if s.success else OTHER_TOOL - 0.8 * s.partial), s
-
-
-def _pair_cost(
-    ladder: Ladder,
-    gold: DialogTurn,
-    pred: DialogTurn,
-    vocabulary: frozenset[str],
-    schemas: dict[str, Any],
-    metadata: dict[str, Any],
-) -> float:
-    """`call_cost` for two calls; for any other pair (replies in the group) the same scale on its score."""
-    if isinstance(gold.gold_turn, ActionContent) and isinstance(pred.predict_turn, ActionContent):
-        return call_cost(ladder, gold, pred, vocabulary, schemas, metadata)[0]
-    s = score_turn(
-        ladder, gold.gold_turn, pred.predict_turn, vocabulary, schemas, argument_modes(metadata, gold)
-    )
-    return 0.0 if s.success else OTHER_TOOL - 0.8 * s.partial
 
 
 def _align_order_invariant(
@@ -602,9 +593,8 @@ def _align_order_invariant(
         for i, pred_row in enumerate(members):
             for j, gold_row in enumerate(members):
                 # ties (equal totals) go to the pairing as written
-                cost[i, j] = _pair_cost(ladder, gold_row, pred_row, vocabulary, schemas, metadata) + 1e-9 * (
-                    i != j
-                )
+                found, _ = call_cost(ladder, gold_row, pred_row, vocabulary, schemas, metadata, replies=True)
+                cost[i, j] = found + 1e-9 * (i != j)
         pred_idx, gold_idx = linear_sum_assignment(cost)
         for i, j in zip(pred_idx, gold_idx, strict=True):
             pairing[members[i].turn_no] = members[j]
