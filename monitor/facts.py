@@ -630,8 +630,12 @@ _LONG_DIGITS = re.compile(r"\d{19}")
 
 def canonical_json(value: Any) -> bytes | str:
     """Equal values, equal keys: sorted-key JSON (orjson; the standard library for what it refuses, such
-    as keys that are not strings). orjson spells NaN and infinities `null`."""
+    as keys that are not strings). orjson spells NaN and the infinities `null`, so a spelling with a
+    `null` in it is made by the standard library, which keeps NaN, Infinity and null apart."""
     try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str)
+        found = orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str)
+        if b"null" not in found:
+            return found
     except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(value, sort_keys=True, default=str)
+        pass
+    return json.dumps(value, sort_keys=True, default=str)

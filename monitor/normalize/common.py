@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from monitor.config import NormalizeConfig
 from monitor.facts import canonical_json, parse_json
 from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
@@ -89,19 +87,18 @@ def genai_messages(value: Any, default_role: str | None = None) -> list[Message]
     for item in value if isinstance(value, list) else []:
         if not isinstance(item, dict):
             continue
-        key = _item_key(default_role, item)
-        found = _ITEMS.get(key) if key is not None else None
+        key = (default_role, canonical_json(item))  # NaN, Infinity and null kept apart
+        found = _ITEMS.get(key)
         if found is None:
             found = tuple(shared(m) for m in _genai_item(item, default_role))
-            if key is not None:
-                if len(_ITEMS) >= _SHARED_MAX:
-                    _ITEMS.clear()
-                _ITEMS[key] = found
+            if len(_ITEMS) >= _SHARED_MAX:
+                _ITEMS.clear()
+            _ITEMS[key] = found
         out.extend(found)
     return out
 
 
-_ITEMS: dict[tuple[str | None, bytes], tuple[Message, ...]] = {}
+_ITEMS: dict[tuple[str | None, bytes | str], tuple[Message, ...]] = {}
 
 
 class MessageMemo:
@@ -124,13 +121,6 @@ class MessageMemo:
                 self._table.clear()
             found = self._table[key] = tuple(shared(m) for m in read())
         return list(found)
-
-
-def _item_key(default_role: str | None, item: dict[str, Any]) -> tuple[str | None, bytes] | None:
-    try:
-        return default_role, orjson.dumps(item)
-    except (TypeError, orjson.JSONEncodeError):  # not plain JSON (cannot come from loads): not cached
-        return None
 
 
 def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]:

@@ -189,3 +189,20 @@ def test_an_openinference_index_that_is_no_decimal_number_is_ignored() -> None:
         },
     )
     assert [m.text for m in normalize_span(s).input_messages] == ["where is A123?"]
+
+
+def test_resent_calls_keep_nan_infinity_and_null_apart() -> None:
+    """Messages are remembered by a canonical spelling of their values; arguments NaN, Infinity and null
+    are three different calls, not the first one seen three times."""
+    seen = []
+    for literal in ("null", "NaN", "Infinity"):
+        parts = f'[{{"type": "tool_call", "id": "k1", "name": "f", "arguments": {{"x": {literal}}}}}]'
+        s = span(
+            "chat m",
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.output.messages": f'[{{"role": "assistant", "parts": {parts}}}]',
+            },
+        )
+        seen.append(repr(normalize_span(s).output_messages[0].tool_calls[0].arguments["x"]))
+    assert seen == ["None", "nan", "inf"]
