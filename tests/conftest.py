@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,18 @@ from monitor.score.ladder import Ladder
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+
+_GC_THRESHOLDS = gc.get_threshold()
+
+
+@pytest.fixture(autouse=True)
+def _collector_as_python_sets_it() -> Iterator[None]:
+    """`replay`/`run` called in-process settle the heap for a long run (runtime/heap.py: gc.freeze,
+    higher thresholds); each test starts from Python's own collector settings again."""
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*_GC_THRESHOLDS)
 
 
 @pytest.fixture(scope="session")

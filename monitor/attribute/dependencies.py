@@ -164,7 +164,8 @@ def _leaves(value: Any, out: list[str]) -> None:
             _leaves(v, out)
     elif not (value is None or isinstance(value, bool)):
         if isinstance(value, dict | list):  # subclasses, by the slow path
-            _leaves(dict(value) if isinstance(value, dict) else list(value), out)
+            for v in value.values() if isinstance(value, dict) else value:
+                _leaves(v, out)
         else:
             out.append(str(value))
 

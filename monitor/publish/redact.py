@@ -41,7 +41,7 @@ class Redactor:
         ]
         self._any_value = _combined([p for p in config.value_patterns.values()])
         self._secret: dict[str, bool] = {}
-        self._texts: dict[str, str] = {}
+        self._clean: set[str] = set()
 
     def __call__(self, value: Any) -> Any:
         return self._walk(value, False) if self.enabled else value
@@ -82,19 +82,22 @@ class Redactor:
 
     def _text(self, value: str) -> str:
         """Strings repeat across a report and across reports (gold values, tool names, rungs): each
-        distinct short one is scanned once (a bounded memo, cleared when full)."""
-        known = self._texts.get(value)
-        if known is not None:
-            return known
-        out = value
+        distinct short string with nothing to redact is remembered as such (a bounded memo, cleared
+        when full). A string that has something to redact is not remembered: the memo never keeps
+        a secret for the life of the process."""
+        if value in self._clean:
+            return value
         if self._values and (self._any_value is None or self._any_value.search(value)):
+            out = value
             for pattern, replace in self._values:
                 out = pattern.sub(replace, out)
+            if out != value:
+                return out
         if len(value) <= _MEMO_MAX_CHARS:
-            if len(self._texts) >= _MEMO_ENTRIES:
-                self._texts.clear()
-            self._texts[value] = out
-        return out
+            if len(self._clean) >= _MEMO_ENTRIES:
+                self._clean.clear()
+            self._clean.add(value)
+        return value
 
     def _secret_key(self, key: str) -> bool:
         found = self._secret.get(key)
