@@ -4,8 +4,9 @@
     .venv/bin/python -m bench.ratios --conversations 300 --rounds 1
 
 Traffic: `monitor.loadgen` (seed fixed), its OTLP protobuf requests held in memory. Every figure is
-spans per CPU-second of this process (`time.process_time`), the median over rounds; the systems are
-interleaved within a round so that a slow moment of the machine falls on all of them.
+spans per CPU-second (`time.process_time`) of a process spawned for that one measurement, so that no
+cache is warm from the one before; the median over rounds. The systems are interleaved within a
+round so that a slow moment of the machine falls on all of them.
 
 - `protobuf only`: `ExportTraceServiceRequest.FromString` of every request, nothing read out of it;
 - `parse to dicts` (the baseline of the targets): the same, then every span's ids, times, name,
@@ -25,10 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -96,31 +100,37 @@ def _any(v: Any, which: str | None) -> Any:
     return None
 
 
-def measure(conversations: int, seed: int, rounds: int) -> dict[str, Any]:
+def one(system: str, conversations: int, seed: int) -> tuple[int, float]:
+    """One measurement in a process of its own (spawned): the traffic generated, the ladder and models
+    loaded and the heap settled before timing; nothing warm from an earlier measurement (the text,
+    fact and message caches are per process). Returns (spans, CPU seconds of the timed part)."""
     traffic, requests, _ = generate(conversations, seed=seed)
-    refs = references(traffic)
     bodies = [r.encode() for r in requests]
-    spans = sum(r.spans for r in requests)
-    exact = ladder("exact", None)
-    exact.compare_text("warm-up", "revenue by month", "profit by month")  # the lexicon, loaded once
-    # a model with a cold cache for each round, loaded before timing: no round is served by the one before
-    shipped = [ladder("embedding", None) for _ in range(rounds)]
+    run: Callable[[], Any]
+    if system == "protobuf only":
+        run = partial(protobuf_only, bodies)
+    elif system == "parse to dicts":
+        run = partial(parse_to_dicts, bodies)
+    else:
+        lad = ladder("exact" if system == "replay exact" else "embedding", None)
+        lad.compare_text("warm-up", "revenue by month", "profit by month")  # lexicon and model loaded
+        run = partial(replay, requests, references(traffic), lad)
     settle_heap()  # as `replay` does once it has loaded (runtime/heap.py), for every system alike
+    start = time.process_time()
+    run()
+    return sum(r.spans for r in requests), time.process_time() - start
+
+
+def measure(conversations: int, seed: int, rounds: int) -> dict[str, Any]:
     cpu: dict[str, list[float]] = {name: [] for name in SYSTEMS}
+    spans = 0
+    context = multiprocessing.get_context("spawn")
     for i in range(rounds):
-        systems: dict[str, Callable[[], Any]] = {
-            "protobuf only": lambda: protobuf_only(bodies),
-            "parse to dicts": lambda: parse_to_dicts(bodies),
-            "replay exact": lambda: replay(requests, refs, exact),
-            "replay embedding": lambda: replay(requests, refs, shipped[i]),  # noqa: B023 (called at once)
-        }
-        for name, run in systems.items():
-            start = time.process_time()
-            run()
-            cpu[name].append(time.process_time() - start)
-            print(
-                f"  round {i + 1} {name}: {spans / cpu[name][-1]:,.0f} spans per CPU-second", file=sys.stderr
-            )
+        for name in SYSTEMS:  # interleaved, one fresh process each
+            with ProcessPoolExecutor(1, mp_context=context) as pool:
+                spans, seconds = pool.submit(one, name, conversations, seed).result()
+            cpu[name].append(seconds)
+            print(f"  round {i + 1} {name}: {spans / seconds:,.0f} spans per CPU-second", file=sys.stderr)
     per_cpu = {name: spans / statistics.median(values) for name, values in cpu.items()}
     baseline = per_cpu["parse to dicts"]
     rows = [
