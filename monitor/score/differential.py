@@ -13,7 +13,8 @@ two share at least half their tokens. Each region is then judged on its own:
 - different numbers (`three` / `four`) → different;
 - an alias (glossary, shipped table) or WordNet synonyms → the same (not when both sides are
   capitalised: `Acme` / `Apex` are names, not synonyms);
-- WordNet antonyms or siblings (`revenue` / `profit`, `Tuesday` / `Thursday`) → different;
+- WordNet antonyms or siblings (`revenue` / `profit`, `Tuesday` / `Thursday`), or a pair of the shipped
+  English opposites WordNet lacks (`approved` / `denied`, `arrival` / `departure`; `aliases.json`) → different;
 - two different capitalised words that are names (unknown to the lexicon, or capitalised after the
   start: `Alice Smith` / `Alice Jones`) → different;
 - only stopwords → the same; anything else (unknown words, added words) → undecided.
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk
-from monitor.score.lexicon import Lexicon, Relation, ZhLexicon, load_lexicon, load_zh_lexicon
+from monitor.score.lexicon import Lexicon, Relation, ZhLexicon, load_lexicon, load_opposites, load_zh_lexicon
 
 MAX_SPAN = 3
 #: Longer texts are left to the embedding: aligning them costs quadratic time (a 20,000-token reply took
@@ -129,6 +130,13 @@ def compare_spans(
     return Difference(None, tuple(s for s, _ in open_), "; ".join(r for _, r in open_))
 
 
+def _shipped_opposites(cg: Sequence[str], cp: Sequence[str]) -> bool:
+    """The regions, or a word of each at the same place, are a pair of the shipped English opposites."""
+    opposites = load_opposites()
+    pairs = [(" ".join(cg), " ".join(cp)), *zip(cg, cp, strict=False)]
+    return any(frozenset(pair) in opposites for pair in pairs)
+
+
 def _negations(words: Sequence[str]) -> int:
     return sum(t in NEGATIONS for t in words)
 
@@ -175,6 +183,8 @@ def _judge(
         why = "capitalised: perhaps names, whatever the lexicon says"  # Acme / Apex are no synonyms
     if relation in (Relation.ANTONYM, Relation.SIBLING):
         return False, why
+    if _shipped_opposites(cg, cp):
+        return False, "opposites WordNet does not record (the shipped list)"
     if _names(g, p, lex, mid_text):
         return False, "different names"
     return None, why

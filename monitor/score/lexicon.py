@@ -232,6 +232,14 @@ def load_aliases(path: Path = ALIASES_PATH) -> dict[str, list[str]]:
     return doc
 
 
+@cache
+def load_opposites(path: Path = ALIASES_PATH) -> frozenset[frozenset[str]]:
+    """Shipped English opposites WordNet does not record as antonyms (`approved` / `denied`, `arrival` /
+    `departure`, `credit` / `debit`), with their common inflections: `aliases.json`, by hand."""
+    pairs: list[list[str]] = json.loads(_read(path)).get("opposites", [])
+    return frozenset(frozenset(p) for p in pairs if len(p) == 2)
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")

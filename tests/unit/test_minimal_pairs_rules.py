@@ -82,3 +82,24 @@ def test_a_rare_shared_sense_does_not_make_synonyms(
 ) -> None:
     c = ladder.compare("value", gold, predicted)
     assert (c.equal, c.rung) == (equal, Rung.DIFFERENTIAL), c
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "equal"),
+    [
+        ("The refund was approved.", "The refund was denied.", False),
+        ("Check the arrival time", "Check the departure time", False),
+        ("Pay by credit card", "Pay by debit card", False),
+        ("The user went offline", "The user went online", False),
+        ("The package was shipped today", "The package was dispatched today", True),
+        ("customer service", "customer support", True),
+    ],
+)
+def test_common_opposites_and_equivalents_wordnet_lacks(
+    ladder: Ladder, gold: str, predicted: str, equal: bool
+) -> None:
+    """Opposites WordNet records no antonymy for, and equivalents it does not link (or links as kinds
+    of one thing: support / service), from the shipped list (`aliases.json`): decided on the span, not
+    left to the embedding."""
+    c = ladder.compare("value", gold, predicted)
+    assert c.equal is equal and c.rung in (Rung.DIFFERENTIAL, Rung.ALIAS), c
