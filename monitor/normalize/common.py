@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from monitor.config import NormalizeConfig
@@ -87,33 +88,24 @@ def genai_messages(value: Any, default_role: str | None = None) -> list[Message]
     for item in value if isinstance(value, list) else []:
         if not isinstance(item, dict):
             continue
-        key = (default_role, canonical_json(item))  # NaN, Infinity and null kept apart
-        found = _ITEMS.get(key)
-        if found is None:
-            found = tuple(shared(m) for m in _genai_item(item, default_role))
-            if len(_ITEMS) >= _SHARED_MAX:
-                _ITEMS.clear()
-            _ITEMS[key] = found
-        out.extend(found)
+        # the canonical spelling keeps NaN, Infinity and null apart
+        out += _ITEMS.get((default_role, canonical_json(item)), partial(_genai_item, item, default_role))
     return out
-
-
-_ITEMS: dict[tuple[str | None, bytes | str], tuple[Message, ...]] = {}
 
 
 class MessageMemo:
     """Messages already read, by the raw values they were read from. Every model call resends the
     history, so the same message attributes come back once per later call; a reader that names its
-    raw values as a key reads each distinct one once. Only keys of text values (str or None) are kept:
-    1, 1.0 and True are one dict key. Bounded (cleared when full); plain dict operations keep it safe
-    across the receivers' threads."""
+    raw values as a key reads each distinct one once. Only keys of text values (str, bytes or None)
+    are kept: 1, 1.0 and True are one dict key. Bounded (cleared when full); plain dict operations keep
+    it safe across the receivers' threads."""
 
     def __init__(self, size: int = 20_000) -> None:
         self.size = size
-        self._table: dict[tuple[str | None, ...], tuple[Message, ...]] = {}
+        self._table: dict[tuple[str | bytes | None, ...], tuple[Message, ...]] = {}
 
     def get(self, key: tuple[Any, ...], read: Callable[[], Sequence[Message]]) -> list[Message]:
-        if not all(v is None or type(v) is str for v in key):
+        if not all(v is None or type(v) in _TEXT_TYPES for v in key):
             return list(read())
         found = self._table.get(key)
         if found is None:
@@ -121,6 +113,10 @@ class MessageMemo:
                 self._table.clear()
             found = self._table[key] = tuple(shared(m) for m in read())
         return list(found)
+
+
+_TEXT_TYPES = (str, bytes)
+_ITEMS = MessageMemo()  # GenAI message items, by their canonical spelling
 
 
 def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]:
