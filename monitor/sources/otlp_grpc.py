@@ -26,7 +26,11 @@ from monitor.runtime.pipeline import Ingest, IngestResult
 from monitor.sources.answers import export_response
 
 
-class _Receiver:
+class _Services:
+    """TraceService/Export and LogsService/Export, handed the request's bytes as they came: decoded once,
+    by the pipeline's decoder, as for OTLP/HTTP (grpcio's generated servicers would parse each request,
+    and reject one with invalid UTF-8 in a string before the lenient decoder could keep its spans)."""
+
     def __init__(self, ingest: Ingest, token: str | None) -> None:
         self.ingest = ingest
         self.token = token
@@ -54,6 +58,25 @@ class _Receiver:
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, exc.message)
             raise
 
+    def traces(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        return export_response(self._ingest(request, context, "traces"), "traces").SerializeToString()
+
+    def logs(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        return export_response(self._ingest(request, context, "logs"), "logs").SerializeToString()
+
+    def handlers(self) -> list[grpc.GenericRpcHandler]:
+        raw = {"request_deserializer": None, "response_serializer": None}  # bytes in, bytes out
+        return [
+            grpc.method_handlers_generic_handler(
+                _service_name(trace_service_pb2, "TraceService"),
+                {"Export": grpc.unary_unary_rpc_method_handler(self.traces, **raw)},
+            ),
+            grpc.method_handlers_generic_handler(
+                _service_name(logs_service_pb2, "LogsService"),
+                {"Export": grpc.unary_unary_rpc_method_handler(self.logs, **raw)},
+            ),
+        ]
+
 
 def retry_status(code: int, message: str, retry_after_s: float) -> bytes:
     """A serialized `google.rpc.Status` {code, message, details: [Any(RetryInfo{retry_delay})]}."""
@@ -75,31 +98,6 @@ def _varint(n: int) -> bytes:
         out.append(byte | (0x80 if n else 0))
         if not n:
             return bytes(out)
-
-
-class _Services(_Receiver):
-    """TraceService/Export and LogsService/Export, handed the request's bytes as they came: decoded once,
-    by the pipeline's decoder, as for OTLP/HTTP (grpcio's generated servicers would parse each request,
-    and reject one with invalid UTF-8 in a string before the lenient decoder could keep its spans)."""
-
-    def traces(self, request: bytes, context: grpc.ServicerContext) -> bytes:
-        return export_response(self._ingest(request, context, "traces"), "traces").SerializeToString()
-
-    def logs(self, request: bytes, context: grpc.ServicerContext) -> bytes:
-        return export_response(self._ingest(request, context, "logs"), "logs").SerializeToString()
-
-    def handlers(self) -> list[grpc.GenericRpcHandler]:
-        raw = {"request_deserializer": None, "response_serializer": None}  # bytes in, bytes out
-        return [
-            grpc.method_handlers_generic_handler(
-                _service_name(trace_service_pb2, "TraceService"),
-                {"Export": grpc.unary_unary_rpc_method_handler(self.traces, **raw)},
-            ),
-            grpc.method_handlers_generic_handler(
-                _service_name(logs_service_pb2, "LogsService"),
-                {"Export": grpc.unary_unary_rpc_method_handler(self.logs, **raw)},
-            ),
-        ]
 
 
 def _service_name(module: Any, service: str) -> str:
