@@ -557,17 +557,12 @@ def call_cost(
     The one cost of every pairing: the live alignment's (calls only) and a `score` dialog's
     order-invariant groups, which may hold replies too (`replies`: any other pair is scored as well)."""
     g, p = gold.gold_turn, pred.predict_turn
-    calls = isinstance(g, ActionContent) and isinstance(p, ActionContent)
-    if not calls and not replies:
-        return OTHER_TOOL, None
-    if (
-        isinstance(g, ActionContent)
-        and isinstance(p, ActionContent)
-        and (
-            normalize_text(g.tool_id) != normalize_text(p.tool_id)
-            or normalize_text(g.action) != normalize_text(p.action)
-        )
-    ):
+    if isinstance(g, ActionContent) and isinstance(p, ActionContent):
+        if normalize_text(g.tool_id) != normalize_text(p.tool_id) or normalize_text(
+            g.action
+        ) != normalize_text(p.action):
+            return OTHER_TOOL, None
+    elif not replies:
         return OTHER_TOOL, None
     s = score_turn(ladder, g, p, vocabulary, schemas, compare=argument_modes(metadata, gold))
     return (0.0 if s.success else OTHER_TOOL - 0.8 * s.partial), s
