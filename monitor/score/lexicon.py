@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 PATH = Path(__file__).resolve().parents[1] / "data" / "lexicon.json"
 #: How many hypernym steps up from each word a common kind may be, and how far below WordNet's root it
@@ -228,7 +229,7 @@ def load_airports(path: Path = AIRPORTS_PATH) -> Airports:
 @cache
 def load_aliases(path: Path = ALIASES_PATH) -> dict[str, list[str]]:
     """The shipped glossary of common equivalents (`urgent` = `high priority`), merged under the user's."""
-    doc: dict[str, list[str]] = json.loads(_read(path))["aliases"]
+    doc: dict[str, list[str]] = _aliases_doc(path)["aliases"]
     return doc
 
 
@@ -236,8 +237,15 @@ def load_aliases(path: Path = ALIASES_PATH) -> dict[str, list[str]]:
 def load_opposites(path: Path = ALIASES_PATH) -> frozenset[frozenset[str]]:
     """Shipped English opposites WordNet does not record as antonyms (`approved` / `denied`, `arrival` /
     `departure`, `credit` / `debit`), with their common inflections: `aliases.json`, by hand."""
-    pairs: list[list[str]] = json.loads(_read(path)).get("opposites", [])
+    pairs: list[list[str]] = _aliases_doc(path).get("opposites", [])
     return frozenset(frozenset(p) for p in pairs if len(p) == 2)
+
+
+@cache
+def _aliases_doc(path: Path) -> dict[str, Any]:
+    """`aliases.json`, read once for its glossary and its opposites."""
+    doc: dict[str, Any] = json.loads(_read(path))
+    return doc
 
 
 def _read(path: Path) -> str:
