@@ -42,7 +42,7 @@ from typing import Any
 
 import httpx
 
-from bench.pipeline import Service, _port
+from bench.pipeline import Service, _port, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "bench" / "collector" / "build.sh"
@@ -234,14 +234,6 @@ def load_traffic(traffic: Path, conversations: int, seed: int) -> Load:
     print(f"traffic: {len(everyone)} conversations, {spans} spans in {len(bodies)} requests "
           f"({sum(map(len, bodies)) / 2**20:.1f} MB)", file=sys.stderr)  # fmt: skip
     return Load(bodies, spans, everyone, traffic / "gold")
-
-
-def write_results(results: dict[str, Any], out: Path, shown: str) -> None:
-    """The JSON file, then the table and where the JSON went, on stdout."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    print(shown)
-    print(f"\nJSON: {out}")
 
 
 def traffic_args(p: argparse.ArgumentParser, conversations: int, rounds: int) -> None:

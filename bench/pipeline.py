@@ -458,6 +458,14 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def write_results(results: dict[str, Any], out: Path, shown: str) -> None:
+    """The JSON file, then the table and where the JSON went, on stdout."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(shown)
+    print(f"\nJSON: {out}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="smaller sizes, same measurements")
@@ -479,10 +487,7 @@ def main() -> None:
             args.out = args.out.with_name(f"scaling-{args.scale_only}.json")
     else:
         results = suite(args.quick, args.scale)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(table(results))
-    print(f"\nJSON: {args.out}")
+    write_results(results, args.out, table(results))
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ machine; compare ratios.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import statistics
 import sys
@@ -41,7 +40,7 @@ from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from bench.pipeline import generate, ladder, references, replay
+from bench.pipeline import generate, ladder, references, replay, write_results
 from monitor.runtime.heap import settle_heap
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,10 +175,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ratios.json")
     args = p.parse_args()
     results = measure(args.conversations, args.seed, args.rounds)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(table(results))
-    print(f"\nJSON: {args.out}")
+    write_results(results, args.out, table(results))
 
 
 if __name__ == "__main__":

@@ -34,8 +34,8 @@ from typing import Any
 
 import httpx
 
-from bench.anchor import cpu_by_process, load_traffic, send, traffic_args, write_results
-from bench.pipeline import ROOT, Service, _pct, _port
+from bench.anchor import cpu_by_process, load_traffic, send, traffic_args
+from bench.pipeline import ROOT, Service, _pct, _port, write_results
 
 
 def _spin(seconds: float) -> float:
