@@ -212,6 +212,14 @@ _UNITS: dict[str, tuple[str, float]] = {
     "周": ("s", 604800),
     "元": ("cny", 1),
     "块": ("cny", 1),
+    "人民币": ("cny", 1),
+    "美元": ("usd", 1),
+    "欧元": ("eur", 1),
+    "英镑": ("gbp", 1),
+    "日元": ("jpy", 1),
+    "港元": ("hkd", 1),
+    "港币": ("hkd", 1),
+    "韩元": ("krw", 1),
     "公里": ("m", 1000),
     "公斤": ("g", 1000),
     "千克": ("g", 1000),
@@ -249,6 +257,15 @@ _DATE = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}})(?!{_W})",
     re.IGNORECASE,
 )
+#: A month of a year, the ISO reduced date `date:2024-04`: April 2024, Apr. 2024, 2024-04, 04/2024,
+#: 2024年4月. Read after full dates, so `April 5, 2024` and `2024-04-05` stay days.
+_MONTH_YEAR = re.compile(
+    rf"(?<![-/])(?<!{_W})(?:(?P<name>{_MONTHS})\.?,?\s+(?P<y1>(?:19|20)\d{{2}})"
+    r"|(?P<y2>(?:19|20)\d{2})-(?P<m2>0[1-9]|1[0-2])|(?P<m3>0?[1-9]|1[0-2])/(?P<y3>(?:19|20)\d{2}))"
+    rf"(?![-/])(?!{_W})"
+    r"|(?P<y4>\d{4})年(?P<m4>十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(?!\d{1,2}[日号])",
+    re.IGNORECASE,
+)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = re.compile(r"\b(?P<d>" + "|".join(_WEEKDAYS) + r")s?\b", re.IGNORECASE)
 _MONTH_NAMES = (
@@ -267,6 +284,8 @@ _MONTH = re.compile(
 #: Three patterns, each run only on a text that can hold its kind (the ladder's hot path).
 _TIME = re.compile(
     r"(?<![A-Za-z\d:])(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?"
+    r"|(?<![A-Za-z\d:.])(?P<hp>\d{1,2})(?::(?P<mp>[0-5]\d))?\s+(?:o['’]clock\s+)?"
+    r"(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+(?P<night>night))\b"
     r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])",
     re.IGNORECASE,
 )
@@ -351,7 +370,10 @@ _CURRENCY = re.compile(
     re.IGNORECASE,
 )
 _CURRENCY_WORDS = {"dollar": "usd", "dollars": "usd", "euro": "eur", "euros": "eur", "yen": "jpy", "rmb": "cny",
-                   "yuan": "cny", "renminbi": "cny"}  # fmt: skip
+                   "yuan": "cny", "renminbi": "cny", "人民币": "cny", "美元": "usd", "欧元": "eur", "英镑": "gbp",
+                   "日元": "jpy", "港元": "hkd", "港币": "hkd", "韩元": "krw"}  # fmt: skip
+#: The same, in Chinese (no word boundaries there): 用欧元支付 names currency:eur.
+_ZH_CURRENCY = re.compile("(?P<c>人民币|美元|欧元|英镑|日元|港元|港币|韩元)")
 #: Fact kinds a paraphrase may leave out ("12% year over year" / "12% compared with last year"): they
 #: differ only against a fact of the same kind on the other side, and their words stay in the residual.
 SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency", "frequency"})
@@ -410,6 +432,53 @@ class Facts:
     bare: str = ""  # the words that are no fact, soft facts' words taken out too
 
 
+#: Sentence ends: Latin ones before whitespace; Chinese ones (。！？；) need none (Chinese puts no space).
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
+#: A sentence that asks for something without a question mark: a request to give, tell, confirm or
+#: choose (`Please confirm the address.`, `麻烦提供一下你的订单号。`), or a need of the user's input
+#: (`I need your account ID to continue.`, `需要你的账户ID才能继续。`); `please note` / `请稍等` ask nothing.
+_REQUEST = re.compile(
+    r"(?i)^(?:[^,，]{1,40}[,，]\s*)?"  # after an opening clause: "To continue, please provide …"
+    r"(?:(?:please|kindly)\s+(?:provide|share|confirm|tell|send|enter|give|choose|select|specify|"
+    r"reply|let me know|check (?:and|if|whether)|advise|indicate|upload)\b"
+    r"|(?:could|can|would|will) you\b|may i (?:have|get|ask)\b|let me know\b|tell me\b"
+    r"|(?:i|we)(?:['’]ll| will| would)? (?:need|require) (?:your|you to)\b"
+    r"|(?:请|麻烦)(?:你|您)?(?:提供|告诉|确认|输入|选择|发送|给|说明|回复|填写|上传)|能否|能不能|可否"
+    r"|(?:我|我们)?(?:需要|得要)(?:你|您))"
+)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences (and `;`-separated parts) of a text, stripped."""
+    return [p.strip() for p in _SENTENCE.split(text) if p and p.strip()]
+
+
+def asks(sentence: str) -> bool:
+    """A question or a request (`Please tell me your booking reference.`)."""
+    s = sentence.strip()
+    return s.endswith(("?", "？")) or _REQUEST.search(s) is not None
+
+
+def only_one_asks(a: str, b: str) -> str:
+    """Two texts of which one only asks (every sentence a question or request) and the other asks
+    nothing: `gold` or `predicted` for the side that asks, else "". A reply that answers and then asks
+    ("… Anything else?") is not one that only asks."""
+    sa, sb = sentences(a), sentences(b)
+    if not sa or not sb:
+        return ""
+    if all(map(asks, sa)) and not any(map(asks, sb)):
+        return "gold"
+    if all(map(asks, sb)) and not any(map(asks, sa)):
+        return "predicted"
+    return ""
+
+
+def asks_note(side: str) -> str:
+    """The note of a comparison `only_one_asks` decided."""
+    other = "predicted" if side == "gold" else "gold"
+    return f"{side} only asks (a question or request) where {other} asks nothing"
+
+
 @lru_cache(maxsize=65_536)
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
@@ -441,6 +510,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         take(_ZH_DATE, lambda m: f"date:{int(m['y']):04d}-{int(m['m']):02d}-{int(m['d']):02d}")
     if digit:
         take(_DATE, lambda m: _canon_date(m.group(0), day_first))
+        take(_MONTH_YEAR, _canon_month_year)
         take(_TIME, _canon_time)
         if cjk:
             take(_ZH_TIME, _canon_zh_time)
@@ -468,6 +538,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         _CURRENCY,
         lambda m: f"currency:{_CURRENCY_WORDS.get(_fold(m.group('c')), _fold(m.group('c')))}",
     )
+    if cjk:
+        take(_ZH_CURRENCY, lambda m: f"currency:{_CURRENCY_WORDS[m.group('c')]}")
     found.sort()
     residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
     bare = _words_between(text, found, keep=frozenset())
@@ -553,6 +625,12 @@ def _canon_quarter(m: re.Match[str]) -> str:
 def _canon_time(m: re.Match[str]) -> str | None:
     if m["h24"]:
         return f"time:{int(m['h24']):02d}:{m['m24']}"
+    if m["hp"]:  # 9 in the morning = 9am, 3 in the afternoon = 3pm, 11 at night = 11pm (1-4 at night: am)
+        hour, part = int(m["hp"]), _fold(m["part"] or m["night"])
+        if not 1 <= hour <= 12:
+            return None
+        pm = part in ("afternoon", "evening") or (part == "night" and 6 <= hour <= 11)
+        return f"time:{hour % 12 + (12 if pm else 0):02d}:{m['mp'] or '00'}"
     hour = int(m["h"])
     if not 1 <= hour <= 12:
         return None
@@ -577,6 +655,16 @@ def _canon_frequency(m: re.Match[str]) -> str:
 def _canon_month(m: re.Match[str]) -> str:
     name = _fold(m.group("m") or m.group("c") or m.group("w"))
     return f"month:{_MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]}"
+
+
+def _canon_month_year(m: re.Match[str]) -> str:
+    if m["name"]:
+        name = _fold(m["name"])
+        month = _MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]
+        return f"date:{m['y1']}-{month:02d}"
+    if m["y4"]:
+        return f"date:{m['y4']}-{zh_number(m['m4']):02d}"
+    return f"date:{m['y2'] or m['y3']}-{int(m['m2'] or m['m3']):02d}"
 
 
 def _canon_date(raw: str, day_first: bool) -> str | None:

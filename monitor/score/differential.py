@@ -33,9 +33,19 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import cache
 
 from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk
-from monitor.score.lexicon import Lexicon, Relation, ZhLexicon, load_lexicon, load_opposites, load_zh_lexicon
+from monitor.score.lexicon import (
+    Domain,
+    Lexicon,
+    Relation,
+    ZhLexicon,
+    build_domain,
+    load_lexicon,
+    load_zh_lexicon,
+    phrase_key,
+)
 
 MAX_SPAN = 3
 #: Longer texts are left to the embedding: aligning them costs quadratic time (a 20,000-token reply took
@@ -93,9 +103,15 @@ def tokens(text: str) -> list[str]:
 
 
 def compare_spans(
-    gold: str, predicted: str, aliases: AliasTest, lexicon: Lexicon | None = None
+    gold: str,
+    predicted: str,
+    aliases: AliasTest,
+    lexicon: Lexicon | None = None,
+    domain: Domain | None = None,
 ) -> Difference | None:
+    """`domain`: the opposites and value sets to decide on (default: the shipped ones)."""
     lex = lexicon if lexicon is not None else load_lexicon()
+    dom = domain if domain is not None else _shipped_domain()
     zh = load_zh_lexicon()
     tg, tp = tokens(gold), tokens(predicted)
     if len(tg) > MAX_TOKENS or len(tp) > MAX_TOKENS:
@@ -112,9 +128,9 @@ def compare_spans(
         return None
     spans = tuple((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])) for _, g1, g2, p1, p2 in ops)
     verdicts = [
-        _judge(tg[g1:g2], tp[p1:p2], aliases, lex, mid_text=g1 > 0)
+        _judge(tg[g1:g2], tp[p1:p2], aliases, lex, dom, _context(fg, fp, (g1, g2, p1, p2), " "), g1 > 0)
         if not has_cjk("".join(tg[g1:g2] + tp[p1:p2]))
-        else _judge_zh(tg, tp, (g1, g2, p1, p2), zh)
+        else _judge_zh(tg, tp, (g1, g2, p1, p2), zh, dom)
         for _, g1, g2, p1, p2 in ops
     ]
     if has_cjk(gold + predicted) and _negations(fg) % 2 == _negations(fp) % 2:
@@ -130,11 +146,48 @@ def compare_spans(
     return Difference(None, tuple(s for s, _ in open_), "; ".join(r for _, r in open_))
 
 
-def _shipped_opposites(cg: Sequence[str], cp: Sequence[str]) -> bool:
-    """The regions, or a word of each at the same place, are a pair of the shipped English opposites."""
-    opposites = load_opposites()
-    pairs = [(" ".join(cg), " ".join(cp)), *zip(cg, cp, strict=False)]
-    return any(frozenset(pair) in opposites for pair in pairs)
+@cache
+def _shipped_domain() -> Domain:
+    return build_domain({}, [], shipped=True)
+
+
+def _context(
+    tg: Sequence[str], tp: Sequence[str], region: tuple[int, int, int, int], joint: str
+) -> tuple[str, str]:
+    """The token the two texts share just before a differing region, and just after it ("" at an end)."""
+    g1, g2, p1, p2 = region
+    before = tg[g1 - 1] + joint if g1 > 0 and p1 > 0 else ""
+    after = joint + tg[g2] if g2 < len(tg) and p2 < len(tp) else ""
+    return before, after
+
+
+def _domain_relation(
+    g: Sequence[str],
+    p: Sequence[str],
+    context: tuple[str, str],
+    domain: Domain,
+    joint: str,
+    lemma: Callable[[str], str] | None = None,
+) -> tuple[Relation, str]:
+    """How two regions relate in the domain lists: read alone, with the word they share on either side
+    (`credit card` / `gift card` differ in `credit` / `gift`), and — for opposites and siblings — word by
+    word at the same place."""
+    before, after = context
+    a, b = joint.join(g), joint.join(p)
+    # the longer readings first: `single room` / `twin room` are two rooms, though `single` / `twin` are
+    # one bed
+    candidates = [(before + a, before + b)] if before else []
+    candidates += [(a + after, b + after)] if after else []
+    candidates.append((a, b))
+    for x, y in candidates:
+        relation, why = domain.relate(phrase_key(x), phrase_key(y), lemma)
+        if relation is not Relation.UNKNOWN:
+            return relation, why
+    for x, y in zip(g, p, strict=False):
+        relation, why = domain.relate(phrase_key(x), phrase_key(y), lemma)
+        if relation in (Relation.ANTONYM, Relation.SIBLING):
+            return relation, why
+    return Relation.UNKNOWN, ""
 
 
 def _negations(words: Sequence[str]) -> int:
@@ -147,7 +200,13 @@ def _size(span: Sequence[str]) -> int:
 
 
 def _judge(
-    g: Sequence[str], p: Sequence[str], aliases: AliasTest, lex: Lexicon, mid_text: bool
+    g: Sequence[str],
+    p: Sequence[str],
+    aliases: AliasTest,
+    lex: Lexicon,
+    domain: Domain,
+    context: tuple[str, str],
+    mid_text: bool,
 ) -> tuple[bool | None, str]:
     """One differing region: True the same, False different, None undecided; and why."""
     fg, fp = [t.casefold() for t in g], [t.casefold() for t in p]
@@ -172,6 +231,11 @@ def _judge(
     alias = aliases(a, b)
     if alias:
         return True, alias
+    relation, why = _domain_relation(cg, cp, context, domain, " ", lex.forms)
+    if relation is Relation.SYNONYM:
+        return True, why
+    if relation in (Relation.ANTONYM, Relation.SIBLING):
+        return False, why
     if any(_opposite_affixes(x, y) for x, y in zip(cg, cp, strict=False)):
         return False, "opposite prefixes of one stem"
     relation, why = lex.relate(a, b)
@@ -183,15 +247,13 @@ def _judge(
         why = "capitalised: perhaps names, whatever the lexicon says"  # Acme / Apex are no synonyms
     if relation in (Relation.ANTONYM, Relation.SIBLING):
         return False, why
-    if _shipped_opposites(cg, cp):
-        return False, "opposites WordNet does not record (the shipped list)"
     if _names(g, p, lex, mid_text):
         return False, "different names"
     return None, why
 
 
 def _judge_zh(
-    tg: Sequence[str], tp: Sequence[str], region: tuple[int, int, int, int], zh: ZhLexicon
+    tg: Sequence[str], tp: Sequence[str], region: tuple[int, int, int, int], zh: ZhLexicon, domain: Domain
 ) -> tuple[bool | None, str]:
     """A Chinese region (ideographs): negation as in `_judge`; then opposites and distinct values of a
     kind from the Chinese lexicon, read on the region alone or with the ideograph shared on either side
@@ -205,9 +267,13 @@ def _judge_zh(
         return True, "only stopwords differ"
     if not g or not p:
         return None, "words added"
+    relation, why = _domain_relation(g, p, _context(tg, tp, region, ""), domain, "")
+    if relation is Relation.SYNONYM:
+        return True, why
+    if relation in (Relation.ANTONYM, Relation.SIBLING):
+        return False, why
     a, b = "".join(g), "".join(p)
-    before = tg[g1 - 1] if g1 > 0 and p1 > 0 else ""
-    after = tg[g2] if g2 < len(tg) and p2 < len(tp) else ""
+    before, after = _context(tg, tp, region, "")
     for x, y in ((a, b), (before + a, before + b), (a + after, b + after)):
         relation, why = zh.relate(x, y)
         if relation in (Relation.ANTONYM, Relation.SIBLING):

@@ -31,16 +31,18 @@ from monitor.config import KindThresholds, ScoringConfig
 from monitor.facts import (
     SOFT_FACT_KINDS,
     STOPWORDS,
+    asks_note,
     canonical_scalar,
     content_words,
     extract_facts,
     has_cjk,
     normalize_text,
+    only_one_asks,
     script_of,
 )
 from monitor.model import Comparison, Rung
 from monitor.score.differential import Difference, compare_spans
-from monitor.score.lexicon import load_airports, load_aliases, load_lexicon
+from monitor.score.lexicon import build_domain, load_airports, load_aliases, load_lexicon
 from monitor.score.similarity import PairScore, Scorer
 
 _ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "&"})
@@ -64,6 +66,8 @@ class Ladder:
             for term in (canonical, *aliases):
                 self._glossary[normalize_text(term)] = normalize_text(canonical)
         self._airports = load_airports() if config.ladder.airports else None
+        lc = config.ladder
+        self._domain = build_domain(lc.value_sets, lc.opposites, shipped=lc.shipped_domain)
         # the same values come back in every conversation of a reference: align each pair once
         self._spans = lru_cache(maxsize=32_768)(self._spans_uncached)
         # asked of every text of every pair (each part of a reply against each of the other's): once a text
@@ -142,6 +146,9 @@ class Ladder:
         alias = self._alias(normalize_text(left_g), normalize_text(left_p))
         if alias:
             return _cmp(field, gold, predicted, True, 1.0, Rung.ALIAS, kind=k, note=alias)
+        asker = only_one_asks(gold, predicted)
+        if asker and self.config.ladder.differential:
+            return _cmp(field, gold, predicted, False, 0.0, Rung.DIFFERENTIAL, kind=k, note=asks_note(asker))
         if set(content_words(left_g)) == set(content_words(left_p)) and content_words(left_g):
             return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k, note="same content words")
         diff = self.differential(left_g, left_p)
@@ -157,7 +164,12 @@ class Ladder:
         return self._spans(gold, predicted)
 
     def _spans_uncached(self, gold: str, predicted: str) -> Difference | None:
-        return compare_spans(gold, predicted, lambda a, b: self._alias(normalize_text(a), normalize_text(b)))
+        return compare_spans(
+            gold,
+            predicted,
+            lambda a, b: self._alias(normalize_text(a), normalize_text(b)),
+            domain=self._domain,
+        )
 
     def similarity(self, a: str, b: str) -> PairScore:
         """The raw model similarity of two texts (rung 6 alone), for whole-reply scores: from the

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, lru_cache
@@ -239,6 +239,78 @@ def load_opposites(path: Path = ALIASES_PATH) -> frozenset[frozenset[str]]:
     `departure`, `credit` / `debit`), with their common inflections: `aliases.json`, by hand."""
     pairs: list[list[str]] = _aliases_doc(path).get("opposites", [])
     return frozenset(frozenset(p) for p in pairs if len(p) == 2)
+
+
+@cache
+def load_value_sets(path: Path = ALIASES_PATH) -> dict[str, list[list[str]]]:
+    """Shipped sets of distinct values of one kind (`seat`: aisle / window / middle), each value with
+    the spellings that say it (`express`, `expedited`, `rush`): `aliases.json`, by hand."""
+    sets: dict[str, list[list[str]]] = _aliases_doc(path).get("value_sets", {})
+    return sets
+
+
+_PHRASE_TOKEN = re.compile(r"[^\W_]+")
+
+
+def phrase_key(text: str) -> str:
+    """How a phrase is looked up among the value sets and opposites: its case-folded letters and digits,
+    nothing between them (`One-Way`, `one way` → `oneway`; `PayPal`, split `Pay Pal` → `paypal`)."""
+    return "".join(_PHRASE_TOKEN.findall(text.casefold()))
+
+
+@dataclass(frozen=True, eq=False)
+class Domain:
+    """The words of the monitored domain the differential rung decides on beside WordNet: opposites
+    (`approved` / `denied`) and sets of distinct values of one kind (`aisle` / `window` / `middle`),
+    shipped (`aliases.json`) and from the user's `ladder.opposites` / `ladder.value_sets`."""
+
+    opposites: frozenset[frozenset[str]]
+    values: dict[str, tuple[tuple[str, int], ...]]  # phrase key → (kind, which value) it spells
+
+    def relate(self, a: str, b: str, lemma: Callable[[str], str] | None = None) -> tuple[Relation, str]:
+        """Two phrase keys: `synonym` (spellings of one value), `sibling` (two values of one kind) or
+        `antonym` (opposites); else `unknown`. Inflections are read too (`lemma`: WordNet's `forms`, for
+        irregular ones): `changed` is the value `change`, `cancelled` both a status and the action
+        `cancel`."""
+        if frozenset((a, b)) in self.opposites:
+            return Relation.ANTONYM, "opposites WordNet does not record (the domain list)"
+        va, vb = self._spelled(a, lemma), self._spelled(b, lemma)
+        if not va or not vb:
+            return Relation.UNKNOWN, ""
+        same = sorted({kind for kind, i in va if (kind, i) in vb})
+        if same:
+            return Relation.SYNONYM, f"one value of {same[0]!r}"
+        kinds = sorted({kind for kind, _ in va} & {kind for kind, _ in vb})
+        if kinds:
+            return Relation.SIBLING, f"different values of {kinds[0]!r}"
+        return Relation.UNKNOWN, ""
+
+    def _spelled(self, key: str, lemma: Callable[[str], str] | None) -> frozenset[tuple[str, int]]:
+        """The values a key spells, as written or inflected (`window seats`, `changed`, `sold`)."""
+        forms = {*_forms(key), lemma(key)} if lemma is not None else set(_forms(key))
+        return frozenset(v for form in forms for v in self.values.get(form, ()))
+
+
+def build_domain(
+    value_sets: Mapping[str, Sequence[Sequence[str] | str]],
+    opposites: Sequence[tuple[str, str]],
+    shipped: bool,
+) -> Domain:
+    """The shipped lists (when `shipped`) with the user's: a user's value set replaces the shipped set of
+    its name; the user's opposites are added. A value is a list of spellings, or one word."""
+    sets: dict[str, Sequence[Sequence[str] | str]] = {**(load_value_sets() if shipped else {}), **value_sets}
+    values: dict[str, list[tuple[str, int]]] = {}
+    for kind, members in sets.items():
+        for i, member in enumerate(members):
+            for spelling in [member] if isinstance(member, str) else member:
+                values.setdefault(phrase_key(spelling), []).append((kind, i))
+    pairs = {frozenset(phrase_key(w) for w in p) for p in opposites}
+    if shipped:
+        pairs |= {frozenset(phrase_key(w) for w in p) for p in load_opposites()}
+    return Domain(
+        opposites=frozenset(p for p in pairs if len(p) == 2),
+        values={k: tuple(v) for k, v in values.items()},
+    )
 
 
 @cache

@@ -19,17 +19,13 @@ them, and the mismatched items (for attribution).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from monitor.facts import content_words, extract_facts, normalize_text
+from monitor.facts import asks_note, content_words, extract_facts, normalize_text, only_one_asks, sentences
 from monitor.model import Check, Comparison, FailureReason, Mismatch, Rung, SubMetric
 from monitor.score.ladder import Ladder
-
-#: Sentence ends: Latin ones before whitespace; Chinese ones (。！？；) need none (Chinese puts no space).
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 
 
 @dataclass(frozen=True)
@@ -42,7 +38,8 @@ class ResponseScore:
 
 
 def split_parts(text: str) -> list[str]:
-    return [p.strip() for p in _SENTENCE.split(text) if p and p.strip()]
+    """The parts of a reply compared for coverage: its sentences."""
+    return sentences(text)
 
 
 def states_facts(gold: str, predicted: str, day_first: bool = False) -> bool | None:
@@ -180,6 +177,11 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     )
     if (uncertain or rung is Rung.UNSCORABLE) and ladder.judge is not None:
         whole_cmp = ladder.compare_text("response", gold, predicted, kind="text")
+    asker = only_one_asks(gold, predicted) if ladder.config.ladder.differential else ""
+    if asker:  # gold asks what it needs to know and the reply acts (or the reverse): another reply
+        whole_cmp = whole_cmp.model_copy(
+            update={"equal": False, "rung": Rung.DIFFERENTIAL, "uncertain": False, "note": asks_note(asker)}
+        )
     if not conflicts and whole_cmp.equal:
         conflicts = _differential_conflicts(ladder, gold, predicted, day_first)
         comparisons.extend(conflicts)

@@ -1,29 +1,30 @@
-"""Calibration: the shipped thresholds are what the shipped pairs produce on the embedding route they were
-fitted on, and a refit with the differential rung does not beat them held apart; the CLI writes configs."""
+"""Calibration: the shipped thresholds are what `calibrate` fits on the `fit` split of the shipped pairs,
+their accuracy on the held-apart `test` split is what issue 17 asks for, and the CLI writes configs."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 import yaml
 
 from monitor.cli import main
-from monitor.config import LadderConfig, ScoringConfig, load_config
+from monitor.config import ScoringConfig, load_config
 from monitor.errors import InputError
 from monitor.facts import language_of
-from monitor.score.calibration import Pair, calibrate, fit_thresholds, ladder_with, load_pairs, split_of
-from monitor.score.embedder import OnnxEmbedder
-from monitor.score.ladder import Ladder, build_ladder
+from monitor.score.calibration import (
+    Accuracy,
+    KindReport,
+    Pair,
+    calibrate,
+    fit_thresholds,
+    load_pairs,
+    split_of,
+)
+from monitor.score.ladder import Ladder
 
 PAIRS = Path(__file__).resolve().parents[2] / "monitor" / "data" / "calibration_pairs.jsonl"
-
-
-#: The English thresholds were fitted on the first 181 pairs, before the set grew; they are kept (the
-#: English verdicts of the default stay), and the grown set reports their held-apart accuracy.
-FITTED_ON = 181
 
 
 def test_shipped_set_is_big_enough_and_has_both_kinds() -> None:
@@ -44,38 +45,40 @@ def test_shipped_set_is_big_enough_and_has_both_kinds() -> None:
 CROSS_CPU = 0.02
 
 
-#: The route the shipped thresholds were fitted on: every pair the rungs before the model leave open,
-#: the differential rung off (it came later; see the held-out test below for why they were kept).
-EMBEDDING_ROUTE = ScoringConfig(ladder=LadderConfig(differential=False))
-
-
-def test_shipped_defaults_match_calibration(embedder: OnnxEmbedder) -> None:
-    reports, _ = calibrate(load_pairs(PAIRS)[:FITTED_ON], Ladder(EMBEDDING_ROUTE, embedder), held_apart=False)
+def test_english_defaults_are_what_the_fit_split_gives(ladder: Ladder) -> None:
+    """Fitted as the multilingual ones are: on the `fit` split, on what the rungs before the model leave
+    to it. (They were first fitted on the embedding route alone; once the differential rung decided the
+    value sets too, a refit won held apart by 4 of 62 short pairs, and that route was dropped.)"""
+    reports, _ = calibrate(load_pairs(PAIRS), ladder)
     defaults = ScoringConfig().thresholds
     for kind in ("short", "text"):
         fitted, shipped = reports[kind].thresholds, getattr(defaults, kind)
-        assert fitted.threshold == pytest.approx(shipped.threshold, abs=CROSS_CPU), kind
-        assert fitted.reject == pytest.approx(shipped.reject, abs=CROSS_CPU), kind
-        assert fitted.accept == pytest.approx(shipped.accept, abs=CROSS_CPU), kind
-    assert reports["text"].roc_auc is not None and reports["text"].roc_auc > 0.9
-    assert reports["short"].ladder_accuracy is not None and reports["short"].ladder_accuracy > 0.8
+        for edge in ("threshold", "reject", "accept"):
+            assert getattr(fitted, edge) == pytest.approx(getattr(shipped, edge), abs=CROSS_CPU), (kind, edge)
 
 
-def test_refitting_after_the_differential_rung_does_not_beat_the_shipped_thresholds(ladder: Ladder) -> None:
-    """With the differential rung, fewer (and easier) pairs reach the model and a refit moves the short
-    threshold (0.744 to ~0.62-0.69). Held apart: fit on one half of the pairs, score the other half with
-    the whole ladder. Since verbs are in the lexicon the refit is one short pair better on one half (58
-    against 57 of 62) and equal on the other three: no reason to change every English verdict, so the
-    shipped thresholds stay, and this fails if a refit ever wins by more."""
-    pairs = load_pairs(PAIRS)[:FITTED_ON]
-    for fit_on, held_out in ((pairs[0::2], pairs[1::2]), (pairs[1::2], pairs[0::2])):
-        reports, _ = calibrate(fit_on, ladder, held_apart=False)
-        refit = ladder_with(ladder, {k: r.thresholds for k, r in reports.items()})
-        for kind in ("short", "text"):
-            items = [p for p in held_out if p.kind == kind]
-            shipped = sum(ladder.compare_text("v", p.a, p.b, kind=kind).equal == p.equivalent for p in items)
-            fitted = sum(refit.compare_text("v", p.a, p.b, kind=kind).equal == p.equivalent for p in items)
-            assert shipped >= fitted - 1, (kind, shipped, fitted, len(items))
+#: Issue 17's goals for the held-apart split: 95 % for English short values and replies, 90 % for
+#: Chinese. Chinese replies do not reach theirs (0.821 here, 23 of 28): the misses are paraphrases the
+#: multilingual model scores just under its threshold, which no rule decides; the floor keeps what is
+#: reached from sliding back, the goal stays open.
+GOALS = {"short en": 0.95, "text en": 0.95, "short zh": 0.90, "text zh": 0.78}
+
+
+@pytest.fixture(scope="module")
+def shipped_calibration(multilingual_ladder: Ladder) -> tuple[dict[str, KindReport], list[Accuracy]]:
+    """`agent-monitor calibrate` on the shipped pairs with the default ladder: fit on `fit`, scored on `test`."""
+    return calibrate(load_pairs(PAIRS), multilingual_ladder)
+
+
+def test_held_apart_accuracy_by_kind_and_language(
+    shipped_calibration: tuple[dict[str, KindReport], list[Accuracy]],
+) -> None:
+    _, accuracy = shipped_calibration
+    by_group = {a.group: a for a in accuracy}
+    for group, goal in GOALS.items():
+        a = by_group[group]
+        assert a.accuracy_shipped >= goal, (group, a.right_shipped, a.pairs)
+        assert a.pairs >= 25, group  # enough held-apart pairs to read a percentage from
 
 
 def test_article_pairs_with_the_shipped_thresholds(ladder: Ladder) -> None:
@@ -136,15 +139,12 @@ def test_thresholds_are_fitted_only_on_what_reaches_the_embedding_rung(ladder: L
     assert reports["text"].thresholds == expected  # fitted on the scores the ladder decides with
 
 
-def test_multilingual_defaults_are_what_the_fit_split_gives() -> None:
+def test_multilingual_defaults_are_what_the_fit_split_gives(
+    shipped_calibration: tuple[dict[str, KindReport], list[Accuracy]],
+) -> None:
     """The Chinese thresholds a user of the multilingual extra gets are the ones `calibrate` fits on the
     `fit` split (the `test` split stays held apart)."""
-    built = build_ladder(ScoringConfig())
-    if built.multilingual is None:
-        if os.environ.get("CI"):
-            pytest.fail("the multilingual extra is not installed in CI (.ci/setup installs it)")
-        pytest.skip("pip install 'agent-monitor[multilingual]' to run")
-    reports, _ = calibrate(load_pairs(PAIRS), built)
+    reports, _ = shipped_calibration
     defaults = ScoringConfig().thresholds
     for kind in ("multilingual_short", "multilingual_text"):
         fitted, shipped = reports[kind].thresholds, getattr(defaults, kind)

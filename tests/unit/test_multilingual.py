@@ -8,20 +8,15 @@ import os
 
 import pytest
 
-from monitor.config import EmbedderConfig, ScoringConfig
+from monitor.config import EmbedderConfig
 from monitor.model import Rung
-from monitor.score.ladder import Ladder, build_ladder
+from monitor.score.ladder import Ladder
 from monitor.score.multilingual import load_multilingual
 
 
 @pytest.fixture(scope="module")
-def ladder() -> Ladder:
-    built = build_ladder(ScoringConfig())
-    if built.multilingual is None:
-        if os.environ.get("CI"):
-            pytest.fail("the multilingual extra is not installed in CI (.ci/setup installs it)")
-        pytest.skip("pip install 'agent-monitor[multilingual]' to run")
-    return built
+def ladder(multilingual_ladder: Ladder) -> Ladder:
+    return multilingual_ladder
 
 
 @pytest.mark.parametrize(
