@@ -220,6 +220,9 @@ _UNITS: dict[str, tuple[str, float]] = {
     "港元": ("hkd", 1),
     "港币": ("hkd", 1),
     "韩元": ("krw", 1),
+    "美金": ("usd", 1),
+    "円": ("jpy", 1),
+    "yen": ("jpy", 1),
     "公里": ("m", 1000),
     "公斤": ("g", 1000),
     "千克": ("g", 1000),
@@ -261,9 +264,9 @@ _DATE = re.compile(
 #: 2024年4月. Read after full dates, so `April 5, 2024` and `2024-04-05` stay days.
 _MONTH_YEAR = re.compile(
     rf"(?<![-/])(?<!{_W})(?:(?P<name>{_MONTHS})\.?,?\s+(?P<y1>(?:19|20)\d{{2}})"
-    r"|(?P<y2>(?:19|20)\d{2})-(?P<m2>0[1-9]|1[0-2])|(?P<m3>0?[1-9]|1[0-2])/(?P<y3>(?:19|20)\d{2}))"
+    r"|(?P<y2>(?:19|20)\d{2})-(?P<m2>0[1-9]|1[0-2])|(?P<m3>0[1-9]|1[0-2])/(?P<y3>(?:19|20)\d{2}))"
     rf"(?![-/])(?!{_W})"
-    r"|(?P<y4>\d{4})年(?P<m4>十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(?!\d{1,2}[日号])",
+    r"|(?<!\d)(?P<y4>(?:19|20)\d{2})年(?P<m4>十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(?!\d{1,2}[日号])",
     re.IGNORECASE,
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -284,7 +287,8 @@ _MONTH = re.compile(
 #: Three patterns, each run only on a text that can hold its kind (the ladder's hot path).
 _TIME = re.compile(
     r"(?<![A-Za-z\d:])(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?"
-    r"|(?<![A-Za-z\d:.])(?P<hp>\d{1,2})(?::(?P<mp>[0-5]\d))?\s+(?:o['’]clock\s+)?"
+    r"|(?i:\b(?:at|by|from|until|till|before|after|around|about|past)\s+)"  # `at 9 in the morning`, not `$9 …`
+    r"(?P<hp>\d{1,2})(?::(?P<mp>[0-5]\d))?\s+(?:o['’]clock\s+)?"
     r"(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+(?P<night>night))\b"
     r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])",
     re.IGNORECASE,
@@ -371,9 +375,9 @@ _CURRENCY = re.compile(
 )
 _CURRENCY_WORDS = {"dollar": "usd", "dollars": "usd", "euro": "eur", "euros": "eur", "yen": "jpy", "rmb": "cny",
                    "yuan": "cny", "renminbi": "cny", "人民币": "cny", "美元": "usd", "欧元": "eur", "英镑": "gbp",
-                   "日元": "jpy", "港元": "hkd", "港币": "hkd", "韩元": "krw"}  # fmt: skip
+                   "日元": "jpy", "港元": "hkd", "港币": "hkd", "韩元": "krw", "美金": "usd", "円": "jpy"}  # fmt: skip
 #: The same, in Chinese (no word boundaries there): 用欧元支付 names currency:eur.
-_ZH_CURRENCY = re.compile("(?P<c>人民币|美元|欧元|英镑|日元|港元|港币|韩元)")
+_ZH_CURRENCY = re.compile("(?P<c>人民币|美元|美金|欧元|英镑|日元|港元|港币|韩元)")
 #: Fact kinds a paraphrase may leave out ("12% year over year" / "12% compared with last year"): they
 #: differ only against a fact of the same kind on the other side, and their words stay in the residual.
 SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency", "frequency"})
@@ -435,17 +439,49 @@ class Facts:
 #: Sentence ends: Latin ones before whitespace; Chinese ones (。！？；) need none (Chinese puts no space).
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 #: A sentence that asks for something without a question mark: a request to give, tell, confirm or
-#: choose (`Please confirm the address.`, `麻烦提供一下你的订单号。`), or a need of the user's input
-#: (`I need your account ID to continue.`, `需要你的账户ID才能继续。`); `please note` / `请稍等` ask nothing.
+#: choose (`Please confirm the address.`, `Enter your PIN.`, `麻烦提供一下你的订单号。`), after an opening
+#: clause too (`To continue, please provide …`).
 _REQUEST = re.compile(
-    r"(?i)^(?:[^,，]{1,40}[,，]\s*)?"  # after an opening clause: "To continue, please provide …"
-    r"(?:(?:please|kindly)\s+(?:provide|share|confirm|tell|send|enter|give|choose|select|specify|"
-    r"reply|let me know|check (?:and|if|whether)|advise|indicate|upload)\b"
-    r"|(?:could|can|would|will) you\b|may i (?:have|get|ask)\b|let me know\b|tell me\b"
-    r"|(?:i|we)(?:['’]ll| will| would)? (?:need|require) (?:your|you to)\b"
-    r"|(?:请|麻烦)(?:你|您)?(?:提供|告诉|确认|输入|选择|发送|给|说明|回复|填写|上传)|能否|能不能|可否"
-    r"|(?:我|我们)?(?:需要|得要)(?:你|您))"
+    r"(?i)^(?:[^,，]{1,40}[,，]\s*)?"
+    r"(?:(?:please|kindly)\s+(?:provide|share|confirm|tell|send|enter|choose|select|specify|reply|upload|"
+    r"indicate)\b"
+    r"|(?:provide|share|confirm|enter|choose|select|specify|upload|indicate)\s+(?:your|the|a|an|one|which|"
+    r"whether|if)\b|(?:(?:please|kindly)\s+)?(?:tell|send|give) me\b"
+    r"|(?:could|can|would|will) you\b|may i (?:have|get|ask)\b|tell me\b"
+    r"|(?:请|麻烦)(?:你|您)?(?:提供|告诉|确认|输入|选择|发送|给|说明|回复|填写|上传))"
 )
+#: Sentences that neither plainly ask nor plainly tell, so that no verdict rests on them: a need of the
+#: user's input (`I need your account ID to continue.`, `需要您耐心等待`), an offer (`I can book it for
+#: you.`, `Shall I book it?`), an open invitation (`Let me know if …`, `Anything else?`), a request to
+#: wait (`Could you hold on a moment?`), and Chinese 能否 / 是否; and (`_PLEASE`) `please` with a verb
+#: that asks for nothing (`Please allow 3-5 business days.`).
+_UNCLEAR = re.compile(
+    r"(?i)\b(?:let (?:me|us) know|feel free|don['’]t hesitate|if you (?:want|like|need|prefer|['’]d like)|"
+    r"anything else|(?:i|we)(?:['’]ll|['’]d| will| would)? (?:need|require)|(?:is|are) (?:required|needed)|"
+    r"(?:i|we)(?:['’]d| would) (?:like|love) to (?:hear|know|see)|"
+    r"i can|i could|we can|i['’]d be happy|shall i|should i|do you want me|would you like me|"
+    r"hold on|bear with|wait|be patient)\b"
+    r"|需要(?:你|您)|(?:你|您)需要|还有(?:其他|别的|什么)|能否|能不能|可否|是否|可以吗|稍等|耐心"
+)
+_PLEASE = re.compile(r"(?i)^(?:please|kindly)\b|^请(?!问)")  # 请问 is "may I ask": a question
+_SENTENCE_END = re.compile(r"[.!?。！？]$")
+
+
+def act_of(sentence: str) -> str:
+    """`ask` (a question or a request), `tell`, or `unclear` (module constants above). A fragment
+    without a sentence end and under five words (`weather in Paris`) tells nothing."""
+    s = sentence.strip()
+    if _UNCLEAR.search(s) is not None:
+        return "unclear"
+    if _REQUEST.search(s) is not None:
+        return "ask"
+    if _PLEASE.search(s) is not None:  # `please` with another verb: `Please allow 3-5 days.`
+        return "unclear"
+    if s.endswith(("?", "？")):
+        return "ask"
+    if not _SENTENCE_END.search(s) and len(s.split()) < 5 and not has_cjk(s):
+        return "unclear"
+    return "tell"
 
 
 def sentences(text: str) -> list[str]:
@@ -455,28 +491,79 @@ def sentences(text: str) -> list[str]:
 
 def asks(sentence: str) -> bool:
     """A question or a request (`Please tell me your booking reference.`)."""
-    s = sentence.strip()
-    return s.endswith(("?", "？")) or _REQUEST.search(s) is not None
+    return act_of(sentence) == "ask"
 
 
 def only_one_asks(a: str, b: str) -> str:
-    """Two texts of which one only asks (every sentence a question or request) and the other asks
-    nothing: `gold` or `predicted` for the side that asks, else "". A reply that answers and then asks
-    ("… Anything else?") is not one that only asks."""
-    sa, sb = sentences(a), sentences(b)
-    if not sa or not sb:
+    """Two texts of which one only asks (every sentence a question or request) and the other only tells:
+    `gold` or `predicted` for the side that asks, else "". A reply that answers and then asks (`…
+    Anything else?`), a need, an offer or an invitation (`unclear` sentences) decide nothing."""
+    acts_a, acts_b = [act_of(x) for x in sentences(a)], [act_of(x) for x in sentences(b)]
+    if not acts_a or not acts_b:
         return ""
-    if all(map(asks, sa)) and not any(map(asks, sb)):
+    if set(acts_a) == {"ask"} and set(acts_b) == {"tell"}:
         return "gold"
-    if all(map(asks, sb)) and not any(map(asks, sa)):
+    if set(acts_b) == {"ask"} and set(acts_a) == {"tell"}:
         return "predicted"
     return ""
 
 
-def asks_note(side: str) -> str:
-    """The note of a comparison `only_one_asks` decided."""
-    other = "predicted" if side == "gold" else "gold"
-    return f"{side} only asks (a question or request) where {other} asks nothing"
+#: The words that make a sentence ask, not what it asks for: `Could you share your order number?` and
+#: `What is your order number?` both ask for `order number`. Prepositions and negations stay (`flying
+#: from` is not `flying to`).
+_ASK_WORDS = frozenset({
+    "please", "kindly", "could", "can", "would", "will", "may", "you", "your", "yours", "me", "i", "we", "us",
+    "tell", "share", "provide", "give", "confirm", "let", "know", "what", "which", "whats", "s", "is", "are",
+    "do", "does", "the", "a", "an", "enter", "select", "choose", "specify", "send", "upload", "indicate",
+})  # fmt: skip
+_ZH_ASK_WORDS = re.compile(
+    "请问|麻烦|能否|能不能|可否|可以|提供|告诉|确认|一下|是多少|是什么|多少|什么|哪个|给我|您的|你的|请|您|你|吗|呢|吧|的"
+)
+
+
+def asked_for(text: str) -> frozenset[str]:
+    """What a text that only asks asks for: its words once the asking words are taken out (empty when
+    some sentence of it does not ask)."""
+    parts = sentences(text)
+    if not parts or not all(map(asks, parts)):
+        return frozenset()
+    words = normalize_text(_ZH_ASK_WORDS.sub(" ", text)).split()
+    return frozenset(w for w in words if w not in _ASK_WORDS)
+
+
+#: A report that something did not happen, and any word that says no (for the other side of the test).
+_FAILED = re.compile(
+    r"(?i)\b(?:fail(?:ed|s|ure)?|unable|could ?n[o'’]t|can ?n[o'’]t|cannot|unsuccessful)\b|失败|未能|无法|没能|不了"
+)
+_NEGATIVE = re.compile(
+    r"(?i)\b(?:no|not|never|none|nothing|without|declined|rejected|denied|refused|unfortunately|sorry|"
+    r"unavailable|fail(?:ed|s|ure)?|unable|cannot|unsuccessful)\b|n['’]t\b|[不没未无非拒]|失败|抱歉|遗憾"
+)
+
+
+def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
+    """What the two texts do, where that decides: one only asks and the other asks nothing (different);
+    one reports a failure and the other has no word that says no (different: `I could not find your
+    account.` / `Your password has been reset.`); both only ask, for the same thing (the same:
+    `请问你的订单号是多少？` / `麻烦提供一下你的订单号。`). None when none of these applies."""
+    side = only_one_asks(gold, predicted)
+    if side:
+        other = "predicted" if side == "gold" else "gold"
+        return False, f"{side} only asks (a question or request) where {other} asks nothing"
+    for side, text, other_side, other in (
+        ("gold", gold, "predicted", predicted),
+        ("predicted", predicted, "gold", gold),
+    ):
+        failed = _FAILED.search(text)
+        if failed and not _NEGATIVE.search(other):
+            return (
+                False,
+                f"{side} reports a failure ({failed.group(0)!r}) where {other_side} says nothing failed",
+            )
+    wanted = asked_for(gold)
+    if wanted and wanted == asked_for(predicted):
+        return True, f"both ask for the same: {' '.join(sorted(wanted))!r}"
+    return None
 
 
 @lru_cache(maxsize=65_536)
@@ -541,6 +628,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     if cjk:
         take(_ZH_CURRENCY, lambda m: f"currency:{_CURRENCY_WORDS[m.group('c')]}")
     found.sort()
+    _year_for_months(found)
     residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
     bare = _words_between(text, found, keep=frozenset())
     if len(residual.split()) == 1 and residual in _BOOLS and len(normalize_text(text).split()) == 1:
@@ -655,6 +743,25 @@ def _canon_frequency(m: re.Match[str]) -> str:
 def _canon_month(m: re.Match[str]) -> str:
     name = _fold(m.group("m") or m.group("c") or m.group("w"))
     return f"month:{_MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]}"
+
+
+_YEAR_NUMBER = re.compile(r"number:(?:19|20)\d\d")
+
+
+def _year_for_months(found: list[tuple[int, int, str]]) -> None:
+    """A year said once for a range of months holds for each (`January to March 2024` = `January 2024
+    to March 2024` = `2024年1月至3月`): when every month of a year in the text has the same year and no
+    other year is named, a month alone becomes a month of that year too."""
+    years = {c[5:9] for _, _, c in found if c.startswith("date:") and len(c) == 12}
+    others = any(c.startswith("date:") and len(c) != 12 for _, _, c in found)
+    if len(years) != 1 or others:
+        return
+    [year] = years
+    if any(_YEAR_NUMBER.fullmatch(c) for _, _, c in found):  # another year, named alone
+        return
+    for i, (start, end, c) in enumerate(found):
+        if c.startswith("month:"):
+            found[i] = (start, end, f"date:{year}-{int(c[6:]):02d}")
 
 
 def _canon_month_year(m: re.Match[str]) -> str:

@@ -31,13 +31,12 @@ from monitor.config import KindThresholds, ScoringConfig
 from monitor.facts import (
     SOFT_FACT_KINDS,
     STOPWORDS,
-    asks_note,
     canonical_scalar,
+    compare_acts,
     content_words,
     extract_facts,
     has_cjk,
     normalize_text,
-    only_one_asks,
     script_of,
 )
 from monitor.model import Comparison, Rung
@@ -114,7 +113,7 @@ class Ladder:
             return _cmp(field, gold, predicted, True, 1.0, Rung.EXACT, kind=self._kind(gold, predicted, kind))
         ng, np_ = normalize_text(gold), normalize_text(predicted)
         k = self._kind(gold, predicted, kind)
-        if ng == np_:
+        if ng == np_ and _symbols(gold) == _symbols(predicted):  # `$10` / `€10`: the typed rung decides
             return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k)
         if not ng or not np_:
             return _cmp(
@@ -146,12 +145,18 @@ class Ladder:
         alias = self._alias(normalize_text(left_g), normalize_text(left_p))
         if alias:
             return _cmp(field, gold, predicted, True, 1.0, Rung.ALIAS, kind=k, note=alias)
-        asker = only_one_asks(gold, predicted)
-        if asker and self.config.ladder.differential:
-            return _cmp(field, gold, predicted, False, 0.0, Rung.DIFFERENTIAL, kind=k, note=asks_note(asker))
-        if set(content_words(left_g)) == set(content_words(left_p)) and content_words(left_g):
+        # what the texts do (ask, fail; facts.py) decides before stopwords and sameness do, but a span
+        # the differential rung finds different is named instead: it says more
+        acts = compare_acts(gold, predicted) if self.config.ladder.differential and k == "text" else None
+        if acts is not None:
+            diff = self.differential(left_g, left_p) if not acts[0] else None
+            if diff is None or diff.equal is not False:
+                same, note = acts
+                return _cmp(field, gold, predicted, same, float(same), Rung.DIFFERENTIAL, kind=k, note=note)
+        elif _same_content_words(left_g, left_p):
             return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k, note="same content words")
-        diff = self.differential(left_g, left_p)
+        else:
+            diff = self.differential(left_g, left_p)
         if diff is not None and diff.equal is not None:
             score = 1.0 if diff.equal else 0.0
             return _cmp(field, gold, predicted, diff.equal, score, Rung.DIFFERENTIAL, kind=k, note=diff.note)
@@ -436,6 +441,28 @@ def _facts_conflict(gold: Sequence[str], predicted: Sequence[str]) -> bool:
         return True
     kinds = {_fact_kind(f) for f in g} & {_fact_kind(f) for f in p} & SOFT_FACT_KINDS
     return any({f for f in g if _fact_kind(f) == k} != {f for f in p if _fact_kind(f) == k} for k in kinds)
+
+
+#: Signs that normalization drops but that change a value: currencies and the percent sign.
+_VALUE_SIGNS = frozenset("$€£¥₹₩%")
+
+
+def _symbols(text: str) -> list[str]:
+    return sorted(c for c in text if c in _VALUE_SIGNS)
+
+
+#: Stopwords that point the other way from each other: `flights from Paris` / `flights to Paris` have the
+#: same content words, and the differential rung must see them.
+_DIRECTIONS = frozenset({"from", "to"})
+
+
+def _same_content_words(gold: str, predicted: str) -> bool:
+    """The same content words (stopwords aside, any order), unless the two differ in a direction."""
+    words = content_words(gold)
+    if not words or set(words) != set(content_words(predicted)):
+        return False
+    differ = set(normalize_text(gold).split()) ^ set(normalize_text(predicted).split())
+    return not differ & _DIRECTIONS
 
 
 def _fact_kind(fact: str) -> str:

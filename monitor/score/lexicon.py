@@ -23,6 +23,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+from monitor.config import spelling_key
+
 PATH = Path(__file__).resolve().parents[1] / "data" / "lexicon.json"
 #: How many hypernym steps up from each word a common kind may be, and how far below WordNet's root it
 #: must be (measured on the shipped calibration pairs: a kind as general as `abstraction` or
@@ -249,13 +251,8 @@ def load_value_sets(path: Path = ALIASES_PATH) -> dict[str, list[list[str]]]:
     return sets
 
 
-_PHRASE_TOKEN = re.compile(r"[^\W_]+")
-
-
-def phrase_key(text: str) -> str:
-    """How a phrase is looked up among the value sets and opposites: its case-folded letters and digits,
-    nothing between them (`One-Way`, `one way` → `oneway`; `PayPal`, split `Pay Pal` → `paypal`)."""
-    return "".join(_PHRASE_TOKEN.findall(text.casefold()))
+#: How a phrase is looked up among the value sets and opposites (one rule for config checks and lookups).
+phrase_key = spelling_key
 
 
 @dataclass(frozen=True, eq=False)

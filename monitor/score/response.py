@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from monitor.facts import asks_note, content_words, extract_facts, normalize_text, only_one_asks, sentences
+from monitor.facts import compare_acts, content_words, extract_facts, normalize_text, sentences
 from monitor.model import Check, Comparison, FailureReason, Mismatch, Rung, SubMetric
 from monitor.score.ladder import Ladder
 
@@ -177,15 +177,22 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     )
     if (uncertain or rung is Rung.UNSCORABLE) and ladder.judge is not None:
         whole_cmp = ladder.compare_text("response", gold, predicted, kind="text")
-    asker = only_one_asks(gold, predicted) if ladder.config.ladder.differential else ""
-    if asker:  # gold asks what it needs to know and the reply acts (or the reverse): another reply
+    # what the two do (facts.py): the same request passes, however the model scores it; asking where
+    # gold tells (or the reverse) and a failure against a success fail — unless a span the
+    # differential rung names says so more precisely
+    acts = compare_acts(gold, predicted) if ladder.config.ladder.differential else None
+    if acts is not None and acts[0]:
         whole_cmp = whole_cmp.model_copy(
-            update={"equal": False, "rung": Rung.DIFFERENTIAL, "uncertain": False, "note": asks_note(asker)}
+            update={"equal": True, "rung": Rung.DIFFERENTIAL, "uncertain": False, "note": acts[1]}
         )
-    if not conflicts and whole_cmp.equal:
+    if not conflicts and (whole_cmp.equal or acts is not None):
         conflicts = _differential_conflicts(ladder, gold, predicted, day_first)
         comparisons.extend(conflicts)
         mismatches.extend(Mismatch("response", c.gold, c.predicted, "value") for c in conflicts)
+    if acts is not None and not acts[0] and not conflicts:
+        whole_cmp = whole_cmp.model_copy(
+            update={"equal": False, "rung": Rung.DIFFERENTIAL, "uncertain": False, "note": acts[1]}
+        )
     comparisons.insert(0, whole_cmp)
     if conflicts:
         detail = "; ".join(f"gold says {c.gold!r}, reply says {c.predicted!r}" for c in conflicts)

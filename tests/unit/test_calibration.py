@@ -58,10 +58,10 @@ def test_english_defaults_are_what_the_fit_split_gives(ladder: Ladder) -> None:
 
 
 #: Issue 17's goals for the held-apart split: 95 % for English short values and replies, 90 % for
-#: Chinese. Chinese replies do not reach theirs (0.821 here, 23 of 28): the misses are paraphrases the
+#: Chinese. Chinese replies do not reach theirs (0.893 here, 25 of 28): the misses are paraphrases the
 #: multilingual model scores just under its threshold, which no rule decides; the floor keeps what is
-#: reached from sliding back, the goal stays open.
-GOALS = {"short en": 0.95, "text en": 0.95, "short zh": 0.90, "text zh": 0.78}
+#: reached from sliding back (one pair of slack for another CPU's kernels), the goal stays open.
+GOALS = {"short en": 0.95, "text en": 0.95, "short zh": 0.90, "text zh": 0.85}
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +127,11 @@ def test_thresholds_are_fitted_only_on_what_reaches_the_embedding_rung(ladder: L
             a="I have reserved a table for you.", b="I have not reserved a table for you.", equivalent=False
         ),
         Pair(a="Your parcel left the warehouse.", b="The package has been shipped.", equivalent=True),
-        Pair(a="Your parcel left the warehouse.", b="We could not locate your parcel.", equivalent=False),
+        Pair(
+            a="Your parcel left the warehouse.",
+            b="Your parcel is waiting at the post office.",
+            equivalent=False,
+        ),
         Pair(a="Order A77 will arrive soon.", b="A77 is on its way to you.", equivalent=True),
     ]
     pairs = [p.model_copy(update={"kind": "text"}) for p in pairs]

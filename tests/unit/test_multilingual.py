@@ -24,7 +24,7 @@ def ladder(multilingual_ladder: Ladder) -> Ladder:
     [
         ("您的订单已发货，预计明天送达。", "订单已经发出，明天能到。", True),
         ("退款已经到账", "钱已经退回您的账户", True),
-        ("您的订单已发货，预计明天送达。", "很抱歉，我们无法为您办理退款。", False),
+        ("您的订单已发货，预计明天送达。", "您的会员积分已经到账。", False),
     ],
 )
 def test_chinese_replies_are_read_by_the_multilingual_model(

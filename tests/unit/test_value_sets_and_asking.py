@@ -1,15 +1,18 @@
 """Minimal pairs of issue 17's third round, through the whole ladder with the real model: a month of a
 year and a time of day said in words, currencies named in Chinese, values of one kind (seats, cabins,
-shipping speeds, actions on an order; shipped in `aliases.json` or set in `ladder.value_sets`), and a
-reply that only asks against one that asks nothing. None of these pairs is in the calibration set."""
+shipping speeds, actions on an order; shipped in `aliases.json` or set in `ladder.value_sets`), a reply
+that only asks against one that asks nothing, a failure against a success, and two that ask for the
+same thing. None of these pairs is in the calibration set."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from monitor.config import LadderConfig, ScoringConfig
+from monitor.config import LadderConfig, ScoringConfig, load_config
+from monitor.errors import ConfigError
 from monitor.model import FailureReason, Rung
 from monitor.score.dialog import score_dialog
 from monitor.score.embedder import OnnxEmbedder
@@ -43,10 +46,11 @@ def test_typed_rung_reads_months_of_a_year_times_in_words_and_chinese_currencies
     ("gold", "predicted", "equal", "why"),
     [
         ("a middle seat on BA117", "an aisle seat on BA117", False, "different values of 'seat'"),
-        ("ship it overnight", "ship it by ground", False, "different values of 'shipping speed'"),
+        ("overnight shipping", "standard shipping", False, "different values of 'shipping speed'"),
         ("ship it by rush delivery", "ship it by express delivery", True, "one value of 'shipping speed'"),
         ("exchange_order_items", "return_order_items", False, "different values of 'action on a booking"),
-        ("update_shipping_address", "change_shipping_address", True, "one value of 'action on a booking"),
+        ("update_shipping_address", "amend_shipping_address", True, "one value of 'action on a booking"),
+        ("median basket size", "average basket size", False, "different values of 'aggregate'"),
         ("The flight was rebooked.", "The flight was cancelled.", False, "different values of 'action"),
         ("a double room", "a suite", False, "different values of 'room'"),
         ("two twin beds", "two single beds", True, "one value of 'bed'"),  # a twin bed is a single bed
@@ -68,14 +72,15 @@ def test_differential_rung_decides_values_of_one_kind(
 def test_a_user_value_set_replaces_the_shipped_one_and_user_opposites_decide(
     embedder: OnnxEmbedder,
 ) -> None:
-    """A user's set of a shipped name replaces it: a plan tier list without `plus` leaves `plus` /
-    `premium` to the model; a new kind and a pair of opposites decide like the shipped ones."""
+    """A user's set of a shipped name replaces it: a plan tier list that makes `plus` a spelling of
+    `premium` and leaves `enterprise` out; a new kind and a pair of opposites decide like the shipped
+    ones."""
     shipped = Ladder(ScoringConfig(), embedder)
-    assert shipped.compare("v", "plus plan", "premium plan").rung is Rung.DIFFERENTIAL
+    assert shipped.compare("v", "basic plan", "enterprise plan").rung is Rung.DIFFERENTIAL
     config = ScoringConfig(
         ladder=LadderConfig(
             value_sets={
-                "plan tier": ["free", ["premium", "plus"]],  # a value: one word, or its spellings
+                "plan tier": ["basic", ["premium", "plus"]],  # a value: one word, or its spellings
                 "warehouse": [["north hub", "NH"], ["south hub", "SH"]],
             },
             opposites=[("inbound", "returned")],
@@ -84,6 +89,7 @@ def test_a_user_value_set_replaces_the_shipped_one_and_user_opposites_decide(
     custom = Ladder(config, embedder)
     plus = custom.compare("v", "plus plan", "premium plan")
     assert plus.equal and plus.rung is Rung.DIFFERENTIAL and "one value of 'plan tier'" in plus.note
+    assert "plan tier" not in custom.compare("v", "basic plan", "enterprise plan").note
     hubs = custom.compare("v", "stock at the north hub", "stock at the south hub")
     assert not hubs.equal and "different values of 'warehouse'" in hubs.note
     assert custom.compare("v", "stock at NH", "stock at the north hub").equal
@@ -94,27 +100,95 @@ def test_a_user_value_set_replaces_the_shipped_one_and_user_opposites_decide(
 
 
 @pytest.mark.parametrize(
-    ("gold", "predicted", "equal"),
+    ("gold", "predicted", "kind", "equal"),
     [
-        ("Which city are you flying from?", "I booked your flight from Boston.", False),
-        ("Please confirm the delivery address.", "Your parcel is on its way to Elm Street.", False),
-        ("Your refund has been issued.", "Could you tell me why you want a refund?", False),
-        ("你想改到哪一天？", "已为你改到周五。", False),
-        ("To proceed, please share your member number.", "I will need your member number to proceed.", None),
-        ("Your order has shipped.", "Your order has shipped. Anything else I can help with?", None),
+        ("How do I reset my password?", "how to reset my password", "short", True),  # a query, not a reply
+        ("Tickets cost $10 in the evening.", "Tickets cost €10 in the evening.", "text", False),
+        ("$10", "€10", "short", False),  # normalization drops the signs; the typed rung reads them
+        ("10%", "10", "short", False),
+        ("January to March 2024", "January 2024 to March 2024", "short", True),
+        ("2024年1月至3月", "January 2024 to March 2024", "short", True),
+        ("100日元", "100 yen", "short", True),
+        ("退款100美元", "退款100美金", "short", True),
+        ("I have cancelled your return flight.", "I have changed your return flight.", "text", False),
     ],
 )
-def test_one_text_only_asks_and_the_other_asks_nothing(
-    ladder: Ladder, gold: str, predicted: str, equal: bool | None
+def test_what_the_first_review_found_stays_fixed(
+    ladder: Ladder, gold: str, predicted: str, kind: str, equal: bool
 ) -> None:
-    """Asking (a question, a request, a need of the user's input) against acting or telling: different.
-    Two that both ask, or a reply that answers and then asks, are left to the other rungs (None)."""
+    """A fresh review of this round found each of these decided wrongly (or, for the signs, an older
+    bug); each is now right."""
+    c = ladder.compare_text("value", gold, predicted, kind=kind)
+    assert c.equal is equal, c
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "kind", "not_by"),
+    [
+        ("Please allow 3-5 business days for the refund.", "The refund takes 3-5 business days.", "text", "asks"),
+        ("I need your account ID to continue.", "Your account ID is required to continue.", "text", "asks"),
+        ("Could you hold on a moment while I check.", "One moment while I check.", "text", "asks"),
+        ("Shall I book it for you?", "I can book it for you.", "text", "asks"),
+        ("Please keep the change.", "Please keep the update.", "text", "one value"),
+        ("the books", "the reserves", "short", "one value"),
+        ("ticket open", "ticket new", "short", "one value"),
+        ("regular coffee", "ground coffee", "short", "one value"),
+        ("Can I change this shirt for a bigger size?", "Can I exchange this shirt for a bigger size?", "text",
+         "different values"),
+    ],
+)  # fmt: skip
+def test_generic_words_and_pleasantries_decide_nothing(
+    ladder: Ladder, gold: str, predicted: str, kind: str, not_by: str
+) -> None:
+    """Pleasantries, offers, needs and waits are neither asking nor telling; generic words (`change`,
+    `new`, `book`, `regular`) spell no value of a set: none of these rules decides them."""
+    c = ladder.compare_text("value", gold, predicted, kind=kind)
+    assert not_by not in c.note, c
+
+
+ASKS, FAILS, SAME = "only asks", "reports a failure", "both ask for the same"
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "equal", "why"),
+    [
+        # asking (a question, a request, a need of the user's input) against acting or telling
+        ("Which city are you flying from?", "I booked your flight from Boston.", False, ASKS),
+        ("Please confirm the delivery address.", "Your parcel is on its way to Elm Street.", False, ASKS),
+        ("Your refund has been issued.", "Could you tell me why you want a refund?", False, ASKS),
+        ("你想改到哪一天？", "已为你改到周五。", False, ASKS),
+        ("To proceed, please share your member number.", "I will need your member number to proceed.", None, ASKS),
+        ("Your order has shipped.", "Your order has shipped. Anything else I can help with?", None, ASKS),
+        # a failure against no word that says no
+        ("I could not renew your membership.", "Your membership has been renewed.", False, FAILS),
+        ("Your seat change went through.", "The seat change failed.", False, FAILS),
+        ("订单无法取消。", "已经为你取消了这个订单。", False, FAILS),
+        ("I couldn't renew your membership.", "Sorry, your membership was not renewed.", None, FAILS),
+        ("The upload failed.", "Unfortunately the upload did not finish.", None, FAILS),
+        # both only ask, for the same thing once the asking words are out
+        ("Could you tell me your loyalty number?", "What is your loyalty number?", True, SAME),
+        ("请问你的会员号是多少？", "麻烦提供一下你的会员号。", True, SAME),
+        ("What is your loyalty number?", "What is your passport number?", None, SAME),
+    ],
+)  # fmt: skip
+def test_what_the_texts_do_decides(
+    ladder: Ladder, gold: str, predicted: str, equal: bool | None, why: str
+) -> None:
+    """One only asks and the other asks nothing, or one reports a failure and the other says nothing
+    failed: different; both ask for the same thing: the same. None: the rule must not decide (both ask,
+    a reply that answers and then asks, two failures in other words, two requests for different things)."""
     c = ladder.compare_text("reply", gold, predicted, kind="text")
     if equal is None:
-        assert "asks" not in c.note, c
+        assert why not in c.note, c
     else:
         assert (c.equal, c.rung) == (equal, Rung.DIFFERENTIAL), c
-        assert "only asks" in c.note
+        assert why in c.note
+
+
+def test_from_and_to_are_no_stopword_difference(ladder: Ladder) -> None:
+    """`flying from` / `flying to` once passed as "same content words" (both are stopwords)."""
+    c = ladder.compare_text("reply", "Which airport are you flying from?", "Which airport are you flying to?")
+    assert (c.equal, c.rung) == (False, Rung.DIFFERENTIAL) and "opposite particles" in c.note, c
 
 
 def test_an_agent_that_acts_where_gold_asks_fails_truthfulness(ladder: Ladder) -> None:
@@ -129,3 +203,15 @@ def test_an_agent_that_acts_where_gold_asks_fails_truthfulness(ladder: Ladder) -
     [v] = score_dialog(dialog([turn]), ladder).turns
     assert v.success is False and v.failure_reason is FailureReason.INCONSISTENT_RESPONSE, v.detail
     assert "only asks" in (v.detail or "")
+
+
+def test_a_value_set_whose_spelling_says_two_values_is_refused(tmp_path: Path) -> None:
+    """`[[aisle, window], [window]]` would quietly make aisle and window one seat: refused at start,
+    with the kind, the spelling and the values named."""
+    cfg = tmp_path / "monitor.yaml"
+    cfg.write_text('ladder: {value_sets: {seat: [[aisle, window], [window]], x: ["--"]}}\n')
+    with pytest.raises(ConfigError) as err:
+        load_config(cfg)
+    message = str(err.value)
+    assert str(cfg) in message and "seat: 'window' spells values 1 and 2" in message
+    assert "x: value 1 has a spelling with no letter or digit" in message
