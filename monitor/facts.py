@@ -467,6 +467,7 @@ _PLEASE = re.compile(r"(?i)^(?:please|kindly)\b|^请(?!问)")  # 请问 is "may 
 _SENTENCE_END = re.compile(r"[.!?。！？]$")
 
 
+@lru_cache(maxsize=65_536)
 def act_of(sentence: str) -> str:
     """`ask` (a question or a request), `tell`, or `unclear` (module constants above). A fragment
     without a sentence end and under five words (`weather in Paris`) tells nothing."""
@@ -541,6 +542,9 @@ _NEGATIVE = re.compile(
 )
 
 
+@lru_cache(
+    maxsize=32_768
+)  # the same gold reply against the same kinds of reply, conversation after conversation
 def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
     """What the two texts do, where that decides: one only asks and the other asks nothing (different);
     one reports a failure and the other has no word that says no (different: `I could not find your
