@@ -264,7 +264,7 @@ _DATE = re.compile(
 #: 2024年4月. Read after full dates, so `April 5, 2024` and `2024-04-05` stay days.
 _MONTH_YEAR = re.compile(
     rf"(?<![-/])(?<!{_W})(?:(?P<name>{_MONTHS})\.?,?\s+(?P<y1>(?:19|20)\d{{2}})"
-    r"|(?P<y2>(?:19|20)\d{2})-(?P<m2>0[1-9]|1[0-2])|(?P<m3>0[1-9]|1[0-2])/(?P<y3>(?:19|20)\d{2}))"
+    r"|(?P<y2>(?:19|20)\d{2})-(?P<m2>0[1-9]|1[0-2])|(?P<m3>0?[1-9]|1[0-2])/(?P<y3>(?:19|20)\d{2}))"
     rf"(?![-/])(?!{_W})"
     r"|(?<!\d)(?P<y4>(?:19|20)\d{2})年(?P<m4>十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(?!\d{1,2}[日号])",
     re.IGNORECASE,
@@ -287,7 +287,7 @@ _MONTH = re.compile(
 #: Three patterns, each run only on a text that can hold its kind (the ladder's hot path).
 _TIME = re.compile(
     r"(?<![A-Za-z\d:])(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?"
-    r"|(?i:\b(?:at|by|from|until|till|before|after|around|about|past)\s+)"  # `at 9 in the morning`, not `$9 …`
+    r"|(?i:^\s*|\b(?:at|by|from|until|till|before|after|around|about|past)\s+)"  # `at 9 in the morning`, not `$9 …`
     r"(?P<hp>\d{1,2})(?::(?P<mp>[0-5]\d))?\s+(?:o['’]clock\s+)?"
     r"(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+(?P<night>night))\b"
     r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])",
@@ -443,46 +443,56 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 #: clause too (`To continue, please provide …`).
 _REQUEST = re.compile(
     r"(?i)^(?:[^,，]{1,40}[,，]\s*)?"
-    r"(?:(?:please|kindly)\s+(?:provide|share|confirm|tell|send|enter|choose|select|specify|reply|upload|"
-    r"indicate)\b"
-    r"|(?:provide|share|confirm|enter|choose|select|specify|upload|indicate)\s+(?:your|the|a|an|one|which|"
-    r"whether|if)\b|(?:(?:please|kindly)\s+)?(?:tell|send|give) me\b"
-    r"|(?:could|can|would|will) you\b|may i (?:have|get|ask)\b|tell me\b"
-    r"|(?:请|麻烦)(?:你|您)?(?:提供|告诉|确认|输入|选择|发送|给|说明|回复|填写|上传))"
+    r"(?:(?:please|kindly)\s+(?:provide|share|confirm|tell|send|specify|reply|indicate|give (?:me|us))\b"
+    r"|(?:could|can|would|will) you\b|may i (?:have|get|ask)\b|(?:tell|send|give) (?:me|us)\b"
+    r"|(?:请|麻烦)(?:你|您)?(?:提供|告诉|确认|发送|给|说明|回复|填写|上传))"
 )
 #: Sentences that neither plainly ask nor plainly tell, so that no verdict rests on them: a need of the
 #: user's input (`I need your account ID to continue.`, `需要您耐心等待`), an offer (`I can book it for
 #: you.`, `Shall I book it?`), an open invitation (`Let me know if …`, `Anything else?`), a request to
-#: wait (`Could you hold on a moment?`), and Chinese 能否 / 是否; and (`_PLEASE`) `please` with a verb
-#: that asks for nothing (`Please allow 3-5 business days.`).
+#: wait (`Could you hold on a moment?`), and Chinese 能否 / 是否; and (`_PLEASE`) an instruction, with
+#: `please` or without (`Please allow 3-5 business days.`, `Choose a new password on the next screen.`).
 _UNCLEAR = re.compile(
     r"(?i)\b(?:let (?:me|us) know|feel free|don['’]t hesitate|if you (?:want|like|need|prefer|['’]d like)|"
     r"anything else|(?:i|we)(?:['’]ll|['’]d| will| would)? (?:need|require)|(?:is|are) (?:required|needed)|"
     r"(?:i|we)(?:['’]d| would) (?:like|love) to (?:hear|know|see)|"
-    r"i can|i could|we can|i['’]d be happy|shall i|should i|do you want me|would you like me|"
-    r"hold on|bear with|wait|be patient)\b"
+    r"(?:i|we) (?:can|could)(?![’']t|not)|i['’]d be happy|shall i|should i|do you want me|would you like me|"
+    r"hold on|bear with|wait|be patient|give me a (?:moment|minute|second))\b"
     r"|需要(?:你|您)|(?:你|您)需要|还有(?:其他|别的|什么)|能否|能不能|可否|是否|可以吗|稍等|耐心"
 )
-_PLEASE = re.compile(r"(?i)^(?:please|kindly)\b|^请(?!问)")  # 请问 is "may I ask": a question
+_PLEASE = re.compile(
+    r"(?i)^(?:please|kindly)\b|^请(?!问)"  # 请问 is "may I ask": a question
+    r"|^(?:choose|select|enter|click|tap|type|confirm|upload|visit|go to|open|check|use|call|reply|text)\b"
+)
 _SENTENCE_END = re.compile(r"[.!?。！？]$")
 
 
 @lru_cache(maxsize=65_536)
 def act_of(sentence: str) -> str:
-    """`ask` (a question or a request), `tell`, or `unclear` (module constants above). A fragment
-    without a sentence end and under five words (`weather in Paris`) tells nothing."""
+    """`ask` (a question or a request for the user's information or decision), `tell`, or `unclear`
+    (module constants above). A fragment without a sentence end and under five words (`weather in
+    Paris`) tells nothing."""
     s = sentence.strip()
     if _UNCLEAR.search(s) is not None:
         return "unclear"
     if _REQUEST.search(s) is not None:
         return "ask"
-    if _PLEASE.search(s) is not None:  # `please` with another verb: `Please allow 3-5 days.`
+    if _PLEASE.search(s) is not None:
         return "unclear"
     if s.endswith(("?", "？")):
         return "ask"
     if not _SENTENCE_END.search(s) and len(s.split()) < 5 and not has_cjk(s):
         return "unclear"
     return "tell"
+
+
+#: Signs that `normalize_text` drops but that change a value: currencies and the percent sign.
+_VALUE_SIGNS = frozenset("$€£¥₹₩%")
+
+
+def value_signs(text: str) -> frozenset[str]:
+    """The currency and percent signs in a text: `$10` and `€10` normalize alike but differ."""
+    return frozenset(c for c in text if c in _VALUE_SIGNS)
 
 
 def sentences(text: str) -> list[str]:
@@ -509,47 +519,74 @@ def only_one_asks(a: str, b: str) -> str:
     return ""
 
 
-#: The words that make a sentence ask, not what it asks for: `Could you share your order number?` and
-#: `What is your order number?` both ask for `order number`. Prepositions and negations stay (`flying
-#: from` is not `flying to`).
-_ASK_WORDS = frozenset({
-    "please", "kindly", "could", "can", "would", "will", "may", "you", "your", "yours", "me", "i", "we", "us",
-    "tell", "share", "provide", "give", "confirm", "let", "know", "what", "which", "whats", "s", "is", "are",
-    "do", "does", "the", "a", "an", "enter", "select", "choose", "specify", "send", "upload", "indicate",
+#: The words a request opens with (`Could you share your …`, `What is your …`, `Can you give me the …`),
+#: taken off the front of it; and the words that say nothing anywhere in it. What is left, in order, is
+#: what it asks for: `Can you send me the invoice?` is not `Can I send you the invoice?`, and `from Paris
+#: to London` is not `from London to Paris`.
+_ASK_OPENING = frozenset({
+    "please", "kindly", "could", "can", "would", "will", "you", "what", "whats", "which", "s", "is", "are",
+    "tell", "give", "me", "us", "provide", "share", "let", "know", "may", "have", "get", "the", "a", "an",
+    "your", "yours", "do", "does",
 })  # fmt: skip
+_ASK_FILLER = frozenset({"please", "the", "a", "an", "your", "yours"})
 _ZH_ASK_WORDS = re.compile(
-    "请问|麻烦|能否|能不能|可否|可以|提供|告诉|确认|一下|是多少|是什么|多少|什么|哪个|给我|您的|你的|请|您|你|吗|呢|吧|的"
+    "请问|麻烦|能否|能不能|可否|可以|提供|告诉|一下|是多少|是什么|多少|什么|哪个|给我|您的|你的|请|您|你|吗|呢|吧|的"
 )
 
 
-def asked_for(text: str) -> frozenset[str]:
-    """What a text that only asks asks for: its words once the asking words are taken out (empty when
-    some sentence of it does not ask)."""
+def asked_for(text: str) -> tuple[str, ...]:
+    """What a text that only asks asks for: its words in order, the request's opening and its filler
+    words taken out (empty when some sentence of it does not ask)."""
     parts = sentences(text)
     if not parts or not all(map(asks, parts)):
-        return frozenset()
+        return ()
     words = normalize_text(_ZH_ASK_WORDS.sub(" ", text)).split()
-    return frozenset(w for w in words if w not in _ASK_WORDS)
+    start = 0
+    while start < len(words) and words[start] in _ASK_OPENING:
+        start += 1
+    return tuple(w for w in words[start:] if w not in _ASK_FILLER)
 
 
-#: A report that something did not happen, and any word that says no (for the other side of the test).
+#: A report that something did not happen (not in a condition: `If the payment fails, …`; not a noun:
+#: `failure rate`); a plain claim that it did; and any word that says no, or says it went wrong.
 _FAILED = re.compile(
-    r"(?i)\b(?:fail(?:ed|s|ure)?|unable|could ?n[o'’]t|can ?n[o'’]t|cannot|unsuccessful)\b|失败|未能|无法|没能|不了"
+    r"(?i)\b(?:failed(?! (?:orders?|payments?|attempts?|deliveries|logins?))|fails|unable|couldn['’]t|"
+    r"could not|can['’]t|cannot|can not|unsuccessful)\b|失败|未能|无法|没能|不了"
+)
+_CONDITION = re.compile(r"(?i)\b(?:if|unless|in case|whether|when|should)\b|如果|若|万一|一旦|假如")
+_DONE = re.compile(
+    r"(?i)\b(?:successfully|successful|succeeded|went through|all set|(?:has|have) been|(?:is|are) now|"
+    r"(?:is|are|was|were) (?:complete|completed|confirmed|done|paid|active|booked|reserved|processed|"
+    r"updated|cancell?ed|renewed|reset|sent|issued|refunded|delivered|approved|scheduled)|"
+    r"(?:i|we)(?:['’]ve| have)? (?:booked|reserved|updated|changed|cancell?ed|reset|created|processed|"
+    r"issued|sent|added|removed|scheduled|found|completed|confirmed|renewed|upgraded|refunded))\b"
+    r"|成功|已为你|已经为你|已为您|我已|已(?:经)?(?:确认|完成|发货|到账|更新|取消|预订|办理|发起|修改|退款)"
 )
 _NEGATIVE = re.compile(
     r"(?i)\b(?:no|not|never|none|nothing|without|declined|rejected|denied|refused|unfortunately|sorry|"
-    r"unavailable|fail(?:ed|s|ure)?|unable|cannot|unsuccessful)\b|n['’]t\b|[不没未无非拒]|失败|抱歉|遗憾"
+    r"unavailable|fail(?:ed|s|ure)?|unable|cannot|unsuccessful|invalid|expired|sold out|full|"
+    r"bounced|errored|error|too late|zero|out of stock|only)\b|n['’]t\b|[不没未无非拒]|失败|抱歉|遗憾|售罄|已满|满员|过期|退回"
 )
+
+
+def _reports_failure(text: str) -> str:
+    """The failure a text reports outright (in a sentence with no condition), else ""."""
+    for sentence in sentences(text):
+        found = _FAILED.search(sentence)
+        if found and not _CONDITION.search(sentence):
+            return found.group(0)
+    return ""
 
 
 @lru_cache(
     maxsize=32_768
 )  # the same gold reply against the same kinds of reply, conversation after conversation
 def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
-    """What the two texts do, where that decides: one only asks and the other asks nothing (different);
-    one reports a failure and the other has no word that says no (different: `I could not find your
-    account.` / `Your password has been reset.`); both only ask, for the same thing (the same:
-    `请问你的订单号是多少？` / `麻烦提供一下你的订单号。`). None when none of these applies."""
+    """What the two texts do, where that decides: one only asks and the other only tells (different);
+    one reports a failure outright and the other plainly claims the thing done, with no word that says
+    no or says it went wrong (different: `I could not find your account.` / `Your password has been
+    reset.`); both only ask, for the same words in the same order (the same: `请问你的订单号是多少？` /
+    `麻烦提供一下你的订单号。`). None when none of these applies — and for most pairs none does."""
     side = only_one_asks(gold, predicted)
     if side:
         other = "predicted" if side == "gold" else "gold"
@@ -558,15 +595,12 @@ def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
         ("gold", gold, "predicted", predicted),
         ("predicted", predicted, "gold", gold),
     ):
-        failed = _FAILED.search(text)
-        if failed and not _NEGATIVE.search(other):
-            return (
-                False,
-                f"{side} reports a failure ({failed.group(0)!r}) where {other_side} says nothing failed",
-            )
+        failed = _reports_failure(text)
+        if failed and not _DONE.search(text) and _DONE.search(other) and not _NEGATIVE.search(other):
+            return False, f"{side} reports a failure ({failed!r}) where {other_side} says it was done"
     wanted = asked_for(gold)
     if wanted and wanted == asked_for(predicted):
-        return True, f"both ask for the same: {' '.join(sorted(wanted))!r}"
+        return True, f"both ask for the same: {' '.join(wanted)!r}"
     return None
 
 
@@ -632,7 +666,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     if cjk:
         take(_ZH_CURRENCY, lambda m: f"currency:{_CURRENCY_WORDS[m.group('c')]}")
     found.sort()
-    _year_for_months(found)
+    _year_for_months(text, found)
     residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
     bare = _words_between(text, found, keep=frozenset())
     if len(residual.split()) == 1 and residual in _BOOLS and len(normalize_text(text).split()) == 1:
@@ -749,23 +783,25 @@ def _canon_month(m: re.Match[str]) -> str:
     return f"month:{_MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]}"
 
 
-_YEAR_NUMBER = re.compile(r"number:(?:19|20)\d\d")
+#: What joins the two ends of a range of months: `January to March 2024`, `2024年1月至3月`.
+_RANGE_JOIN = re.compile(r"\s*(?:to|through|thru|until|till|-|–|—|~|至|到)\s*", re.IGNORECASE)
 
 
-def _year_for_months(found: list[tuple[int, int, str]]) -> None:
-    """A year said once for a range of months holds for each (`January to March 2024` = `January 2024
-    to March 2024` = `2024年1月至3月`): when every month of a year in the text has the same year and no
-    other year is named, a month alone becomes a month of that year too."""
-    years = {c[5:9] for _, _, c in found if c.startswith("date:") and len(c) == 12}
-    others = any(c.startswith("date:") and len(c) != 12 for _, _, c in found)
-    if len(years) != 1 or others:
-        return
-    [year] = years
-    if any(_YEAR_NUMBER.fullmatch(c) for _, _, c in found):  # another year, named alone
-        return
-    for i, (start, end, c) in enumerate(found):
-        if c.startswith("month:"):
-            found[i] = (start, end, f"date:{year}-{int(c[6:]):02d}")
+def _year_for_months(text: str, found: list[tuple[int, int, str]]) -> None:
+    """A year said once for a range of months holds for both ends (`January to March 2024` = `January
+    2024 to March 2024` = `2024年1月至3月`); a range that crosses new year takes the year before for its
+    start (`December to February 2025`: December 2024). Only a month joined to a month of a year by a
+    range word is read so."""
+    for i in range(len(found) - 1):
+        (s1, e1, c1), (s2, e2, c2) = found[i], found[i + 1]
+        if not _RANGE_JOIN.fullmatch(text[e1:s2]):
+            continue
+        if c1.startswith("month:") and c2.startswith("date:") and len(c2) == 12:
+            year, m1, m2 = int(c2[5:9]), int(c1[6:]), int(c2[10:12])
+            found[i] = (s1, e1, f"date:{year - (m1 > m2):04d}-{m1:02d}")
+        elif c2.startswith("month:") and c1.startswith("date:") and len(c1) == 12:
+            year, m1, m2 = int(c1[5:9]), int(c1[10:12]), int(c2[6:])
+            found[i + 1] = (s2, e2, f"date:{year + (m2 < m1):04d}-{m2:02d}")
 
 
 def _canon_month_year(m: re.Match[str]) -> str:

@@ -38,6 +38,7 @@ from monitor.facts import (
     has_cjk,
     normalize_text,
     script_of,
+    value_signs,
 )
 from monitor.model import Comparison, Rung
 from monitor.score.differential import Difference, compare_spans
@@ -113,7 +114,7 @@ class Ladder:
             return _cmp(field, gold, predicted, True, 1.0, Rung.EXACT, kind=self._kind(gold, predicted, kind))
         ng, np_ = normalize_text(gold), normalize_text(predicted)
         k = self._kind(gold, predicted, kind)
-        if ng == np_ and _symbols(gold) == _symbols(predicted):  # `$10` / `€10`: the typed rung decides
+        if ng == np_ and value_signs(gold) == value_signs(predicted):  # `$10` / `€10`: the typed rung decides
             return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k)
         if not ng or not np_:
             return _cmp(
@@ -443,26 +444,27 @@ def _facts_conflict(gold: Sequence[str], predicted: Sequence[str]) -> bool:
     return any({f for f in g if _fact_kind(f) == k} != {f for f in p if _fact_kind(f) == k} for k in kinds)
 
 
-#: Signs that normalization drops but that change a value: currencies and the percent sign.
-_VALUE_SIGNS = frozenset("$€£¥₹₩%")
-
-
-def _symbols(text: str) -> list[str]:
-    return sorted(c for c in text if c in _VALUE_SIGNS)
-
-
-#: Stopwords that point the other way from each other: `flights from Paris` / `flights to Paris` have the
-#: same content words, and the differential rung must see them.
-_DIRECTIONS = frozenset({"from", "to"})
+#: Words that give the others their roles: who does what to whom, which way, which of two. Two texts
+#: with the same content words in another order and any of these may say the reverse (`Can you send me
+#: the invoice?` / `Can I send you the invoice?`, `from Boston to Denver` / `from Denver to Boston`).
+_ROLE_WORDS = frozenset({
+    "i", "you", "we", "me", "us", "he", "she", "they", "him", "her", "them", "my", "your", "our", "their",
+    "from", "to", "than", "instead", "over", "or", "not", "vs", "versus",
+})  # fmt: skip
 
 
 def _same_content_words(gold: str, predicted: str) -> bool:
-    """The same content words (stopwords aside, any order), unless the two differ in a direction."""
-    words = content_words(gold)
-    if not words or set(words) != set(content_words(predicted)):
+    """The same content words, stopwords aside, in any order (`car rental` / `rental car`) — unless a
+    word that gives roles (`_ROLE_WORDS`) is said: then the content and role words must come in the same
+    order (`Can you send me …` is not `Can I send you …`)."""
+    words, other = content_words(gold), content_words(predicted)
+    if not words or set(words) != set(other):
         return False
-    differ = set(normalize_text(gold).split()) ^ set(normalize_text(predicted).split())
-    return not differ & _DIRECTIONS
+    all_g, all_p = normalize_text(gold).split(), normalize_text(predicted).split()
+    if not _ROLE_WORDS & (set(all_g) | set(all_p)):
+        return True
+    keep = set(words) | _ROLE_WORDS
+    return [w for w in all_g if w in keep] == [w for w in all_p if w in keep]
 
 
 def _fact_kind(fact: str) -> str:

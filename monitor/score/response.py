@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from monitor.facts import compare_acts, content_words, extract_facts, normalize_text, sentences
+from monitor.facts import compare_acts, content_words, extract_facts, normalize_text, sentences, value_signs
 from monitor.model import Check, Comparison, FailureReason, Mismatch, Rung, SubMetric
 from monitor.score.ladder import Ladder
 
@@ -68,11 +68,12 @@ def is_bare_fact(gold: str, day_first: bool = False) -> bool:
 def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozenset[str]) -> ResponseScore:
     """Gold that is a bare fact passes when the reply states it, whatever else the reply says; any other
     gold is compared as a whole and by its facts (module docstring)."""
-    if is_bare_fact(gold, ladder.config.ladder.date_day_first) and normalize_text(gold) != normalize_text(
+    same_text = normalize_text(gold) == normalize_text(predicted) and value_signs(gold) == value_signs(
         predicted
-    ):
+    )
+    if is_bare_fact(gold, ladder.config.ladder.date_day_first) and not same_text:
         return _score_bare_fact(ladder, gold, predicted)
-    if normalize_text(gold) == normalize_text(predicted):
+    if same_text:
         rung = Rung.EXACT if gold == predicted else Rung.NORMALIZED
         cmp = Comparison(
             field="response", gold=gold, predicted=predicted, equal=True, score=1.0, rung=rung, kind="text"

@@ -111,12 +111,19 @@ def test_a_user_value_set_replaces_the_shipped_one_and_user_opposites_decide(
         ("100日元", "100 yen", "short", True),
         ("退款100美元", "退款100美金", "short", True),
         ("I have cancelled your return flight.", "I have changed your return flight.", "text", False),
+        # the second review
+        ("I can't cancel the order because it has shipped.", "I have cancelled the order.", "text", False),
+        ("I can't find your booking.", "What is your booking reference?", "text", False),
+        ("3/2024", "March 2024", "short", True),
+        ("9am", "9 in the morning", "short", True),
+        ("December to February 2025", "December 2024 to February 2025", "short", True),
+        ("$10-$20", "$10-20", "short", True),
     ],
 )
 def test_what_the_first_review_found_stays_fixed(
     ladder: Ladder, gold: str, predicted: str, kind: str, equal: bool
 ) -> None:
-    """A fresh review of this round found each of these decided wrongly (or, for the signs, an older
+    """Fresh reviews of this round found each of these decided wrongly (or, for the signs, an older
     bug); each is now right."""
     c = ladder.compare_text("value", gold, predicted, kind=kind)
     assert c.equal is equal, c
@@ -135,13 +142,30 @@ def test_what_the_first_review_found_stays_fixed(
         ("regular coffee", "ground coffee", "short", "one value"),
         ("Can I change this shirt for a bigger size?", "Can I exchange this shirt for a bigger size?", "text",
          "different values"),
+        # the second review: failures said without a failure word, or a failure word about no outcome
+        ("The payment failed.", "Your payment bounced.", "text", "failure"),
+        ("无法下单，该商品已售罄。", "该商品已售罄。", "text", "failure"),
+        ("If the payment fails, we will retry it.", "Your payment has been retried.", "text", "failure"),
+        ("The failure rate dropped to 2% this week.", "The error rate dropped to 2% this week.", "text", "failure"),
+        ("Unable to reach you earlier, so I emailed the receipt.", "I emailed the receipt to you.", "text", "failure"),
+        ("预订成功。如果支付失败，系统会自动重试。", "预订成功。系统会自动重试扣款。", "text", "failure"),
+        # requests in another order, other roles
+        ("Are you flying from Paris to London?", "Are you flying from London to Paris?", "text", "both ask"),
+        ("Can you send me the invoice?", "Can I send you the invoice?", "text", "same content words"),
+        ("Should the money go from checking to savings?", "Should the money go from savings to checking?",
+         "text", "same content words"),
+        ("You can choose a new password on the next screen.", "Choose a new password on the next screen.",
+         "text", "asks"),
+        ("Your order is being processed.", "Your order is processing.", "text", "different values"),
     ],
 )  # fmt: skip
 def test_generic_words_and_pleasantries_decide_nothing(
     ladder: Ladder, gold: str, predicted: str, kind: str, not_by: str
 ) -> None:
-    """Pleasantries, offers, needs and waits are neither asking nor telling; generic words (`change`,
-    `new`, `book`, `regular`) spell no value of a set: none of these rules decides them."""
+    """Pleasantries, offers, needs, waits and instructions are neither asking nor telling; generic words
+    (`change`, `new`, `book`, `regular`) spell no value of a set; a failure said without a failure word,
+    or a failure word about no outcome, is no failure against a success; words in another order with
+    other roles are not "the same content words": none of these rules decides them."""
     c = ladder.compare_text("value", gold, predicted, kind=kind)
     assert not_by not in c.note, c
 
@@ -191,18 +215,26 @@ def test_from_and_to_are_no_stopword_difference(ladder: Ladder) -> None:
     assert (c.equal, c.rung) == (False, Rung.DIFFERENTIAL) and "opposite particles" in c.note, c
 
 
-def test_an_agent_that_acts_where_gold_asks_fails_truthfulness(ladder: Ladder) -> None:
-    """The gold reply asks which region the report should cover; the agent builds it for all regions
-    instead: the reply is inconsistent, however close its words (the model alone passed it)."""
+@pytest.mark.parametrize(
+    ("gold", "predicted"),
+    [
+        # gold asks which region; the agent builds the report for all instead (the model alone passed it)
+        ("Which region should the sales report cover?", "I have created the sales report for every region."),
+        # the signs normalize away; the reply scorer once passed these before any fact was read
+        ("Your fee is $10.", "Your fee is €10."),
+    ],
+)
+def test_a_reply_that_does_or_says_something_else_fails_truthfulness(
+    ladder: Ladder, gold: str, predicted: str
+) -> None:
     turn: dict[str, Any] = {
         "turn_no": 1,
         "turn": "Agent",
-        "gold_turn": {"response": "Which region should the sales report cover?"},
-        "predict_turn": {"response": "I have created the sales report for every region."},
+        "gold_turn": {"response": gold},
+        "predict_turn": {"response": predicted},
     }
     [v] = score_dialog(dialog([turn]), ladder).turns
     assert v.success is False and v.failure_reason is FailureReason.INCONSISTENT_RESPONSE, v.detail
-    assert "only asks" in (v.detail or "")
 
 
 def test_a_value_set_whose_spelling_says_two_values_is_refused(tmp_path: Path) -> None:
@@ -213,5 +245,10 @@ def test_a_value_set_whose_spelling_says_two_values_is_refused(tmp_path: Path) -
     with pytest.raises(ConfigError) as err:
         load_config(cfg)
     message = str(err.value)
-    assert str(cfg) in message and "seat: 'window' spells values 1 and 2" in message
-    assert "x: value 1 has a spelling with no letter or digit" in message
+    assert str(cfg) in message and "value_sets.seat: 'window' spells values 1 and 2" in message
+    assert "value_sets.x: value 1 has a spelling with no letter or digit" in message
+    cfg.write_text("ladder: {value_sets: {x: [[]]}, opposites: [[up, Up]]}\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(cfg)
+    assert "value_sets.x: value 1 has no spelling" in str(err.value)
+    assert "opposites: 'up' / 'Up' are not two different words" in str(err.value)
