@@ -79,6 +79,13 @@ _CONTRACTION = re.compile(r"(?i)n['’]t\b")
 _CANNOT = re.compile(r"(?i)\bcannot\b")
 
 _NEGATED = "negated on one side only"
+_TURNED = (
+    "the same words in another order around a direction: who, which way or which is more is turned around"
+)
+#: Words that give direction or rank between the words around them (not `or`, not `and`: lists turn
+#: around freely, `a one-way or a round trip`).
+_MOVE_REACH = 6  # tokens a moved block and what it moved across may span
+_DIRECTED = frozenset({"from", "to", "into", "than", "instead", "over", "vs", "versus", "before", "after"})
 _MOVED = "a negation moved within the sentence"
 #: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
 AliasTest = Callable[[str, str], str]
@@ -120,6 +127,9 @@ def compare_spans(
     ops = [op for op in SequenceMatcher(a=fg, b=fp, autojunk=False).get_opcodes() if op[0] != "equal"]
     if not ops or not tg or not tp:
         return None
+    moved = _moved_around_a_direction(fg, fp, ops)
+    if moved:
+        return Difference(False, moved, _TURNED)
     if any(_size(fg[g1:g2]) > MAX_SPAN or _size(fp[p1:p2]) > MAX_SPAN for _, g1, g2, p1, p2 in ops):
         return None
     shared = len(fg) - sum(g2 - g1 for _, g1, g2, _, _ in ops)
@@ -188,6 +198,25 @@ def _domain_relation(
         if relation in (Relation.ANTONYM, Relation.SIBLING):
             return relation, why
     return Relation.UNKNOWN, ""
+
+
+def _moved_around_a_direction(
+    fg: Sequence[str], fp: Sequence[str], ops: Sequence[tuple[str, int, int, int, int]]
+) -> tuple[tuple[str, str], ...]:
+    """The same words, a block of them moved across a word that gives direction or rank (`from Paris to
+    London` / `from London to Paris`, `the charge higher than the quote` / `the quote higher than the
+    charge`): the spans, else (). Alignment reads such a move as words taken out here and added there."""
+    if len(ops) != 2 or sorted(fg) != sorted(fp):
+        return ()
+    (_, g1, g2, p1, p2), (_, h1, h2, q1, q2) = ops
+    taken, added = [*fg[g1:g2], *fg[h1:h2]], [*fp[p1:p2], *fp[q1:q2]]
+    if not taken or sorted(taken) != sorted(added):
+        return ()
+    # a short move (not two sentences swapped) across a word that gives direction
+    around = fg[min(g1, h1) : max(g2, h2)]
+    if len(around) > _MOVE_REACH or not _DIRECTED & set(around):
+        return ()
+    return ((" ".join(fg[g1:g2]), " ".join(fp[p1:p2])), (" ".join(fg[h1:h2]), " ".join(fp[q1:q2])))
 
 
 def _negations(words: Sequence[str]) -> int:

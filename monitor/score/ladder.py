@@ -135,7 +135,7 @@ class Ladder:
                 return _cmp(field, gold, predicted, False, 0.0, Rung.TYPED, kind=k, note=note)
             if not _meaningful(fg.bare) or not _meaningful(fp.bare):
                 return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note="same typed facts")
-            if content_words(fg.bare) and set(content_words(fg.bare)) == set(content_words(fp.bare)):
+            if _same_content_words(fg.bare, fp.bare):
                 note = "same typed facts and words"
                 return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note=note)
             left_g, left_p = fg.residual, fp.residual
