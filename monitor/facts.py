@@ -374,9 +374,9 @@ _CURRENCY = re.compile(
     re.IGNORECASE,
 )
 _CURRENCY_WORDS = {"dollar": "usd", "dollars": "usd", "euro": "eur", "euros": "eur", "yen": "jpy", "rmb": "cny",
-                   "yuan": "cny", "renminbi": "cny", "人民币": "cny", "美元": "usd", "欧元": "eur", "英镑": "gbp",
-                   "日元": "jpy", "港元": "hkd", "港币": "hkd", "韩元": "krw", "美金": "usd", "円": "jpy"}  # fmt: skip
-#: The same, in Chinese (no word boundaries there): 用欧元支付 names currency:eur.
+                   "yuan": "cny", "renminbi": "cny"}  # fmt: skip
+#: The same, in Chinese (no word boundaries there): 用欧元支付 names currency:eur; the codes are the
+#: units' (`_UNITS`: 100美元 is number:100|usd).
 _ZH_CURRENCY = re.compile("(?P<c>人民币|美元|美金|欧元|英镑|日元|港元|港币|韩元)")
 #: Fact kinds a paraphrase may leave out ("12% year over year" / "12% compared with last year"): they
 #: differ only against a fact of the same kind on the other side, and their words stay in the residual.
@@ -578,9 +578,8 @@ def _reports_failure(text: str) -> str:
     return ""
 
 
-@lru_cache(
-    maxsize=32_768
-)  # the same gold reply against the same kinds of reply, conversation after conversation
+# cached: the same gold reply meets the same kinds of reply, conversation after conversation
+@lru_cache(maxsize=32_768)
 def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
     """What the two texts do, where that decides: one only asks and the other only tells (different);
     one reports a failure outright and the other plainly claims the thing done, with no word that says
@@ -664,7 +663,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         lambda m: f"currency:{_CURRENCY_WORDS.get(_fold(m.group('c')), _fold(m.group('c')))}",
     )
     if cjk:
-        take(_ZH_CURRENCY, lambda m: f"currency:{_CURRENCY_WORDS[m.group('c')]}")
+        take(_ZH_CURRENCY, lambda m: f"currency:{_UNITS[m.group('c')][0]}")
     found.sort()
     _year_for_months(text, found)
     residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
@@ -779,8 +778,13 @@ def _canon_frequency(m: re.Match[str]) -> str:
 
 
 def _canon_month(m: re.Match[str]) -> str:
-    name = _fold(m.group("m") or m.group("c") or m.group("w"))
-    return f"month:{_MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]}"
+    return f"month:{_month_number(m.group('m') or m.group('c') or m.group('w'))}"
+
+
+def _month_number(name: str) -> int:
+    """A month's number from its name or abbreviation as matched (`April`, `Sept`, `jan`)."""
+    folded = _fold(name)
+    return _MONTH_NAMES.index(folded) + 1 if folded in _MONTH_NAMES else _MONTH_ABBR[folded]
 
 
 #: What joins the two ends of a range of months: `January to March 2024`, `2024年1月至3月`.
@@ -806,9 +810,7 @@ def _year_for_months(text: str, found: list[tuple[int, int, str]]) -> None:
 
 def _canon_month_year(m: re.Match[str]) -> str:
     if m["name"]:
-        name = _fold(m["name"])
-        month = _MONTH_NAMES.index(name) + 1 if name in _MONTH_NAMES else _MONTH_ABBR[name]
-        return f"date:{m['y1']}-{month:02d}"
+        return f"date:{m['y1']}-{_month_number(m['name']):02d}"
     if m["y4"]:
         return f"date:{m['y4']}-{zh_number(m['m4']):02d}"
     return f"date:{m['y2'] or m['y3']}-{int(m['m2'] or m['m3']):02d}"

@@ -34,7 +34,7 @@ from scipy.optimize import linear_sum_assignment
 from monitor.attribute.attribution import Attribution, Outcome, attribute_failures
 from monitor.attribute.dependencies import TurnFlow, infer_dependencies, leaf_texts
 from monitor.config import AlignmentConfig, CompositionConfig
-from monitor.facts import content_words, normalize_text
+from monitor.facts import content_words, normalize_text, sentences
 from monitor.model import (
     SUB_METRIC_OF,
     ActionContent,
@@ -59,7 +59,6 @@ from monitor.model import (
 )
 from monitor.score.composition import compose
 from monitor.score.ladder import Ladder
-from monitor.score.response import split_parts
 from monitor.score.turn import TurnScore, finish_checks, score_turn
 
 ORDER_INVARIANT_PREFIX = "OrderInvariant_"
@@ -534,7 +533,7 @@ def texts_to_embed(dialogs: Iterable[Dialog]) -> list[str]:
                 if gold.response != pred.response:
                     for content in (gold, pred):
                         texts.append(content.response)
-                        texts.extend(split_parts(content.response))
+                        texts.extend(sentences(content.response))
             elif isinstance(gold, ActionContent) and isinstance(pred, ActionContent):
                 for k, g in gold.args.items():
                     p = pred.args.get(k)

@@ -13,12 +13,16 @@ two share at least half their tokens. Each region is then judged on its own:
 - different numbers (`three` / `four`) → different;
 - an alias (glossary, shipped table) or WordNet synonyms → the same (not when both sides are
   capitalised: `Acme` / `Apex` are names, not synonyms);
-- WordNet antonyms or siblings (`revenue` / `profit`, `Tuesday` / `Thursday`), or a pair of the shipped
-  English opposites WordNet lacks (`approved` / `denied`, `arrival` / `departure`; `aliases.json`) → different;
+- the domain lists first (`Domain`: the shipped `aliases.json` and the user's `ladder.value_sets` /
+  `ladder.opposites`): two spellings of one value (`express` / `expedited`) → the same; two values of
+  one kind (`aisle` / `window`) or opposites WordNet lacks (`approved` / `denied`) → different;
+- WordNet antonyms or siblings (`revenue` / `profit`, `Tuesday` / `Thursday`) → different;
 - two different capitalised words that are names (unknown to the lexicon, or capitalised after the
   start: `Alice Smith` / `Alice Jones`) → different;
 - only stopwords → the same; anything else (unknown words, added words) → undecided.
-One different region makes the values different; all regions the same makes them the same.
+One different region makes the values different; all regions the same makes them the same. Before
+the regions are judged: the same words with a short block moved across a word of direction or rank
+(`from Boston to Denver` / `from Denver to Boston`) → different.
 
 Chinese (and Japanese) text has no spaces: each ideograph is a token, so a region is a span of at most
 `MAX_SPAN` characters (`已发货` / `未发货` differ in `已` / `未`). Negation there is 不 / 未 / 没 / 无 / 非
@@ -35,6 +39,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cache
 
+from monitor.config import spelling_key
 from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk
 from monitor.score.lexicon import (
     Domain,
@@ -44,7 +49,6 @@ from monitor.score.lexicon import (
     build_domain,
     load_lexicon,
     load_zh_lexicon,
-    phrase_key,
 )
 
 MAX_SPAN = 3
@@ -84,8 +88,8 @@ _TURNED = (
 )
 #: Words that give direction or rank between the words around them (not `or`, not `and`: lists turn
 #: around freely, `a one-way or a round trip`).
-_MOVE_REACH = 6  # tokens a moved block and what it moved across may span
 _DIRECTED = frozenset({"from", "to", "into", "than", "instead", "over", "vs", "versus", "before", "after"})
+_MOVE_REACH = 6  # tokens a moved block and what it moved across may span
 _MOVED = "a negation moved within the sentence"
 #: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
 AliasTest = Callable[[str, str], str]
@@ -171,17 +175,17 @@ def _context(
     return before, after
 
 
-def _domain_relation(
+def _domain_verdict(
     g: Sequence[str],
     p: Sequence[str],
     context: tuple[str, str],
     domain: Domain,
     joint: str,
     lemma: Callable[[str], str] | None = None,
-) -> tuple[Relation, str]:
-    """How two regions relate in the domain lists: read alone, with the word they share on either side
-    (`credit card` / `gift card` differ in `credit` / `gift`), and — for opposites and siblings — word by
-    word at the same place."""
+) -> tuple[bool | None, str]:
+    """Two regions by the domain lists: True one value, False opposites or two values of one kind, None
+    unknown to them; and why. Read with the word they share on either side first (`credit card` / `gift
+    card` differ in `credit` / `gift`), then alone, and — for a difference — word by word at one place."""
     before, after = context
     a, b = joint.join(g), joint.join(p)
     # the longer readings first: `single room` / `twin room` are two rooms, though `single` / `twin` are
@@ -190,14 +194,14 @@ def _domain_relation(
     candidates += [(a + after, b + after)] if after else []
     candidates.append((a, b))
     for x, y in candidates:
-        relation, why = domain.relate(phrase_key(x), phrase_key(y), lemma)
+        relation, why = domain.relate(spelling_key(x), spelling_key(y), lemma)
         if relation is not Relation.UNKNOWN:
-            return relation, why
+            return relation is Relation.SYNONYM, why
     for x, y in zip(g, p, strict=False):
-        relation, why = domain.relate(phrase_key(x), phrase_key(y), lemma)
+        relation, why = domain.relate(spelling_key(x), spelling_key(y), lemma)
         if relation in (Relation.ANTONYM, Relation.SIBLING):
-            return relation, why
-    return Relation.UNKNOWN, ""
+            return False, why
+    return None, ""
 
 
 def _moved_around_a_direction(
@@ -260,11 +264,9 @@ def _judge(
     alias = aliases(a, b)
     if alias:
         return True, alias
-    relation, why = _domain_relation(cg, cp, context, domain, " ", lex.forms)
-    if relation is Relation.SYNONYM:
-        return True, why
-    if relation in (Relation.ANTONYM, Relation.SIBLING):
-        return False, why
+    verdict, why = _domain_verdict(cg, cp, context, domain, " ", lex.forms)
+    if verdict is not None:
+        return verdict, why
     if any(_opposite_affixes(x, y) for x, y in zip(cg, cp, strict=False)):
         return False, "opposite prefixes of one stem"
     relation, why = lex.relate(a, b)
@@ -296,13 +298,11 @@ def _judge_zh(
         return True, "only stopwords differ"
     if not g or not p:
         return None, "words added"
-    relation, why = _domain_relation(g, p, _context(tg, tp, region, ""), domain, "")
-    if relation is Relation.SYNONYM:
-        return True, why
-    if relation in (Relation.ANTONYM, Relation.SIBLING):
-        return False, why
-    a, b = "".join(g), "".join(p)
     before, after = _context(tg, tp, region, "")
+    verdict, why = _domain_verdict(g, p, (before, after), domain, "")
+    if verdict is not None:
+        return verdict, why
+    a, b = "".join(g), "".join(p)
     for x, y in ((a, b), (before + a, before + b), (a + after, b + after)):
         relation, why = zh.relate(x, y)
         if relation in (Relation.ANTONYM, Relation.SIBLING):

@@ -251,10 +251,6 @@ def load_value_sets(path: Path = ALIASES_PATH) -> dict[str, list[list[str]]]:
     return sets
 
 
-#: How a phrase is looked up among the value sets and opposites (one rule for config checks and lookups).
-phrase_key = spelling_key
-
-
 @dataclass(frozen=True, eq=False)
 class Domain:
     """The words of the monitored domain the differential rung decides on beside WordNet: opposites
@@ -300,10 +296,10 @@ def build_domain(
     for kind, members in sets.items():
         for i, member in enumerate(members):
             for spelling in [member] if isinstance(member, str) else member:
-                values.setdefault(phrase_key(spelling), []).append((kind, i))
-    pairs = {frozenset(phrase_key(w) for w in p) for p in opposites}
+                values.setdefault(spelling_key(spelling), []).append((kind, i))
+    pairs = {frozenset(spelling_key(w) for w in p) for p in opposites}
     if shipped:
-        pairs |= {frozenset(phrase_key(w) for w in p) for p in load_opposites()}
+        pairs |= {frozenset(spelling_key(w) for w in p) for p in load_opposites()}
     return Domain(
         opposites=frozenset(p for p in pairs if len(p) == 2),
         values={k: tuple(v) for k, v in values.items()},

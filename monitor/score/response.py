@@ -37,11 +37,6 @@ class ResponseScore:
     similarity: float | None
 
 
-def split_parts(text: str) -> list[str]:
-    """The parts of a reply compared for coverage: its sentences."""
-    return sentences(text)
-
-
 def states_facts(gold: str, predicted: str, day_first: bool = False) -> bool | None:
     """Whether the reply states every typed fact of the gold text (None: gold has none). A number without
     a unit is stated by the same number with one (gold "23553", reply "$23,553")."""
@@ -83,8 +78,8 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         return ResponseScore(ok_c, ok_t, (cmp,), (), 1.0)
 
     day_first = ladder.config.ladder.date_day_first
-    pred_parts = split_parts(predicted)
-    ladder.prefetch([gold, predicted, *split_parts(gold), *pred_parts])
+    parts, pred_parts = sentences(gold), sentences(predicted)
+    ladder.prefetch([gold, predicted, *parts, *pred_parts])
     comparisons: list[Comparison] = []
     mismatches: list[Mismatch] = []
 
@@ -126,7 +121,6 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
 
     # -- coverage of each gold part ------------------------------------------------------------
     whole = ladder.similarity(gold, predicted)
-    parts = split_parts(gold)
     uncovered: list[str] = []
     part_scores: list[float] = []
     if len(parts) > 1:
