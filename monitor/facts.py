@@ -325,6 +325,17 @@ _RELATIVE = {
 _PERIOD = re.compile(
     r"\b(?P<rel>" + "|".join(_RELATIVE) + r")\s+(?P<unit>quarter|week|month|year|weekend)\b", re.IGNORECASE
 )
+#: The same in Chinese: 上个月 = last month (period:-1|month), 下周 = next week, 本季度 = this quarter, 今年 /
+#: 去年 / 明年. Only the relative word is the match, the unit is looked ahead at, so 下周二 is also
+#: weekday:2 and 上个月 never reads as a month.
+_ZH_RELATIVE = {"上": -1, "本": 0, "这": 0, "下": 1}
+_ZH_YEAR_RELATIVE = {"去": -1, "今": 0, "明": 1}
+_ZH_PERIOD_UNITS = {
+    "季度": "quarter", "星期": "week", "礼拜": "week", "周末": "weekend", "周": "week", "月": "month", "年": "year",
+}  # fmt: skip
+_ZH_PERIOD = re.compile(
+    r"(?<!一)(?P<rel>[上本这下])(?:一个|一|个)?(?=(?P<unit>季度|星期|礼拜|周末|周|月|年(?![级纪])))|(?P<yrel>[去今明])(?=年(?![级纪]))"
+)
 #: Word ordinals after a determiner ("the third flight" = "the 3rd flight", both number:3); alone they
 #: are too often discourse words ("First, I checked …").
 _ORDINAL_WORDS = {
@@ -359,9 +370,20 @@ _ZH_MONTH = re.compile(
 #: A run of Chinese numerals read as a number: one with a place word, starting with a digit or 十 (两千,
 #: 十五, 一百二十; not 万一 "in case", 千万 "by all means", 十分 "very"), or a digit before a unit or
 #: measure word (三天, 五个). Other numerals are mostly parts of words (一起, 统一, 一下).
+#: 一个 / 一件 / 一张 / 一位 / 一家 / 一份 / 一条 / 一台 are mostly the article "a" (再提交一个 "submit
+#: another"): they are no number; 一天, 一晚, 一人, 一次, 一间 are.
+_ZH_ARTICLES = "个|件|张|位|家|份|条|台"
+_ZH_MEASURES = (
+    _ZH_ARTICLES + "|天|次|元|块|年|小时|分钟|周|人|公里|公斤|千克|单|晚|点|日|号|班|间|辆|套|双|瓶|箱"
+)
 _ZH_NUMBER = re.compile(
     r"(?<![星期周礼拜哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
-    r"|[一二两三四五六七八九](?=天|个|件|次|元|块|年|小时|分钟|周|人|张|位|公里|公斤|千克|单|晚|家|点|日|号))"
+    r"|[二两三四五六七八九](?="
+    + _ZH_MEASURES
+    + r")|一(?="
+    + _ZH_MEASURES.removeprefix(_ZH_ARTICLES + "|")
+    + ")"
+    r"|[一二两三四五六七八九](?=[到至~\-–][一二两三四五六七八九十]))"  # the first of a range: 一到三天
 )
 #: A Chinese date, 2024年3月5日 (after numerals are read as digits): the same fact as 2024-03-05.
 _ZH_DATE = re.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2})月(?P<d>\d{1,2})[日号]")
@@ -400,6 +422,14 @@ def normalize_text(value: str) -> str:
 #: Ideographs and kana: each carries a word's meaning, and no space marks where a word ends.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK = re.compile(f"[{CJK_CHARS}]")
+#: Parts of an hour said in words: 一刻钟 is 15分钟, 半小时 30分钟.
+_ZH_PART_HOURS = {"一刻钟": "15分钟", "半个小时": "30分钟", "半小时": "30分钟", "半个钟头": "30分钟"}
+_ZH_PART_HOUR = re.compile("|".join(_ZH_PART_HOURS))
+_CJK_SPACE = re.compile(f"(?<=[{CJK_CHARS}])\\s+|\\s+(?=[{CJK_CHARS}])")
+_MYRIADS = {"万": 10_000, "亿": 100_000_000}
+_MYRIAD = re.compile(r"(?P<n>\d[\d,]*(?:\.\d+)?)(?P<x>[万亿])")
+_KANA = re.compile("[\u3040-\u30ff]")
+_YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
 
 
 def script_of(char: str) -> str:
@@ -434,6 +464,7 @@ class Facts:
     residual: str  # the words that are no fact; the words of soft facts (SOFT_FACT_KINDS) stay in it
     spans: tuple[tuple[str, str], ...] = ()  # (canonical, original text) for reporting
     bare: str = ""  # the words that are no fact, soft facts' words taken out too
+    cased: str = ""  # the residual's text with its case and punctuation (`Dr. Patel` is a name)
 
 
 #: Sentence ends: Latin ones before whitespace; Chinese ones (。！？；) need none (Chinese puts no space).
@@ -560,13 +591,39 @@ _DONE = re.compile(
     r"updated|cancell?ed|renewed|reset|sent|issued|refunded|delivered|approved|scheduled)|"
     r"(?:i|we)(?:['’]ve| have)? (?:booked|reserved|updated|changed|cancell?ed|reset|created|processed|"
     r"issued|sent|added|removed|scheduled|found|completed|confirmed|renewed|upgraded|refunded))\b"
-    r"|成功|已为你|已经为你|已为您|我已|已(?:经)?(?:确认|完成|发货|到账|更新|取消|预订|办理|发起|修改|退款)"
+    r"|成功|已为你|已经为你|已为您|我已|已(?:经)?(?:确认|完成|发货|到账|更新|取消|预订|办理|发起|修改|退款|"
+    r"审核通过|通过|提交|发送|安排|开通|生效|开具)"
 )
 _NEGATIVE = re.compile(
     r"(?i)\b(?:no|not|never|none|nothing|without|declined|rejected|denied|refused|unfortunately|sorry|"
     r"unavailable|fail(?:ed|s|ure)?|unable|cannot|unsuccessful|invalid|expired|sold out|full|"
     r"bounced|errored|error|too late|zero|out of stock|only)\b|n['’]t\b|[不没未无非拒]|失败|抱歉|遗憾|售罄|已满|满员|过期|退回"
 )
+
+
+#: A thing under way, not done (`Your application is under review.`, `正在审核中`).
+_PENDING = re.compile(
+    r"(?i)\b(?:pending|in progress|under review|being (?:processed|reviewed|prepared)|awaiting|not yet)\b"
+    r"|正在|审核中|处理中|进行中|待审核|待处理|尚未|还未"
+)
+
+
+#: A condition the thing waits on (not `should` or `when`, which are also modal and temporal words).
+_IF = re.compile(r"(?i)\b(?:if|unless|provided)\b|如果|若|假如|只要")
+
+
+def _not_yet(text: str) -> str:
+    """What says a text leaves the thing not done yet: every sentence a question (`Would you like me to
+    cancel it?`, an offer too), a condition (`… will be waived if you pay by Friday.`), or a thing under
+    way (`under review`); else ""."""
+    parts = sentences(text)
+    if parts and all(p.endswith(("?", "？")) for p in parts):
+        return "only asks or offers"
+    if _IF.search(text):
+        return "makes it depend on a condition"
+    if _PENDING.search(text):
+        return "says it is under way"
+    return ""
 
 
 def _reports_failure(text: str) -> str:
@@ -584,8 +641,11 @@ def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
     """What the two texts do, where that decides: one only asks and the other only tells (different);
     one reports a failure outright and the other plainly claims the thing done, with no word that says
     no or says it went wrong (different: `I could not find your account.` / `Your password has been
-    reset.`); both only ask, for the same words in the same order (the same: `请问你的订单号是多少？` /
-    `麻烦提供一下你的订单号。`). None when none of these applies — and for most pairs none does."""
+    reset.`); one that claims nothing done only asks or offers, sets a condition or says the thing is
+    under way, where the other plainly claims it done (different: `Would you like me to cancel it?` /
+    `I've cancelled it.`, `正在审核中` / `已审核通过`); both only ask, for the same words in the same
+    order (the same: `请问你的订单号是多少？` / `麻烦提供一下你的订单号。`). None when none of these
+    applies — and for most pairs none does."""
     side = only_one_asks(gold, predicted)
     if side:
         other = "predicted" if side == "gold" else "gold"
@@ -594,9 +654,15 @@ def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
         ("gold", gold, "predicted", predicted),
         ("predicted", predicted, "gold", gold),
     ):
+        done_there = _DONE.search(other) is not None and not _NEGATIVE.search(other)
+        if not done_there or _DONE.search(text):
+            continue
         failed = _reports_failure(text)
-        if failed and not _DONE.search(text) and _DONE.search(other) and not _NEGATIVE.search(other):
+        if failed:
             return False, f"{side} reports a failure ({failed!r}) where {other_side} says it was done"
+        undone = _not_yet(text)
+        if undone and not _not_yet(other):
+            return False, f"{side} {undone} where {other_side} says it was done"
     wanted = asked_for(gold)
     if wanted and wanted == asked_for(predicted):
         return True, f"both ask for the same: {' '.join(wanted)!r}"
@@ -612,7 +678,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
     if has_cjk(text):
-        text = _ZH_HOURS.sub("", _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text))
+        text = _zh_text(text)
     found: list[tuple[int, int, str]] = []
 
     def take(pattern: re.Pattern[str], canon: Callable[[re.Match[str]], str | None]) -> None:
@@ -650,6 +716,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     if cjk:
         take(_ZH_WEEKDAY, lambda m: f"weekday:{_zh_weekday(m.group('d'))}")
         take(_ZH_MONTH, lambda m: f"month:{zh_number(m.group('m'))}")
+        take(_ZH_PERIOD, _canon_zh_period)
     take(_FREQUENCY, _canon_frequency)
     if "每" in text:
         take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z']]}")
@@ -672,12 +739,17 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         found.append((len(text), len(text), f"bool:{_BOOLS[residual]}"))
         residual = bare = ""
     spans = tuple((c, text[s:e]) for s, e, c in found)
-    return Facts(facts=tuple(sorted(c for _, _, c in found)), residual=residual, spans=spans, bare=bare)
+    cased = _words_between(text, found, keep=SOFT_FACT_KINDS, normalize=False) if residual else ""
+    return Facts(
+        facts=tuple(sorted(c for _, _, c in found)), residual=residual, spans=spans, bare=bare, cased=cased
+    )
 
 
-def _words_between(text: str, found: list[tuple[int, int, str]], keep: frozenset[str]) -> str:
+def _words_between(
+    text: str, found: list[tuple[int, int, str]], keep: frozenset[str], normalize: bool = True
+) -> str:
     """The normalized words of `text` outside the facts found, except facts of the kinds in `keep`
-    (kept in the words too: "Thursday" is also what a reply says)."""
+    (kept in the words too: "Thursday" is also what a reply says); `normalize=False`: as written."""
     parts, last = [], 0
     for s, e, c in found:
         if c.split(":", 1)[0] in keep:
@@ -685,7 +757,28 @@ def _words_between(text: str, found: list[tuple[int, int, str]], keep: frozenset
         parts.append(text[last:s])
         last = e
     parts.append(text[last:])
-    return normalize_text(" ".join(parts))
+    return normalize_text(" ".join(parts)) if normalize else _SPACE.sub(" ", " ".join(parts)).strip()
+
+
+def _zh_text(text: str) -> str:
+    """Chinese text as the fact patterns read it: no space beside an ideograph (`3 月 12 日` is how some
+    write 3月12日), numerals as digits (两千 = 2000), 5万 as 50000, and ¥ as 元 (the yuan sign, where no
+    kana says the text is Japanese)."""
+    text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), _CJK_SPACE.sub("", text))
+    text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
+    if "¥" in text and not _KANA.search(text):
+        text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
+    return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))
+
+
+def _digits(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def _canon_zh_period(m: re.Match[str]) -> str:
+    if m["yrel"]:
+        return f"period:{_ZH_YEAR_RELATIVE[m['yrel']]}|year"
+    return f"period:{_ZH_RELATIVE[m['rel']]}|{_ZH_PERIOD_UNITS[m['unit']]}"
 
 
 def _zh_weekday(day: str) -> int:

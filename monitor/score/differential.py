@@ -52,14 +52,20 @@ from monitor.score.lexicon import (
 )
 
 MAX_SPAN = 3
+#: The same for ideographs, a word being one or two of them: about as many words as MAX_SPAN.
+MAX_SPAN_ZH = 5
 #: Longer texts are left to the embedding: aligning them costs quadratic time (a 20,000-token reply took
 #: 10 s), and a reply that long is no minimal pair.
 MAX_TOKENS = 300
 NEGATIONS = frozenset(
     {"not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without", *"不未没无非"}
 )
-#: Words that begin with a negating ideograph but negate nothing.
-_ZH_WORDS = ("不过", "不错", "不仅", "不少", "不同", "不断", "无论", "非常", "没关系")
+#: Words that begin with a negating ideograph but negate nothing: conjunctions and adverbs, bounds (不到 /
+#: 不足 "under", as 低于 is), and courtesies a reply adds (没问题 "sure", 不客气, 不好意思 "sorry").
+_ZH_WORDS = (
+    "不过", "不错", "不仅", "不少", "不同", "不断", "无论", "非常", "没关系",
+    "不到", "不足", "没问题", "不客气", "不好意思",
+)  # fmt: skip
 _STOP = STOPWORDS | frozenset("的了吧呢啊吗")
 _TOKEN = re.compile(
     "|".join(_ZH_WORDS)
@@ -88,9 +94,16 @@ _TURNED = (
 )
 #: Words that give direction or rank between the words around them (not `or`, not `and`: lists turn
 #: around freely, `a one-way or a round trip`).
-_DIRECTED = frozenset({"from", "to", "into", "than", "instead", "over", "vs", "versus", "before", "after"})
-_MOVE_REACH = 6  # tokens a moved block and what it moved across may span
+_DIRECTED = frozenset(
+    {"from", "to", "into", "than", "instead", "over", "vs", "versus", "before", "after", *"从到至往向比"}
+)
+_MOVE_REACH = 6  # tokens a moved block and what it moved across may span (ideographs: 10)
 _MOVED = "a negation moved within the sentence"
+_NEGATED_AHEAD = "a negation put in before the words both go on with"
+_ZH_UNKNOWN = "not in the Chinese lexicon"
+_ONLY_STOPWORDS = "only stopwords differ"
+_ZH_SWAPPED = "one word put for another in a Chinese sentence otherwise the same"
+_ZH_SENTENCE = 6  # ideographs two texts share for them to be one sentence with one word changed
 #: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
 AliasTest = Callable[[str, str], str]
 
@@ -134,7 +147,10 @@ def compare_spans(
     moved = _moved_around_a_direction(fg, fp, ops)
     if moved:
         return Difference(False, moved, _TURNED)
-    if any(_size(fg[g1:g2]) > MAX_SPAN or _size(fp[p1:p2]) > MAX_SPAN for _, g1, g2, p1, p2 in ops):
+    if any(
+        _size(fg[g1:g2]) > _limit(fg[g1:g2]) or _size(fp[p1:p2]) > _limit(fp[p1:p2])
+        for _, g1, g2, p1, p2 in ops
+    ):
         return None
     shared = len(fg) - sum(g2 - g1 for _, g1, g2, _, _ in ops)
     # values that share little are not "the same but for a span": the embedding reads them whole
@@ -150,7 +166,15 @@ def compare_spans(
     if has_cjk(gold + predicted) and _negations(fg) % 2 == _negations(fp) % 2:
         # Chinese puts a negation where its verb is (无法使用 / 用不了): a region negated alone is a
         # negation moved when both sentences are negated alike
-        verdicts = [(None, _MOVED) if r == _NEGATED else (v, r) for v, r in verdicts]
+        verdicts = [(None, _MOVED) if r in (_NEGATED, _NEGATED_AHEAD) else (v, r) for v, r in verdicts]
+    elif _negations(fg) % 2 == _negations(fp) % 2:  # `could not reach` / `did not respond`: the same
+        verdicts = [(None, _MOVED) if r == _NEGATED_AHEAD else (v, r) for v, r in verdicts]
+    content = [v for v in verdicts if v != (True, _ONLY_STOPWORDS)]
+    if content == [(None, _ZH_UNKNOWN)] and shared >= _ZH_SENTENCE:
+        # one Chinese word put for another in a sentence otherwise the same (`大床房` / `双床房`, `张医生` /
+        # `李医生`): the multilingual model passes such pairs at 0.96–0.99 whatever the words mean, and a
+        # reply that says the same thing another way differs in more than one place
+        verdicts = [(False, _ZH_SWAPPED) if v == (None, _ZH_UNKNOWN) else v for v in verdicts]
     different = [(s, r) for s, (v, r) in zip(spans, verdicts, strict=True) if v is False]
     if different:
         return Difference(False, tuple(s for s, _ in different), "; ".join(r for _, r in different))
@@ -218,13 +242,17 @@ def _moved_around_a_direction(
         return ()
     # a short move (not two sentences swapped) across a word that gives direction
     around = fg[min(g1, h1) : max(g2, h2)]
-    if len(around) > _MOVE_REACH or not _DIRECTED & set(around):
+    if len(around) > _limit(around) * _MOVE_REACH // MAX_SPAN or not _DIRECTED & set(around):
         return ()
     return ((" ".join(fg[g1:g2]), " ".join(fp[p1:p2])), (" ".join(fg[h1:h2]), " ".join(fp[q1:q2])))
 
 
 def _negations(words: Sequence[str]) -> int:
     return sum(t in NEGATIONS for t in words)
+
+
+def _limit(span: Sequence[str]) -> int:
+    return MAX_SPAN_ZH if has_cjk("".join(span)) else MAX_SPAN
 
 
 def _size(span: Sequence[str]) -> int:
@@ -252,9 +280,11 @@ def _judge(
         # words of its own may be said another way on the other side ("could not complete" / "failed")
         if (fg and fp) or not (cg or cp):
             return False, _NEGATED
+        if _negates_what_follows(cg, cp, context):
+            return False, _NEGATED_AHEAD
         return None, "a negation added with other words"
     if not cg and not cp:
-        return True, "only stopwords differ"
+        return True, _ONLY_STOPWORDS
     if not cg or not cp:
         return None, "words added"
     ng, np_ = _numbers(cg), _numbers(cp)
@@ -291,14 +321,18 @@ def _judge_zh(
     (`经济舱` / `商务舱` differ in `经济` / `商务`; `周四下午` / `周四上午` in `下` / `上`)."""
     g1, g2, p1, p2 = region
     g, p = [t for t in tg[g1:g2] if t not in _STOP], [t for t in tp[p1:p2] if t not in _STOP]
+    before, after = _context(tg, tp, region, "")
     if _negations(g) % 2 != _negations(p) % 2:  # as in `_judge`: a negation added alone flips the value
-        alone = not [t for t in (*g, *p) if t not in NEGATIONS]
-        return (False, _NEGATED) if (g and p) or alone else (None, "a negation added with other words")
+        words = [t for t in (*g, *p) if t not in NEGATIONS]
+        if (g and p) or not words:
+            return False, _NEGATED
+        if _negates_what_follows(words, [], (before, after)):
+            return False, _NEGATED_AHEAD
+        return None, "a negation added with other words"
     if not g and not p:
-        return True, "only stopwords differ"
+        return True, _ONLY_STOPWORDS
     if not g or not p:
         return None, "words added"
-    before, after = _context(tg, tp, region, "")
     verdict, why = _domain_verdict(g, p, (before, after), domain, "")
     if verdict is not None:
         return verdict, why
@@ -307,7 +341,16 @@ def _judge_zh(
         relation, why = zh.relate(x, y)
         if relation in (Relation.ANTONYM, Relation.SIBLING):
             return False, why
-    return None, "not in the Chinese lexicon"
+        if relation is Relation.SYNONYM:
+            return True, why
+    return None, _ZH_UNKNOWN
+
+
+def _negates_what_follows(cg: Sequence[str], cp: Sequence[str], context: tuple[str, str]) -> bool:
+    """A negation put in before the words both texts go on with, with at most one word of its own (`is
+    currently not available` / `is available`, 目前暂不支持 / 目前支持): it negates them. A negation added
+    at the end with words of its own is mostly a courtesy or a new fact (`…, no fee`)."""
+    return bool(context[1]) and len(cg) + len(cp) <= 1
 
 
 def _opposite_affixes(a: str, b: str) -> bool:

@@ -31,6 +31,7 @@ from monitor.config import KindThresholds, ScoringConfig
 from monitor.facts import (
     SOFT_FACT_KINDS,
     STOPWORDS,
+    Facts,
     canonical_scalar,
     compare_acts,
     content_words,
@@ -127,11 +128,15 @@ class Ladder:
         fg = extract_facts(gold, self.config.ladder.date_day_first)
         fp = extract_facts(predicted, self.config.ladder.date_day_first)
         left_g, left_p = gold, predicted
+        cased_g, cased_p = gold, predicted  # what the differential rung reads: case tells names apart
         if fg.facts or fp.facts:
             if _facts_conflict(fg.facts, fp.facts):
                 only_g = sorted(set(fg.facts) - set(fp.facts))
                 only_p = sorted(set(fp.facts) - set(fg.facts))
                 note = f"typed facts differ: gold has {only_g or 'nothing else'}, predicted has {only_p or 'nothing else'}"
+                return _cmp(field, gold, predicted, False, 0.0, Rung.TYPED, kind=k, note=note)
+            if _facts_turned(fg, fp):
+                note = "the same typed facts and words, the facts in each other's places"
                 return _cmp(field, gold, predicted, False, 0.0, Rung.TYPED, kind=k, note=note)
             if not _meaningful(fg.bare) or not _meaningful(fp.bare):
                 return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note="same typed facts")
@@ -139,6 +144,7 @@ class Ladder:
                 note = "same typed facts and words"
                 return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note=note)
             left_g, left_p = fg.residual, fp.residual
+            cased_g, cased_p = fg.cased, fp.cased
         airport = self._airport(gold, predicted)
         if airport is not None:
             equal, note = airport
@@ -150,14 +156,14 @@ class Ladder:
         # the differential rung finds different is named instead: it says more
         acts = compare_acts(gold, predicted) if self.config.ladder.differential and k == "text" else None
         if acts is not None:
-            diff = self.differential(left_g, left_p) if not acts[0] else None
+            diff = self.differential(cased_g, cased_p) if not acts[0] else None
             if diff is None or diff.equal is not False:
                 same, note = acts
                 return _cmp(field, gold, predicted, same, float(same), Rung.DIFFERENTIAL, kind=k, note=note)
         elif _same_content_words(left_g, left_p):
             return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k, note="same content words")
         else:
-            diff = self.differential(left_g, left_p)
+            diff = self.differential(cased_g, cased_p)
         if diff is not None and diff.equal is not None:
             score = 1.0 if diff.equal else 0.0
             return _cmp(field, gold, predicted, diff.equal, score, Rung.DIFFERENTIAL, kind=k, note=diff.note)
@@ -465,6 +471,20 @@ def _same_content_words(gold: str, predicted: str) -> bool:
         return True
     keep = set(words) | _ROLE_WORDS
     return [w for w in all_g if w in keep] == [w for w in all_p if w in keep]
+
+
+def _facts_turned(fg: Facts, fp: Facts) -> bool:
+    """The same facts among the same words, in another order: `charged $20, refunded $5` / `charged $5,
+    refunded $20` (扣除了2000积分，剩余800积分 / 扣除了800积分，剩余2000积分) — which value is which is
+    turned around. Facts of different kinds may move freely (人民币500元 / 500元人民币)."""
+    order_g, order_p = [c for c, _ in fg.spans], [c for c, _ in fp.spans]
+    if sorted(order_g) != sorted(order_p) or normalize_text(fg.bare) != normalize_text(fp.bare):
+        return False
+    kinds = {_fact_kind(c) for c in order_g}
+    return any(
+        [c for c in order_g if _fact_kind(c) == kind] != [c for c in order_p if _fact_kind(c) == kind]
+        for kind in kinds
+    )
 
 
 def _fact_kind(fact: str) -> str:

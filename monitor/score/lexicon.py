@@ -325,14 +325,18 @@ ZH_PATH = PATH.parent / "lexicon_zh.json"
 
 @dataclass(frozen=True, eq=False)
 class ZhLexicon:
-    """Chinese opposites and sets of distinct values of one kind (`lexicon_zh.json`, by hand)."""
+    """Chinese opposites, sets of distinct values of one kind and synonyms (`lexicon_zh.json`, by hand)."""
 
     antonyms: frozenset[frozenset[str]]
     kinds: dict[str, str]  # word → the kind it is one value of
+    synonyms: dict[str, int]  # word → its group of synonyms
 
     def relate(self, a: str, b: str) -> tuple[Relation, str]:
         if a == b:
             return Relation.SYNONYM, "same word"
+        group = self.synonyms.get(a)
+        if group is not None and group == self.synonyms.get(b):
+            return Relation.SYNONYM, "Chinese synonyms"
         if frozenset((a, b)) in self.antonyms:
             return Relation.ANTONYM, "opposites"
         kind = self.kinds.get(a)
@@ -345,4 +349,7 @@ class ZhLexicon:
 def load_zh_lexicon(path: Path = ZH_PATH) -> ZhLexicon:
     doc = json.loads(_read(path))
     kinds = {word: kind for kind, words in doc["kinds"].items() for word in words}
-    return ZhLexicon(antonyms=frozenset(frozenset(p) for p in doc["antonyms"]), kinds=kinds)
+    synonyms = {word: n for n, words in enumerate(doc.get("synonyms", [])) for word in words}
+    return ZhLexicon(
+        antonyms=frozenset(frozenset(p) for p in doc["antonyms"]), kinds=kinds, synonyms=synonyms
+    )
