@@ -74,7 +74,7 @@ DEFAULT_SHORT = KindThresholds(threshold=0.6495, reject=0.241, accept=0.8134)
 DEFAULT_TEXT = KindThresholds(threshold=0.707, reject=0.4766, accept=1.0)
 # The multilingual model's (multilingual-e5-small: its cosines sit between 0.85 and 1).
 DEFAULT_MULTILINGUAL_SHORT = KindThresholds(threshold=0.9456, reject=0.9241, accept=0.9456)
-DEFAULT_MULTILINGUAL_TEXT = KindThresholds(threshold=0.9546, reject=0.9235, accept=1.0)
+DEFAULT_MULTILINGUAL_TEXT = KindThresholds(threshold=0.9416, reject=0.9235, accept=1.0)
 
 
 class Thresholds(BaseModel):

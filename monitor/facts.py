@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 import orjson
@@ -226,6 +227,20 @@ _UNITS: dict[str, tuple[str, float]] = {
     "公里": ("m", 1000),
     "公斤": ("g", 1000),
     "千克": ("g", 1000),
+    "l": ("l", 1),
+    "liter": ("l", 1),
+    "liters": ("l", 1),
+    "litre": ("l", 1),
+    "litres": ("l", 1),
+    "ml": ("l", 0.001),
+    "升": ("l", 1),
+    "毫升": ("l", 0.001),
+    "克": ("g", 1),
+    "斤": ("g", 500),  # the market jin, half a kilogram
+    "米": ("m", 1),
+    "千米": ("m", 1000),
+    "厘米": ("m", 0.01),
+    "毫米": ("m", 0.001),
     "gb": ("byte", 1e9),
     "mb": ("byte", 1e6),
     "kb": ("byte", 1e3),
@@ -334,7 +349,8 @@ _ZH_PERIOD_UNITS = {
     "季度": "quarter", "星期": "week", "礼拜": "week", "周末": "weekend", "周": "week", "月": "month", "年": "year",
 }  # fmt: skip
 _ZH_PERIOD = re.compile(
-    r"(?<!一)(?P<rel>[上本这下])(?:一个|一|个)?(?=(?P<unit>季度|星期|礼拜|周末|周|月|年(?![级纪])))|(?P<yrel>[去今明])(?=年(?![级纪]))"
+    r"(?<![一上下])(?P<rel>[上本这下])(?:一个|一|个)?(?=(?P<unit>季度|星期|礼拜|周末|周(?![围期边到])|月|年(?![级纪])))"
+    r"|(?P<yrel>[去今]|(?<![注证说表声标查透发文聪光分简阐清鲜英])明)(?=年(?![级纪]))"
 )
 #: Word ordinals after a determiner ("the third flight" = "the 3rd flight", both number:3); alone they
 #: are too often discourse words ("First, I checked …").
@@ -370,19 +386,15 @@ _ZH_MONTH = re.compile(
 #: A run of Chinese numerals read as a number: one with a place word, starting with a digit or 十 (两千,
 #: 十五, 一百二十; not 万一 "in case", 千万 "by all means", 十分 "very"), or a digit before a unit or
 #: measure word (三天, 五个). Other numerals are mostly parts of words (一起, 统一, 一下).
-#: 一个 / 一件 / 一张 / 一位 / 一家 / 一份 / 一条 / 一台 are mostly the article "a" (再提交一个 "submit
-#: another"): they are no number; 一天, 一晚, 一人, 一次, 一间 are.
-_ZH_ARTICLES = "个|件|张|位|家|份|条|台"
+#: The measure words and units a numeral is read as a number before (一个 too, as 1 on both sides, the
+#: way `one` is in English: 一个小时 = 1小时).
 _ZH_MEASURES = (
-    _ZH_ARTICLES + "|天|次|元|块|年|小时|分钟|周|人|公里|公斤|千克|单|晚|点|日|号|班|间|辆|套|双|瓶|箱"
+    "天|个|件|张|位|家|份|条|台|次|元|块|年|小时|分钟|周|人|公里|公斤|千克|毫升|升|克|斤|米"
+    "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱"
 )
 _ZH_NUMBER = re.compile(
     r"(?<![星期周礼拜哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
-    r"|[二两三四五六七八九](?="
-    + _ZH_MEASURES
-    + r")|一(?="
-    + _ZH_MEASURES.removeprefix(_ZH_ARTICLES + "|")
-    + ")"
+    r"|[一二两三四五六七八九](?=" + _ZH_MEASURES + ")"
     r"|[一二两三四五六七八九](?=[到至~\-–][一二两三四五六七八九十]))"  # the first of a range: 一到三天
 )
 #: A Chinese date, 2024年3月5日 (after numerals are read as digits): the same fact as 2024-03-05.
@@ -425,10 +437,12 @@ _CJK = re.compile(f"[{CJK_CHARS}]")
 #: Parts of an hour said in words: 一刻钟 is 15分钟, 半小时 30分钟.
 _ZH_PART_HOURS = {"一刻钟": "15分钟", "半个小时": "30分钟", "半小时": "30分钟", "半个钟头": "30分钟"}
 _ZH_PART_HOUR = re.compile("|".join(_ZH_PART_HOURS))
+_ZH_AND_A_HALF = re.compile(r"(?P<n>\d+)个?半(?:小时|钟头)")
 _CJK_SPACE = re.compile(f"(?<=[{CJK_CHARS}])\\s+|\\s+(?=[{CJK_CHARS}])")
 _MYRIADS = {"万": 10_000, "亿": 100_000_000}
-_MYRIAD = re.compile(r"(?P<n>\d[\d,]*(?:\.\d+)?)(?P<x>[万亿])")
+_MYRIAD = re.compile(r"(?<![\d,])(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>[万亿])")  # no float overflow
 _KANA = re.compile("[\u3040-\u30ff]")
+_JAPANESE = re.compile("日元|日币|日本|円")
 _YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
 
 
@@ -464,7 +478,7 @@ class Facts:
     residual: str  # the words that are no fact; the words of soft facts (SOFT_FACT_KINDS) stay in it
     spans: tuple[tuple[str, str], ...] = ()  # (canonical, original text) for reporting
     bare: str = ""  # the words that are no fact, soft facts' words taken out too
-    cased: str = ""  # the residual's text with its case and punctuation (`Dr. Patel` is a name)
+    gaps: tuple[str, ...] = ()  # the normalized words between one fact and the next, in order
 
 
 #: Sentence ends: Latin ones before whitespace; Chinese ones (。！？；) need none (Chinese puts no space).
@@ -591,8 +605,8 @@ _DONE = re.compile(
     r"updated|cancell?ed|renewed|reset|sent|issued|refunded|delivered|approved|scheduled)|"
     r"(?:i|we)(?:['’]ve| have)? (?:booked|reserved|updated|changed|cancell?ed|reset|created|processed|"
     r"issued|sent|added|removed|scheduled|found|completed|confirmed|renewed|upgraded|refunded))\b"
-    r"|成功|已为你|已经为你|已为您|我已|已(?:经)?(?:确认|完成|发货|到账|更新|取消|预订|办理|发起|修改|退款|"
-    r"审核通过|通过|提交|发送|安排|开通|生效|开具)"
+    r"|成功|已为你|已经为你|已为您|我已|已(?:经)?(?:帮(?:您|你)|确认|完成|发货|发出|寄出|到账|更新|取消|预订|办理|"
+    r"发起|修改|退款|退回|审核通过|通过|提交|发送|安排|开通|生效|开具)"
 )
 _NEGATIVE = re.compile(
     r"(?i)\b(?:no|not|never|none|nothing|without|declined|rejected|denied|refused|unfortunately|sorry|"
@@ -609,19 +623,28 @@ _PENDING = re.compile(
 
 
 #: A condition the thing waits on (not `should` or `when`, which are also modal and temporal words).
-_IF = re.compile(r"(?i)\b(?:if|unless|provided)\b|如果|若|假如|只要")
+_IF = re.compile(r"(?i)\b(?:if|unless)\b|如果|若|假如|只要")
+#: A sentence of courtesy, which says nothing of the thing (`Let me know if that doesn't work.`, `If you
+#: didn't request this, please contact support.`, `如有疑问请联系客服`): a condition or a question there
+#: leaves the thing as the other sentences say.
+_COURTESY = re.compile(
+    r"(?i)\b(?:let (?:me|us) know|contact|reach out|get in touch|anything else|questions?|help)\b"
+    r"|联系|客服|疑问|问题|帮助|随时"
+)
 
 
 def _not_yet(text: str) -> str:
     """What says a text leaves the thing not done yet: every sentence a question (`Would you like me to
     cancel it?`, an offer too), a condition (`… will be waived if you pay by Friday.`), or a thing under
     way (`under review`); else ""."""
-    parts = sentences(text)
-    if parts and all(p.endswith(("?", "？")) for p in parts):
+    parts = [p for p in sentences(text) if not _COURTESY.search(p)]
+    if not parts:
+        return ""
+    if all(p.endswith(("?", "？")) for p in parts):
         return "only asks or offers"
-    if _IF.search(text):
+    if all(_IF.search(p) for p in parts):
         return "makes it depend on a condition"
-    if _PENDING.search(text):
+    if all(_PENDING.search(p) for p in parts):
         return "says it is under way"
     return ""
 
@@ -739,17 +762,15 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         found.append((len(text), len(text), f"bool:{_BOOLS[residual]}"))
         residual = bare = ""
     spans = tuple((c, text[s:e]) for s, e, c in found)
-    cased = _words_between(text, found, keep=SOFT_FACT_KINDS, normalize=False) if residual else ""
+    gaps = tuple(normalize_text(text[e:s]) for (_, e, _), (s, _, _) in pairwise(found))
     return Facts(
-        facts=tuple(sorted(c for _, _, c in found)), residual=residual, spans=spans, bare=bare, cased=cased
+        facts=tuple(sorted(c for _, _, c in found)), residual=residual, spans=spans, bare=bare, gaps=gaps
     )
 
 
-def _words_between(
-    text: str, found: list[tuple[int, int, str]], keep: frozenset[str], normalize: bool = True
-) -> str:
+def _words_between(text: str, found: list[tuple[int, int, str]], keep: frozenset[str]) -> str:
     """The normalized words of `text` outside the facts found, except facts of the kinds in `keep`
-    (kept in the words too: "Thursday" is also what a reply says); `normalize=False`: as written."""
+    (kept in the words too: "Thursday" is also what a reply says)."""
     parts, last = [], 0
     for s, e, c in found:
         if c.split(":", 1)[0] in keep:
@@ -757,7 +778,7 @@ def _words_between(
         parts.append(text[last:s])
         last = e
     parts.append(text[last:])
-    return normalize_text(" ".join(parts)) if normalize else _SPACE.sub(" ", " ".join(parts)).strip()
+    return normalize_text(" ".join(parts))
 
 
 def _zh_text(text: str) -> str:
@@ -766,8 +787,9 @@ def _zh_text(text: str) -> str:
     kana says the text is Japanese)."""
     text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), _CJK_SPACE.sub("", text))
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
-    if "¥" in text and not _KANA.search(text):
+    if "¥" in text and not _KANA.search(text) and not _JAPANESE.search(text):
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
+    text = _ZH_AND_A_HALF.sub(r"\g<n>.5小时", text)  # 1个半小时 is 1.5 hours, not 半小时
     return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))
 
 

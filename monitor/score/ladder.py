@@ -128,7 +128,6 @@ class Ladder:
         fg = extract_facts(gold, self.config.ladder.date_day_first)
         fp = extract_facts(predicted, self.config.ladder.date_day_first)
         left_g, left_p = gold, predicted
-        cased_g, cased_p = gold, predicted  # what the differential rung reads: case tells names apart
         if fg.facts or fp.facts:
             if _facts_conflict(fg.facts, fp.facts):
                 only_g = sorted(set(fg.facts) - set(fp.facts))
@@ -144,7 +143,6 @@ class Ladder:
                 note = "same typed facts and words"
                 return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note=note)
             left_g, left_p = fg.residual, fp.residual
-            cased_g, cased_p = fg.cased, fp.cased
         airport = self._airport(gold, predicted)
         if airport is not None:
             equal, note = airport
@@ -156,14 +154,14 @@ class Ladder:
         # the differential rung finds different is named instead: it says more
         acts = compare_acts(gold, predicted) if self.config.ladder.differential and k == "text" else None
         if acts is not None:
-            diff = self.differential(cased_g, cased_p) if not acts[0] else None
+            diff = self.differential(left_g, left_p) if not acts[0] else None
             if diff is None or diff.equal is not False:
                 same, note = acts
                 return _cmp(field, gold, predicted, same, float(same), Rung.DIFFERENTIAL, kind=k, note=note)
         elif _same_content_words(left_g, left_p):
             return _cmp(field, gold, predicted, True, 1.0, Rung.NORMALIZED, kind=k, note="same content words")
         else:
-            diff = self.differential(cased_g, cased_p)
+            diff = self.differential(left_g, left_p)
         if diff is not None and diff.equal is not None:
             score = 1.0 if diff.equal else 0.0
             return _cmp(field, gold, predicted, diff.equal, score, Rung.DIFFERENTIAL, kind=k, note=diff.note)
@@ -439,9 +437,17 @@ def _is_initialism(short: str, long: str) -> bool:
     return len(words) >= 2 and "".join(w[0] for w in words) == letters
 
 
+_ONE = "number:1"
+
+
 def _facts_conflict(gold: Sequence[str], predicted: Sequence[str]) -> bool:
-    """Different facts: any hard fact on one side only, or soft facts of one kind that differ."""
+    """Different facts: any hard fact on one side only, or soft facts of one kind that differ. A lone
+    `number:1` where the other side states no number is the article (`一张照片` / `照片`, `one ticket` /
+    `a ticket`), not a count that differs."""
     g, p = set(gold), set(predicted)
+    for this, other in ((g, p), (p, g)):
+        if _ONE in this and not any(f.startswith("number:") for f in other):
+            this.discard(_ONE)
     if {f for f in g if _fact_kind(f) not in SOFT_FACT_KINDS} != {
         f for f in p if _fact_kind(f) not in SOFT_FACT_KINDS
     }:
@@ -473,12 +479,22 @@ def _same_content_words(gold: str, predicted: str) -> bool:
     return [w for w in all_g if w in keep] == [w for w in all_p if w in keep]
 
 
+#: What joins the items of a list: between two facts, it makes no roles.
+_LIST_WORDS = STOPWORDS | frozenset(
+    {"and", "or", "then", "also", "plus", "和", "与", "及", "或", "、", "跟", "以及", "或者"}
+)
+
+
 def _facts_turned(fg: Facts, fp: Facts) -> bool:
     """The same facts among the same words, in another order: `charged $20, refunded $5` / `charged $5,
     refunded $20` (扣除了2000积分，剩余800积分 / 扣除了800积分，剩余2000积分) — which value is which is
-    turned around. Facts of different kinds may move freely (人民币500元 / 500元人民币)."""
+    turned around. Facts of different kinds may move freely (人民币500元 / 500元人民币), and so may the
+    items of a list (`A123 and B456` / `B456 and A123`, `9am, 2pm`, 上午9点和下午3点): some word other than
+    a conjunction must stand between two facts."""
     order_g, order_p = [c for c, _ in fg.spans], [c for c, _ in fp.spans]
     if sorted(order_g) != sorted(order_p) or normalize_text(fg.bare) != normalize_text(fp.bare):
+        return False
+    if not any(set(gap.split()) - _LIST_WORDS for gap in fg.gaps):
         return False
     kinds = {_fact_kind(c) for c in order_g}
     return any(

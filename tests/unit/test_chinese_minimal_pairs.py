@@ -1,9 +1,15 @@
 """Minimal pairs of issue 17's fourth round, through the whole ladder with the real models. A blind set of
 Chinese replies, written by someone who had not read the rules, scored 43 of 60: the multilingual model
-passes a sentence with one word put for another at 0.96–0.99. The causes, each with new instances here
-(none of these pairs is in the calibration set): one Chinese word put for another in a sentence otherwise
-the same; places swapped across 从 / 到; the same facts in each other's places; a negation put in before
-the words both texts go on with; Chinese periods relative to now; 一个 as the article "a"."""
+passes a sentence with one word put for another at 0.96–0.99. The causes fixed, each with new instances
+here (none of these pairs is in the calibration set): another surname before a title; two values of a
+kind the Chinese lexicon knows at the start of a span; places swapped across 从 / 到 / 往; the same facts
+in each other's places; a negation put in before the words both texts go on with; a text that asks,
+offers, sets a condition or is under way against one that says it done; Chinese periods relative to now.
+
+What the review of that round found too eager is pinned down as well: a rule that failed any Chinese
+sentence with one unknown word swapped (it failed 尽快 / 尽早 and 手机号码 / 电话号码) is gone — such pairs
+are left to the model, whose passes are `uncertain`; lists in another order, courtesies (`No problem, …`,
+`Let me know if …`), ideographs of direction inside words (收到, 至少) and 一个 decide nothing."""
 
 from __future__ import annotations
 
@@ -17,10 +23,11 @@ from monitor.score.ladder import Ladder
 @pytest.mark.parametrize(
     ("gold", "predicted"),
     [
-        ("已为您预订希尔顿酒店的海景房一间。", "已为您预订希尔顿酒店的园景房一间。"),  # one ideograph
-        ("王经理明天下午会给您回电话。", "刘经理明天下午会给您回电话。"),  # a name
-        ("验证码已经发送到您绑定的手机上。", "验证码已经发送到您绑定的邮箱上。"),
-        ("退款会原路退回到您的银行卡。", "退款会原路退回到您的京东白条。"),  # four ideographs against five
+        ("王经理明天下午会给您回电话。", "刘经理明天下午会给您回电话。"),  # another surname before a title
+        (
+            "退款将退回到您的支付宝账户。",
+            "退款将退回到您的微信零钱。",
+        ),  # two payment methods, with more words
         ("您的包裹已从广州发往成都。", "您的包裹已从成都发往广州。"),  # places across 从 / 往
         ("本次消费使用了300积分，还剩1200积分。", "本次消费使用了1200积分，还剩300积分。"),
         ("该套餐目前支持国际漫游。", "该套餐目前还不支持国际漫游。"),  # a negation with 还
@@ -60,6 +67,20 @@ def test_english_replies_with_roles_turned_or_a_negation_put_in_fail(
 @pytest.mark.parametrize(
     ("gold", "predicted"),
     [
+        ("您的订单我们会尽快处理。", "您的订单我们会尽早处理。"),  # an unknown word swapped: the model's
+        ("请确认您的手机号码。", "请确认您的电话号码。"),
+        ("已收到您的退款申请。", "您的退款申请已收到。"),  # 到 inside 收到 gives no direction
+        ("取消至少需要提前两天。", "至少需要提前两天取消。"),
+        ("Tickets 4471 and 4472 are closed.", "Tickets 4472 and 4471 are closed."),  # a list
+        ("上午10点和下午4点有空位。", "下午4点和上午10点有空位。"),
+        ("No worries, I've refunded your order.", "I've refunded your order."),
+        (
+            "Your booking has been moved to Monday.",
+            "I moved your booking to Monday. Let me know if that doesn't suit you.",
+        ),
+        ("您的退款已到账。", "退款已经到账，如有疑问请联系客服。"),
+        ("这件商品需要一个小时送达。", "这件商品需要1小时送达。"),  # 一个 is 1 on both sides
+        ("请拍一张照片发给我。", "请拍照片发给我。"),  # a lone 1 against no number is the article
         ("总价是人民币800元。", "总价是800元人民币。"),  # facts of two kinds may move
         ("我没能联系上快递公司的客服。", "快递公司的客服没有回应。"),  # both negated: not decided on it
         ("附近有两家每晚低于300元的酒店。", "附近有2家每晚不到300元的酒店。"),  # 不到 is "under"
@@ -67,8 +88,7 @@ def test_english_replies_with_roles_turned_or_a_negation_put_in_fail(
 )
 def test_what_the_new_rules_must_not_fail(multilingual_ladder: Ladder, gold: str, predicted: str) -> None:
     c = multilingual_ladder.compare_text("reply", gold, predicted, kind="text")
-    assert "negat" not in c.note and "in each other's places" not in c.note, c
-    assert "one word put for another" not in c.note, c
+    assert c.equal is not False or c.rung is Rung.EMBEDDING, c  # no rule fails them
 
 
 def test_a_paraphrase_that_differs_in_several_places_is_left_to_the_model(
@@ -88,7 +108,10 @@ def test_a_paraphrase_that_differs_in_several_places_is_left_to_the_model(
         ("去年的订单", ("period:-1|year",)),
         ("他上年纪了", ()),
         ("看一下周末的安排", ()),
-        ("如有问题可以再提交一个", ()),  # 一个: the article, no number
+        ("请在表上注明年收入", ()),  # 明年 inside 注明年收入 is no year
+        ("这周围有三家店", ("number:3",)),  # 这周围 is no week
+        ("一个半小时", ("number:5400|s",)),
+        ("酒店每晚¥15000日元", ("frequency:day", "number:15000|jpy")),
         ("已为您创建两个工单", ("number:2",)),
         ("每天有三班", ("frequency:day", "number:3")),
     ],
