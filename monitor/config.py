@@ -69,11 +69,11 @@ class KindThresholds(BaseModel):
 # round four blind sets (written by sessions that had not read the rules) joined the pairs: on them no
 # score of either model reaches 95 % precision on replies (ROC-AUC 0.59 English, 0.54 Chinese), so a
 # reply the model passes is `uncertain` now (text `accept` 1.0, was 0.7927 and 0.9546) — the judge,
-# when configured, reads it; nor does any low multilingual score on short values reach it (`reject` 0).
+# when configured, reads it.
 DEFAULT_SHORT = KindThresholds(threshold=0.6495, reject=0.241, accept=0.8134)
 DEFAULT_TEXT = KindThresholds(threshold=0.707, reject=0.4766, accept=1.0)
 # The multilingual model's (multilingual-e5-small: its cosines sit between 0.85 and 1).
-DEFAULT_MULTILINGUAL_SHORT = KindThresholds(threshold=0.9456, reject=0.0, accept=0.9702)
+DEFAULT_MULTILINGUAL_SHORT = KindThresholds(threshold=0.9456, reject=0.876, accept=0.9702)
 DEFAULT_MULTILINGUAL_TEXT = KindThresholds(threshold=0.9416, reject=0.9235, accept=1.0)
 
 

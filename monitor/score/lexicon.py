@@ -195,13 +195,16 @@ def load_lexicon(path: Path = PATH) -> Lexicon:
 
 
 AIRPORTS_PATH = PATH.parent / "airports.tsv"
+#: Chinese names of the airports Chinese travellers name most (by hand; airportsdata has English only).
+AIRPORTS_ZH_PATH = PATH.parent / "airports_zh.tsv"
 ALIASES_PATH = PATH.parent / "aliases.json"
 _IATA = re.compile(r"[A-Z]{3}")
 
 
 @dataclass(frozen=True)
 class Airports:
-    """IATA codes and the names each goes by (`monitor/data/airports.tsv`, from airportsdata)."""
+    """IATA codes and the names each goes by (`monitor/data/airports.tsv`, from airportsdata, and
+    `airports_zh.tsv`, Chinese names by hand)."""
 
     names: dict[str, tuple[str, ...]]
     codes: dict[str, str]  # name → code
@@ -218,12 +221,14 @@ class Airports:
 
 
 @cache
-def load_airports(path: Path = AIRPORTS_PATH) -> Airports:
+def load_airports(path: Path = AIRPORTS_PATH, chinese: Path = AIRPORTS_ZH_PATH) -> Airports:
+    """The names of each code in `path`, with its Chinese names from `chinese` after them."""
     names: dict[str, tuple[str, ...]] = {}
-    for line in _read(path).splitlines():
-        if line and not line.startswith("#"):
-            code, _, forms = line.partition("\t")
-            names[code] = tuple(f for f in forms.split("|") if f)
+    for source in (path, chinese):
+        for line in _read(source).splitlines():
+            if line and not line.startswith("#"):
+                code, _, forms = line.partition("\t")
+                names[code] = names.get(code, ()) + tuple(f for f in forms.split("|") if f)
     codes = {form: code for code, forms in names.items() for form in forms}
     return Airports(names=names, codes=codes)
 

@@ -118,3 +118,21 @@ def test_a_paraphrase_that_differs_in_several_places_is_left_to_the_model(
 )
 def test_chinese_periods_and_counts_are_typed(text: str, facts: tuple[str, ...]) -> None:
     assert extract_facts(text).facts == facts
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "equal"),
+    [
+        ("PVG", "上海浦东国际机场", True),  # an airport by its Chinese name
+        ("虹桥机场", "SHA", True),
+        ("首都机场", "PKX", False),  # Beijing has two
+        ("Chengdu", "成都", True),  # a city by its Chinese name
+        ("Hangzhou", "杭州市", True),
+    ],
+)
+def test_airports_and_cities_by_their_chinese_names(
+    ladder: Ladder, gold: str, predicted: str, equal: bool
+) -> None:
+    c = ladder.compare_text("destination", gold, predicted, kind="short")
+    assert c.equal is equal, c
+    assert c.rung is Rung.ALIAS, c
