@@ -25,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from itertools import pairwise
 from typing import Any
 
 import orjson
@@ -227,13 +226,12 @@ _UNITS: dict[str, tuple[str, float]] = {
     "公里": ("m", 1000),
     "公斤": ("g", 1000),
     "千克": ("g", 1000),
-    "l": ("l", 1),
     "liter": ("l", 1),
     "liters": ("l", 1),
     "litre": ("l", 1),
     "litres": ("l", 1),
     "ml": ("l", 0.001),
-    "升": ("l", 1),
+    "升": ("l", 1),  # not in 升级 (`_UNIT_NOT`)
     "毫升": ("l", 0.001),
     "克": ("g", 1),
     "斤": ("g", 500),  # the market jin, half a kilogram
@@ -255,9 +253,11 @@ _MULT_ALT = "|".join(sorted(_MULTIPLIERS, key=len, reverse=True))
 #: A word character that is not CJK (Han, kana, hangul): Chinese and Japanese have no spaces, so an
 #: identifier or a number ends where the ideographs start ("订单A123物流" holds the identifier A123).
 _W = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+#: Words a unit's ideograph begins, where it is no unit: 17升级 is 17, then 升级 "upgrade".
+_UNIT_NOT = "(?![级职值温])"
 _QUANTITY = re.compile(
     rf"(?<!{_W})(?<!\.)(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])?\s?(?P<num>{_NUM})"
-    rf"(?:\s?(?P<mult>{_MULT_ALT})\b)?(?:\s?(?P<unit>{_UNIT_ALT}|%)(?!{_W}))?",
+    rf"(?:\s?(?P<mult>{_MULT_ALT})\b)?(?:\s?(?P<unit>{_UNIT_ALT}|%)(?!{_W}){_UNIT_NOT})?",
     re.IGNORECASE,
 )
 _QUARTER = re.compile(
@@ -349,8 +349,8 @@ _ZH_PERIOD_UNITS = {
     "季度": "quarter", "星期": "week", "礼拜": "week", "周末": "weekend", "周": "week", "月": "month", "年": "year",
 }  # fmt: skip
 _ZH_PERIOD = re.compile(
-    r"(?<![一上下])(?P<rel>[上本这下])(?:一个|一|个)?(?=(?P<unit>季度|星期|礼拜|周末|周(?![围期边到])|月|年(?![级纪])))"
-    r"|(?P<yrel>[去今]|(?<![注证说表声标查透发文聪光分简阐清鲜英])明)(?=年(?![级纪]))"
+    r"(?<![一上下加以减写注证说表声标查透发文聪光分简阐清鲜英马早晚过出回留放如成日基])(?P<rel>[上本这下])(?:一个|一|个)?(?=(?P<unit>季度|星期|礼拜|周末|周(?![围期边到])|月|年(?![级纪])))"
+    r"|(?<![加以减写注证说表声标查透发文聪光分简阐清鲜英过出回])(?P<yrel>[去今明])(?=年(?![级纪]))"
 )
 #: Word ordinals after a determiner ("the third flight" = "the 3rd flight", both number:3); alone they
 #: are too often discourse words ("First, I checked …").
@@ -389,7 +389,7 @@ _ZH_MONTH = re.compile(
 #: The measure words and units a numeral is read as a number before (一个 too, as 1 on both sides, the
 #: way `one` is in English: 一个小时 = 1小时).
 _ZH_MEASURES = (
-    "天|个|件|张|位|家|份|条|台|次|元|块|年|小时|分钟|周|人|公里|公斤|千克|毫升|升|克|斤|米"
+    "天|个|件|张|位|家|份|条|台|次|元|块|年|小时|分钟|周|人|公里|公斤|千克|毫升|升(?!级)|克|斤|米"
     "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱"
 )
 _ZH_NUMBER = re.compile(
@@ -438,11 +438,13 @@ _CJK = re.compile(f"[{CJK_CHARS}]")
 _ZH_PART_HOURS = {"一刻钟": "15分钟", "半个小时": "30分钟", "半小时": "30分钟", "半个钟头": "30分钟"}
 _ZH_PART_HOUR = re.compile("|".join(_ZH_PART_HOURS))
 _ZH_AND_A_HALF = re.compile(r"(?P<n>\d+)个?半(?:小时|钟头)")
-_CJK_SPACE = re.compile(f"(?<=[{CJK_CHARS}])\\s+|\\s+(?=[{CJK_CHARS}])")
+_CJK_SPACE = re.compile(
+    f"(?<=[{CJK_CHARS}])\\s+(?=\\d)|(?<=\\d)\\s+(?=[{CJK_CHARS}])"
+)  # digits only: not in `到 a@b.com`
 _MYRIADS = {"万": 10_000, "亿": 100_000_000}
 _MYRIAD = re.compile(r"(?<![\d,])(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>[万亿])")  # no float overflow
 _KANA = re.compile("[\u3040-\u30ff]")
-_JAPANESE = re.compile("日元|日币|日本|円")
+_JAPANESE = re.compile("日元|日币|日本|円|东京|大阪|京都|名古屋|札幌|福冈|冲绳|横滨|神户|奈良")
 _YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
 
 
@@ -478,7 +480,7 @@ class Facts:
     residual: str  # the words that are no fact; the words of soft facts (SOFT_FACT_KINDS) stay in it
     spans: tuple[tuple[str, str], ...] = ()  # (canonical, original text) for reporting
     bare: str = ""  # the words that are no fact, soft facts' words taken out too
-    gaps: tuple[str, ...] = ()  # the normalized words between one fact and the next, in order
+    labels: tuple[str, ...] = ()  # per span: the last word before it that is no fact, list word or stopword
 
 
 #: Sentence ends: Latin ones before whitespace; Chinese ones (。！？；) need none (Chinese puts no space).
@@ -617,27 +619,31 @@ _NEGATIVE = re.compile(
 
 #: A thing under way, not done (`Your application is under review.`, `正在审核中`).
 _PENDING = re.compile(
-    r"(?i)\b(?:pending|in progress|under review|being (?:processed|reviewed|prepared)|awaiting|not yet)\b"
-    r"|正在|审核中|处理中|进行中|待审核|待处理|尚未|还未"
+    r"(?i)\b(?:pending|in progress|under review|being (?:processed|reviewed)|not yet)\b"
+    r"|审核中|处理中|待审核|待处理|尚未|还未"
 )
 
 
 #: A condition the thing waits on (not `should` or `when`, which are also modal and temporal words).
-_IF = re.compile(r"(?i)\b(?:if|unless)\b|如果|若|假如|只要")
+_IF = re.compile(r"(?i)\b(?:if|unless)\b|如果|假如")
 #: A sentence of courtesy, which says nothing of the thing (`Let me know if that doesn't work.`, `If you
 #: didn't request this, please contact support.`, `如有疑问请联系客服`): a condition or a question there
 #: leaves the thing as the other sentences say.
 _COURTESY = re.compile(
     r"(?i)\b(?:let (?:me|us) know|contact|reach out|get in touch|anything else|questions?|help)\b"
-    r"|联系|客服|疑问|问题|帮助|随时"
+    r"|联系|客服|疑问|问题|帮助|随时|还有(?:其他|别的|什么)|需要我"
 )
+
+
+_CLAUSE = re.compile(r"[,，—–]|\s-\s")
 
 
 def _not_yet(text: str) -> str:
     """What says a text leaves the thing not done yet: every sentence a question (`Would you like me to
     cancel it?`, an offer too), a condition (`… will be waived if you pay by Friday.`), or a thing under
     way (`under review`); else ""."""
-    parts = [p for p in sentences(text) if not _COURTESY.search(p)]
+    # clause by clause: `收货地址改好了，还有其他需要吗？` tells before it asks
+    parts = [c for p in sentences(text) for c in _CLAUSE.split(p) if c.strip() and not _COURTESY.search(c)]
     if not parts:
         return ""
     if all(p.endswith(("?", "？")) for p in parts):
@@ -762,10 +768,36 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         found.append((len(text), len(text), f"bool:{_BOOLS[residual]}"))
         residual = bare = ""
     spans = tuple((c, text[s:e]) for s, e, c in found)
-    gaps = tuple(normalize_text(text[e:s]) for (_, e, _), (s, _, _) in pairwise(found))
+    labels: list[str] = []
+    for (_, end, _), (start, _, _) in zip([(0, 0, ""), *found], found, strict=False):
+        words = [_label_word(w) for w in normalize_text(text[end:start]).split() if w not in _LIST_WORDS]
+        words = [w for w in words if w]
+        labels.append(words[-1] if words else labels[-1] if labels else "")  # a list: its first item's
     return Facts(
-        facts=tuple(sorted(c for _, _, c in found)), residual=residual, spans=spans, bare=bare, gaps=gaps
+        facts=tuple(sorted(c for _, _, c in found)),
+        residual=residual,
+        spans=spans,
+        bare=bare,
+        labels=tuple(labels),
     )
+
+
+#: What joins the items of a list (with the stopwords): two facts it joins share their label.
+_LIST_WORDS = STOPWORDS | frozenset({"and", "or", "then", "also", "plus", "as", "well", "以及", "或者"})
+_ZH_LIST_SPLIT = re.compile("[和与及或跟、]")  # ideographs that join a list
+_RUNS = re.compile(f"[{CJK_CHARS}]+|[^{CJK_CHARS}]+")
+
+
+def _label_word(word: str) -> str:
+    """A word as a fact's label: a Chinese run's last piece after a list ideograph (`和订单` → `订单`), ""
+    when that is one ideograph (the 日 of 3月5日, 减 of 满100减20: part of how the value is said)."""
+    if not has_cjk(word):
+        return word
+    last: str = _RUNS.findall(word)[-1]  # `对比iphone`: the Latin run it ends with
+    if not has_cjk(last):
+        return last
+    last = _ZH_LIST_SPLIT.split(last)[-1]
+    return last if len(last) > 1 else ""
 
 
 def _words_between(text: str, found: list[tuple[int, int, str]], keep: frozenset[str]) -> str:

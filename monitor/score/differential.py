@@ -75,29 +75,21 @@ _ZH_COMPOUNDS = (
     "方向", "从来", "从而", "从不", "自从",
 )  # fmt: skip
 #: English courtesies that open with a negation and negate nothing: `No problem, I've cancelled it.`
-_COURTESY = re.compile(r"(?i)\b(?:no problem|not a problem|no worries|no rush|no trouble)\b")
-#: Common Chinese surnames: one of them put for another before a title (张医生 / 李医生) is another person.
-_ZH_SURNAMES = frozenset(
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+_COURTESY = re.compile(
+    r"(?i)^\s*(?:no problem|not a problem|no worries|not to worry|no rush|no trouble)\b[\s,.!]*"
 )
-_ZH_TITLES = (
-    "医生",
-    "大夫",
-    "先生",
-    "女士",
-    "小姐",
-    "经理",
-    "老师",
-    "总",
-    "师傅",
-    "律师",
-    "教授",
-    "主任",
-    "同学",
+#: Common Chinese surnames: one of them put for another before a title (张医生 / 李医生) is another person
+#: (not 于, 向, 万: mostly a preposition and a number).
+_ZH_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
+    "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严覃武戴莫孔汤"
+)
+_ZH_TITLE = re.compile(
+    "医生|大夫|先生|女士|小姐|经理|老师|师傅|律师|教授|主任|同学|总(?![台部额数计共价和量体结监])"
 )
 _STOP = STOPWORDS | frozenset("的了吧呢啊吗")
 _TOKEN = re.compile(
-    "|".join(_ZH_WORDS + _ZH_COMPOUNDS)
+    "|".join(_ZH_WORDS)
     + f"|[{CJK_CHARS}]"
     + rf"|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|(?:(?![{CJK_CHARS}])[^\W\d_])+"
 )
@@ -129,6 +121,8 @@ _DIRECTED = frozenset(
 _MOVE_REACH = 6  # tokens a moved block and what it moved across may span (ideographs: 10)
 _MOVED = "a negation moved within the sentence"
 _NEGATED_AHEAD = "a negation put in before the words both go on with"
+#: Adverbs of time a negation comes with (`still not`, 暂时不, 还没; ideographs one by one).
+_NOW = frozenset({"currently", "still", "yet", "now", "temporarily", "presently", *"暂时还仍尚目前"})
 _ZH_UNKNOWN = "not in the Chinese lexicon"
 _ONLY_STOPWORDS = "only stopwords differ"
 #: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
@@ -149,7 +143,7 @@ class Difference:
 
 def tokens(text: str) -> list[str]:
     """Words and identifier parts, case kept (`rptEURevenue` → `rpt`, `EU`, `Revenue`)."""
-    text = _CANNOT.sub("can not", _CONTRACTION.sub(" not", _COURTESY.sub(" ", text)))
+    text = _CANNOT.sub("can not", _CONTRACTION.sub(" not", _COURTESY.sub("", text)))
     return _TOKEN.findall(text)
 
 
@@ -261,12 +255,24 @@ def _moved_around_a_direction(
     taken, added = [*fg[g1:g2], *fg[h1:h2]], [*fp[p1:p2], *fp[q1:q2]]
     if not taken or sorted(taken) != sorted(added):
         return ()
-    # a short move (not two sentences swapped) across a word that gives direction (a whole token: 到 in
-    # 收到 or 找到 is none, `_ZH_WORDS`)
+    # a short move (not two sentences swapped) across a word that gives direction (not 到 in 收到)
     around = fg[min(g1, h1) : max(g2, h2)]
-    if len(around) > _limit(around) * _MOVE_REACH // MAX_SPAN or not _DIRECTED & set(around):
+    if len(around) > _limit(around) * _MOVE_REACH // MAX_SPAN or not _directions(around):
         return ()
     return ((" ".join(fg[g1:g2]), " ".join(fp[p1:p2])), (" ".join(fg[h1:h2]), " ".join(fp[q1:q2])))
+
+
+def _directions(words: Sequence[str]) -> list[str]:
+    """The words of direction or rank among `words`; an ideograph only outside the words it forms with a
+    neighbour (`_ZH_COMPOUNDS`: 到 in 收到 gives none). Compounds are not tokens: 找不到 must still read
+    as 找, 不, 到 against 找到."""
+    return [
+        w
+        for i, w in enumerate(words)
+        if w in _DIRECTED
+        and not (i > 0 and words[i - 1] + w in _ZH_COMPOUNDS)
+        and not (i + 1 < len(words) and w + words[i + 1] in _ZH_COMPOUNDS)
+    ]
 
 
 def _negations(words: Sequence[str]) -> int:
@@ -348,17 +354,14 @@ def _judge_zh(
         return True, "Chinese synonyms"
     if _negations(g) % 2 != _negations(p) % 2:  # as in `_judge`: a negation added alone flips the value
         words = [t for t in (*g, *p) if t not in NEGATIONS]
+        if max(len(g), len(p)) > MAX_SPAN:  # 没有成功 / 失败: a negation said another way
+            return None, "a negation said with other words"
         if (g and p) or not words:
             return False, _NEGATED
-        if _negates_what_follows(words[1:], [], (before, after)):  # an ideograph is half a word: 暂时不
+        if _negates_what_follows(words, [], (before, after)):
             return False, _NEGATED_AHEAD
         return None, "a negation added with other words"
-    if (
-        len(g) == len(p) == 1
-        and {*g, *p} <= _ZH_SURNAMES
-        and tg[g2 : g2 + 2]
-        and "".join(tg[g2:]).startswith(_ZH_TITLES)
-    ):
+    if len(g) == len(p) == 1 and {*g, *p} <= _ZH_SURNAMES and _ZH_TITLE.match("".join(tg[g2:])):
         return False, "different names: another surname before a title"
     if not g and not p:
         return True, _ONLY_STOPWORDS
@@ -385,10 +388,11 @@ def _kind_words(zh: ZhLexicon, a: str, b: str) -> list[tuple[str, str]]:
 
 
 def _negates_what_follows(cg: Sequence[str], cp: Sequence[str], context: tuple[str, str]) -> bool:
-    """A negation put in before the words both texts go on with, with at most one word of its own (`is
-    currently not available` / `is available`, 目前暂不支持 / 目前支持): it negates them. A negation added
-    at the end with words of its own is mostly a courtesy or a new fact (`…, no fee`)."""
-    return bool(context[1]) and len(cg) + len(cp) <= 1
+    """A negation put in before the words both texts go on with, with nothing of its own but an adverb of
+    time (`is currently not available` / `is available`, 目前暂不支持 / 目前支持, 还不支持): it negates them.
+    Any other word makes it an idiom or a courtesy (`don't forget to`, `do not hesitate`, 不妨, 无线)."""
+    words = [*cg, *cp]
+    return bool(context[1]) and bool(words) and all(w in _NOW for w in words)
 
 
 def _opposite_affixes(a: str, b: str) -> bool:

@@ -441,13 +441,13 @@ _ONE = "number:1"
 
 
 def _facts_conflict(gold: Sequence[str], predicted: Sequence[str]) -> bool:
-    """Different facts: any hard fact on one side only, or soft facts of one kind that differ. A lone
-    `number:1` where the other side states no number is the article (`一张照片` / `照片`, `one ticket` /
-    `a ticket`), not a count that differs."""
+    """Different facts: any hard fact on one side only, or soft facts of one kind that differ. A
+    `number:1` on one side only is the article (`一张照片` / `照片`, `预订一间大床房，共2晚` / `预订大床房2晚`,
+    `one ticket` / `a ticket`), not a count that differs: `1 room` / `2 rooms` still differ on the 2."""
     g, p = set(gold), set(predicted)
-    for this, other in ((g, p), (p, g)):
-        if _ONE in this and not any(f.startswith("number:") for f in other):
-            this.discard(_ONE)
+    if (_ONE in g) != (_ONE in p):
+        g.discard(_ONE)
+        p.discard(_ONE)
     if {f for f in g if _fact_kind(f) not in SOFT_FACT_KINDS} != {
         f for f in p if _fact_kind(f) not in SOFT_FACT_KINDS
     }:
@@ -479,28 +479,22 @@ def _same_content_words(gold: str, predicted: str) -> bool:
     return [w for w in all_g if w in keep] == [w for w in all_p if w in keep]
 
 
-#: What joins the items of a list: between two facts, it makes no roles.
-_LIST_WORDS = STOPWORDS | frozenset(
-    {"and", "or", "then", "also", "plus", "和", "与", "及", "或", "、", "跟", "以及", "或者"}
-)
-
-
 def _facts_turned(fg: Facts, fp: Facts) -> bool:
-    """The same facts among the same words, in another order: `charged $20, refunded $5` / `charged $5,
-    refunded $20` (扣除了2000积分，剩余800积分 / 扣除了800积分，剩余2000积分) — which value is which is
-    turned around. Facts of different kinds may move freely (人民币500元 / 500元人民币), and so may the
-    items of a list (`A123 and B456` / `B456 and A123`, `9am, 2pm`, 上午9点和下午3点): some word other than
-    a conjunction must stand between two facts."""
-    order_g, order_p = [c for c, _ in fg.spans], [c for c, _ in fp.spans]
-    if sorted(order_g) != sorted(order_p) or normalize_text(fg.bare) != normalize_text(fp.bare):
+    """The same facts among the same words, each said after another word: `charged $20, refunded $5` /
+    `charged $5, refunded $20` (扣除了2000积分，剩余800积分 / 扣除了800积分，剩余2000积分) — which value is
+    which is turned around. The items of a list share the word before the list (`orders A123 and B456`
+    / `orders B456 and A123`, `order A123 and order B456`), so they may come in any order."""
+    if sorted(fg.facts) != sorted(fp.facts) or normalize_text(fg.bare) != normalize_text(fp.bare):
         return False
-    if not any(set(gap.split()) - _LIST_WORDS for gap in fg.gaps):
-        return False
-    kinds = {_fact_kind(c) for c in order_g}
-    return any(
-        [c for c in order_g if _fact_kind(c) == kind] != [c for c in order_p if _fact_kind(c) == kind]
-        for kind in kinds
+    kinds = [_fact_kind(c) for c in fg.facts]
+    twice = {k for k in kinds if kinds.count(k) > 1}  # a fact alone of its kind has nothing to swap with
+    said_g = sorted(
+        x for x in zip(fg.labels, (c for c, _ in fg.spans), strict=True) if _fact_kind(x[1]) in twice
     )
+    said_p = sorted(
+        x for x in zip(fp.labels, (c for c, _ in fp.spans), strict=True) if _fact_kind(x[1]) in twice
+    )
+    return said_g != said_p
 
 
 def _fact_kind(fact: str) -> str:

@@ -31,6 +31,7 @@ from monitor.score.ladder import Ladder
         ("您的包裹已从广州发往成都。", "您的包裹已从成都发往广州。"),  # places across 从 / 往
         ("本次消费使用了300积分，还剩1200积分。", "本次消费使用了1200积分，还剩300积分。"),
         ("该套餐目前支持国际漫游。", "该套餐目前还不支持国际漫游。"),  # a negation with 还
+        ("系统找到了您的订单。", "系统找不到您的订单。"),  # 找不到 is 找, 不, 到
         ("您的会员将于本月到期。", "您的会员将于下个月到期。"),  # this month / next month
     ],
 )
@@ -82,6 +83,30 @@ def test_english_replies_with_roles_turned_or_a_negation_put_in_fail(
         ("这件商品需要一个小时送达。", "这件商品需要1小时送达。"),  # 一个 is 1 on both sides
         ("请拍一张照片发给我。", "请拍照片发给我。"),  # a lone 1 against no number is the article
         ("总价是人民币800元。", "总价是800元人民币。"),  # facts of two kinds may move
+        # a second review's false alarms, one per cause
+        ("这款商品没有库存了，预计下周到货。", "这款商品缺货了，预计下周到货。"),  # a negation said otherwise
+        ("发票已发送到 billing@shop.com，请查收。", "我们已把发票发到 billing@shop.com，请注意查收。"),
+        ("会议已改到 3:00 PM 开始。", "会议已改到下午3点开始。"),  # spaces beside Latin words stay
+        ("收货地址已为您修改。还有其他需要吗？", "收货地址改好了，还有其他需要吗？"),
+        (
+            "Please bring your passport to the counter.",
+            "Please don't forget to bring your passport to the counter.",
+        ),
+        ("Your order has shipped.", "Don't worry, your order has shipped."),
+        ("我们检查后没有发现问题。", "我们检查后发现一切正常。"),
+        ("已为您预订一间大床房，共2晚。", "已为您预订大床房，共2晚。"),  # 一间: the article
+        (
+            "Orders #1001 and #1002 were delivered on May 5.",
+            "Orders #1002 and #1001 were delivered on May 5.",
+        ),
+        ("订单A123和订单B456已发货。", "订单B456和订单A123已发货。"),
+        ("对比iPhone 15和iPhone 14", "对比iPhone 14和iPhone 15"),
+        ("I've added 2 L shirts to your cart.", "I've added 2 shirts in size L to your cart."),
+        ("iOS 17升级后请重启。", "升级到iOS 17后请重启。"),
+        ("本月账单已减去年费。", "本月账单已扣除年费。"),
+        ("东京的酒店每晚¥15000。", "东京的酒店每晚15000日元。"),
+        ("请向总台出示身份证。", "请于总台出示身份证。"),
+        ("找到订单了。", "已经找到订单了。"),
         ("我没能联系上快递公司的客服。", "快递公司的客服没有回应。"),  # both negated: not decided on it
         ("附近有两家每晚低于300元的酒店。", "附近有2家每晚不到300元的酒店。"),  # 不到 is "under"
     ],
@@ -111,6 +136,9 @@ def test_a_paraphrase_that_differs_in_several_places_is_left_to_the_model(
         ("请在表上注明年收入", ()),  # 明年 inside 注明年收入 is no year
         ("这周围有三家店", ("number:3",)),  # 这周围 is no week
         ("一个半小时", ("number:5400|s",)),
+        ("加上年费", ()),
+        ("以下月份", ()),
+        ("统一升级", ()),
         ("酒店每晚¥15000日元", ("frequency:day", "number:15000|jpy")),
         ("已为您创建两个工单", ("number:2",)),
         ("每天有三班", ("frequency:day", "number:3")),
