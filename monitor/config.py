@@ -70,10 +70,10 @@ class KindThresholds(BaseModel):
 # score of either model reaches 95 % precision on replies (ROC-AUC 0.59 English, 0.54 Chinese), so a
 # reply the model passes is `uncertain` now (text `accept` 1.0, was 0.7927 and 0.9546) — the judge,
 # when configured, reads it.
-DEFAULT_SHORT = KindThresholds(threshold=0.6495, reject=0.241, accept=0.8134)
+DEFAULT_SHORT = KindThresholds(threshold=0.6762, reject=0.241, accept=0.8134)
 DEFAULT_TEXT = KindThresholds(threshold=0.707, reject=0.4766, accept=1.0)
 # The multilingual model's (multilingual-e5-small: its cosines sit between 0.85 and 1).
-DEFAULT_MULTILINGUAL_SHORT = KindThresholds(threshold=0.9456, reject=0.876, accept=0.9702)
+DEFAULT_MULTILINGUAL_SHORT = KindThresholds(threshold=0.9456, reject=0.876, accept=0.9456)
 DEFAULT_MULTILINGUAL_TEXT = KindThresholds(threshold=0.9416, reject=0.9235, accept=1.0)
 
 

@@ -158,6 +158,11 @@ def compare_spans(
     lex = lexicon if lexicon is not None else load_lexicon()
     dom = domain if domain is not None else _shipped_domain()
     zh = load_zh_lexicon()
+    whole, why = dom.relate(spelling_key(gold), spelling_key(predicted))
+    if (
+        whole is not Relation.UNKNOWN
+    ):  # two whole values of a set: `economy` / `premium economy`, 经济舱 / 超级经济舱
+        return Difference(whole is Relation.SYNONYM, ((gold, predicted),), why)
     tg, tp = tokens(gold), tokens(predicted)
     if len(tg) > MAX_TOKENS or len(tp) > MAX_TOKENS:
         return None
@@ -313,8 +318,9 @@ def _judge(
         return None, "a negation added with other words"
     if not cg and not cp:
         return True, _ONLY_STOPWORDS
-    if not cg or not cp:
-        return None, "words added"
+    if not cg or not cp:  # words added: decided only where, read with a neighbour, they spell values
+        verdict, why = _domain_verdict(cg, cp, context, domain, " ", lex.forms)
+        return (verdict, why) if verdict is not None else (None, "words added")
     ng, np_ = _numbers(cg), _numbers(cp)
     if ng and np_ and ng != np_:
         return False, "different numbers"
@@ -365,9 +371,9 @@ def _judge_zh(
         return False, "different names: another surname before a title"
     if not g and not p:
         return True, _ONLY_STOPWORDS
-    if not g or not p:
-        return None, "words added"
     verdict, why = _domain_verdict(g, p, (before, after), domain, "")
+    if not g or not p:
+        return (verdict, why) if verdict is not None else (None, "words added")
     if verdict is not None:
         return verdict, why
     a, b = "".join(g), "".join(p)

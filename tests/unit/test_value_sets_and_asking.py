@@ -122,6 +122,11 @@ def test_a_user_value_set_replaces_the_shipped_one_and_user_opposites_decide(
         ("flights from Boston to Denver", "flights from Denver to Boston", "short", False),
         ("Transfer $50 from checking to savings.", "Transfer $50 from savings to checking.", "text", False),
         ("Is the charge higher than the quote?", "Is the quote higher than the charge?", "text", False),
+        # found by the fourth round's blind short values: a word added that makes another value of a set
+        ("economy", "premium economy", "short", False),
+        ("经济舱", "超级经济舱", "short", False),
+        ("coach", "economy class", "short", True),
+        ("I booked economy for 2 passengers.", "I booked premium economy for 2 passengers.", "text", False),
     ],
 )
 def test_what_the_first_review_found_stays_fixed(
