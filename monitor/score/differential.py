@@ -25,10 +25,15 @@ the regions are judged: the same words with a short block moved across a word of
 (`from Boston to Denver` / `from Denver to Boston`) → different.
 
 Chinese (and Japanese) text has no spaces: each ideograph is a token, so a region is a span of at most
-`MAX_SPAN` characters (`已发货` / `未发货` differ in `已` / `未`). Negation there is 不 / 未 / 没 / 无 / 非
-(not inside words such as 不过 "but", 无论 "whatever", 非常 "very"); the particles 的 / 了 / 吧 / 呢 /
-啊 / 吗 are stopwords. WordNet knows no Chinese, so other Chinese spans stay undecided and go to the
-(multilingual) embedding; weekdays, months, numbers and identifiers were decided by the typed rung.
+`MAX_SPAN_ZH` characters (`已发货` / `未发货` differ in `已` / `未`). Negation there is 不 / 未 / 没 / 无 / 非
+(not inside words such as 不过 "but", 无论 "whatever", 非常 "very"), decided on spans of at most
+`MAX_SPAN` (a longer one says it another way: 没有成功 / 失败); the particles 的 / 了 / 吧 / 呢 / 啊 / 吗
+are stopwords. WordNet knows no Chinese: the Chinese lexicon (`lexicon_zh.json`: opposites, kinds,
+synonyms) and the value sets decide what they know, another surname before a title (王经理 / 刘经理) is
+another person, and other Chinese spans stay undecided and go to the (multilingual) embedding — a rule
+that failed any unknown word swapped failed paraphrases too (尽快 / 尽早). Weekdays, months, numbers and
+identifiers were decided by the typed rung. Two whole values of one value set (`economy` / `premium
+economy`) decide before any alignment.
 """
 
 from __future__ import annotations
