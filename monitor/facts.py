@@ -617,7 +617,7 @@ _NEGATIVE = re.compile(
 )
 
 
-#: A thing under way, not done (`Your application is under review.`, `正在审核中`).
+#: A thing under way, not done (`Your application is under review.`, `审核中`; not `awaiting pickup`).
 _PENDING = re.compile(
     r"(?i)\b(?:pending|in progress|under review|being (?:processed|reviewed)|not yet)\b"
     r"|审核中|处理中|待审核|待处理|尚未|还未"
@@ -639,9 +639,9 @@ _CLAUSE = re.compile(r"[,，—–]|\s-\s")
 
 
 def _not_yet(text: str) -> str:
-    """What says a text leaves the thing not done yet: every sentence a question (`Would you like me to
-    cancel it?`, an offer too), a condition (`… will be waived if you pay by Friday.`), or a thing under
-    way (`under review`); else ""."""
+    """What says a text leaves the thing not done yet: every clause but courtesies (`_COURTESY`) a question
+    (`Would you like me to cancel it?`, an offer too), a condition (`… will be waived if you pay by
+    Friday.`), or a thing under way (`under review`); else ""."""
     # clause by clause: `收货地址改好了，还有其他需要吗？` tells before it asks
     parts = [c for p in sentences(text) for c in _CLAUSE.split(p) if c.strip() and not _COURTESY.search(c)]
     if not parts:
