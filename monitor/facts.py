@@ -443,8 +443,10 @@ _CJK_SPACE = re.compile(
 )  # digits only: not in `到 a@b.com`
 _MYRIADS = {"万": 10_000, "亿": 100_000_000}
 _MYRIAD = re.compile(r"(?<![\d,])(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>[万亿])")  # no float overflow
-_KANA = re.compile("[\u3040-\u30ff]")
-_JAPANESE = re.compile("日元|日币|日本|円|东京|大阪|京都|名古屋|札幌|福冈|冲绳|横滨|神户|奈良")
+#: What says a text is about Japan, where ¥ is the yen: kana, the yen named, Japan or a Japanese city.
+_JAPANESE = re.compile(
+    "[\u3040-\u30ff]|日元|日币|日本|円|东京|大阪|京都|名古屋|札幌|福冈|冲绳|横滨|神户|奈良"
+)
 _YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
 
 
@@ -814,12 +816,12 @@ def _words_between(text: str, found: list[tuple[int, int, str]], keep: frozenset
 
 
 def _zh_text(text: str) -> str:
-    """Chinese text as the fact patterns read it: no space beside an ideograph (`3 月 12 日` is how some
-    write 3月12日), numerals as digits (两千 = 2000), 5万 as 50000, and ¥ as 元 (the yuan sign, where no
-    kana says the text is Japanese)."""
+    """Chinese text as the fact patterns read it: no space between a digit and an ideograph (`3 月 12 日`
+    is how some write 3月12日), numerals as digits (两千 = 2000), 5万 as 50000, ¥ as 元 (the yuan sign,
+    unless `_JAPANESE` says the yen), and parts of an hour in digits (一个半小时 = 1.5小时)."""
     text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), _CJK_SPACE.sub("", text))
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
-    if "¥" in text and not _KANA.search(text) and not _JAPANESE.search(text):
+    if "¥" in text and not _JAPANESE.search(text):
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
     text = _ZH_AND_A_HALF.sub(r"\g<n>.5小时", text)  # 1个半小时 is 1.5 hours, not 半小时
     return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))

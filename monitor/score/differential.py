@@ -163,10 +163,9 @@ def compare_spans(
     lex = lexicon if lexicon is not None else load_lexicon()
     dom = domain if domain is not None else _shipped_domain()
     zh = load_zh_lexicon()
+    # two whole values of a set decide before any alignment: `economy` / `premium economy`, 经济舱 / 超级经济舱
     whole, why = dom.relate(spelling_key(gold), spelling_key(predicted))
-    if (
-        whole is not Relation.UNKNOWN
-    ):  # two whole values of a set: `economy` / `premium economy`, 经济舱 / 超级经济舱
+    if whole is not Relation.UNKNOWN:
         return Difference(whole is Relation.SYNONYM, ((gold, predicted),), why)
     tg, tp = tokens(gold), tokens(predicted)
     if len(tg) > MAX_TOKENS or len(tp) > MAX_TOKENS:

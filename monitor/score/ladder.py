@@ -484,17 +484,17 @@ def _facts_turned(fg: Facts, fp: Facts) -> bool:
     `charged $5, refunded $20` (扣除了2000积分，剩余800积分 / 扣除了800积分，剩余2000积分) — which value is
     which is turned around. The items of a list share the word before the list (`orders A123 and B456`
     / `orders B456 and A123`, `order A123 and order B456`), so they may come in any order."""
-    if sorted(fg.facts) != sorted(fp.facts) or normalize_text(fg.bare) != normalize_text(fp.bare):
+    if sorted(fg.facts) != sorted(fp.facts) or fg.bare != fp.bare:  # `bare` is normalized already
         return False
     kinds = [_fact_kind(c) for c in fg.facts]
     twice = {k for k in kinds if kinds.count(k) > 1}  # a fact alone of its kind has nothing to swap with
-    said_g = sorted(
-        x for x in zip(fg.labels, (c for c, _ in fg.spans), strict=True) if _fact_kind(x[1]) in twice
-    )
-    said_p = sorted(
-        x for x in zip(fp.labels, (c for c, _ in fp.spans), strict=True) if _fact_kind(x[1]) in twice
-    )
-    return said_g != said_p
+
+    def said(f: Facts) -> list[tuple[str, str]]:  # (label, fact) of the facts that could swap
+        return sorted(
+            (label, c) for label, (c, _) in zip(f.labels, f.spans, strict=True) if _fact_kind(c) in twice
+        )
+
+    return said(fg) != said(fp)
 
 
 def _fact_kind(fact: str) -> str:
