@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
+import phonenumbers
 from dateutil import parser as dateparser
 
 _PUNCT = re.compile(r"[^\w\s]+|_+", re.UNICODE)
@@ -137,8 +138,12 @@ NUMBER_WORDS = {
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 
-#: Scale words. "m" is not one: "10000 m" is metres.
-_MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+#: Scale words. "m" is not one: "10000 m" is metres — but after a currency it is the million of `$1.2M`
+#: (`_CURRENCY_MULTIPLIERS`, with "b" for billion).
+_MULTIPLIERS = {
+    "k": 1e3, "thousand": 1e3, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9, "dozen": 12,
+}  # fmt: skip
+_CURRENCY_MULTIPLIERS = {**_MULTIPLIERS, "m": 1e6, "b": 1e9}
 #: unit spelling -> (canonical unit, factor to it)
 _UNITS: dict[str, tuple[str, float]] = {
     "%": ("percent", 1),
@@ -177,10 +182,27 @@ _UNITS: dict[str, tuple[str, float]] = {
     "cm": ("m", 0.01),
     "mm": ("m", 0.001),
     "mi": ("m", 1609.344),
+    "ft": ("m", 0.3048),
+    "feet": ("m", 0.3048),
+    "foot": ("m", 0.3048),
+    "inch": ("m", 0.0254),
+    "inches": ("m", 0.0254),
+    "yd": ("m", 0.9144),
+    "yards": ("m", 0.9144),
+    "kilometer": ("m", 1000),
+    "kilometre": ("m", 1000),
+    "meter": ("m", 1),
+    "metre": ("m", 1),
+    "centimeters": ("m", 0.01),
+    "centimetres": ("m", 0.01),
     "miles": ("m", 1609.344),
     "mile": ("m", 1609.344),
     "kg": ("g", 1000),
     "kilograms": ("g", 1000),
+    "kilogram": ("g", 1000),
+    "gram": ("g", 1),
+    "oz": ("g", 28.349523125),
+    "ounces": ("g", 28.349523125),
     "g": ("g", 1),
     "grams": ("g", 1),
     "lb": ("g", 453.59237),
@@ -231,6 +253,8 @@ _UNITS: dict[str, tuple[str, float]] = {
     "litre": ("l", 1),
     "litres": ("l", 1),
     "ml": ("l", 0.001),
+    "milliliters": ("l", 0.001),
+    "millilitres": ("l", 0.001),
     "升": ("l", 1),  # not in 升级 (`_UNIT_NOT`)
     "毫升": ("l", 0.001),
     "克": ("g", 1),
@@ -239,31 +263,55 @@ _UNITS: dict[str, tuple[str, float]] = {
     "千米": ("m", 1000),
     "厘米": ("m", 0.01),
     "毫米": ("m", 0.001),
+    "°c": ("celsius", 1),
+    "℃": ("celsius", 1),
+    "摄氏度": ("celsius", 1),
+    "°f": ("celsius", 5 / 9),  # and 32 below (`_OFFSETS`)
+    "℉": ("celsius", 5 / 9),
     "gb": ("byte", 1e9),
     "mb": ("byte", 1e6),
     "kb": ("byte", 1e3),
     "tb": ("byte", 1e12),
 }
+#: Units whose zero is not the canonical unit's: °F is 32 above 0 °C.
+_OFFSETS = {"°f": 32.0, "℉": 32.0}
 _CURRENCY_PREFIX = "$€£¥₹₩"
 _NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _UNIT_ALT = "|".join(
     sorted((re.escape(u) for u in _UNITS if u not in _CURRENCY_PREFIX), key=len, reverse=True)
 )
 _MULT_ALT = "|".join(sorted(_MULTIPLIERS, key=len, reverse=True))
+_CURRENCY_MULT_ALT = "|".join(sorted(_CURRENCY_MULTIPLIERS, key=len, reverse=True))
+#: ISO codes written before an amount (`JPY 5000`, `CNY 100`): the amount's unit, as after it.
+_CODES = ("usd", "eur", "gbp", "jpy", "cny", "rmb", "chf", "cad", "aud", "inr", "krw", "sgd", "hkd")
 #: A word character that is not CJK (Han, kana, hangul): Chinese and Japanese have no spaces, so an
 #: identifier or a number ends where the ideographs start ("订单A123物流" holds the identifier A123).
 _W = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 #: Words a unit's ideograph begins, where it is no unit: 17升级 is 17, then 升级 "upgrade".
 _UNIT_NOT = "(?![级职值温])"
+#: An amount: a currency sign or ISO code before it (then `M` / `B` are million / billion), a scale
+#: word, a unit after it (a capital `L` is the litre where no word follows it but `of`: `2 L shirts` are a
+#: size; a lower-case `l` alone is too often a letter).
 _QUANTITY = re.compile(
-    rf"(?<!{_W})(?<!\.)(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])?\s?(?P<num>{_NUM})"
-    rf"(?:\s?(?P<mult>{_MULT_ALT})\b)?(?:\s?(?P<unit>{_UNIT_ALT}|%)(?!{_W}){_UNIT_NOT})?",
+    rf"(?<!{_W})(?<!\.)(?:(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])|(?P<code>{'|'.join(_CODES)})\s?)?\s?"
+    rf"(?P<num>{_NUM})(?:\s?(?P<mult>(?(cur)(?:{_CURRENCY_MULT_ALT})|(?(code)(?:{_CURRENCY_MULT_ALT})|(?:{_MULT_ALT}))))\b)?"
+    rf"(?:\s?(?P<unit>{_UNIT_ALT}|%|(?-i:L)(?!\s+(?!of\b)[A-Za-z]))(?!{_W}){_UNIT_NOT})?",
     re.IGNORECASE,
 )
 _QUARTER = re.compile(
     r"\b(?:q(?P<q1>[1-4])|(?P<q2>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|quarter\s+(?P<q3>[1-4]))\b",
     re.IGNORECASE,
 )
+#: A half of a year: H1, first half (of), 上半年 (half:1); the second: H2, 下半年 (half:2).
+_HALF = re.compile(r"\b(?:h(?P<h1>[12])|(?P<h2>first|second|1st|2nd)\s+half)\b", re.IGNORECASE)
+_ZH_HALF = re.compile(r"(?P<z>[上下])半年")
+#: A Chinese quarter, 第二季度 / 二季度 / 第2季度 (quarter:2); 本季度 and 上季度 are periods (`_ZH_PERIOD`).
+_ZH_QUARTER = re.compile(r"(?<![上下本这前后近每])第?(?P<q>[一二三四1-4])季度")  # not 上一季度
+#: A Chinese range of months said with one 月: 4-6月, 7至9月 (one fact when it is a quarter or a half).
+_ZH_MONTH_RANGE = re.compile(r"(?<!\d)(?P<a>1[0-2]|[1-9])\s*[-–~到至]\s*(?P<b>1[0-2]|[1-9])月")
+#: (first month, last month) of the quarters and halves of a year.
+_QUARTER_MONTHS = {(1, 3): "quarter:1", (4, 6): "quarter:2", (7, 9): "quarter:3", (10, 12): "quarter:4",
+                   (1, 6): "half:1", (7, 12): "half:2"}  # fmt: skip
 _MONTHS = (
     "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|"
     "september|october|november|december"
@@ -311,7 +359,7 @@ _TIME = re.compile(
 _TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
 _TIME_WORD_HINT = re.compile(r"(?i)noon|mid")
 _ZH_TIME = re.compile(
-    r"(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<half>半))?"
+    r"(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<half>半)|(?P<ke>[一三13])刻(?!钟))?"
 )
 _ZH_PM = frozenset({"中午", "下午", "傍晚", "晚上"})
 #: How often: daily / every day / 每天 (frequency:day) ≠ monthly / 每月 (frequency:month).
@@ -393,12 +441,12 @@ _ZH_MEASURES = (
     "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱"
 )
 _ZH_NUMBER = re.compile(
-    r"(?<![星期周礼拜哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
+    r"(?<![星期周礼拜哪某每])(?:[〇零一二三四五六七八九]{4}(?=年)|(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
     r"|[一二两三四五六七八九](?=" + _ZH_MEASURES + ")"
     r"|[一二两三四五六七八九](?=[到至~\-–][一二两三四五六七八九十]))"  # the first of a range: 一到三天
 )
 #: A Chinese date, 2024年3月5日 (after numerals are read as digits): the same fact as 2024-03-05.
-_ZH_DATE = re.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2})月(?P<d>\d{1,2})[日号]")
+_ZH_DATE = re.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2}|十[一二]?|[一二三四五六七八九])月(?P<d>\d{1,2})[日号]")
 #: 两个小时 is 2小时: the measure word between a number and 小时 carries nothing.
 _ZH_HOURS = re.compile(r"(?<=\d)个(?=小时)")
 #: A currency named without an amount ("in USD", "euros"): currency:usd.
@@ -414,12 +462,25 @@ _CURRENCY_WORDS = {"dollar": "usd", "dollars": "usd", "euro": "eur", "euros": "e
 _ZH_CURRENCY = re.compile("(?P<c>人民币|美元|美金|欧元|英镑|日元|港元|港币|韩元)")
 #: Fact kinds a paraphrase may leave out ("12% year over year" / "12% compared with last year"): they
 #: differ only against a fact of the same kind on the other side, and their words stay in the residual.
-SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency", "frequency"})
+SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency", "frequency", "dial"})
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+#: A telephone number: an international one (`+44 20 7946 0958`) or one in groups with a separator or an
+#: area code in parentheses (`020 7946 0958`, `(415) 555-0100`), 7 to 15 digits (`_canon_phone`).
+_PHONE = re.compile(
+    r"(?<![\w+.,/-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}(?:[\s.-]\d{2,8}){1,4}(?![\w.,/-]?\d)(?!\w)"
+)
+_PHONE_HINT = re.compile(r"\d[\s.)-]+\d")
+#: What looks like a phone number and is a date (`12-05-2024`, `2024.05.12`), a number in groups of
+#: thousands (`1 000 000`) or a decimal (`453.59237`).
+_NOT_PHONE = re.compile(
+    r"\d{1,2}[-.]\d{1,2}[-.]\d{2,4}|\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,3}(?:[ .]\d{3})+|\d+\.\d+"
+)
 _IDENT = re.compile(rf"(?<!{_W})(?=(?:{_W}|-)*\d)(?=(?:{_W}|-)*[a-zA-Z]){_W}+(?:[-_/]{_W}+)*(?!{_W})")
 _DIGIT = re.compile(r"\d")
 _PERIOD_UNITS = ("quarter", "week", "month", "year")  # every unit _PERIOD reads contains one
-_BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+_BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False,
+          "y": True, "n": False,
+          "是": True, "是的": True, "否": False, "不是": False}  # fmt: skip
 
 
 @lru_cache(maxsize=32_768)
@@ -446,6 +507,12 @@ _MYRIAD = re.compile(r"(?<![\d,])(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>[万亿])")
 #: What says a text is about Japan, where ¥ is the yen: kana, the yen named, Japan or a Japanese city.
 _JAPANESE = re.compile(
     "[\u3040-\u30ff]|日元|日币|日本|円|东京|大阪|京都|名古屋|札幌|福冈|冲绳|横滨|神户|奈良"
+)
+#: 百分之二十 is 20% (after numerals are read as digits); 一点五升 is 1.5升: 点 is the decimal point
+#: before a unit (3点15 alone is a time of day).
+_ZH_PERCENT = re.compile(r"百分之(?P<n>\d+(?:\.\d+)?)")
+_ZH_DECIMAL = re.compile(
+    r"(?<![\d.])(?P<i>\d+)点(?P<f>\d+)(?=毫升|升|公斤|千克|克|斤|公里|千米|厘米|毫米|米|元|块|倍|万|亿|%)"
 )
 _YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
 
@@ -537,11 +604,14 @@ def act_of(sentence: str) -> str:
 
 #: Signs that `normalize_text` drops but that change a value: currencies and the percent sign.
 _VALUE_SIGNS = frozenset("$€£¥₹₩%")
+_PLUS_AFTER = re.compile(r"(?<=\w)\+(?!\d)")  # S24+, C++, A+, 18+ — not +1 415, 2+2
 
 
 def value_signs(text: str) -> frozenset[str]:
-    """The currency and percent signs in a text: `$10` and `€10` normalize alike but differ."""
-    return frozenset(c for c in text if c in _VALUE_SIGNS)
+    """The currency and percent signs in a text, and a `+` that ends a name or a number (`S24+`, `18+`):
+    `$10` / `€10` and `Galaxy S24` / `Galaxy S24+` normalize alike but differ."""
+    signs = frozenset(c for c in text if c in _VALUE_SIGNS)
+    return signs | {"+"} if "+" in text and _PLUS_AFTER.search(text) else signs
 
 
 def sentences(text: str) -> list[str]:
@@ -727,8 +797,9 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     digit = _DIGIT.search(text) is not None
     if "@" in text:
         take(_EMAIL, lambda m: f"id:{m.group(0).casefold()}")
+    phone = digit and _PHONE_HINT.search(text) is not None
     if cjk and digit:
-        take(_ZH_DATE, lambda m: f"date:{int(m['y']):04d}-{int(m['m']):02d}-{int(m['d']):02d}")
+        take(_ZH_DATE, lambda m: f"date:{int(m['y']):04d}-{zh_number(m['m']):02d}-{int(m['d']):02d}")
     if digit:
         take(_DATE, lambda m: _canon_date(m.group(0), day_first))
         take(_MONTH_YEAR, _canon_month_year)
@@ -739,6 +810,14 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         take(_TIME_WORD, lambda m: "time:00:00" if m["word"].casefold() == "midnight" else "time:12:00")
     if "q" in low:
         take(_QUARTER, _canon_quarter)
+    if "h" in low:
+        take(_HALF, lambda m: f"half:{m['h1'] or ORDINALS[_fold(m['h2'])]}")
+    if "季度" in text:
+        take(_ZH_QUARTER, lambda m: f"quarter:{zh_number(m['q'])}")
+    if "半年" in text:
+        take(_ZH_HALF, lambda m: f"half:{1 if m['z'] == '上' else 2}")
+    if cjk and digit:
+        take(_ZH_MONTH_RANGE, lambda m: _QUARTER_MONTHS.get((int(m["a"]), int(m["b"]))))
     if any(unit in low for unit in _PERIOD_UNITS):
         take(_PERIOD, lambda m: f"period:{_RELATIVE[_fold(m.group('rel'))]}|{_fold(m.group('unit'))}")
     if "day" in low:
@@ -752,6 +831,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     if "每" in text:
         take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z']]}")
     take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[_fold(m.group('o'))]}")
+    if phone:
+        take(_PHONE, _canon_phone)
     if digit:
         take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
         take(_IDENT, _canon_ident)
@@ -762,8 +843,12 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     )
     if cjk:
         take(_ZH_CURRENCY, lambda m: f"currency:{_UNITS[m.group('c')][0]}")
+    if phone:  # an international number's country, a fact of its own (`_canon_phone`)
+        found += [(e, e, c.split("|", 1)[1]) for s, e, c in found if c.startswith("phone:") and "|" in c]
+        found[:] = [(s, e, c.split("|", 1)[0] if c.startswith("phone:") else c) for s, e, c in found]
     found.sort()
     _year_for_months(text, found)
+    _quarters_of_months(text, found)
     residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
     bare = _words_between(text, found, keep=frozenset())
     if len(residual.split()) == 1 and residual in _BOOLS and len(normalize_text(text).split()) == 1:
@@ -820,6 +905,7 @@ def _zh_text(text: str) -> str:
     is how some write 3月12日), numerals as digits (两千 = 2000), 5万 as 50000, ¥ as 元 (the yuan sign,
     unless `_JAPANESE` says the yen), and parts of an hour in digits (一个半小时 = 1.5小时)."""
     text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), _CJK_SPACE.sub("", text))
+    text = _ZH_PERCENT.sub(r"\g<n>%", _ZH_DECIMAL.sub(r"\g<i>.\g<f>", text))
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
     if "¥" in text and not _JAPANESE.search(text):
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
@@ -846,16 +932,24 @@ def zh_number(numerals: str) -> int:
     """A number in Chinese numerals or Arabic digits: 两千 = 2000, 十五 = 15, 一百二十 = 120, 三万 = 30000."""
     if numerals.isdigit():
         return int(numerals)
+    if len(numerals) > 1 and all(ch in _ZH_DIGITS for ch in numerals):  # 二〇二四: digit by digit
+        return int("".join(str(_ZH_DIGITS[ch]) for ch in numerals))
     total = section = digit = 0
+    unit = 0  # the place word just before the last digit: 一万二 is 12000, 三千五 3500 (一万零二 is 10002)
     for ch in numerals:
         if ch in _ZH_DIGITS:
-            digit = _ZH_DIGITS[ch]
+            digit, unit = _ZH_DIGITS[ch], unit if digit == 0 and ch not in "零〇" else 0
+            if ch in "零〇":
+                unit = 0
         elif ch in _ZH_UNITS:
             section += (digit or 1) * _ZH_UNITS[ch]
-            digit = 0
+            digit, unit = 0, _ZH_UNITS[ch]
         elif ch == "万":
             total += (section + digit) * 10_000
             section = digit = 0
+            unit = 10_000
+    if digit and unit > 10 and numerals[-1] in _ZH_DIGITS:
+        digit *= unit // 10
     return total + section + digit
 
 
@@ -871,9 +965,35 @@ def canonical_scalar(value: object) -> str | None:
 def _canon_ident(m: re.Match[str]) -> str | None:
     """An identifier mixes letters and digits (A123, ORD-5567); a quantity such as 10km is not one."""
     raw = m.group(0)
+    if m.start() and m.string[m.start() - 1] in _CURRENCY_PREFIX:
+        return None  # `$5b`: an amount
+    if m.string[m.end() : m.end() + 1] == "+":
+        return f"id:{_alnum(raw)}+"
     if _QUANTITY.fullmatch(raw) or raw.casefold() in ORDINALS or re.fullmatch(r"\d+(st|nd|rd|th)", raw, re.I):
         return None
     return f"id:{_alnum(raw)}"
+
+
+def _canon_phone(m: re.Match[str]) -> str | None:
+    """`phone:` and the national number without its trunk 0 (`020 7946 0958` and `+44 20 7946 0958` are
+    both phone:2079460958; `(415) 555-0100`, `1-415-555-0100` and `+1 415 555 0100` phone:4155550100).
+    The country an international number names (libphonenumber's table, `phonenumberslite`) is one more
+    fact, `dial:44`, a soft kind: it differs only from another country code."""
+    raw = m.group(0)
+    digits = re.sub(r"\D", "", raw)
+    if not 7 <= len(digits) <= 15 or (not raw.startswith(("+", "(")) and _NOT_PHONE.fullmatch(raw)):
+        return None
+    if not raw.startswith("+"):
+        if len(digits) == 11 and re.match(r"1[\s.(-]", raw):  # North America's trunk 1, not 138 0013 8000
+            digits = digits[1:]
+        return f"phone:{digits.removeprefix('0')}"
+    try:
+        number = phonenumbers.parse(raw, None)
+    except phonenumbers.NumberParseException:
+        return None
+    if not phonenumbers.is_possible_number(number):
+        return None
+    return f"phone:{number.national_number}|dial:{number.country_code}"
 
 
 def _canon_quantity(m: re.Match[str]) -> str | None:
@@ -883,11 +1003,11 @@ def _canon_quantity(m: re.Match[str]) -> str | None:
     except ValueError:
         return None
     mult = _fold(m.group("mult") or "")
-    number *= _MULTIPLIERS.get(mult, 1.0)
-    unit_raw = _fold(m.group("cur") or m.group("unit") or "")
+    number *= _CURRENCY_MULTIPLIERS.get(mult, 1.0)
+    unit_raw = _fold(m.group("cur") or m.group("code") or m.group("unit") or "")
     if unit_raw:
         unit, factor = _UNITS.get(unit_raw, (unit_raw, 1.0))
-        return f"number:{_fmt(number * factor)}|{unit}"
+        return f"number:{_fmt((number - _OFFSETS.get(unit_raw, 0.0)) * factor)}|{unit}"
     return f"number:{_fmt(number)}"
 
 
@@ -912,9 +1032,11 @@ def _canon_time(m: re.Match[str]) -> str | None:
 
 
 def _canon_zh_time(m: re.Match[str]) -> str | None:
-    hour, minute = int(m["zh"]), 30 if m["half"] else int(m["zm"] or 0)
-    if hour > 24 or minute > 59 or (not m["zp"] and hour <= 12):
-        return None  # 3点 alone: morning or afternoon, the text does not say
+    quarters = 0 if not m["ke"] else 1 if m["ke"] in "一1" else 3
+    hour, minute = int(m["zh"]), 30 if m["half"] else 15 * quarters or int(m["zm"] or 0)
+    said = m["zm"] or m["half"] or m["ke"]
+    if hour > 24 or minute > 59 or (not m["zp"] and hour <= 12 and not said):
+        return None  # 3点 alone: a time, or 3 points; with its minutes (3点一刻) it is 3:15 as `3:15` is
     if m["zp"] in _ZH_PM and hour < 12:
         hour += 12
     return f"time:{hour % 24:02d}:{minute:02d}"
@@ -955,6 +1077,31 @@ def _year_for_months(text: str, found: list[tuple[int, int, str]]) -> None:
         elif c2.startswith("month:") and c1.startswith("date:") and len(c1) == 12:
             year, m1, m2 = int(c1[5:9]), int(c1[10:12]), int(c2[6:])
             found[i + 1] = (s2, e2, f"date:{year + (m2 < m1):04d}-{m2:02d}")
+
+
+def _quarters_of_months(text: str, found: list[tuple[int, int, str]]) -> None:
+    """A range of months that is a quarter or a half of a year is that quarter or half (`April to June
+    2025` = `Q2 2025`: quarter:2 and the year, number:2025; `January–June` = `H1`); other ranges stay
+    months."""
+    i = 0
+    while i < len(found) - 1:
+        (s1, e1, c1), (s2, e2, c2) = found[i], found[i + 1]
+        ends = _month_of(c1), _month_of(c2)
+        period = _QUARTER_MONTHS.get((ends[0][1], ends[1][1])) if _RANGE_JOIN.fullmatch(text[e1:s2]) else None
+        if period is None or ends[0][0] != ends[1][0]:
+            i += 1
+            continue
+        found[i : i + 2] = [(s1, e2, period)] + ([(e2, e2, f"number:{ends[0][0]}")] if ends[0][0] else [])
+        i += 1
+
+
+def _month_of(canon: str) -> tuple[str, int]:
+    """(year or "", month) of a month fact (`date:2025-04`, `month:4`); (“”, 0) for any other fact."""
+    if canon.startswith("month:"):
+        return "", int(canon[6:])
+    if canon.startswith("date:") and len(canon) == 12:
+        return canon[5:9], int(canon[10:12])
+    return "", 0
 
 
 def _canon_month_year(m: re.Match[str]) -> str:

@@ -130,6 +130,26 @@ _NEGATED_AHEAD = "a negation put in before the words both go on with"
 _NOW = frozenset({"currently", "still", "yet", "now", "temporarily", "presently", *"暂时还仍尚目前"})
 _ZH_UNKNOWN = "not in the Chinese lexicon"
 _ONLY_STOPWORDS = "only stopwords differ"
+_VARIANT = "a model or plan variant added"
+#: Words that name a variant of a product or plan when added to its name (`_variant_added`).
+_VARIANTS = frozenset(
+    {
+        "pro",
+        "plus",
+        "max",
+        "mini",
+        "ultra",
+        "lite",
+        "premium",
+        "deluxe",
+        "xl",
+        "xs",
+        "se",
+        "air",
+        "neo",
+        "prime",
+    }
+)
 #: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
 AliasTest = Callable[[str, str], str]
 
@@ -188,7 +208,16 @@ def compare_spans(
         return None
     spans = tuple((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])) for _, g1, g2, p1, p2 in ops)
     verdicts = [
-        _judge(tg[g1:g2], tp[p1:p2], aliases, lex, dom, _context(fg, fp, (g1, g2, p1, p2), " "), g1 > 0)
+        _judge(
+            tg[g1:g2],
+            tp[p1:p2],
+            aliases,
+            lex,
+            dom,
+            _context(fg, fp, (g1, g2, p1, p2), " "),
+            g1 > 0,
+            tg[g1 - 1] if g1 > 0 and p1 > 0 else "",
+        )
         if not has_cjk("".join(tg[g1:g2] + tp[p1:p2]))
         else _judge_zh(tg, tp, (g1, g2, p1, p2), zh, dom)
         for _, g1, g2, p1, p2 in ops
@@ -206,6 +235,25 @@ def compare_spans(
         return Difference(True, spans, "; ".join(dict.fromkeys(r for _, r in verdicts)))
     open_ = [(s, r) for s, (v, r) in zip(spans, verdicts, strict=True) if v is None]
     return Difference(None, tuple(s for s, _ in open_), "; ".join(r for _, r in open_))
+
+
+def variant_added(gold: str, predicted: str) -> Difference | None:
+    """The two values the same but for variant words added after a product's name or number (`iPhone 15`
+    / `iPhone 15 Pro`, `华为Mate 60` / `华为Mate 60 Pro`): different. Read on the values as written, for the
+    ladder to ask before the typed facts' residuals (lower-cased, without the number) go to
+    `compare_spans`."""
+    tg, tp = tokens(gold), tokens(predicted)
+    ops = SequenceMatcher(
+        a=[t.casefold() for t in tg], b=[t.casefold() for t in tp], autojunk=False
+    ).get_opcodes()
+    changed = [op for op in ops if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] not in ("insert", "delete"):
+        return None
+    _, g1, g2, p1, p2 = changed[0]
+    added, before = [*tg[g1:g2], *tp[p1:p2]], tg[g1 - 1] if g1 > 0 else ""
+    if not _variant_added([t for t in added if t.casefold() not in _STOP], before):
+        return None
+    return Difference(False, ((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])),), _VARIANT)
 
 
 @cache
@@ -305,11 +353,14 @@ def _judge(
     domain: Domain,
     context: tuple[str, str],
     mid_text: bool,
+    before: str = "",
 ) -> tuple[bool | None, str]:
-    """One differing region: True the same, False different, None undecided; and why."""
+    """One differing region: True the same, False different, None undecided; and why. `before`: the
+    shared token just before it, as written."""
     fg, fp = [t.casefold() for t in g], [t.casefold() for t in p]
-    cg = [t for t in fg if t not in _STOP and t not in NEGATIONS]
-    cp = [t for t in fp if t not in _STOP and t not in NEGATIONS]
+    # a word in capitals is a code, not a stopword (`Portland, OR` / `Portland, ME`)
+    cg = [f for t, f in zip(g, fg, strict=True) if (f not in _STOP or _code(t)) and f not in NEGATIONS]
+    cp = [f for t, f in zip(p, fp, strict=True) if (f not in _STOP or _code(t)) and f not in NEGATIONS]
     if any(frozenset((x, y)) in _OPPOSITE_PARTICLES for x in fg for y in fp):
         return False, "opposite particles"
     if _negations(fg) % 2 != _negations(fp) % 2:
@@ -324,6 +375,8 @@ def _judge(
         return True, _ONLY_STOPWORDS
     if not cg or not cp:  # words added: decided only where, read with a neighbour, they spell values
         verdict, why = _domain_verdict(cg, cp, context, domain, " ", lex.forms)
+        if verdict is None and _variant_added([t for t in [*g, *p] if t.casefold() not in _STOP], before):
+            return False, _VARIANT
         return (verdict, why) if verdict is not None else (None, "words added")
     ng, np_ = _numbers(cg), _numbers(cp)
     if ng and np_ and ng != np_:
@@ -348,6 +401,8 @@ def _judge(
         return False, why
     if _names(g, p, lex, mid_text):
         return False, "different names"
+    if len(g) == len(p) == 1 and _code(g[0]) and _code(p[0]) and not (g[0] in p[0] or p[0] in g[0]):
+        return False, "different codes"  # OR / ME, EU / UK; not US / USA
     return None, why
 
 
@@ -427,6 +482,20 @@ def _relate_word_by_word(cg: Sequence[str], cp: Sequence[str], lex: Lexicon) -> 
     if all(r is Relation.SYNONYM for r, _ in found):
         return Relation.SYNONYM, "WordNet synonyms, word by word"
     return Relation.UNKNOWN, "related only loosely"
+
+
+def _variant_added(added: Sequence[str], before: str) -> bool:
+    """Words added after a product's name or number that name another model or plan of it (`iPhone 15` /
+    `iPhone 15 Pro`, `Basic plan` / `Basic Plus plan`): each a variant word, written as a name is
+    (capitalised or in capitals), after a capitalised word or one with a digit. Not `plus` in `2 adults
+    plus 1 child`."""
+    named = before[:1].isupper() or any(c.isdigit() for c in before)
+    return named and bool(added) and all(w.casefold() in _VARIANTS and w[:1].isupper() for w in added)
+
+
+def _code(word: str) -> bool:
+    """A code written in capitals (`OR`, `ME`, `EU`): two or three letters."""
+    return 2 <= len(word) <= 3 and word.isupper() and word.isalpha()
 
 
 def _titled(words: Sequence[str]) -> bool:

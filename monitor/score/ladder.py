@@ -42,7 +42,7 @@ from monitor.facts import (
     value_signs,
 )
 from monitor.model import Comparison, Rung
-from monitor.score.differential import Difference, compare_spans
+from monitor.score.differential import Difference, compare_spans, variant_added
 from monitor.score.lexicon import build_domain, load_airports, load_aliases, load_lexicon
 from monitor.score.similarity import PairScore, Scorer
 
@@ -143,6 +143,9 @@ class Ladder:
                 note = "same typed facts and words"
                 return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note=note)
             left_g, left_p = fg.residual, fp.residual
+            variant = variant_added(gold, predicted) if self.config.ladder.differential else None
+            if variant is not None:  # read as written: the residuals lack the case and the model number
+                return _cmp(field, gold, predicted, False, 0.0, Rung.DIFFERENTIAL, kind=k, note=variant.note)
         airport = self._airport(gold, predicted)
         if airport is not None:
             equal, note = airport
@@ -440,11 +443,30 @@ def _is_initialism(short: str, long: str) -> bool:
 _ONE = "number:1"
 
 
+def _fmt_ratio(percent: str) -> str:
+    """`15` (percent) as the fraction `0.15`, spelled as facts spell numbers."""
+    try:
+        return f"{float(percent) / 100:.10g}"
+    except ValueError:
+        return ""
+
+
 def _facts_conflict(gold: Sequence[str], predicted: Sequence[str]) -> bool:
     """Different facts: any hard fact on one side only, or soft facts of one kind that differ. A
     `number:1` on one side only is the article (`一张照片` / `照片`, `预订一间大床房，共2晚` / `预订大床房2晚`,
-    `one ticket` / `a ticket`), not a count that differs: `1 room` / `2 rooms` still differ on the 2."""
+    `one ticket` / `a ticket`), not a count that differs: `1 room` / `2 rooms` still differ on the 2. A
+    number whose digits are a phone number on the other side is that phone number, and a fraction is the
+    percentage it is (0.15 / 15%)."""
     g, p = set(gold), set(predicted)
+    for a, b in ((g, p), (p, g)):  # 4155550100 is the phone number (415) 555-0100 on the other side
+        for f in [f for f in a if f.startswith("phone:") and "number:" + f[6:] in b]:
+            b.discard("number:" + f[6:])
+            b.add(f)
+        for f in [f for f in a if f.endswith("|percent")]:  # 0.15 is 15%
+            ratio = "number:" + _fmt_ratio(f[7:-8])
+            if ratio in b:
+                b.discard(ratio)
+                b.add(f)
     if (_ONE in g) != (_ONE in p):
         g.discard(_ONE)
         p.discard(_ONE)

@@ -214,7 +214,13 @@ class Airports:
         value = value.strip()
         if _IATA.fullmatch(value) and value in self.names:
             return value
-        return self.codes.get(" ".join(re.sub(r"[^\w\s]+", " ", value.casefold()).split()))
+        key = " ".join(re.sub(r"[^\w\s]+", " ", value.casefold()).split())
+        key = re.sub(r"\bintl\b", "international", key)
+        # `San Francisco International` says what the table's `… International Airport` says (not
+        # `London`: a city's name is no airport's, though the table has a `London Airport`)
+        return self.codes.get(key) or (
+            self.codes.get(key + " airport") if key.endswith(" international") else None
+        )
 
     def describe(self, code: str) -> str:
         return f"{code} ({max(self.names[code], key=len, default='airport')})"

@@ -165,6 +165,8 @@ def test_airport_table() -> None:
     assert airports.code_of("LHR") == airports.code_of("london heathrow") == "LHR"
     assert airports.code_of("lhr") is None  # a code only as written: "the" is no airport
     assert airports.code_of("London") is None  # a city's name names several airports
+    assert airports.code_of("San Francisco International") == airports.code_of("SFO") == "SFO"
+    assert airports.code_of("San Francisco") is None
 
 
 _DATA_NOUN = """\

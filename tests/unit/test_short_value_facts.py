@@ -1,0 +1,97 @@
+"""Short values of issue 17's fifth round, through the whole ladder with the real model: what a blind set
+of tool-argument values showed the rungs did not read. Each rule is tested both ways — the spellings it
+makes equal, and the near miss it must still tell apart. None of these pairs is in the calibration set.
+
+- quarters and halves of a year said as months (`Q2 2025` / `April–June 2025`, `H1` / `上半年`);
+- amounts: a magnitude after a currency (`$1.2M`), an ISO code before the amount (`JPY 5000`), dozens;
+- units: the capital `L` litre, feet and inches, ounces, °C / °F, a fraction against a percentage;
+- telephone numbers, national and international (libphonenumber's country codes);
+- Chinese: 三点一刻 as 3:15, a year in digit numerals (二〇二四年), 百分之二十, 一点五升, 一万二, 是 / 否;
+- a variant added to a product's name (`Pro`, `Plus`, `S24+`), two codes in capitals (`OR` / `ME`);
+- value sets: membership tiers, order states in Chinese, Chinese rail seat classes; `plan` = `tier`;
+- an airport by its name without `Airport` (`San Francisco International`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.model import Rung
+from monitor.score.ladder import Ladder
+
+
+CASES = [
+    # quarters and halves said as months
+    ("Q3 2024", "July to September 2024", True),
+    ("Q3 2024", "July to September 2023", False),
+    ("Q3 2024", "August to October 2024", False),
+    ("H2 2021", "July–December 2021", True),
+    ("second half of 2021", "H2 2021", True),
+    ("H1 2021", "H2 2021", False),
+    ("2022年下半年", "H2 2022", True),
+    ("第三季度", "7-9月", True),
+    ("第三季度", "第四季度", False),
+    ("上一季度", "第一季度", False),  # last quarter is no first quarter
+    # amounts and units
+    ("€2.5M", "€2,500,000", True),
+    ("€2.5M", "€25,000,000", False),
+    ("10000 m", "10 km", True),  # after a number alone, m stays the metre
+    ("GBP 750", "£750", True),
+    ("GBP 750", "$750", False),
+    ("2 dozen", "24", True),
+    ("2 dozen", "20", False),
+    ("3 L", "3000 ml", True),
+    ("3 L", "300 ml", False),
+    ("3 L shirts", "3 shirts in size L", True),  # a size, not litres
+    ("5 ft", "60 inches", True),
+    ("5 ft", "50 inches", False),
+    ("16 oz", "453.59237 g", True),
+    ("100°F", "37.7777777778 °C", True),
+    ("25°C", "25°F", False),
+    ("8%", "0.08", True),
+    ("8%", "0.8", False),
+    # phone numbers national and international
+    ("+49 30 1234567", "030 1234567", True),
+    ("+1 212 555 0147", "(212) 555-0147", True),
+    ("+1 212 555 0147", "1-212-555-0147", True),
+    ("+1 212 555 0147", "2125550147", True),
+    ("+1 212 555 0147", "+44 212 555 0147", False),
+    ("(212) 555-0147", "(212) 555-0174", False),
+    ("+86 139 1234 5678", "139 1234 5678", True),  # a Chinese mobile: its leading 1 is no trunk prefix
+    # chinese times years percents and colloquial numbers
+    ("十点一刻", "10:15", True),
+    ("十点三刻", "10:15", False),
+    ("3点建议", "3:00", False),  # 点 without minutes: three points, or a time the text does not fix
+    ("二〇二三年十月一日", "2023-10-01", True),
+    ("二〇二三年十月一日", "2023-10-02", False),
+    ("百分之十五", "15%", True),
+    ("百分之十五", "50%", False),
+    ("二点五公斤", "2.5 kg", True),
+    ("两万五", "25000", True),
+    ("两万零五", "25000", False),
+    ("否", "no", True),
+    ("是", "no", False),
+    # variants codes value sets and airports
+    ("Pixel 8", "Pixel 8 Pro", False),
+    ("Standard plan", "Standard Plus plan", False),
+    ("OnePlus 12", "OnePlus 12R", False),
+    ("Galaxy S23", "Galaxy S23+", False),
+    ("小米14", "小米14 Pro", False),
+    ("Pixel 8 Pro", "Pixel 8 pro", True),
+    ("2 adults plus 1 child", "2 adults and 1 child", True),  # `plus` joining a list is no variant
+    ("Austin, TX", "Austin, MN", False),
+    ("Enterprise tier", "Enterprise plan", True),
+    ("Silver tier", "Gold tier", False),
+    ("已发货", "shipped", True),
+    ("已退款", "退款中", False),
+    ("一等座", "二等座", False),
+    ("ORD", "Chicago O'Hare International", True),
+    ("ORD", "Chicago Midway International", False),
+]
+
+
+@pytest.mark.parametrize(("gold", "predicted", "equal"), CASES)
+def test_short_values(ladder: Ladder, gold: str, predicted: str, equal: bool) -> None:
+    c = ladder.compare_text("value", gold, predicted, kind="short")
+    assert c.equal is equal, c
+    if not equal:
+        assert c.rung is not Rung.EMBEDDING, c  # a rule decides, not the model's closeness
