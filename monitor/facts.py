@@ -477,6 +477,9 @@ _NOT_PHONE = re.compile(
 )
 _IDENT = re.compile(rf"(?<!{_W})(?=(?:{_W}|-)*\d)(?=(?:{_W}|-)*[a-zA-Z]){_W}+(?:[-_/]{_W}+)*(?!{_W})")
 _DIGIT = re.compile(r"\d")
+#: A code of two capitals (or a capital and a digit) and a number written apart: `CA 1837` is CA1837,
+#: as airlines' flight numbers and such codes are written both ways.
+_SPACED_IDENT = re.compile(r"(?<![\w-])[A-Z][A-Z\d] (?=\d{2,4}(?![\w,.]?\d))(?-i:)\d{2,4}(?![\w])")
 _PERIOD_UNITS = ("quarter", "week", "month", "year")  # every unit _PERIOD reads contains one
 _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False,
           "y": True, "n": False,
@@ -510,6 +513,10 @@ _JAPANESE = re.compile(
 )
 #: 百分之二十 is 20% (after numerals are read as digits); 一点五升 is 1.5升: 点 is the decimal point
 #: before a unit (3点15 alone is a time of day).
+#: 一百二十八元五角 is 128.50元: 角 and 分 (毛 colloquially) are tenths and hundredths of a yuan.
+_ZH_JIAO = re.compile(
+    r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛](?:(?P<f>[一二三四五六七八九\d])分)?"
+)
 _ZH_PERCENT = re.compile(r"百分之(?P<n>\d+(?:\.\d+)?)")
 _ZH_DECIMAL = re.compile(
     r"(?<![\d.])(?P<i>\d+)点(?P<f>\d+)(?=毫升|升|公斤|千克|克|斤|公里|千米|厘米|毫米|米|元|块|倍|万|亿|%)"
@@ -835,6 +842,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         take(_PHONE, _canon_phone)
     if digit:
         take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
+        take(_SPACED_IDENT, lambda m: f"id:{_alnum(m.group(0))}")
         take(_IDENT, _canon_ident)
         take(_QUANTITY, _canon_quantity)
     take(
@@ -847,6 +855,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         found += [(e, e, c.split("|", 1)[1]) for s, e, c in found if c.startswith("phone:") and "|" in c]
         found[:] = [(s, e, c.split("|", 1)[0] if c.startswith("phone:") else c) for s, e, c in found]
     found.sort()
+    _meridiem_for_ranges(text, found)
     _year_for_months(text, found)
     _quarters_of_months(text, found)
     residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
@@ -906,6 +915,7 @@ def _zh_text(text: str) -> str:
     unless `_JAPANESE` says the yen), and parts of an hour in digits (一个半小时 = 1.5小时)."""
     text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), _CJK_SPACE.sub("", text))
     text = _ZH_PERCENT.sub(r"\g<n>%", _ZH_DECIMAL.sub(r"\g<i>.\g<f>", text))
+    text = _ZH_JIAO.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}{zh_number(m['f'] or '0')}元", text)
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
     if "¥" in text and not _JAPANESE.search(text):
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
@@ -1077,6 +1087,27 @@ def _year_for_months(text: str, found: list[tuple[int, int, str]]) -> None:
         elif c2.startswith("month:") and c1.startswith("date:") and len(c1) == 12:
             year, m1, m2 = int(c1[5:9]), int(c1[10:12]), int(c2[6:])
             found[i + 1] = (s2, e2, f"date:{year + (m2 < m1):04d}-{m2:02d}")
+
+
+_HOURS_JOIN = re.compile(r"\s*(?:and|to|until|till|-|–|—)\s*", re.IGNORECASE)
+_BARE_HOUR = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?")
+_MERIDIEM = re.compile(r"(?i)[ap]\.?m\b")
+
+
+def _meridiem_for_ranges(text: str, found: list[tuple[int, int, str]]) -> None:
+    """A range of hours says its am / pm once, at its end: `between 1 and 5 PM` is 13:00 to 17:00, as
+    `between 1:00 and 5:00 p.m.` is. The start is an hour without a meridiem joined to a time with one."""
+    for i in range(len(found) - 1):
+        (s1, e1, _), (s2, e2, c2) = found[i], found[i + 1]
+        start = _BARE_HOUR.fullmatch(text[s1:e1])
+        if start is None or not c2.startswith("time:") or not _HOURS_JOIN.fullmatch(text[e1:s2]):
+            continue
+        if not _MERIDIEM.search(text[s2:e2]) or not 1 <= int(start["h"]) <= 12:
+            continue
+        pm, hour = int(c2[5:7]) >= 12, int(start["h"]) % 12
+        if pm and hour + 12 > int(c2[5:7]):
+            continue  # `11 to 1 pm`: the start is the morning's
+        found[i] = (s1, e1, f"time:{hour + 12 * pm:02d}:{start['m'] or '00'}")
 
 
 def _quarters_of_months(text: str, found: list[tuple[int, int, str]]) -> None:

@@ -130,6 +130,9 @@ _NEGATED_AHEAD = "a negation put in before the words both go on with"
 _NOW = frozenset({"currently", "still", "yet", "now", "temporarily", "presently", *"暂时还仍尚目前"})
 _ZH_UNKNOWN = "not in the Chinese lexicon"
 _ONLY_STOPWORDS = "only stopwords differ"
+#: The last ideograph of verbs of change (提升, 增加, 降低, 调整, 上涨, …): 至 after them says "to", without
+#: it they say "by".
+_CHANGED = frozenset("升高加低少整调涨降")
 _VARIANT = "a model or plan variant added"
 #: Words that name a variant of a product or plan when added to its name (`_variant_added`).
 _VARIANTS = frozenset(
@@ -432,6 +435,8 @@ def _judge_zh(
         return True, _ONLY_STOPWORDS
     verdict, why = _domain_verdict(g, p, (before, after), domain, "")
     if not g or not p:
+        if verdict is None and "".join(g or p) == "至" and before[-1:] in _CHANGED:
+            return False, "changed to a value against by it (提升至5万元 / 提升5万元)"
         return (verdict, why) if verdict is not None else (None, "words added")
     if verdict is not None:
         return verdict, why

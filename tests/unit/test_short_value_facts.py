@@ -9,7 +9,9 @@ makes equal, and the near miss it must still tell apart. None of these pairs is 
 - Chinese: 三点一刻 as 3:15, a year in digit numerals (二〇二四年), 百分之二十, 一点五升, 一万二, 是 / 否;
 - a variant added to a product's name (`Pro`, `Plus`, `S24+`), two codes in capitals (`OR` / `ME`);
 - value sets: membership tiers, order states in Chinese, Chinese rail seat classes; `plan` = `tier`;
-- an airport by its name without `Airport` (`San Francisco International`)."""
+- an airport by its name without `Airport` (`San Francisco International`);
+- a range of hours says am / pm once (`between 1 and 5 PM`), a code written apart from its number (`CA
+  1837`), Chinese money in 元 / 角 / 分, 提升至 (to) against 提升 (by)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ import pytest
 
 from monitor.model import Rung
 from monitor.score.ladder import Ladder
-
 
 CASES = [
     # quarters and halves said as months
@@ -70,6 +71,14 @@ CASES = [
     ("两万零五", "25000", False),
     ("否", "no", True),
     ("是", "no", False),
+    # hours of a range, codes written apart, Chinese money, changed to / by
+    ("between 2 and 4 PM", "between 2:00 and 4:00 p.m.", True),
+    ("between 2 and 4 PM", "between 2:00 and 4:00 a.m.", False),
+    ("MU 5137", "MU5137", True),
+    ("MU 5137", "MU 5173", False),
+    ("九十九元九角", "99.90元", True),
+    ("九十九元九角", "99.09元", False),
+    ("额度提升至5万元", "额度提升5万元", False),
     # variants codes value sets and airports
     ("Pixel 8", "Pixel 8 Pro", False),
     ("Standard plan", "Standard Plus plan", False),
