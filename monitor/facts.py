@@ -32,6 +32,7 @@ import phonenumbers
 from dateutil import parser as dateparser
 
 _PUNCT = re.compile(r"[^\w\s]+|_+", re.UNICODE)
+_PLUS_AFTER = re.compile(r"(?<=[\w+])\+(?!\d)")  # S24+, C++, A+, 18+ — not +1 415, 2+2
 _SPACE = re.compile(r"\s+")
 
 STOPWORDS = frozenset(
@@ -201,8 +202,6 @@ _UNITS: dict[str, tuple[str, float]] = {
     "kilograms": ("g", 1000),
     "kilogram": ("g", 1000),
     "gram": ("g", 1),
-    "oz": ("g", 28.349523125),
-    "ounces": ("g", 28.349523125),
     "g": ("g", 1),
     "grams": ("g", 1),
     "lb": ("g", 453.59237),
@@ -276,6 +275,9 @@ _UNITS: dict[str, tuple[str, float]] = {
 #: Units whose zero is not the canonical unit's: °F is 32 above 0 °C.
 _OFFSETS = {"°f": 32.0, "℉": 32.0}
 _CURRENCY_PREFIX = "$€£¥₹₩"
+#: Dollars named by their country before the sign: US$100 is USD 100.
+_DOLLAR_PREFIXES = {"us$": "usd", "a$": "aud", "au$": "aud", "c$": "cad", "ca$": "cad", "hk$": "hkd",
+                    "s$": "sgd", "nz$": "nzd"}  # fmt: skip
 _NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _UNIT_ALT = "|".join(
     sorted((re.escape(u) for u in _UNITS if u not in _CURRENCY_PREFIX), key=len, reverse=True)
@@ -290,23 +292,32 @@ _W = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 #: Words a unit's ideograph begins, where it is no unit: 17升级 is 17, then 升级 "upgrade".
 _UNIT_NOT = "(?![级职值温])"
 #: An amount: a currency sign or ISO code before it (then `M` / `B` are million / billion), a scale
-#: word, a unit after it (a capital `L` is the litre where no word follows it but `of`: `2 L shirts` are a
-#: size; a lower-case `l` alone is too often a letter).
+#: word, a unit after it (a capital `L` is the litre after a space where no word follows it but `of` —
+#: `2 L shirts` are a size — or after a decimal, `1.5L`; `5L` stays an identifier, as an apartment; a
+#: lower-case `l` alone is too often a letter).
 _QUANTITY = re.compile(
-    rf"(?<!{_W})(?<!\.)(?:(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])|(?P<code>{'|'.join(_CODES)})\s?)?\s?"
+    rf"(?<!{_W})(?<!\.)(?:(?P<cur>(?:us|au|a|ca|c|hk|s|nz)\$|[{re.escape(_CURRENCY_PREFIX)}])|(?P<code>{'|'.join(_CODES)})\s?)?\s?"
     rf"(?P<num>{_NUM})(?:\s?(?P<mult>(?(cur)(?:{_CURRENCY_MULT_ALT})|(?(code)(?:{_CURRENCY_MULT_ALT})|(?:{_MULT_ALT}))))\b)?"
-    rf"(?:\s?(?P<unit>{_UNIT_ALT}|%|(?-i:L)(?!\s+(?!of\b)[A-Za-z]))(?!{_W}){_UNIT_NOT})?",
+    rf"(?:\s?(?P<unit>{_UNIT_ALT}|%|(?<=\s)(?-i:L)(?!\s+(?!of\b)[A-Za-z])|(?<=\.\d)(?-i:L)|(?<=\.\d\d)(?-i:L))(?!{_W}){_UNIT_NOT})?",
     re.IGNORECASE,
 )
 _QUARTER = re.compile(
     r"\b(?:q(?P<q1>[1-4])|(?P<q2>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|quarter\s+(?P<q3>[1-4]))\b",
     re.IGNORECASE,
 )
-#: A half of a year: H1, first half (of), 上半年 (half:1); the second: H2, 下半年 (half:2).
-_HALF = re.compile(r"\b(?:h(?P<h1>[12])|(?P<h2>first|second|1st|2nd)\s+half)\b", re.IGNORECASE)
+#: A half of a year: H1, first half (of), 上半年 (half:1); the second: H2, 下半年 (half:2). Only next to
+#: a year (`H1 2024`, `2024 H1`, `first half of 2024`, `second half of the year`): `Seat H1`, `Terminal
+#: H2` and `pay the first half now` are no halves of a year.
+_HALF = re.compile(
+    r"\b(?:h(?P<h1>[12])(?=\s*(?:fy\s*)?(?:19|20)\d{2}\b)|(?<=(?:19|20)\d{2}\s)h(?P<h3>[12])"
+    r"|(?P<h2>first|second|1st|2nd)\s+half(?=\s+(?:of\s+)?(?:(?:19|20)\d{2}\b|(?:the|this|next|last)\s+year)))\b",
+    re.IGNORECASE,
+)
 _ZH_HALF = re.compile(r"(?P<z>[上下])半年")
 #: A Chinese quarter, 第二季度 / 二季度 / 第2季度 (quarter:2); 本季度 and 上季度 are periods (`_ZH_PERIOD`).
-_ZH_QUARTER = re.compile(r"(?<![上下本这前后近每])第?(?P<q>[一二三四1-4])季度")  # not 上一季度
+_ZH_QUARTER = re.compile(
+    r"(?<![上下本这前后近每去过])第?(?P<q>[一二三四1-4])季度"
+)  # not 上一季度, 过去三季度
 #: A Chinese range of months said with one 月: 4-6月, 7至9月 (one fact when it is a quarter or a half).
 _ZH_MONTH_RANGE = re.compile(r"(?<!\d)(?P<a>1[0-2]|[1-9])\s*[-–~到至]\s*(?P<b>1[0-2]|[1-9])月")
 #: (first month, last month) of the quarters and halves of a year.
@@ -482,15 +493,22 @@ _DIGIT = re.compile(r"\d")
 _SPACED_IDENT = re.compile(r"(?<![\w-])[A-Z][A-Z\d] (?=\d{2,4}(?![\w,.]?\d))(?-i:)\d{2,4}(?![\w])")
 _PERIOD_UNITS = ("quarter", "week", "month", "year")  # every unit _PERIOD reads contains one
 _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False,
-          "y": True, "n": False,
-          "是": True, "是的": True, "否": False, "不是": False}  # fmt: skip
+          "是": True, "是的": True, "对": True,
+          "否": False, "不是": False, "不对": False}  # fmt: skip
 
 
 @lru_cache(maxsize=32_768)
+def plus_word(text: str) -> str:
+    """A `+` that ends a name or a number is the word `Plus` (`Galaxy S24+` = `Galaxy S24 Plus`, `Disney+`,
+    `18+`); not `+1 415 …` or `2+2`."""
+    return _PLUS_AFTER.sub(" Plus", text) if "+" in text else text
+
+
 def normalize_text(value: str) -> str:
-    """Rung 2: NFKC, case-folded, punctuation to spaces, whitespace collapsed. Cached: the same values and
-    replies come back in every conversation of a reference and at every stage."""
-    text = unicodedata.normalize("NFKC", value).casefold()
+    """Rung 2: NFKC, case-folded, a name's `+` as `plus`, punctuation to spaces, whitespace collapsed.
+    Cached: the same values and replies come back in every conversation of a reference and at every
+    stage."""
+    text = plus_word(unicodedata.normalize("NFKC", value)).casefold()
     text = _PUNCT.sub(" ", text)
     return _SPACE.sub(" ", text).strip()
 
@@ -517,9 +535,12 @@ _JAPANESE = re.compile(
 _ZH_JIAO = re.compile(
     r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛](?:(?P<f>[一二三四五六七八九\d])分)?"
 )
-_ZH_PERCENT = re.compile(r"百分之(?P<n>\d+(?:\.\d+)?)")
+_ZH_NUMERALS = "零〇一二两三四五六七八九十百千万"
+_ZH_PERCENT = re.compile(rf"百分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
+#: Not after a time of day: 下午三点五元一位 is 3 pm, then 5 yuan.
 _ZH_DECIMAL = re.compile(
-    r"(?<![\d.])(?P<i>\d+)点(?P<f>\d+)(?=毫升|升|公斤|千克|克|斤|公里|千米|厘米|毫米|米|元|块|倍|万|亿|%)"
+    rf"(?<![午晨晚早上])(?<![{_ZH_NUMERALS}\d])(?P<i>[{_ZH_NUMERALS}]+)点(?P<f>[零〇一二三四五六七八九]+)"
+    r"(?=毫升|升|公斤|千克|克|斤|公里|千米|厘米|毫米|米|元|块|倍|万|亿)"
 )
 _YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
 
@@ -611,14 +632,11 @@ def act_of(sentence: str) -> str:
 
 #: Signs that `normalize_text` drops but that change a value: currencies and the percent sign.
 _VALUE_SIGNS = frozenset("$€£¥₹₩%")
-_PLUS_AFTER = re.compile(r"(?<=\w)\+(?!\d)")  # S24+, C++, A+, 18+ — not +1 415, 2+2
 
 
 def value_signs(text: str) -> frozenset[str]:
-    """The currency and percent signs in a text, and a `+` that ends a name or a number (`S24+`, `18+`):
-    `$10` / `€10` and `Galaxy S24` / `Galaxy S24+` normalize alike but differ."""
-    signs = frozenset(c for c in text if c in _VALUE_SIGNS)
-    return signs | {"+"} if "+" in text and _PLUS_AFTER.search(text) else signs
+    """The currency and percent signs in a text: `$10` and `€10` normalize alike but differ."""
+    return frozenset(c for c in text if c in _VALUE_SIGNS)
 
 
 def sentences(text: str) -> list[str]:
@@ -781,7 +799,7 @@ def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
     text = _NUMBER_WORD.sub(
-        lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), unicodedata.normalize("NFKC", value)
+        lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), plus_word(unicodedata.normalize("NFKC", value))
     )
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
@@ -818,7 +836,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     if "q" in low:
         take(_QUARTER, _canon_quarter)
     if "h" in low:
-        take(_HALF, lambda m: f"half:{m['h1'] or ORDINALS[_fold(m['h2'])]}")
+        take(_HALF, lambda m: f"half:{m['h1'] or m['h3'] or ORDINALS[_fold(m['h2'])]}")
     if "季度" in text:
         take(_ZH_QUARTER, lambda m: f"quarter:{zh_number(m['q'])}")
     if "半年" in text:
@@ -913,14 +931,26 @@ def _zh_text(text: str) -> str:
     """Chinese text as the fact patterns read it: no space between a digit and an ideograph (`3 月 12 日`
     is how some write 3月12日), numerals as digits (两千 = 2000), 5万 as 50000, ¥ as 元 (the yuan sign,
     unless `_JAPANESE` says the yen), and parts of an hour in digits (一个半小时 = 1.5小时)."""
-    text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), _CJK_SPACE.sub("", text))
-    text = _ZH_PERCENT.sub(r"\g<n>%", _ZH_DECIMAL.sub(r"\g<i>.\g<f>", text))
+    text = _CJK_SPACE.sub("", text)
+    text = _ZH_PERCENT.sub(lambda m: _zh_decimal(m["n"]) + "%", _ZH_DECIMAL.sub(_zh_decimal_unit, text))
+    text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text)
     text = _ZH_JIAO.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}{zh_number(m['f'] or '0')}元", text)
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
     if "¥" in text and not _JAPANESE.search(text):
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
     text = _ZH_AND_A_HALF.sub(r"\g<n>.5小时", text)  # 1个半小时 is 1.5 hours, not 半小时
     return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))
+
+
+def _zh_decimal(numerals: str) -> str:
+    """A number said in numerals or digits, with a decimal part after 点 or `.` (三点五 = 3.5)."""
+    whole, _, fraction = numerals.replace(".", "点").partition("点")
+    digits = "".join(str(_ZH_DIGITS[c]) if c in _ZH_DIGITS else c for c in fraction)
+    return f"{zh_number(whole)}.{digits}" if digits else str(zh_number(whole))
+
+
+def _zh_decimal_unit(m: re.Match[str]) -> str:
+    return _zh_decimal(f"{m['i']}点{m['f']}")
 
 
 def _digits(value: float) -> str:
@@ -977,11 +1007,25 @@ def _canon_ident(m: re.Match[str]) -> str | None:
     raw = m.group(0)
     if m.start() and m.string[m.start() - 1] in _CURRENCY_PREFIX:
         return None  # `$5b`: an amount
-    if m.string[m.end() : m.end() + 1] == "+":
-        return f"id:{_alnum(raw)}+"
+    if m.start() > 1 and m.string[m.start() - 1] == "." and m.string[m.start() - 2].isdigit():
+        return None  # `1.5L`: the decimals of an amount
     if _QUANTITY.fullmatch(raw) or raw.casefold() in ORDINALS or re.fullmatch(r"\d+(st|nd|rd|th)", raw, re.I):
         return None
     return f"id:{_alnum(raw)}"
+
+
+def _national_phone(raw: str, digits: str) -> bool:
+    """Digit groups that are a phone number written without its country: at least 9 digits in three or
+    more groups of unequal length (`415-555-0100`, `020 7946 0958`, `138 0013 8000`), or two after a
+    trunk 0 (`030 1234567`); one kind of separator. Not a range (`2020-2024`), a list of numbers or room
+    numbers (`1203 1204 1205`), prices (`12.99 14.99`), dates or thousands (`_NOT_PHONE`)."""
+    groups = re.split(r"[\s.-]+", raw)
+    separators = set(re.findall(r"[\s.-]+", raw))
+    if len(digits) < 9 or len(separators) > 1 or _NOT_PHONE.fullmatch(raw):
+        return False
+    if len(groups) == 2:
+        return groups[0].startswith("0")
+    return len({len(g) for g in groups}) > 1
 
 
 def _canon_phone(m: re.Match[str]) -> str | None:
@@ -991,7 +1035,9 @@ def _canon_phone(m: re.Match[str]) -> str | None:
     fact, `dial:44`, a soft kind: it differs only from another country code."""
     raw = m.group(0)
     digits = re.sub(r"\D", "", raw)
-    if not 7 <= len(digits) <= 15 or (not raw.startswith(("+", "(")) and _NOT_PHONE.fullmatch(raw)):
+    if not 7 <= len(digits) <= 15:
+        return None
+    if not raw.startswith(("+", "(")) and not _national_phone(raw, digits):
         return None
     if not raw.startswith("+"):
         if len(digits) == 11 and re.match(r"1[\s.(-]", raw):  # North America's trunk 1, not 138 0013 8000
@@ -1015,6 +1061,7 @@ def _canon_quantity(m: re.Match[str]) -> str | None:
     mult = _fold(m.group("mult") or "")
     number *= _CURRENCY_MULTIPLIERS.get(mult, 1.0)
     unit_raw = _fold(m.group("cur") or m.group("code") or m.group("unit") or "")
+    unit_raw = _DOLLAR_PREFIXES.get(unit_raw, unit_raw)
     if unit_raw:
         unit, factor = _UNITS.get(unit_raw, (unit_raw, 1.0))
         return f"number:{_fmt((number - _OFFSETS.get(unit_raw, 0.0)) * factor)}|{unit}"
@@ -1110,6 +1157,10 @@ def _meridiem_for_ranges(text: str, found: list[tuple[int, int, str]]) -> None:
         found[i] = (s1, e1, f"time:{hour + 12 * pm:02d}:{start['m'] or '00'}")
 
 
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_BETWEEN = re.compile(r"(?i)\bbetween\s+$")
+
+
 def _quarters_of_months(text: str, found: list[tuple[int, int, str]]) -> None:
     """A range of months that is a quarter or a half of a year is that quarter or half (`April to June
     2025` = `Q2 2025`: quarter:2 and the year, number:2025; `January–June` = `H1`); other ranges stay
@@ -1118,7 +1169,10 @@ def _quarters_of_months(text: str, found: list[tuple[int, int, str]]) -> None:
     while i < len(found) - 1:
         (s1, e1, c1), (s2, e2, c2) = found[i], found[i + 1]
         ends = _month_of(c1), _month_of(c2)
-        period = _QUARTER_MONTHS.get((ends[0][1], ends[1][1])) if _RANGE_JOIN.fullmatch(text[e1:s2]) else None
+        joined = _RANGE_JOIN.fullmatch(text[e1:s2]) or (
+            _AND.fullmatch(text[e1:s2]) and _BETWEEN.search(text[:s1])
+        )
+        period = _QUARTER_MONTHS.get((ends[0][1], ends[1][1])) if joined else None
         if period is None or ends[0][0] != ends[1][0]:
             i += 1
             continue

@@ -45,7 +45,7 @@ from difflib import SequenceMatcher
 from functools import cache
 
 from monitor.config import spelling_key
-from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk
+from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk, plus_word
 from monitor.score.lexicon import (
     Domain,
     Lexicon,
@@ -136,22 +136,11 @@ _CHANGED = frozenset("升高加低少整调涨降")
 _VARIANT = "a model or plan variant added"
 #: Words that name a variant of a product or plan when added to its name (`_variant_added`).
 _VARIANTS = frozenset(
-    {
-        "pro",
-        "plus",
-        "max",
-        "mini",
-        "ultra",
-        "lite",
-        "premium",
-        "deluxe",
-        "xl",
-        "xs",
-        "se",
-        "air",
-        "neo",
-        "prime",
-    }
+    {"pro", "plus", "max", "mini", "ultra", "lite", "premium", "deluxe", "air", "neo", "prime"}
+)
+#: What a variant word may stand before: what it is a variant of.
+_VARIANT_OF = frozenset(
+    {"plan", "plans", "tier", "edition", "version", "model", "package", "membership", "license"}
 )
 #: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
 AliasTest = Callable[[str, str], str]
@@ -171,7 +160,7 @@ class Difference:
 
 def tokens(text: str) -> list[str]:
     """Words and identifier parts, case kept (`rptEURevenue` → `rpt`, `EU`, `Revenue`)."""
-    text = _CANNOT.sub("can not", _CONTRACTION.sub(" not", _COURTESY.sub("", text)))
+    text = _CANNOT.sub("can not", _CONTRACTION.sub(" not", _COURTESY.sub("", plus_word(text))))
     return _TOKEN.findall(text)
 
 
@@ -210,6 +199,7 @@ def compare_spans(
     if (len(fg) > MAX_SPAN or len(fp) > MAX_SPAN) and 2 * shared < max(len(fg), len(fp)):
         return None
     spans = tuple((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])) for _, g1, g2, p1, p2 in ops)
+    codes = not any(all(t.isupper() for t in ts if t.isalpha()) for ts in (tg, tp))
     verdicts = [
         _judge(
             tg[g1:g2],
@@ -220,6 +210,8 @@ def compare_spans(
             _context(fg, fp, (g1, g2, p1, p2), " "),
             g1 > 0,
             tg[g1 - 1] if g1 > 0 and p1 > 0 else "",
+            tg[g2] if g2 < len(tg) and p2 < len(tp) else "",
+            codes,
         )
         if not has_cjk("".join(tg[g1:g2] + tp[p1:p2]))
         else _judge_zh(tg, tp, (g1, g2, p1, p2), zh, dom)
@@ -254,7 +246,8 @@ def variant_added(gold: str, predicted: str) -> Difference | None:
         return None
     _, g1, g2, p1, p2 = changed[0]
     added, before = [*tg[g1:g2], *tp[p1:p2]], tg[g1 - 1] if g1 > 0 else ""
-    if not _variant_added([t for t in added if t.casefold() not in _STOP], before):
+    after = tg[g2] if g2 < len(tg) else ""
+    if not _variant_added([t for t in added if t.casefold() not in _STOP], before, after):
         return None
     return Difference(False, ((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])),), _VARIANT)
 
@@ -357,13 +350,16 @@ def _judge(
     context: tuple[str, str],
     mid_text: bool,
     before: str = "",
+    after: str = "",
+    codes: bool = True,
 ) -> tuple[bool | None, str]:
-    """One differing region: True the same, False different, None undecided; and why. `before`: the
-    shared token just before it, as written."""
+    """One differing region: True the same, False different, None undecided; and why. `before` /
+    `after`: the shared tokens around it, as written; `codes`: words in capitals are codes (the texts
+    are not written all in capitals)."""
     fg, fp = [t.casefold() for t in g], [t.casefold() for t in p]
-    # a word in capitals is a code, not a stopword (`Portland, OR` / `Portland, ME`)
-    cg = [f for t, f in zip(g, fg, strict=True) if (f not in _STOP or _code(t)) and f not in NEGATIONS]
-    cp = [f for t, f in zip(p, fp, strict=True) if (f not in _STOP or _code(t)) and f not in NEGATIONS]
+    # a word in capitals is a code, not a stopword (`Portland, OR` / `Portland, ME`), where the text is
+    # not all in capitals (`DELIVERED AT FRONT DOOR`)
+    cg, cp = _content(g, fg, codes), _content(p, fp, codes)
     if any(frozenset((x, y)) in _OPPOSITE_PARTICLES for x in fg for y in fp):
         return False, "opposite particles"
     if _negations(fg) % 2 != _negations(fp) % 2:
@@ -378,7 +374,9 @@ def _judge(
         return True, _ONLY_STOPWORDS
     if not cg or not cp:  # words added: decided only where, read with a neighbour, they spell values
         verdict, why = _domain_verdict(cg, cp, context, domain, " ", lex.forms)
-        if verdict is None and _variant_added([t for t in [*g, *p] if t.casefold() not in _STOP], before):
+        if verdict is None and _variant_added(
+            [t for t in [*g, *p] if t.casefold() not in _STOP], before, after
+        ):
             return False, _VARIANT
         return (verdict, why) if verdict is not None else (None, "words added")
     ng, np_ = _numbers(cg), _numbers(cp)
@@ -404,8 +402,6 @@ def _judge(
         return False, why
     if _names(g, p, lex, mid_text):
         return False, "different names"
-    if len(g) == len(p) == 1 and _code(g[0]) and _code(p[0]) and not (g[0] in p[0] or p[0] in g[0]):
-        return False, "different codes"  # OR / ME, EU / UK; not US / USA
     return None, why
 
 
@@ -489,13 +485,26 @@ def _relate_word_by_word(cg: Sequence[str], cp: Sequence[str], lex: Lexicon) -> 
     return Relation.UNKNOWN, "related only loosely"
 
 
-def _variant_added(added: Sequence[str], before: str) -> bool:
+def _variant_added(added: Sequence[str], before: str, after: str = "") -> bool:
     """Words added after a product's name or number that name another model or plan of it (`iPhone 15` /
-    `iPhone 15 Pro`, `Basic plan` / `Basic Plus plan`): each a variant word, written as a name is
-    (capitalised or in capitals), after a capitalised word or one with a digit. Not `plus` in `2 adults
-    plus 1 child`."""
+    `iPhone 15 Pro`, `Basic plan` / `Basic Plus plan`): each a variant word, capitalised (`Pro`, not
+    `PRO` or `pro`), after a capitalised word or one with a digit, and before nothing, a word with a
+    digit (`Pro 256GB`) or a word that names what it is (`plan`, `tier`, `edition`). Not `plus` in `2
+    adults plus 1 child`, `Plus, breakfast is included`, `Max will meet you`, `4 MAX`."""
     named = before[:1].isupper() or any(c.isdigit() for c in before)
-    return named and bool(added) and all(w.casefold() in _VARIANTS and w[:1].isupper() for w in added)
+    closes = not after or any(c.isdigit() for c in after) or after.casefold() in _VARIANT_OF
+    capitalised = all(w.casefold() in _VARIANTS and w[:1].isupper() and w[1:].islower() for w in added)
+    return named and closes and bool(added) and capitalised
+
+
+def _content(words: Sequence[str], folded: Sequence[str], codes: bool) -> list[str]:
+    """The folded words that carry meaning: no stopwords (but codes in capitals, where `codes`), no
+    negations."""
+    return [
+        f
+        for w, f in zip(words, folded, strict=True)
+        if (f not in _STOP or (codes and _code(w))) and f not in NEGATIONS
+    ]
 
 
 def _code(word: str) -> bool:

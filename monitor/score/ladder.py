@@ -462,9 +462,9 @@ def _facts_conflict(gold: Sequence[str], predicted: Sequence[str]) -> bool:
         for f in [f for f in a if f.startswith("phone:") and "number:" + f[6:] in b]:
             b.discard("number:" + f[6:])
             b.add(f)
-        for f in [f for f in a if f.endswith("|percent")]:  # 0.15 is 15%
+        for f in [f for f in a if f.endswith("|percent")]:  # 0.15 is 15% (not 1: 100% / 1 is no fraction)
             ratio = "number:" + _fmt_ratio(f[7:-8])
-            if ratio in b:
+            if ratio.startswith("number:0.") and ratio in b:
                 b.discard(ratio)
                 b.add(f)
     if (_ONE in g) != (_ONE in p):
