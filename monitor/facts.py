@@ -411,14 +411,21 @@ _ZH_PERIOD = re.compile(
     r"(?<![一上下加以减写注证说表声标查透发文聪光分简阐清鲜英马早晚过出回留放如成日基])(?P<rel>[上本这下])(?:一个|一|个)?(?=(?P<unit>季度|星期|礼拜|周末|周(?![围期边到])|月|年(?![级纪])))"
     r"|(?<![加以减写注证说表声标查透发文聪光分简阐清鲜英过出回])(?P<yrel>[去今明])(?=年(?![级纪]))"
 )
-#: Word ordinals after a determiner ("the third flight" = "the 3rd flight", both number:3); alone they
-#: are too often discourse words ("First, I checked …").
+#: Word ordinals after a determiner ("the third flight" = "the 3rd flight", both number:3) or a day of
+#: the month after `on the` ("due on the fifteenth." = "due on the 15th"); alone they are too often
+#: discourse words ("First, I checked …").
 _ORDINAL_WORDS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-    "ninth": 9, "tenth": 10,
+    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+    "twentieth": 20, "thirtieth": 30,
 }  # fmt: skip
 _ORDINAL = re.compile(
-    r"\b(?:the|my|your|our|his|her|its|their)\s+(?P<o>" + "|".join(_ORDINAL_WORDS) + r")\b(?=\s+\w)",
+    r"\b(?:(?:the|my|your|our|his|her|its|their)\s+(?P<o>"
+    + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True))
+    + r")\b(?=\s+\w)|on\s+the\s+(?P<d>"
+    + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True))
+    + r")\b)",
     re.IGNORECASE,
 )
 _ORDINAL_DIGITS = re.compile(r"\b(?P<n>\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
@@ -449,10 +456,10 @@ _ZH_MONTH = re.compile(
 #: way `one` is in English: 一个小时 = 1小时).
 _ZH_MEASURES = (
     "天|个|件|张|位|家|份|条|台|次|元|块|年|小时|分钟|周|人|公里|公斤|千克|毫升|升(?!级)|克|斤|米"
-    "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱"
+    "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱|GB|MB|TB"
 )
 _ZH_NUMBER = re.compile(
-    r"(?<![星期周礼拜哪某每])(?:[〇零一二三四五六七八九]{4}(?=年)|(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
+    r"[〇零一二三四五六七八九]{4}(?=年)|(?<![星期周礼拜哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
     r"|[一二两三四五六七八九](?=" + _ZH_MEASURES + ")"
     r"|[一二两三四五六七八九](?=[到至~\-–][一二两三四五六七八九十]))"  # the first of a range: 一到三天
 )
@@ -540,7 +547,7 @@ _ZH_PERCENT = re.compile(rf"百分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇�
 #: Not after a time of day: 下午三点五元一位 is 3 pm, then 5 yuan.
 _ZH_DECIMAL = re.compile(
     rf"(?<![午晨晚早上])(?<![{_ZH_NUMERALS}\d])(?P<i>[{_ZH_NUMERALS}]+)点(?P<f>[零〇一二三四五六七八九]+)"
-    r"(?=毫升|升|公斤|千克|克|斤|公里|千米|厘米|毫米|米|元|块|倍|万|亿)"
+    r"(?=毫升|升|公斤|千克|克|斤|公里|千米|厘米|毫米|米|元|块|倍|万|亿|GB|MB|TB)"
 )
 _YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
 
@@ -855,7 +862,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     take(_FREQUENCY, _canon_frequency)
     if "每" in text:
         take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z']]}")
-    take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[_fold(m.group('o'))]}")
+    take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[_fold(m.group('o') or m.group('d'))]}")
     if phone:
         take(_PHONE, _canon_phone)
     if digit:

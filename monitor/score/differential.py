@@ -63,14 +63,27 @@ MAX_SPAN_ZH = 5
 #: 10 s), and a reply that long is no minimal pair.
 MAX_TOKENS = 300
 NEGATIONS = frozenset(
-    {"not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without", *"不未没无非"}
+    {
+        "not",
+        "no",
+        "never",
+        "none",
+        "nothing",
+        "nobody",
+        "nowhere",
+        "neither",
+        "nor",
+        "without",
+        *"不未没无非缺",
+    }
 )
 #: Words that begin with a negating ideograph but negate nothing: conjunctions and adverbs (未来 "the
-#: coming", 无误 "correct", 不久 "soon"), and courtesies a reply adds (不客气, 不好意思 "sorry"). Not 不到,
+#: coming", 无误 "correct", 不久 "soon"), courtesies a reply adds (不客气, 不好意思 "sorry"), and nouns
+#: (缺点 "a drawback": 缺 "lacking" negates elsewhere, 缺货 = 没货 "out of stock"). Not 不到,
 #: 不足 or 没问题: 找不到 / 找到, 库存不足 / 充足 and 没问题 / 有问题 are negations.
 _ZH_WORDS = (
     "不过", "不错", "不仅", "不少", "不同", "不断", "无论", "非常", "没关系",
-    "未来", "无误", "不久", "不客气", "不好意思",
+    "未来", "无误", "不久", "不客气", "不好意思", "缺点", "缺陷",
 )  # fmt: skip
 #: Words in which an ideograph of direction (`_DIRECTED`) gives none: 收到 "received", 至少 "at least".
 _ZH_COMPOUNDS = (
@@ -189,6 +202,9 @@ def compare_spans(
     moved = _moved_around_a_direction(fg, fp, ops)
     if moved:
         return Difference(False, moved, _TURNED)
+    swapped = _roles_swapped(fg, fp)
+    if swapped:
+        return Difference(False, swapped, "who does what turned: the persons swap places")
     if any(
         _size(fg[g1:g2]) > _limit(fg[g1:g2]) or _size(fp[p1:p2]) > _limit(fp[p1:p2])
         for _, g1, g2, p1, p2 in ops
@@ -313,6 +329,54 @@ def _moved_around_a_direction(
     if len(around) > _limit(around) * _MOVE_REACH // MAX_SPAN or not _directions(around):
         return ()
     return ((" ".join(fg[g1:g2]), " ".join(fp[p1:p2])), (" ".join(fg[h1:h2]), " ".join(fp[q1:q2])))
+
+
+#: Who a pronoun names: the speaker's side (1), the user (2), someone else (3). `please` / 请 asks the user
+#: to act: the user is its subject.
+_PERSONS = {
+    **dict.fromkeys(("i", "we", "me", "us", "my", "our", "我", "我们"), 1),
+    **dict.fromkeys(("you", "your", "您", "你", "你们", "please", "请"), 2),
+    **dict.fromkeys(("they", "them", "he", "she", "him", "her", "他", "她", "他们", "她们"), 3),
+}
+#: Modal words after a pronoun, which do not change who acts (`we'll`, 我们会).
+_MODALS = frozenset({"will", "ll", "shall", "would", "can", "could", "d", "会", "将"})
+
+
+def _roles_swapped(fg: Sequence[str], fp: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """The same words with the persons in each other's places (`We'll call you` / `Please call us`, `Can
+    you send me …` / `Can I send you …`, `他们会联系您` / `请您联系他们`): the persons in order, else ()."""
+    mg, pg = _masked(fg)
+    mp, pp = _masked(fp)
+    order_g, order_p = [n for _, n in pg], [n for _, n in pp]
+    if mg != mp or len(set(order_g)) < 2 or order_g == order_p or sorted(order_g) != sorted(order_p):
+        return ()
+    return ((" ".join(w for w, _ in pg), " ".join(w for w, _ in pp)),)
+
+
+def _masked(words: Sequence[str]) -> tuple[list[str], list[tuple[str, int]]]:
+    """The words with each person (a pronoun, `please`, 我们 …) as one placeholder, and the persons in
+    order (the same person twice in a row is one: `you please`, 请您); modal words after a person
+    dropped."""
+    out: list[str] = []
+    persons: list[tuple[str, int]] = []
+    i = 0
+    while i < len(words):
+        word = (
+            words[i] + "们"
+            if i + 1 < len(words) and words[i + 1] == "们" and words[i] in "我你他她"
+            else words[i]
+        )
+        i += 2 if len(word) == 2 and word.endswith("们") else 1
+        person = _PERSONS.get(word)
+        if person is None:
+            if not (persons and out and out[-1] == "\0" and word in _MODALS):
+                out.append(word)
+            continue
+        if persons and out and out[-1] == "\0" and persons[-1][1] == person:
+            continue
+        out.append("\0")
+        persons.append((word, person))
+    return out, persons
 
 
 def _directions(words: Sequence[str]) -> list[str]:

@@ -60,10 +60,11 @@ def test_english_defaults_are_what_the_fit_split_gives(ladder: Ladder) -> None:
 #: Issue 17's goals for the held-apart split are 95 % for English short values and replies, 90 % for
 #: Chinese. Six blind sets (written by sessions that had not read the rules) have joined the pairs. Short
 #: values meet theirs: English 0.961 (124 of 129), Chinese 0.936 (88 of 94). Replies do not: English
-#: 0.855 (59 of 69), Chinese 0.878 (79 of 90) — the models rank reply pairs near chance (ROC-AUC 0.60 and
-#: 0.54). These are floors one pair below what is measured (slack for another CPU's kernels), so what is
-#: reached cannot slide back; the reply goals stay open.
-GOALS = {"short en": 0.95, "text en": 0.84, "short zh": 0.92, "text zh": 0.86}
+#: 0.845 (71 of 84), Chinese 0.887 (94 of 106) — the models rank reply pairs near chance (ROC-AUC 0.60
+#: and 0.54), and a blind reply set scored 0.70 / 0.68 at first. These are floors one pair below what is
+#: measured (slack for another CPU's kernels), so what is reached cannot slide back; the reply goals
+#: stay open.
+GOALS = {"short en": 0.95, "text en": 0.83, "short zh": 0.92, "text zh": 0.87}
 
 
 @pytest.fixture(scope="module")
