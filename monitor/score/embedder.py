@@ -126,6 +126,10 @@ class OnnxEmbedder:
         for start in range(0, len(missing), self._config.batch_size):
             self._embed_batch(missing[start : start + self._config.batch_size])
 
+    def cached_texts(self) -> list[str]:
+        """The texts whose embeddings the cache holds (what this embedder has computed, up to its size)."""
+        return self._cache.texts()
+
     def embed(self, texts: Sequence[str]) -> list[Embedding]:
         self.prefetch(texts)
         return [self.embed_one(t) for t in texts]

@@ -60,6 +60,11 @@ class TextCache(Generic[T]):
     def __len__(self) -> int:
         return len(self._items)
 
+    def texts(self) -> list[str]:
+        """The texts held, least recently used first."""
+        with self._lock:
+            return list(self._items)
+
     def get(self, text: str) -> T | None:
         with self._lock:
             hit = self._items.get(text)
