@@ -32,7 +32,9 @@ import phonenumbers
 from dateutil import parser as dateparser
 
 _PUNCT = re.compile(r"[^\w\s]+|_+", re.UNICODE)
-_PLUS_AFTER = re.compile(r"(?<=[\w+])\+(?!\d)")  # S24+, C++, A+, 18+ — not +1 415, 2+2
+#: A `+` (or two) that ends a name, a word with a letter in it: S24+, C++, A+ — not +1 415, 2+2, 18+,
+#: 2.1+ or john+orders@.
+_NAME_PLUS = re.compile(r"\b(\w*[^\W\d_]\w*)(\+{1,2})(?![\w.@+-])")
 _SPACE = re.compile(r"\s+")
 
 STOPWORDS = frozenset(
@@ -275,6 +277,9 @@ _UNITS: dict[str, tuple[str, float]] = {
 #: Units whose zero is not the canonical unit's: °F is 32 above 0 °C.
 _OFFSETS = {"°f": 32.0, "℉": 32.0}
 _CURRENCY_PREFIX = "$€£¥₹₩"
+_ADDRESS_BEFORE = re.compile(
+    r"(?i)\b(?:apt|apartment|unit|suite|ste|flat|room|rm|seat|row|gate|floor|#)\.?\s*$"
+)
 #: Dollars named by their country before the sign: US$100 is USD 100.
 _DOLLAR_PREFIXES = {"us$": "usd", "a$": "aud", "au$": "aud", "c$": "cad", "ca$": "cad", "hk$": "hkd",
                     "s$": "sgd", "nz$": "nzd"}  # fmt: skip
@@ -291,26 +296,43 @@ _CODES = ("usd", "eur", "gbp", "jpy", "cny", "rmb", "chf", "cad", "aud", "inr", 
 _W = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 #: Words a unit's ideograph begins, where it is no unit: 17升级 is 17, then 升级 "upgrade".
 _UNIT_NOT = "(?![级职值温])"
+
+
 #: An amount: a currency sign or ISO code before it (then `M` / `B` are million / billion), a scale
-#: word, a unit after it (a capital `L` is the litre after a space where no word follows it but `of` —
-#: `2 L shirts` are a size — or after a decimal, `1.5L`; `5L` stays an identifier, as an apartment; a
-#: lower-case `l` alone is too often a letter).
-_QUANTITY = re.compile(
-    rf"(?<!{_W})(?<!\.)(?:(?P<cur>(?:us|au|a|ca|c|hk|s|nz)\$|[{re.escape(_CURRENCY_PREFIX)}])|(?P<code>{'|'.join(_CODES)})\s?)?\s?"
-    rf"(?P<num>{_NUM})(?:\s?(?P<mult>(?(cur)(?:{_CURRENCY_MULT_ALT})|(?(code)(?:{_CURRENCY_MULT_ALT})|(?:{_MULT_ALT}))))\b)?"
-    rf"(?:\s?(?P<unit>{_UNIT_ALT}|%|(?<=\s)(?-i:L)(?!\s+(?!of\b)[A-Za-z])|(?<=\.\d)(?-i:L)|(?<=\.\d\d)(?-i:L))(?!{_W}){_UNIT_NOT})?",
-    re.IGNORECASE,
+#: word, a unit after it (a capital `L` is the litre where no word follows it but `of` or a container —
+#: `2 L shirts` are a size; `2L bottle`, `1.5L` litres; after an address word, `Apt 5L`, a flat
+#: (`_ADDRESS_BEFORE`); a lower-case `l` alone is too often a letter).
+def _quantity(prefixes: str) -> re.Pattern[str]:
+    """The amount pattern with these alternatives before the number (`_QUANTITY`, `_QUANTITY_CODED`)."""
+    return re.compile(
+        rf"(?<!{_W})(?<!\.)(?:{prefixes})?\s?"
+        rf"(?P<num>{_NUM})(?:\s?(?P<mult>(?(cur)(?:{_CURRENCY_MULT_ALT})|(?(code)(?:{_CURRENCY_MULT_ALT})|(?:{_MULT_ALT}))))\b)?"
+        rf"(?:\s?(?P<unit>{_UNIT_ALT}|%|(?-i:L)(?!\s+(?!of\b|bottles?\b|cans?\b|jugs?\b)[A-Za-z]))(?!{_W}){_UNIT_NOT})?",
+        re.IGNORECASE,
+    )
+
+
+_SIGN = rf"(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])(?P<code>(?!))?"
+_QUANTITY = _quantity(_SIGN)
+#: ... and with a country's dollar (`US$`) or an ISO code (`JPY 5000`) before the number: slower to scan,
+#: so run only on a text that holds a code or a letter before a `$`.
+_DOLLAR_NAMED = re.compile(r"[A-Za-z]\$")
+_QUANTITY_CODED = _quantity(
+    rf"(?P<cur>(?:us|au|a|ca|c|hk|s|nz)\$|[{re.escape(_CURRENCY_PREFIX)}])|(?P<code>{'|'.join(_CODES)})\s?"
 )
 _QUARTER = re.compile(
-    r"\b(?:q(?P<q1>[1-4])|(?P<q2>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|quarter\s+(?P<q3>[1-4]))\b",
+    r"(?:\bq(?P<q1>[1-4])\b|(?<=[\u2e80-\u9fff])q(?P<q4>[1-4])\b|\b(?P<q2>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b|\bquarter\s+(?P<q3>[1-4])\b)",
     re.IGNORECASE,
 )
 #: A half of a year: H1, first half (of), 上半年 (half:1); the second: H2, 下半年 (half:2). Only next to
 #: a year (`H1 2024`, `2024 H1`, `first half of 2024`, `second half of the year`): `Seat H1`, `Terminal
 #: H2` and `pay the first half now` are no halves of a year.
+_YEAR_AHEAD = r"(?:fy\s*\d{2}(?:\d{2})?|fiscal\s+(?:19|20)\d{2}|(?:19|20)\d{2})\b"
 _HALF = re.compile(
-    r"\b(?:h(?P<h1>[12])(?=\s*(?:fy\s*)?(?:19|20)\d{2}\b)|(?<=(?:19|20)\d{2}\s)h(?P<h3>[12])"
-    r"|(?P<h2>first|second|1st|2nd)\s+half(?=\s+(?:of\s+)?(?:(?:19|20)\d{2}\b|(?:the|this|next|last)\s+year)))\b",
+    rf"\b(?:h(?P<h1>[12])(?=\s*{_YEAR_AHEAD})|(?<=(?:19|20)\d{{2}}\s)h(?P<h3>[12])"
+    r"|(?<=\bin\s)h(?P<h4>[12])|(?<=\bfor\s)h(?P<h5>[12])|(?<=\bduring\s)h(?P<h6>[12])|^\s*h(?P<h7>[12])\s*$"
+    rf"|(?P<h2>first|second|1st|2nd)\s+half(?=\s+(?:of\s+)?(?:{_YEAR_AHEAD}|(?:the|this|next|last)\s+year))"
+    r"|^\s*(?P<h8>first|second|1st|2nd)\s+half\s*$)\b",
     re.IGNORECASE,
 )
 _ZH_HALF = re.compile(r"(?P<z>[上下])半年")
@@ -420,6 +442,9 @@ _ORDINAL_WORDS = {
     "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
     "twentieth": 20, "thirtieth": 30,
 }  # fmt: skip
+# twenty-first … thirty-first, as the number words have been read by then: 20-first
+_ORDINAL_WORDS |= {f"{tens}-{w}": tens + n for tens in (20, 30) for w, n in list(_ORDINAL_WORDS.items())[:9]
+                   if tens + n <= 31}  # fmt: skip
 _ORDINAL = re.compile(
     r"\b(?:(?:the|my|your|our|his|her|its|their)\s+(?P<o>"
     + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True))
@@ -459,7 +484,7 @@ _ZH_MEASURES = (
     "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱|GB|MB|TB"
 )
 _ZH_NUMBER = re.compile(
-    r"[〇零一二三四五六七八九]{4}(?=年)|(?<![星期周礼拜哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
+    r"[〇零一二三四五六七八九]{4}(?=年)|(?<=点)[一二两三四五六七八九]?十[一二三四五六七八九]?(?=分)|(?<![星期周礼拜哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
     r"|[一二两三四五六七八九](?=" + _ZH_MEASURES + ")"
     r"|[一二两三四五六七八九](?=[到至~\-–][一二两三四五六七八九十]))"  # the first of a range: 一到三天
 )
@@ -487,7 +512,9 @@ _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _PHONE = re.compile(
     r"(?<![\w+.,/-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}(?:[\s.-]\d{2,8}){1,4}(?![\w.,/-]?\d)(?!\w)"
 )
-_PHONE_HINT = re.compile(r"\d[\s.)-]+\d")
+#: What a text needs to hold a phone number (`_PHONE`), cheaper to look for: a `+` or an area code in
+#: parentheses before digits, three groups of digits, or two after a trunk 0.
+_PHONE_HINT = re.compile(r"\+\d|\(\d|\d{2}[\s.-]\d{2,}[\s.-]\d{2}|\b0\d{1,4}[\s.-]\d{4}")
 #: What looks like a phone number and is a date (`12-05-2024`, `2024.05.12`), a number in groups of
 #: thousands (`1 000 000`) or a decimal (`453.59237`).
 _NOT_PHONE = re.compile(
@@ -504,13 +531,13 @@ _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "o
           "否": False, "不是": False, "不对": False}  # fmt: skip
 
 
-@lru_cache(maxsize=32_768)
 def plus_word(text: str) -> str:
-    """A `+` that ends a name or a number is the word `Plus` (`Galaxy S24+` = `Galaxy S24 Plus`, `Disney+`,
-    `18+`); not `+1 415 …` or `2+2`."""
-    return _PLUS_AFTER.sub(" Plus", text) if "+" in text else text
+    """A `+` that ends a name is the word `Plus` (`Galaxy S24+` = `Galaxy S24 Plus`, `Disney+`, `C++`);
+    not `+1 415 …`, `2+2`, `18+` / `5+ years` / `2.1+` (a number and more) or `john+orders@…`."""
+    return _NAME_PLUS.sub(lambda m: m.group(1) + " Plus" * len(m.group(2)), text) if "+" in text else text
 
 
+@lru_cache(maxsize=32_768)
 def normalize_text(value: str) -> str:
     """Rung 2: NFKC, case-folded, a name's `+` as `plus`, punctuation to spaces, whitespace collapsed.
     Cached: the same values and replies come back in every conversation of a reference and at every
@@ -546,7 +573,7 @@ _ZH_NUMERALS = "零〇一二两三四五六七八九十百千万"
 _ZH_PERCENT = re.compile(rf"百分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
 #: Not after a time of day: 下午三点五元一位 is 3 pm, then 5 yuan.
 _ZH_DECIMAL = re.compile(
-    rf"(?<![午晨晚早上])(?<![{_ZH_NUMERALS}\d])(?P<i>[{_ZH_NUMERALS}]+)点(?P<f>[零〇一二三四五六七八九]+)"
+    rf"(?<![午晨晚早])(?<!早上)(?<!晚上)(?<![{_ZH_NUMERALS}\d.])(?P<i>[{_ZH_NUMERALS}\d]+)点(?P<f>[零〇一二三四五六七八九\d]+)"
     r"(?=毫升|升|公斤|千克|克|斤|公里|千米|厘米|毫米|米|元|块|倍|万|亿|GB|MB|TB)"
 )
 _YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
@@ -842,8 +869,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         take(_TIME_WORD, lambda m: "time:00:00" if m["word"].casefold() == "midnight" else "time:12:00")
     if "q" in low:
         take(_QUARTER, _canon_quarter)
-    if "h" in low:
-        take(_HALF, lambda m: f"half:{m['h1'] or m['h3'] or ORDINALS[_fold(m['h2'])]}")
+    if "half" in low or "h1" in low or "h2" in low:
+        take(_HALF, _canon_half)
     if "季度" in text:
         take(_ZH_QUARTER, lambda m: f"quarter:{zh_number(m['q'])}")
     if "半年" in text:
@@ -869,7 +896,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
         take(_SPACED_IDENT, lambda m: f"id:{_alnum(m.group(0))}")
         take(_IDENT, _canon_ident)
-        take(_QUANTITY, _canon_quantity)
+        coded = any(c in low for c in _CODES) or ("$" in text and _DOLLAR_NAMED.search(text) is not None)
+        take(_QUANTITY_CODED if coded else _QUANTITY, _canon_quantity)
     take(
         _CURRENCY,
         lambda m: f"currency:{_CURRENCY_WORDS.get(_fold(m.group('c')), _fold(m.group('c')))}",
@@ -880,9 +908,13 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         found += [(e, e, c.split("|", 1)[1]) for s, e, c in found if c.startswith("phone:") and "|" in c]
         found[:] = [(s, e, c.split("|", 1)[0] if c.startswith("phone:") else c) for s, e, c in found]
     found.sort()
-    _meridiem_for_ranges(text, found)
-    _year_for_months(text, found)
-    _quarters_of_months(text, found)
+    if len(found) > 1:  # what joins two facts: a range of hours, of months, a quarter said as months
+        kinds = {c[:4] for _, _, c in found}
+        if "time" in kinds:
+            _meridiem_for_ranges(text, found)
+        if "mont" in kinds or "date" in kinds:
+            _year_for_months(text, found)
+            _quarters_of_months(text, found)
     residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
     bare = _words_between(text, found, keep=frozenset())
     if len(residual.split()) == 1 and residual in _BOOLS and len(normalize_text(text).split()) == 1:
@@ -1016,19 +1048,32 @@ def _canon_ident(m: re.Match[str]) -> str | None:
         return None  # `$5b`: an amount
     if m.start() > 1 and m.string[m.start() - 1] == "." and m.string[m.start() - 2].isdigit():
         return None  # `1.5L`: the decimals of an amount
+    if (
+        raw[-1:] == "L"
+        and raw[:-1].isdigit()
+        and _ADDRESS_BEFORE.search(m.string[max(0, m.start() - 12) : m.start()])
+    ):
+        return f"id:{_alnum(raw)}"  # `Apt 5L`: a flat, not five litres
     if _QUANTITY.fullmatch(raw) or raw.casefold() in ORDINALS or re.fullmatch(r"\d+(st|nd|rd|th)", raw, re.I):
         return None
     return f"id:{_alnum(raw)}"
 
 
+def _canon_half(m: re.Match[str]) -> str:
+    digit = next((m[g] for g in ("h1", "h3", "h4", "h5", "h6", "h7") if m[g]), None)
+    return f"half:{digit or ORDINALS[_fold(m['h2'] or m['h8'])]}"
+
+
 def _national_phone(raw: str, digits: str) -> bool:
     """Digit groups that are a phone number written without its country: at least 9 digits in three or
-    more groups of unequal length (`415-555-0100`, `020 7946 0958`, `138 0013 8000`), or two after a
-    trunk 0 (`030 1234567`); one kind of separator. Not a range (`2020-2024`), a list of numbers or room
-    numbers (`1203 1204 1205`), prices (`12.99 14.99`), dates or thousands (`_NOT_PHONE`)."""
+    more groups of unequal length (`415-555-0100`, `415 555-0100`, `020 7946 0958`, `138 0013 8000`), or
+    two after a trunk 0 (`030 1234567`); dots only as the one separator (`415.555.0100`). Not a range
+    (`2020-2024`), a list of numbers or room numbers (`1203 1204 1205`), prices (`12.99 14.99`), dates or
+    thousands (`_NOT_PHONE`). Shorter national numbers (`1234 5678`) are read against an international one
+    on the other side (the ladder's typed rung)."""
     groups = re.split(r"[\s.-]+", raw)
-    separators = set(re.findall(r"[\s.-]+", raw))
-    if len(digits) < 9 or len(separators) > 1 or _NOT_PHONE.fullmatch(raw):
+    separators = {"." if "." in sep else "-" if "-" in sep else " " for sep in re.findall(r"[\s.-]+", raw)}
+    if len(digits) < 9 or ("." in separators and len(separators) > 1) or _NOT_PHONE.fullmatch(raw):
         return False
     if len(groups) == 2:
         return groups[0].startswith("0")
@@ -1061,6 +1106,8 @@ def _canon_phone(m: re.Match[str]) -> str | None:
 
 def _canon_quantity(m: re.Match[str]) -> str | None:
     raw = m.group("num").replace(",", "")
+    if len(raw) > 15 and raw.isdigit() and not (m.group("mult") or m.group("unit") or m.group("cur")):
+        return f"number:{raw.lstrip('0') or '0'}"  # beyond a float's digits: the digits themselves
     try:
         number = float(raw)
     except ValueError:
@@ -1076,7 +1123,7 @@ def _canon_quantity(m: re.Match[str]) -> str | None:
 
 
 def _canon_quarter(m: re.Match[str]) -> str:
-    q = m.group("q1") or m.group("q3") or str(ORDINALS[_fold(m.group("q2"))])
+    q = m.group("q1") or m.group("q4") or m.group("q3") or str(ORDINALS[_fold(m.group("q2"))])
     return f"quarter:{q}"
 
 
@@ -1153,8 +1200,10 @@ def _meridiem_for_ranges(text: str, found: list[tuple[int, int, str]]) -> None:
     `between 1:00 and 5:00 p.m.` is. The start is an hour without a meridiem joined to a time with one."""
     for i in range(len(found) - 1):
         (s1, e1, _), (s2, e2, c2) = found[i], found[i + 1]
+        if not c2.startswith("time:"):
+            continue
         start = _BARE_HOUR.fullmatch(text[s1:e1])
-        if start is None or not c2.startswith("time:") or not _HOURS_JOIN.fullmatch(text[e1:s2]):
+        if start is None or not _HOURS_JOIN.fullmatch(text[e1:s2]):
             continue
         if not _MERIDIEM.search(text[s2:e2]) or not 1 <= int(start["h"]) <= 12:
             continue
@@ -1176,11 +1225,11 @@ def _quarters_of_months(text: str, found: list[tuple[int, int, str]]) -> None:
     while i < len(found) - 1:
         (s1, e1, c1), (s2, e2, c2) = found[i], found[i + 1]
         ends = _month_of(c1), _month_of(c2)
-        joined = _RANGE_JOIN.fullmatch(text[e1:s2]) or (
-            _AND.fullmatch(text[e1:s2]) and _BETWEEN.search(text[:s1])
+        period = _QUARTER_MONTHS.get((ends[0][1], ends[1][1]))
+        joined = period is not None and (
+            _RANGE_JOIN.fullmatch(text[e1:s2]) or (_AND.fullmatch(text[e1:s2]) and _BETWEEN.search(text[:s1]))
         )
-        period = _QUARTER_MONTHS.get((ends[0][1], ends[1][1])) if joined else None
-        if period is None or ends[0][0] != ends[1][0]:
+        if period is None or not joined or ends[0][0] != ends[1][0]:
             i += 1
             continue
         found[i : i + 2] = [(s1, e2, period)] + ([(e2, e2, f"number:{ends[0][0]}")] if ends[0][0] else [])
@@ -1231,6 +1280,10 @@ def _alnum(text: str) -> str:
 
 
 def _fmt(number: float) -> str:
+    """Ten significant digits, but a whole number whole (`13800138000`, not `1.3800138e+10`: two ids of
+    eleven digits that differ in the last are two numbers)."""
+    if number.is_integer() and abs(number) < 1e15:
+        return str(int(number))
     return f"{number:.10g}"
 
 

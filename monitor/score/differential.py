@@ -45,7 +45,7 @@ from difflib import SequenceMatcher
 from functools import cache
 
 from monitor.config import spelling_key
-from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk, plus_word
+from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk, plus_word, sentences
 from monitor.score.lexicon import (
     Domain,
     Lexicon,
@@ -74,16 +74,15 @@ NEGATIONS = frozenset(
         "neither",
         "nor",
         "without",
-        *"不未没无非缺",
+        *"不未没无非",
     }
 )
 #: Words that begin with a negating ideograph but negate nothing: conjunctions and adverbs (未来 "the
-#: coming", 无误 "correct", 不久 "soon"), courtesies a reply adds (不客气, 不好意思 "sorry"), and nouns
-#: (缺点 "a drawback": 缺 "lacking" negates elsewhere, 缺货 = 没货 "out of stock"). Not 不到,
+#: coming", 无误 "correct", 不久 "soon"), and courtesies a reply adds (不客气, 不好意思 "sorry"). Not 不到,
 #: 不足 or 没问题: 找不到 / 找到, 库存不足 / 充足 and 没问题 / 有问题 are negations.
 _ZH_WORDS = (
     "不过", "不错", "不仅", "不少", "不同", "不断", "无论", "非常", "没关系",
-    "未来", "无误", "不久", "不客气", "不好意思", "缺点", "缺陷",
+    "未来", "无误", "不久", "不客气", "不好意思",
 )  # fmt: skip
 #: Words in which an ideograph of direction (`_DIRECTED`) gives none: 收到 "received", 至少 "at least".
 _ZH_COMPOUNDS = (
@@ -146,14 +145,10 @@ _ONLY_STOPWORDS = "only stopwords differ"
 #: The last ideograph of verbs of change (提升, 增加, 降低, 调整, 上涨, …): 至 after them says "to", without
 #: it they say "by".
 _CHANGED = frozenset("升高加低少整调涨降")
-_VARIANT = "a model or plan variant added"
-#: Words that name a variant of a product or plan when added to its name (`_variant_added`).
+_VARIANT = "a model or plan variant added or changed"
+#: Words that name a variant of a product or plan when added to its name (`variant_added`).
 _VARIANTS = frozenset(
     {"pro", "plus", "max", "mini", "ultra", "lite", "premium", "deluxe", "air", "neo", "prime"}
-)
-#: What a variant word may stand before: what it is a variant of.
-_VARIANT_OF = frozenset(
-    {"plan", "plans", "tier", "edition", "version", "model", "package", "membership", "license"}
 )
 #: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
 AliasTest = Callable[[str, str], str]
@@ -215,7 +210,7 @@ def compare_spans(
     if (len(fg) > MAX_SPAN or len(fp) > MAX_SPAN) and 2 * shared < max(len(fg), len(fp)):
         return None
     spans = tuple((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])) for _, g1, g2, p1, p2 in ops)
-    codes = not any(all(t.isupper() for t in ts if t.isalpha()) for ts in (tg, tp))
+    codes = not any(len(ts) > 2 and all(t.isupper() for t in ts if t.isalpha()) for ts in (tg, tp))
     verdicts = [
         _judge(
             tg[g1:g2],
@@ -225,8 +220,6 @@ def compare_spans(
             dom,
             _context(fg, fp, (g1, g2, p1, p2), " "),
             g1 > 0,
-            tg[g1 - 1] if g1 > 0 and p1 > 0 else "",
-            tg[g2] if g2 < len(tg) and p2 < len(tp) else "",
             codes,
         )
         if not has_cjk("".join(tg[g1:g2] + tp[p1:p2]))
@@ -249,23 +242,47 @@ def compare_spans(
 
 
 def variant_added(gold: str, predicted: str) -> Difference | None:
-    """The two values the same but for variant words added after a product's name or number (`iPhone 15`
-    / `iPhone 15 Pro`, `华为Mate 60` / `华为Mate 60 Pro`): different. Read on the values as written, for the
-    ladder to ask before the typed facts' residuals (lower-cased, without the number) go to
-    `compare_spans`."""
+    """Variant words added after a product's name or number, or one variant put for another (`iPhone 15`
+    / `iPhone 15 Pro`, `Galaxy S24+` / `Galaxy S24 Ultra`, `华为Mate 60` / `华为Mate 60 Pro`, `Spotify
+    Premium account` / `Spotify account`): different. Read on the values as written (the typed facts'
+    residuals are lower-cased and lack the model number). Each variant word capitalised (`Pro`, not
+    `PRO` or `pro`), after a capitalised word or one with a digit, and not opening a sentence: not
+    `plus` in `2 adults plus 1 child`, `Plus, breakfast is included.`, `… the Hilton. Max will meet
+    you`, `4 MAX`."""
     tg, tp = tokens(gold), tokens(predicted)
     ops = SequenceMatcher(
         a=[t.casefold() for t in tg], b=[t.casefold() for t in tp], autojunk=False
     ).get_opcodes()
-    changed = [op for op in ops if op[0] != "equal"]
-    if len(changed) != 1 or changed[0][0] not in ("insert", "delete"):
-        return None
-    _, g1, g2, p1, p2 = changed[0]
-    added, before = [*tg[g1:g2], *tp[p1:p2]], tg[g1 - 1] if g1 > 0 else ""
-    after = tg[g2] if g2 < len(tg) else ""
-    if not _variant_added([t for t in added if t.casefold() not in _STOP], before, after):
-        return None
-    return Difference(False, ((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])),), _VARIANT)
+    starts_g, starts_p = _sentence_starts(gold, len(tg)), _sentence_starts(predicted, len(tp))
+    for op, g1, g2, p1, p2 in ops:
+        if op == "equal" or g1 == 0 or p1 == 0:
+            continue
+        sides = [(tg[g1:g2], g1 in starts_g), (tp[p1:p2], p1 in starts_p)]
+        words = [[w for w in side if w.casefold() not in _STOP] for side, _ in sides]
+        if any(opens for side, opens in sides if side) or not any(words):
+            continue
+        if _named(tg[g1 - 1]) and all(_variant_word(w) for side in words for w in side):
+            return Difference(False, ((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])),), _VARIANT)
+    return None
+
+
+def _named(word: str) -> bool:
+    """A word a variant can follow: a name (capitalised) or a model number (a digit in it)."""
+    return word[:1].isupper() or any(c.isdigit() for c in word)
+
+
+def _variant_word(word: str) -> bool:
+    return word.casefold() in _VARIANTS and word[:1].isupper() and word[1:].islower()
+
+
+def _sentence_starts(text: str, count: int) -> frozenset[int]:
+    """The token numbers that open a sentence of `text` (empty when the sentences' tokens do not add up to
+    `count`, the whole text's)."""
+    starts, at = set(), 0
+    for sentence in sentences(text):
+        starts.add(at)
+        at += len(tokens(sentence))
+    return frozenset(starts) if at == count else frozenset()
 
 
 @cache
@@ -338,6 +355,11 @@ _PERSONS = {
     **dict.fromkeys(("you", "your", "您", "你", "你们", "please", "请"), 2),
     **dict.fromkeys(("they", "them", "he", "she", "him", "her", "他", "她", "他们", "她们"), 3),
 }
+#: Words that join persons or relate them both ways: swapping the persons there says the same (`you and
+#: me`, `either you or we`, `we have a meeting with you`, `we'll meet you`, 您和我们, 见面).
+_SYMMETRIC = frozenset(
+    {"and", "or", "nor", "with", "between", "both", "meet", "together", *"和与跟同及或", "见", "约"}
+)
 #: Modal words after a pronoun, which do not change who acts (`we'll`, 我们会).
 _MODALS = frozenset({"will", "ll", "shall", "would", "can", "could", "d", "会", "将"})
 
@@ -345,6 +367,8 @@ _MODALS = frozenset({"will", "ll", "shall", "would", "can", "could", "d", "会",
 def _roles_swapped(fg: Sequence[str], fp: Sequence[str]) -> tuple[tuple[str, str], ...]:
     """The same words with the persons in each other's places (`We'll call you` / `Please call us`, `Can
     you send me …` / `Can I send you …`, `他们会联系您` / `请您联系他们`): the persons in order, else ()."""
+    if _SYMMETRIC & {*fg, *fp}:
+        return ()  # `between you and me`, `either you or we`, `a meeting with you`, `您和我们双方`
     mg, pg = _masked(fg)
     mp, pp = _masked(fp)
     order_g, order_p = [n for _, n in pg], [n for _, n in pp]
@@ -413,13 +437,10 @@ def _judge(
     domain: Domain,
     context: tuple[str, str],
     mid_text: bool,
-    before: str = "",
-    after: str = "",
     codes: bool = True,
 ) -> tuple[bool | None, str]:
-    """One differing region: True the same, False different, None undecided; and why. `before` /
-    `after`: the shared tokens around it, as written; `codes`: words in capitals are codes (the texts
-    are not written all in capitals)."""
+    """One differing region: True the same, False different, None undecided; and why. `codes`: words in
+    capitals are codes (the texts are not sentences written all in capitals)."""
     fg, fp = [t.casefold() for t in g], [t.casefold() for t in p]
     # a word in capitals is a code, not a stopword (`Portland, OR` / `Portland, ME`), where the text is
     # not all in capitals (`DELIVERED AT FRONT DOOR`)
@@ -438,10 +459,6 @@ def _judge(
         return True, _ONLY_STOPWORDS
     if not cg or not cp:  # words added: decided only where, read with a neighbour, they spell values
         verdict, why = _domain_verdict(cg, cp, context, domain, " ", lex.forms)
-        if verdict is None and _variant_added(
-            [t for t in [*g, *p] if t.casefold() not in _STOP], before, after
-        ):
-            return False, _VARIANT
         return (verdict, why) if verdict is not None else (None, "words added")
     ng, np_ = _numbers(cg), _numbers(cp)
     if ng and np_ and ng != np_:
@@ -466,6 +483,8 @@ def _judge(
         return False, why
     if _names(g, p, lex, mid_text):
         return False, "different names"
+    if codes and len(g) == len(p) == 1 and _label(g[0]) and _label(p[0]) and len(g[0]) == len(p[0]):
+        return False, "different labels or codes"  # Gate B / Gate C, IT / IN; not CN / CHN
     return None, why
 
 
@@ -478,7 +497,15 @@ def _judge_zh(
     g1, g2, p1, p2 = region
     g, p = [t for t in tg[g1:g2] if t not in _STOP], [t for t in tp[p1:p2] if t not in _STOP]
     before, after = _context(tg, tp, region, "")
-    if g and p and zh.relate("".join(g), "".join(p))[0] is Relation.SYNONYM:  # 低于 / 不到
+    a, b = "".join(g), "".join(p)
+    if (
+        g
+        and p
+        and any(  # 低于 / 不到; 缺货 / 没货 read with the ideograph after
+            zh.relate(x, y)[0] is Relation.SYNONYM
+            for x, y in ((a, b), (before + a, before + b), (a + after, b + after))
+        )
+    ):
         return True, "Chinese synonyms"
     if _negations(g) % 2 != _negations(p) % 2:  # as in `_judge`: a negation added alone flips the value
         words = [t for t in (*g, *p) if t not in NEGATIONS]
@@ -549,18 +576,6 @@ def _relate_word_by_word(cg: Sequence[str], cp: Sequence[str], lex: Lexicon) -> 
     return Relation.UNKNOWN, "related only loosely"
 
 
-def _variant_added(added: Sequence[str], before: str, after: str = "") -> bool:
-    """Words added after a product's name or number that name another model or plan of it (`iPhone 15` /
-    `iPhone 15 Pro`, `Basic plan` / `Basic Plus plan`): each a variant word, capitalised (`Pro`, not
-    `PRO` or `pro`), after a capitalised word or one with a digit, and before nothing, a word with a
-    digit (`Pro 256GB`) or a word that names what it is (`plan`, `tier`, `edition`). Not `plus` in `2
-    adults plus 1 child`, `Plus, breakfast is included`, `Max will meet you`, `4 MAX`."""
-    named = before[:1].isupper() or any(c.isdigit() for c in before)
-    closes = not after or any(c.isdigit() for c in after) or after.casefold() in _VARIANT_OF
-    capitalised = all(w.casefold() in _VARIANTS and w[:1].isupper() and w[1:].islower() for w in added)
-    return named and closes and bool(added) and capitalised
-
-
 def _content(words: Sequence[str], folded: Sequence[str], codes: bool) -> list[str]:
     """The folded words that carry meaning: no stopwords (but codes in capitals, where `codes`), no
     negations."""
@@ -569,6 +584,11 @@ def _content(words: Sequence[str], folded: Sequence[str], codes: bool) -> list[s
         for w, f in zip(words, folded, strict=True)
         if (f not in _STOP or (codes and _code(w))) and f not in NEGATIONS
     ]
+
+
+def _label(word: str) -> bool:
+    """A label or code in capitals: one letter (not `I`) or two (`B`, `IT`)."""
+    return word.isalpha() and word.isupper() and (len(word) == 2 or (len(word) == 1 and word != "I"))
 
 
 def _code(word: str) -> bool:

@@ -129,7 +129,7 @@ class Ladder:
         fp = extract_facts(predicted, self.config.ladder.date_day_first)
         left_g, left_p = gold, predicted
         if fg.facts or fp.facts:
-            if _facts_conflict(fg.facts, fp.facts):
+            if _facts_conflict(*_phones_across(fg, fp)):
                 only_g = sorted(set(fg.facts) - set(fp.facts))
                 only_p = sorted(set(fp.facts) - set(fg.facts))
                 note = f"typed facts differ: gold has {only_g or 'nothing else'}, predicted has {only_p or 'nothing else'}"
@@ -143,9 +143,9 @@ class Ladder:
                 note = "same typed facts and words"
                 return _cmp(field, gold, predicted, True, 1.0, Rung.TYPED, kind=k, note=note)
             left_g, left_p = fg.residual, fp.residual
-            variant = variant_added(gold, predicted) if self.config.ladder.differential else None
-            if variant is not None:  # read as written: the residuals lack the case and the model number
-                return _cmp(field, gold, predicted, False, 0.0, Rung.DIFFERENTIAL, kind=k, note=variant.note)
+        variant = variant_added(gold, predicted) if self.config.ladder.differential else None
+        if variant is not None:  # read as written: the residuals lack the case and the model number
+            return _cmp(field, gold, predicted, False, 0.0, Rung.DIFFERENTIAL, kind=k, note=variant.note)
         airport = self._airport(gold, predicted)
         if airport is not None:
             equal, note = airport
@@ -441,6 +441,22 @@ def _is_initialism(short: str, long: str) -> bool:
 
 
 _ONE = "number:1"
+
+
+def _phones_across(fg: Facts, fp: Facts) -> tuple[Sequence[str], Sequence[str]]:
+    """The facts of both sides, where one side's only phone number is written on the other as numbers in
+    groups too short to be read as a phone alone (`+852 1234 5678` / `1234 5678`, `+33 1 23 45 67 89` /
+    `01 23 45 67 89`): those numbers are that phone number."""
+    out = [list(fg.facts), list(fp.facts)]
+    for a, b, side in ((fg, fp, 1), (fp, fg, 0)):
+        phones = [f for f in a.facts if f.startswith("phone:")]
+        if len(phones) != 1 or any(f.startswith("phone:") for f in b.facts):
+            continue
+        numbers = [text for canon, text in b.spans if canon.startswith("number:")]
+        digits = "".join(c for text in numbers for c in text if c.isdigit())
+        if len(numbers) > 1 and digits.removeprefix("0") == phones[0][6:]:
+            out[side] = [f for f in b.facts if not f.startswith("number:")] + phones
+    return out[0], out[1]
 
 
 def _fmt_ratio(percent: str) -> str:

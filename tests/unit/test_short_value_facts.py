@@ -99,6 +99,22 @@ CASES = [
     ("百分之三点五", "3%", False),
     ("100%", "1", False),
     ("过去三季度", "第三季度", False),  # the past three quarters
+    # what a second review found: persons joined or related both ways, a `+` after a number or inside
+    # an email, 缺 in words, phones in groups too short alone, litres, halves without a year
+    ("18+", "18+ only", True),
+    ("john+orders@gmail.com", "jane+orders@gmail.com", False),
+    ("1234 5678", "+852 1234 5678", True),
+    ("01 23 45 67 89", "+33 1 23 45 67 89", True),
+    ("13800138000", "13800138001", False),  # eleven digits: not one float's ten
+    ("2L", "2 liters", True),
+    ("Apt 5L", "Apt 5-L", True),
+    ("H1", "first half", True),
+    ("原价3点5元", "原价3.5元", True),
+    ("晚上八点五十分", "20:50", True),
+    ("去年第三季度", "去年Q3", True),
+    ("Your Surface Pro has shipped.", "Your Surface has shipped.", False),
+    ("Gate B", "Gate C", False),
+    ("UK", "GB", True),
     # variants codes value sets and airports
     ("Pixel 8", "Pixel 8 Pro", False),
     ("Standard plan", "Standard Plus plan", False),
@@ -118,8 +134,8 @@ CASES = [
 ]
 
 
-#: Replies of a blind set's causes: persons in each other's places, 缺货 = 没货, numerals before GB, a year
-#: in numerals after 日期, a day of the month in words.
+#: Replies of a blind set's causes: persons in each other's places (not where they are joined or related
+#: both ways), 缺货 = 没货, numerals before GB, a year in numerals after 日期, a day of the month in words.
 REPLIES = [
     ("We'll call you tomorrow to confirm.", "Please call us tomorrow to confirm.", False),
     ("Can you send me the invoice?", "Can I send you the invoice?", False),
@@ -127,6 +143,9 @@ REPLIES = [
     ("We'll email you when it's back.", "You'll get an email from us when it's back.", True),
     ("I will send you the invoice.", "We will send you the invoice.", True),
     ("该商品暂时缺货，到货后会通知您。", "该商品暂时没货，到货后会通知您。", True),
+    ("Let's keep this between you and me.", "Let's keep this between me and you.", True),
+    ("您和我们双方都同意取消订单。", "我们和您双方都同意取消订单。", True),
+    ("We have a meeting with you on Monday.", "You have a meeting with us on Monday.", True),
     ("该商品现在有货。", "该商品现在缺货。", False),
     ("套餐含一GB流量。", "套餐含1GB流量。", True),
     ("入住日期二〇二四年十月一日。", "2024年10月1日入住。", True),
