@@ -524,7 +524,10 @@ _IDENT = re.compile(rf"(?<!{_W})(?=(?:{_W}|-)*\d)(?=(?:{_W}|-)*[a-zA-Z]){_W}+(?:
 _DIGIT = re.compile(r"\d")
 #: A code of two capitals (or a capital and a digit) and a number written apart: `CA 1837` is CA1837,
 #: as airlines' flight numbers and such codes are written both ways.
-_SPACED_IDENT = re.compile(r"(?<![\w-])[A-Z][A-Z\d] (?=\d{2,4}(?![\w,.]?\d))(?-i:)\d{2,4}(?![\w])")
+_SPACED_IDENT = re.compile(
+    r"(?<![\w-])(?!(?:ID|NO|NR|PO|OK|AM|PM|IS|IN|ON|AT|TO|OF|BY|OR|IF|MY|WE|HE|ME|SO|DO|GO|UP|US) )"
+    r"[A-Z][A-Z\d] (?=\d{2,4}(?![\w,.]?\d))\d{2,4}(?![\w])"
+)  # not `ID 4821`, `NO 12`: a label and its number
 _PERIOD_UNITS = ("quarter", "week", "month", "year")  # every unit _PERIOD reads contains one
 _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False,
           "是": True, "是的": True, "对": True,
@@ -1036,8 +1039,10 @@ def canonical_scalar(value: object) -> str | None:
     """The typed canonical form of a non-string scalar (number or bool), or None."""
     if isinstance(value, bool):
         return f"bool:{value}"
-    if isinstance(value, int | float):
-        return f"number:{_fmt(float(value))}"
+    if isinstance(value, int):
+        return f"number:{_integer(str(abs(value)))}" if value >= 0 else f"number:-{_integer(str(-value))}"
+    if isinstance(value, float):
+        return f"number:{_fmt(value)}"
     return None
 
 
@@ -1106,8 +1111,8 @@ def _canon_phone(m: re.Match[str]) -> str | None:
 
 def _canon_quantity(m: re.Match[str]) -> str | None:
     raw = m.group("num").replace(",", "")
-    if len(raw) > 15 and raw.isdigit() and not (m.group("mult") or m.group("unit") or m.group("cur")):
-        return f"number:{raw.lstrip('0') or '0'}"  # beyond a float's digits: the digits themselves
+    if raw.isdigit() and not (m.group("mult") or m.group("unit") or m.group("cur") or m.group("code")):
+        return f"number:{_integer(raw)}"  # an integer alone: every digit
     try:
         number = float(raw)
     except ValueError:
@@ -1280,11 +1285,18 @@ def _alnum(text: str) -> str:
 
 
 def _fmt(number: float) -> str:
-    """Ten significant digits, but a whole number whole (`13800138000`, not `1.3800138e+10`: two ids of
-    eleven digits that differ in the last are two numbers)."""
-    if number.is_integer() and abs(number) < 1e15:
-        return str(int(number))
+    """Ten significant digits, written out when that is a whole number (`$16.1 billion` and
+    `$16,100,000,000` are both 16100000000). An integer as written keeps all its digits (`_integer`)."""
+    rounded = float(f"{number:.10g}")
+    if rounded.is_integer() and abs(rounded) < 1e15:
+        return str(int(rounded))
     return f"{number:.10g}"
+
+
+def _integer(digits: str) -> str:
+    """An integer as written, every digit kept: `13800138000` and `13800138001` are two numbers (ten
+    significant digits would make them one)."""
+    return digits.lstrip("0") or "0"
 
 
 # -- JSON values ----------------------------------------------------------------------------------

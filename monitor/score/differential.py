@@ -250,6 +250,8 @@ def variant_added(gold: str, predicted: str) -> Difference | None:
     `plus` in `2 adults plus 1 child`, `Plus, breakfast is included.`, `… the Hilton. Max will meet
     you`, `4 MAX`."""
     tg, tp = tokens(gold), tokens(predicted)
+    if sorted(w for w in tg if _variant_word(w)) == sorted(w for w in tp if _variant_word(w)):
+        return None  # the same variants in another order: `Pro and Max plans` / `Max and Pro plans`
     ops = SequenceMatcher(
         a=[t.casefold() for t in tg], b=[t.casefold() for t in tp], autojunk=False
     ).get_opcodes()
@@ -261,14 +263,28 @@ def variant_added(gold: str, predicted: str) -> Difference | None:
         words = [[w for w in side if w.casefold() not in _STOP] for side, _ in sides]
         if any(opens for side, opens in sides if side) or not any(words):
             continue
+        if _joins_names(tg[g1:g2], tg[g2 : g2 + 1]) or _joins_names(tp[p1:p2], tp[p2 : p2 + 1]):
+            continue  # `Flight Plus Hotel`: a `plus` joining two names
         if _named(tg[g1 - 1]) and all(_variant_word(w) for side in words for w in side):
             return Difference(False, ((" ".join(tg[g1:g2]), " ".join(tp[p1:p2])),), _VARIANT)
     return None
 
 
+def _joins_names(region: Sequence[str], after: Sequence[str]) -> bool:
+    """A `Plus` before a capitalised word: a conjunction of two names (`Flight Plus Hotel`)."""
+    following = [*region[1:], *after]
+    return any(w == "Plus" and nxt[:1].isupper() for w, nxt in zip(region, following, strict=False))
+
+
 def _named(word: str) -> bool:
-    """A word a variant can follow: a name (capitalised) or a model number (a digit in it)."""
-    return word[:1].isupper() or any(c.isdigit() for c in word)
+    """A word a variant can follow: a name (capitalised, not a greeting: `Hi Max`) or a model number (a
+    digit in it)."""
+    return (word[:1].isupper() and word.casefold() not in _GREETINGS) or any(c.isdigit() for c in word)
+
+
+_GREETINGS = frozenset(
+    {"hi", "hello", "hey", "dear", "thanks", "thank", "sorry", "welcome", "bye", "goodbye"}
+)
 
 
 def _variant_word(word: str) -> bool:
@@ -276,13 +292,16 @@ def _variant_word(word: str) -> bool:
 
 
 def _sentence_starts(text: str, count: int) -> frozenset[int]:
-    """The token numbers that open a sentence of `text` (empty when the sentences' tokens do not add up to
-    `count`, the whole text's)."""
+    """The token numbers that open a sentence or a clause of `text` (`Thanks, Max!`; empty when the
+    clauses' tokens do not add up to `count`, the whole text's)."""
     starts, at = set(), 0
-    for sentence in sentences(text):
+    for clause in (c for sentence in sentences(text) for c in _CLAUSES.split(sentence)):
         starts.add(at)
-        at += len(tokens(sentence))
+        at += len(tokens(clause))
     return frozenset(starts) if at == count else frozenset()
+
+
+_CLAUSES = re.compile(r"[,;:!?()，；：！？（）]")
 
 
 @cache
@@ -358,7 +377,21 @@ _PERSONS = {
 #: Words that join persons or relate them both ways: swapping the persons there says the same (`you and
 #: me`, `either you or we`, `we have a meeting with you`, `we'll meet you`, 您和我们, 见面).
 _SYMMETRIC = frozenset(
-    {"and", "or", "nor", "with", "between", "both", "meet", "together", *"和与跟同及或", "见", "约"}
+    {
+        "and",
+        "or",
+        "nor",
+        "with",
+        "between",
+        "both",
+        "meet",
+        "see",
+        "talk",
+        "speak",
+        "chat",
+        "together",
+        *"和与跟同及或见约聊谈",
+    }
 )
 #: Modal words after a pronoun, which do not change who acts (`we'll`, 我们会).
 _MODALS = frozenset({"will", "ll", "shall", "would", "can", "could", "d", "会", "将"})

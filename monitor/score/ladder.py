@@ -474,6 +474,18 @@ def _facts_conflict(gold: Sequence[str], predicted: Sequence[str]) -> bool:
     number whose digits are a phone number on the other side is that phone number, and a fraction is the
     percentage it is (0.15 / 15%)."""
     g, p = set(gold), set(predicted)
+    for a, b in ((g, p), (p, g)):
+        # one token read two ways, by what stands beside it on one side only: `5L` / `Apt 5L`, `H1` /
+        # `Hall H1`; a temperature whose unit one side leaves out (`25℃` / `25度`)
+        for f in [f for f in a if f.endswith("|l") and f"id:{f[7:-2]}l" in b]:
+            b.discard(f"id:{f[7:-2]}l")
+            b.add(f)
+        for f in [f for f in a if f.startswith("half:") and f"id:h{f[5:]}" in b]:
+            b.discard(f"id:h{f[5:]}")
+            b.add(f)
+        for f in [f for f in a if f.endswith("|celsius") and f[:-8] in b]:
+            b.discard(f[:-8])
+            b.add(f)
     for a, b in ((g, p), (p, g)):  # 4155550100 is the phone number (415) 555-0100 on the other side
         for f in [f for f in a if f.startswith("phone:") and "number:" + f[6:] in b]:
             b.discard("number:" + f[6:])
