@@ -150,6 +150,10 @@ _VARIANT = "a model or plan variant added or changed"
 _VARIANTS = frozenset(
     {"pro", "plus", "max", "mini", "ultra", "lite", "premium", "deluxe", "air", "neo", "prime"}
 )
+#: What a text must hold to name a variant (`variant_added`): a capitalised variant word, or a `+`.
+_VARIANT_HINT = re.compile(
+    r"(?<![A-Za-z])(?:" + "|".join(w.capitalize() for w in sorted(_VARIANTS)) + r")(?![a-z])|\+"
+)
 #: An alias test: a note ("glossary: invoice") when two phrases are aliases, else "".
 AliasTest = Callable[[str, str], str]
 
@@ -249,6 +253,8 @@ def variant_added(gold: str, predicted: str) -> Difference | None:
     `PRO` or `pro`), after a capitalised word or one with a digit, and not opening a sentence: not
     `plus` in `2 adults plus 1 child`, `Plus, breakfast is included.`, `… the Hilton. Max will meet
     you`, `4 MAX`."""
+    if not _VARIANT_HINT.search(gold) and not _VARIANT_HINT.search(predicted):
+        return None  # the hot path: most values name no variant (a `+` is one: S24+)
     tg, tp = tokens(gold), tokens(predicted)
     if sorted(w for w in tg if _variant_word(w)) == sorted(w for w in tp if _variant_word(w)):
         return None  # the same variants in another order: `Pro and Max plans` / `Max and Pro plans`
