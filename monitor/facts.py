@@ -445,12 +445,10 @@ _ORDINAL_WORDS = {
 # twenty-first … thirty-first, as the number words have been read by then: 20-first
 _ORDINAL_WORDS |= {f"{tens}-{w}": tens + n for tens in (20, 30) for w, n in list(_ORDINAL_WORDS.items())[:9]
                    if tens + n <= 31}  # fmt: skip
+_ORDINAL_ALT = "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True))
 _ORDINAL = re.compile(
-    r"\b(?:(?:the|my|your|our|his|her|its|their)\s+(?P<o>"
-    + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True))
-    + r")\b(?=\s+\w)|on\s+the\s+(?P<d>"
-    + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True))
-    + r")\b)",
+    rf"\b(?:(?:the|my|your|our|his|her|its|their)\s+(?P<o>{_ORDINAL_ALT})\b(?=\s+\w)"
+    rf"|on\s+the\s+(?P<d>{_ORDINAL_ALT})\b)",
     re.IGNORECASE,
 )
 _ORDINAL_DIGITS = re.compile(r"\b(?P<n>\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
@@ -912,10 +910,10 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         found[:] = [(s, e, c.split("|", 1)[0] if c.startswith("phone:") else c) for s, e, c in found]
     found.sort()
     if len(found) > 1:  # what joins two facts: a range of hours, of months, a quarter said as months
-        kinds = {c[:4] for _, _, c in found}
+        kinds = {c.partition(":")[0] for _, _, c in found}
         if "time" in kinds:
             _meridiem_for_ranges(text, found)
-        if "mont" in kinds or "date" in kinds:
+        if "month" in kinds or "date" in kinds:
             _year_for_months(text, found)
             _quarters_of_months(text, found)
     residual = _words_between(text, found, keep=SOFT_FACT_KINDS)
@@ -974,7 +972,8 @@ def _zh_text(text: str) -> str:
     is how some write 3月12日), numerals as digits (两千 = 2000), 5万 as 50000, ¥ as 元 (the yuan sign,
     unless `_JAPANESE` says the yen), and parts of an hour in digits (一个半小时 = 1.5小时)."""
     text = _CJK_SPACE.sub("", text)
-    text = _ZH_PERCENT.sub(lambda m: _zh_decimal(m["n"]) + "%", _ZH_DECIMAL.sub(_zh_decimal_unit, text))
+    text = _ZH_DECIMAL.sub(lambda m: _zh_decimal(f"{m['i']}点{m['f']}"), text)
+    text = _ZH_PERCENT.sub(lambda m: _zh_decimal(m["n"]) + "%", text)
     text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text)
     text = _ZH_JIAO.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}{zh_number(m['f'] or '0')}元", text)
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
@@ -989,10 +988,6 @@ def _zh_decimal(numerals: str) -> str:
     whole, _, fraction = numerals.replace(".", "点").partition("点")
     digits = "".join(str(_ZH_DIGITS[c]) if c in _ZH_DIGITS else c for c in fraction)
     return f"{zh_number(whole)}.{digits}" if digits else str(zh_number(whole))
-
-
-def _zh_decimal_unit(m: re.Match[str]) -> str:
-    return _zh_decimal(f"{m['i']}点{m['f']}")
 
 
 def _digits(value: float) -> str:
@@ -1021,8 +1016,6 @@ def zh_number(numerals: str) -> int:
     for ch in numerals:
         if ch in _ZH_DIGITS:
             digit, unit = _ZH_DIGITS[ch], unit if digit == 0 and ch not in "零〇" else 0
-            if ch in "零〇":
-                unit = 0
         elif ch in _ZH_UNITS:
             section += (digit or 1) * _ZH_UNITS[ch]
             digit, unit = 0, _ZH_UNITS[ch]
@@ -1040,7 +1033,7 @@ def canonical_scalar(value: object) -> str | None:
     if isinstance(value, bool):
         return f"bool:{value}"
     if isinstance(value, int):
-        return f"number:{_integer(str(abs(value)))}" if value >= 0 else f"number:-{_integer(str(-value))}"
+        return f"number:{value}"  # every digit: ten significant digits would merge long ids
     if isinstance(value, float):
         return f"number:{_fmt(value)}"
     return None
@@ -1185,14 +1178,13 @@ def _year_for_months(text: str, found: list[tuple[int, int, str]]) -> None:
     range word is read so."""
     for i in range(len(found) - 1):
         (s1, e1, c1), (s2, e2, c2) = found[i], found[i + 1]
-        if not _RANGE_JOIN.fullmatch(text[e1:s2]):
-            continue
-        if c1.startswith("month:") and c2.startswith("date:") and len(c2) == 12:
-            year, m1, m2 = int(c2[5:9]), int(c1[6:]), int(c2[10:12])
-            found[i] = (s1, e1, f"date:{year - (m1 > m2):04d}-{m1:02d}")
-        elif c2.startswith("month:") and c1.startswith("date:") and len(c1) == 12:
-            year, m1, m2 = int(c1[5:9]), int(c1[10:12]), int(c2[6:])
-            found[i + 1] = (s2, e2, f"date:{year + (m2 < m1):04d}-{m2:02d}")
+        (y1, m1), (y2, m2) = _month_of(c1), _month_of(c2)
+        if not (m1 and m2) or bool(y1) == bool(y2) or not _RANGE_JOIN.fullmatch(text[e1:s2]):
+            continue  # two months, one of them of a year, joined by a range word
+        if y2:
+            found[i] = (s1, e1, f"date:{int(y2) - (m1 > m2):04d}-{m1:02d}")
+        else:
+            found[i + 1] = (s2, e2, f"date:{int(y1) + (m2 < m1):04d}-{m2:02d}")
 
 
 _HOURS_JOIN = re.compile(r"\s*(?:and|to|until|till|-|–|—)\s*", re.IGNORECASE)

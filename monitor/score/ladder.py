@@ -459,41 +459,40 @@ def _phones_across(fg: Facts, fp: Facts) -> tuple[Sequence[str], Sequence[str]]:
     return out[0], out[1]
 
 
-def _fmt_ratio(percent: str) -> str:
-    """`15` (percent) as the fraction `0.15`, spelled as facts spell numbers."""
-    try:
-        return f"{float(percent) / 100:.10g}"
-    except ValueError:
-        return ""
+def _other_spelling(fact: str) -> str | None:
+    """How the other side may write the same fact as another fact: one token read two ways by what
+    stands beside it on one side only (`5L` / `Apt 5L`: number:5|l / id:5l; `H1` / `Hall H1`), a
+    temperature whose unit one side leaves out (`25℃` / `25度`), a phone number written as one number
+    (`(415) 555-0100` / `4155550100`), a percentage as its fraction (`15%` / `0.15`; not `100%` / `1`)."""
+    kind, _, value = fact.partition(":")
+    if fact.endswith("|l"):
+        return f"id:{value[:-2]}l"
+    if kind == "half":
+        return f"id:h{value}"
+    if fact.endswith("|celsius"):
+        return f"number:{value[:-8]}"
+    if kind == "phone":
+        return f"number:{value}"
+    if fact.endswith("|percent"):
+        try:
+            ratio = f"{float(value[:-8]) / 100:.10g}"
+        except ValueError:
+            return None
+        return f"number:{ratio}" if ratio.startswith("0.") else None
+    return None
 
 
 def _facts_conflict(gold: Sequence[str], predicted: Sequence[str]) -> bool:
     """Different facts: any hard fact on one side only, or soft facts of one kind that differ. A
     `number:1` on one side only is the article (`一张照片` / `照片`, `预订一间大床房，共2晚` / `预订大床房2晚`,
     `one ticket` / `a ticket`), not a count that differs: `1 room` / `2 rooms` still differ on the 2. A
-    number whose digits are a phone number on the other side is that phone number, and a fraction is the
-    percentage it is (0.15 / 15%)."""
+    fact the other side writes as another fact is that fact there (`_other_spelling`)."""
     g, p = set(gold), set(predicted)
     for a, b in ((g, p), (p, g)):
-        # one token read two ways, by what stands beside it on one side only: `5L` / `Apt 5L`, `H1` /
-        # `Hall H1`; a temperature whose unit one side leaves out (`25℃` / `25度`)
-        for f in [f for f in a if f.endswith("|l") and f"id:{f[7:-2]}l" in b]:
-            b.discard(f"id:{f[7:-2]}l")
-            b.add(f)
-        for f in [f for f in a if f.startswith("half:") and f"id:h{f[5:]}" in b]:
-            b.discard(f"id:h{f[5:]}")
-            b.add(f)
-        for f in [f for f in a if f.endswith("|celsius") and f[:-8] in b]:
-            b.discard(f[:-8])
-            b.add(f)
-    for a, b in ((g, p), (p, g)):  # 4155550100 is the phone number (415) 555-0100 on the other side
-        for f in [f for f in a if f.startswith("phone:") and "number:" + f[6:] in b]:
-            b.discard("number:" + f[6:])
-            b.add(f)
-        for f in [f for f in a if f.endswith("|percent")]:  # 0.15 is 15% (not 1: 100% / 1 is no fraction)
-            ratio = "number:" + _fmt_ratio(f[7:-8])
-            if ratio.startswith("number:0.") and ratio in b:
-                b.discard(ratio)
+        for f in list(a):
+            other = _other_spelling(f)
+            if other is not None and other in b:
+                b.discard(other)
                 b.add(f)
     if (_ONE in g) != (_ONE in p):
         g.discard(_ONE)
