@@ -22,13 +22,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from monitor.compare.embedder import OnnxEmbedder
+from monitor.compare.ladder import Ladder
+from monitor.compare.similarity import PairScore
 from monitor.config import EmbedderConfig, ScoringConfig
 from monitor.model import Dialog
 from monitor.reference.golden import parse_dialog
 from monitor.score.dialog import score_dialog, texts_to_embed
-from monitor.score.embedder import OnnxEmbedder
-from monitor.score.ladder import Ladder
-from monitor.score.similarity import PairScore
 
 ROOT = Path(__file__).resolve().parent.parent
 SHORT = [f"value {i}" for i in range(256)] + [f"ORD-{i:05d} EU" for i in range(256)]

@@ -41,6 +41,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from monitor.compare.embedder import OnnxEmbedder, load_embedder
+from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig, WindowConfig
 from monitor.loadgen.evaluate import evaluate
 from monitor.loadgen.scenarios import gold_dialog
@@ -49,8 +51,6 @@ from monitor.loadgen.traffic import LoadConfig, Request, Traffic
 from monitor.reference.golden import parse_dialog
 from monitor.report import latest_reports
 from monitor.runtime.pipeline import Pipeline
-from monitor.score.embedder import OnnxEmbedder, load_embedder
-from monitor.score.ladder import Ladder
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOBUF = "application/x-protobuf"

@@ -46,8 +46,8 @@ from typing import Any
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from bench.pipeline import generate, ladder, references, replay, write_results
+from monitor.compare.embedder import OnnxEmbedder
 from monitor.runtime.heap import settle_heap
-from monitor.score.embedder import OnnxEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"replay exact": 0.35, "replay embedding": 0.10}

@@ -309,10 +309,10 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
+    from monitor.compare.ladder import build_ladder
     from monitor.reference.golden import load_dialogs
     from monitor.report import aggregate, csv_rows, summary_text
     from monitor.score.dialog import score_dialog, texts_to_embed
-    from monitor.score.ladder import build_ladder
 
     config = load_settings(args.config)
     if args.composition:
@@ -373,12 +373,12 @@ def _progress(items: list[Any], disabled: bool) -> Any:
 def _cmd_run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from monitor.compare.ladder import Ladder, build_ladder
     from monitor.publish.jsonl import JsonlSink
     from monitor.publish.prometheus import MonitorMetrics
     from monitor.runtime.heap import settle_heap
     from monitor.runtime.pipeline import Pipeline
     from monitor.runtime.workers import ScoringPool
-    from monitor.score.ladder import Ladder, build_ladder
     from monitor.sources.service import demo_dir, serve
 
     server_flags = {
@@ -419,10 +419,10 @@ def _cmd_consume(args: argparse.Namespace) -> int:
     import os
     import socket
 
+    from monitor.compare.ladder import build_ladder
     from monitor.publish.prometheus import MonitorMetrics
     from monitor.runtime.heap import settle_heap
     from monitor.runtime.pipeline import Pipeline
-    from monitor.score.ladder import build_ladder
     from monitor.sources.service import consume
 
     flags: dict[str, Any] = {"kafka": {"bootstrap_servers": args.bootstrap}} if args.bootstrap else {}
@@ -465,10 +465,10 @@ def load_policies(path: Path | None) -> dict[str, Any]:
 def _cmd_replay(args: argparse.Namespace) -> int:
     import time
 
+    from monitor.compare.ladder import build_ladder
     from monitor.publish.jsonl import JsonlSink
     from monitor.runtime.heap import settle_heap
     from monitor.runtime.pipeline import Pipeline
-    from monitor.score.ladder import build_ladder
     from monitor.sources.files import read_payloads
 
     config = load_settings(args.config)
@@ -597,7 +597,7 @@ def _read_aggregate(path: Path) -> AggregateReport:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from monitor.score.calibration import (
+    from monitor.compare.calibration import (
         accuracy_table,
         calibrate,
         dump_json,
@@ -605,7 +605,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         report_table,
         thresholds_document,
     )
-    from monitor.score.ladder import build_ladder
+    from monitor.compare.ladder import build_ladder
 
     config = load_settings(args.config)
     pairs = load_pairs(args.pairs)

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from monitor.compare.embedder import OnnxEmbedder, load_embedder
+from monitor.compare.ladder import Ladder, build_ladder
 from monitor.config import ScoringConfig
 from monitor.model import Dialog
 from monitor.reference.golden import parse_dialog
-from monitor.score.embedder import OnnxEmbedder, load_embedder
-from monitor.score.ladder import Ladder, build_ladder
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from monitor.facts import canonical_json, normalize_text, parse_json
+from monitor.compare.facts import canonical_json, normalize_text, parse_json
 from monitor.model import AgentSpan, Message
 
 _KIND_ORDER = {"user": 0, "call": 1, "reply": 2}

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from monitor.attribute.dependencies import TurnFlow, contains, leaf_texts, significant
-from monitor.facts import normalize_text
+from monitor.compare.facts import normalize_text
 from monitor.model import ActionContent, FailureReason, Mismatch, ResponseContent, TurnContent
 
 #: Reasons that are never a cascade: nothing was consumed wrongly, the turn itself is missing or unreadable.

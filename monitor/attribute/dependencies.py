@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from monitor.facts import extract_facts, normalize_text
+from monitor.compare.facts import extract_facts, normalize_text
 from monitor.model import ActionContent, ResponseContent, TurnContent
 
 GENERIC = frozenset(

@@ -76,8 +76,8 @@ class AEMCorrectnessEvaluator(Evaluator):  # type: ignore[misc]
 
     def report(self, case: EvaluationData) -> dict[str, Any]:
         """The full conversation report (the same JSON as `replay` writes) for one case."""
+        from monitor.compare.ladder import build_ladder
         from monitor.runtime.conversation import score_conversation
-        from monitor.score.ladder import build_ladder
 
         name = case.name or "case"
         if not case.expected_trajectory:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from monitor.compare.facts import canonical_json, parse_json
 from monitor.config import NormalizeConfig
-from monitor.facts import canonical_json, parse_json
 from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
 
 ROLES = {"system", "user", "assistant", "tool"}

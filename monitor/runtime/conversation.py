@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from monitor.assemble.transcript import build_transcript
 from monitor.assemble.turns import to_dialog_turns
 from monitor.assemble.windows import OpenConversation
+from monitor.compare.ladder import Ladder
 from monitor.config import AlignmentConfig, CompositionConfig, ScoringConfig
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport
 from monitor.normalize.capture import content_capture_hint
@@ -31,7 +32,6 @@ from monitor.normalize.payloads import bind_declared
 from monitor.reference.policy import Policy, select_policy
 from monitor.score.align import align_to_gold
 from monitor.score.dialog import score_dialog
-from monitor.score.ladder import Ladder
 from monitor.score.policy import ProcessMetrics, check_policy
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from monitor.assemble.windows import Closed, OpenConversation, WindowStore
+from monitor.compare.ladder import Ladder
 from monitor.config import NormalizeConfig, ScoringConfig
 from monitor.decode.otlp import decode_logs_request, decode_request
 from monitor.errors import InputError, Overloaded
@@ -49,7 +50,6 @@ from monitor.publish.redact import Redactor
 from monitor.reference.policy import Policy
 from monitor.runtime.conversation import Outcome, describe, report_closed, unscored_report
 from monitor.runtime.workers import Job, ScoringPool
-from monitor.score.ladder import Ladder
 
 log = logging.getLogger(__name__)
 Sink = Callable[[dict[str, Any]], None]

@@ -46,13 +46,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monitor.assemble.windows import OpenConversation
+from monitor.compare.ladder import Ladder, build_ladder
 from monitor.config import ScoringConfig
 from monitor.errors import ModelError, MonitorError
 from monitor.model import Dialog
 from monitor.reference.policy import Policy
 from monitor.runtime.conversation import Outcome, describe, report_closed, unscored_report
 from monitor.runtime.heap import settle_heap
-from monitor.score.ladder import Ladder, build_ladder
 
 log = logging.getLogger(__name__)
 

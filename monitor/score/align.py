@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from monitor.facts import content_words, extract_facts, normalize_text
+from monitor.compare.facts import content_words, extract_facts, normalize_text
+from monitor.compare.ladder import Ladder
 from monitor.model import ActionContent, Dialog, DialogTurn, MatchHow, ResponseContent
 from monitor.score.dialog import (
     ORDER_INVARIANT_PREFIX,
@@ -46,7 +47,6 @@ from monitor.score.dialog import (
     free_tools,
     tool_schemas,
 )
-from monitor.score.ladder import Ladder
 from monitor.score.response import stated
 from monitor.score.turn import TurnScore
 

@@ -33,8 +33,9 @@ from scipy.optimize import linear_sum_assignment
 
 from monitor.attribute.attribution import Attribution, Outcome, attribute_failures
 from monitor.attribute.dependencies import TurnFlow, infer_dependencies, leaf_texts
+from monitor.compare.facts import content_words, normalize_text, sentences
+from monitor.compare.ladder import Ladder
 from monitor.config import AlignmentConfig, CompositionConfig
-from monitor.facts import content_words, normalize_text, sentences
 from monitor.model import (
     SUB_METRIC_OF,
     ActionContent,
@@ -58,7 +59,6 @@ from monitor.model import (
     UnmatchedTurn,
 )
 from monitor.score.composition import compose
-from monitor.score.ladder import Ladder
 from monitor.score.turn import TurnScore, finish_checks, score_turn
 
 ORDER_INVARIANT_PREFIX = "OrderInvariant_"

@@ -32,7 +32,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict
 
-from monitor.facts import normalize_text
+from monitor.compare.facts import normalize_text
 from monitor.model import (
     ActionContent,
     Check,

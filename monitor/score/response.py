@@ -23,9 +23,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from monitor.facts import compare_acts, content_words, extract_facts, normalize_text, sentences, value_signs
+from monitor.compare.facts import (
+    compare_acts,
+    content_words,
+    extract_facts,
+    normalize_text,
+    sentences,
+    value_signs,
+)
+from monitor.compare.ladder import Ladder
 from monitor.model import Check, Comparison, FailureReason, Mismatch, Rung, SubMetric
-from monitor.score.ladder import Ladder
 
 
 @dataclass(frozen=True)

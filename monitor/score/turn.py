@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from monitor.facts import normalize_text
+from monitor.compare.facts import normalize_text
+from monitor.compare.ladder import Ladder
 from monitor.model import (
     ActionContent,
     Check,
@@ -28,7 +29,6 @@ from monitor.model import (
     SubMetric,
     TurnContent,
 )
-from monitor.score.ladder import Ladder
 from monitor.score.response import score_response
 
 

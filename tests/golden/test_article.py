@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 import json
 
+from monitor.compare.ladder import Ladder
 from monitor.model import FailureReason
 from monitor.score.dialog import score_dialog
-from monitor.score.ladder import Ladder
 from tests.conftest import article_dialog, dialog
 
 

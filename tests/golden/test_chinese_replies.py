@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from monitor.cli import main
+from monitor.compare.multilingual import load_multilingual
 from monitor.config import EmbedderConfig
-from monitor.score.multilingual import load_multilingual
 
 GOLD = "订单A123物流已延迟4天，我已为你创建催单工单T9008。"
 #: the same two facts as two sentences: each is a part the reply must cover

@@ -11,9 +11,9 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from monitor.cli import load_references, main
+from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
 from monitor.runtime.pipeline import Pipeline
-from monitor.score.ladder import Ladder
 from tests.unit.spans import to_otlp_json
 
 ROOT = Path(__file__).resolve().parents[2]

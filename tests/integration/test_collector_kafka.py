@@ -20,9 +20,9 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from monitor.cli import load_references
+from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
 from monitor.runtime.pipeline import Pipeline
-from monitor.score.ladder import Ladder
 from tests.integration.test_kafka import Broker, Topics, _free_pair, latest, stop, verdict, wait_for_group
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -27,9 +27,9 @@ from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-def
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from monitor.cli import load_references
+from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
 from monitor.runtime.pipeline import Pipeline
-from monitor.score.ladder import Ladder
 from tests import poison
 from tests.traces import long_turns
 

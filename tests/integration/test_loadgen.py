@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from monitor.cli import main
+from monitor.compare.ladder import Ladder
 from monitor.config import NormalizeConfig
 from monitor.decode.otlp import decode_request
 from monitor.loadgen.scenarios import FAMILIES, FAULTS, HARMLESS, REASON_OF_FAULT, make_reference, play
 from monitor.loadgen.traffic import LoadConfig, Traffic
 from monitor.normalize import normalize_span
-from monitor.score.ladder import Ladder
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "otlp"
 

@@ -20,11 +20,11 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_serv
 from pydantic import SecretStr, ValidationError
 
 from monitor.cli import load_references
+from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig, ServerConfig, WindowConfig
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.runtime.pipeline import Pipeline
 from monitor.runtime.workers import ScoringPool
-from monitor.score.ladder import Ladder
 from monitor.sources.service import serve
 from tests import poison
 from tests.traces import long_turns

@@ -20,9 +20,9 @@ import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 from monitor.cli import load_references, main
+from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
 from monitor.runtime.workers import ScoringPool
-from monitor.score.ladder import Ladder
 from tests.integration.test_run_service import GOLD, PB, Running, fixture_bytes, start, wait_for
 from tests.workers_hold import held
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from monitor.compare.ladder import Ladder
 from monitor.model import FailureReason
 from monitor.score.dialog import score_dialog
-from monitor.score.ladder import Ladder
 from tests.conftest import WRONG_LOOKUP, action, article_dialog, dialog, tool_turn
 
 

@@ -10,10 +10,7 @@ import pytest
 import yaml
 
 from monitor.cli import main
-from monitor.config import ScoringConfig, load_config
-from monitor.errors import InputError
-from monitor.facts import language_of
-from monitor.score.calibration import (
+from monitor.compare.calibration import (
     Accuracy,
     KindReport,
     Pair,
@@ -22,7 +19,10 @@ from monitor.score.calibration import (
     load_pairs,
     split_of,
 )
-from monitor.score.ladder import Ladder
+from monitor.compare.facts import language_of
+from monitor.compare.ladder import Ladder
+from monitor.config import ScoringConfig, load_config
+from monitor.errors import InputError
 
 PAIRS = Path(__file__).resolve().parents[2] / "monitor" / "data" / "calibration_pairs.jsonl"
 

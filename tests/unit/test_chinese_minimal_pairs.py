@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.facts import extract_facts
+from monitor.compare.facts import extract_facts
+from monitor.compare.ladder import Ladder
 from monitor.model import Rung
-from monitor.score.ladder import Ladder
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from monitor.compare.differential import compare_spans, tokens
+from monitor.compare.embedder import OnnxEmbedder
+from monitor.compare.ladder import Ladder
+from monitor.compare.lexicon import Relation, load_airports, load_lexicon
+from monitor.compare.lexicon_build import build, read_data_file, serialize
 from monitor.config import LadderConfig, ScoringConfig
 from monitor.model import Rung
-from monitor.score.differential import compare_spans, tokens
-from monitor.score.embedder import OnnxEmbedder
-from monitor.score.ladder import Ladder
-from monitor.score.lexicon import Relation, load_airports, load_lexicon
-from monitor.score.lexicon_build import build, read_data_file, serialize
 from monitor.score.response import score_response
 
 WORDNET = Path("/usr/share/wordnet")

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from monitor.compare.embedder import OnnxEmbedder, shipped_model_dir
 from monitor.config import EmbedderConfig
 from monitor.errors import ModelError
-from monitor.score.embedder import OnnxEmbedder, shipped_model_dir
 
 
 def test_embeddings_are_normalised_and_cached(embedder: OnnxEmbedder) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from monitor.compare.embedder import OnnxEmbedder
 from monitor.config import EmbedderConfig
-from monitor.score.embedder import OnnxEmbedder
 
 pytestmark = pytest.mark.export
 

@@ -11,11 +11,11 @@ from typing import Any, ClassVar
 import pytest
 from pydantic import SecretStr
 
+from monitor.compare.embedder import OnnxEmbedder
+from monitor.compare.judge import LlmJudge
+from monitor.compare.ladder import Ladder
 from monitor.config import JudgeConfig, ScoringConfig
 from monitor.model import Rung
-from monitor.score.embedder import OnnxEmbedder
-from monitor.score.judge import LlmJudge
-from monitor.score.ladder import Ladder
 
 
 class _Stub(BaseHTTPRequestHandler):

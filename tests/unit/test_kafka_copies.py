@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from monitor.compare.ladder import Ladder
 from monitor.config import KafkaConfig, ScoringConfig
 from monitor.model import AgentSpan, Span
 from monitor.runtime.kafka import ScoreStage
 from monitor.runtime.pipeline import Pipeline
-from monitor.score.ladder import Ladder
 
 
 class Msg:

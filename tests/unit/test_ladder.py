@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
+from monitor.compare.embedder import OnnxEmbedder
+from monitor.compare.facts import extract_facts
+from monitor.compare.ladder import Ladder
 from monitor.config import DEFAULT_SHORT, LadderConfig, ScoringConfig
-from monitor.facts import extract_facts
 from monitor.model import Rung
-from monitor.score.embedder import OnnxEmbedder
-from monitor.score.ladder import Ladder
 
 
 @pytest.mark.parametrize(

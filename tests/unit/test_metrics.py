@@ -9,10 +9,10 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from monitor.cli import load_references
+from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
 from monitor.publish.prometheus import MonitorMetrics, metrics_doc
 from monitor.runtime.pipeline import Pipeline
-from monitor.score.ladder import Ladder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,7 +98,7 @@ def test_a_scrape_is_answered_while_a_conversation_is_being_scored() -> None:
     being scored would stall every receiver with it. It is answered at once, mid-scoring."""
     import threading
 
-    from monitor.score.similarity import PairScore
+    from monitor.compare.similarity import PairScore
 
     scoring, release = threading.Event(), threading.Event()
 

@@ -8,10 +8,10 @@ import os
 
 import pytest
 
+from monitor.compare.ladder import Ladder
+from monitor.compare.multilingual import load_multilingual
 from monitor.config import EmbedderConfig
 from monitor.model import Rung
-from monitor.score.ladder import Ladder
-from monitor.score.multilingual import load_multilingual
 
 
 @pytest.fixture(scope="module")

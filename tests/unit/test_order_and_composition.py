@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from monitor.compare.ladder import Ladder
 from monitor.config import CompositionConfig
 from monitor.score.dialog import score_dialog
-from monitor.score.ladder import Ladder
 from tests.conftest import action, dialog
 
 CAL = action("calendar", "Check", {"date": "2024-03-05"})

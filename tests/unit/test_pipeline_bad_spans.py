@@ -6,9 +6,9 @@ from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
 from monitor.runtime.pipeline import Pipeline
-from monitor.score.ladder import Ladder
 
 
 def request(*spans: dict[str, Any]) -> bytes:

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from monitor.compare.ladder import Ladder
 from monitor.errors import ConfigError
 from monitor.model import ActionContent, Dialog, DialogReport, DialogTurn, FailureReason, ResponseContent
 from monitor.reference.policy import Policy, load_policies
 from monitor.score.dialog import score_dialog
-from monitor.score.ladder import Ladder
 from monitor.score.policy import check_policy
 
 ROOT = Path(__file__).resolve().parents[2]

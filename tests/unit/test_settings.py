@@ -37,7 +37,7 @@ def test_non_loopback_bind_without_tls_is_refused_at_start() -> None:
 
 def test_embedder_switched_off_by_environment_loads_no_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """`embedder.enabled: false` is the exact/policy scoring of the benches, for `run` and `consume` too."""
-    from monitor.score.ladder import build_ladder
+    from monitor.compare.ladder import build_ladder
 
     monkeypatch.setenv("AGENT_MONITOR_EMBEDDER__ENABLED", "false")
     ladder = build_ladder(load_settings(None))

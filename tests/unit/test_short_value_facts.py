@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import pytest
 
+from monitor.compare.ladder import Ladder
 from monitor.model import Rung
-from monitor.score.ladder import Ladder
 
 CASES = [
     # quarters and halves said as months

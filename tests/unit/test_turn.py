@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from monitor.compare.ladder import Ladder
 from monitor.model import FailureReason, SubMetric
 from monitor.score.dialog import score_dialog
-from monitor.score.ladder import Ladder
 from tests.conftest import action, dialog, tool_turn
 
 GOLD = action("orders", "Query", {"order_id": "A123", "fields": "status"})

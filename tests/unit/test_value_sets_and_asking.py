@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from monitor.compare.embedder import OnnxEmbedder
+from monitor.compare.ladder import Ladder
 from monitor.config import LadderConfig, ScoringConfig, load_config
 from monitor.errors import ConfigError
 from monitor.model import FailureReason, Rung
 from monitor.score.dialog import score_dialog
-from monitor.score.embedder import OnnxEmbedder
-from monitor.score.ladder import Ladder
 from tests.conftest import dialog
 
 

@@ -44,9 +44,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cache
 
-from monitor.config import spelling_key
-from monitor.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk, plus_word, sentences
-from monitor.score.lexicon import (
+from monitor.compare.facts import CJK_CHARS, NUMBER_WORDS, STOPWORDS, has_cjk, plus_word, sentences
+from monitor.compare.lexicon import (
     Domain,
     Lexicon,
     Relation,
@@ -55,6 +54,7 @@ from monitor.score.lexicon import (
     load_lexicon,
     load_zh_lexicon,
 )
+from monitor.config import spelling_key
 
 MAX_SPAN = 3
 #: The same for ideographs, a word being one or two of them: about as many words as MAX_SPAN.

@@ -2,7 +2,7 @@
 
 In: the WordNet database folder (Debian `wordnet-base`: /usr/share/wordnet/data.noun, data.adj,
 cntlist.rev, in the wndb(5) format) and the `airportsdata` package. Out: `monitor/data/lexicon.json` and
-`monitor/data/airports.tsv`, read at run time by `monitor.score.lexicon`, which never needs WordNet,
+`monitor/data/airports.tsv`, read at run time by `monitor.compare.lexicon`, which never needs WordNet,
 nltk or airportsdata.
 
 Kept: noun synsets of the lexicographer files that tool arguments and replies are about (business,

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from monitor.config import KindThresholds, ScoringConfig
-from monitor.facts import (
+from monitor.compare.differential import Difference, compare_spans, variant_added
+from monitor.compare.facts import (
     SOFT_FACT_KINDS,
     STOPWORDS,
     Facts,
@@ -41,10 +41,10 @@ from monitor.facts import (
     script_of,
     value_signs,
 )
+from monitor.compare.lexicon import build_domain, load_airports, load_aliases, load_lexicon
+from monitor.compare.similarity import PairScore, Scorer
+from monitor.config import KindThresholds, ScoringConfig
 from monitor.model import Comparison, Rung
-from monitor.score.differential import Difference, compare_spans, variant_added
-from monitor.score.lexicon import build_domain, load_airports, load_aliases, load_lexicon
-from monitor.score.similarity import PairScore, Scorer
 
 _ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "&"})
 
@@ -578,12 +578,12 @@ def _shape(value: Any) -> str:
 def build_ladder(config: ScoringConfig) -> Ladder:
     """The ladder `config` describes, with its embedding models loaded (the multilingual one if installed;
     none with `embedder.enabled: false`) and its judge, if any, connected."""
-    from monitor.score.embedder import load_embedder
-    from monitor.score.multilingual import load_multilingual
+    from monitor.compare.embedder import load_embedder
+    from monitor.compare.multilingual import load_multilingual
 
     judge = None
     if config.judge is not None:
-        from monitor.score.judge import LlmJudge
+        from monitor.compare.judge import LlmJudge
 
         judge = LlmJudge(config.judge)
     if config.ladder.differential:

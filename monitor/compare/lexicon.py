@@ -6,7 +6,7 @@ In: two words or short phrases (lower case). Out: a `Relation` — `synonym` (th
 revenue/profit under `financial gain`… within `MAX_UP` steps, below the top `MIN_DEPTH` levels), or
 `unknown` (a word the lexicon lacks, or words it relates only loosely, or one a kind of the other).
 
-The data is `monitor/data/lexicon.json`, built by `monitor.score.lexicon_build` from Debian's
+The data is `monitor/data/lexicon.json`, built by `monitor.compare.lexicon_build` from Debian's
 `wordnet-base`; WordNet and nltk are never needed at run time. Beside it: the airport table
 (`airports.tsv`: IATA code → names, from airportsdata) and a small glossary of common equivalents
 (`aliases.json`, written by hand). Each is loaded once per process, on first use.

@@ -33,11 +33,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 from scipy.stats import mannwhitneyu, pearsonr, spearmanr
 
+from monitor.compare.facts import language_of, normalize_text
+from monitor.compare.ladder import Ladder
 from monitor.config import KindThresholds, Thresholds
 from monitor.errors import InputError
-from monitor.facts import language_of, normalize_text
 from monitor.model import Rung
-from monitor.score.ladder import Ladder
 
 BAND_PRECISION = 0.95
 

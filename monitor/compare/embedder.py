@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from monitor.compare.facts import has_cjk, script_of
+from monitor.compare.similarity import PairScore, TextCache
 from monitor.config import EmbedderConfig
 from monitor.errors import ModelError
-from monitor.facts import has_cjk, script_of
-from monitor.score.similarity import PairScore, TextCache
 
 SHIPPED_MODEL = "all-MiniLM-L6-v2-int8"
 REGENERATE_HINT = (

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 import httpx
 
+from monitor.compare.similarity import PairScore
 from monitor.config import JudgeConfig
-from monitor.score.similarity import PairScore
 
 PROMPT = (
     "You compare a value an AI agent produced with the expected (gold) value from a test set. "

