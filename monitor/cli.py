@@ -129,6 +129,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="reference policies (YAML/JSON) for traffic without gold (--demo: the demo's)",
     )
+    u.add_argument(
+        "--no-builtin-policy",
+        action="store_true",
+        help="leave a conversation with neither gold nor a policy unscored (default: the built-in policy "
+        "scores it: span schemas, grounding, tool errors, duplicate calls)",
+    )
     u.set_defaults(handler=_cmd_run)
 
     k = sub.add_parser("consume", help="the Kafka consumer-group path: ingest and/or score stages")
@@ -147,6 +153,12 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("--gold", type=Path, help="golden dialogs to score conversations against")
     k.add_argument("--policy", type=Path, help="reference policies for traffic without gold")
     k.add_argument("--replica", help="this replica's name in report headers (default: host-pid)")
+    k.add_argument(
+        "--no-builtin-policy",
+        action="store_true",
+        help="leave a conversation with neither gold nor a policy unscored (default: the built-in policy "
+        "scores it: span schemas, grounding, tool errors, duplicate calls)",
+    )
     k.set_defaults(handler=_cmd_consume)
 
     r = sub.add_parser(
@@ -159,6 +171,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--out", type=Path, help="append JSONL reports here (default: stdout)")
     r.add_argument("--policy", type=Path, help="reference policies (YAML/JSON) for traffic without gold")
     r.add_argument("--config", type=Path, help="YAML/JSON config")
+    r.add_argument(
+        "--no-builtin-policy",
+        action="store_true",
+        help="leave a conversation with neither gold nor a policy unscored (default: the built-in policy "
+        "scores it: span schemas, grounding, tool errors, duplicate calls)",
+    )
     r.set_defaults(handler=_cmd_replay)
 
     sh = sub.add_parser("show", help="show reports: one table per conversation, or one HTML page (--html)")
@@ -386,7 +404,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "tls_cert": args.tls_cert, "tls_key": args.tls_key, "trusted_network": args.trusted_network or None,
         "workers": args.workers,
     }  # fmt: skip
-    flags = {"server": {k: v for k, v in server_flags.items() if v is not None}}
+    flags: dict[str, Any] = {"server": {k: v for k, v in server_flags.items() if v is not None}}
+    flags.update(_builtin_flag(args))
     config = load_settings(args.config, flags)
     gold = args.gold or (demo_dir() / "gold" if args.demo else None)
     references = load_references(gold)
@@ -426,7 +445,7 @@ def _cmd_consume(args: argparse.Namespace) -> int:
     from monitor.sources.service import consume
 
     flags: dict[str, Any] = {"kafka": {"bootstrap_servers": args.bootstrap}} if args.bootstrap else {}
-    config = load_settings(args.config, flags)
+    config = load_settings(args.config, {**flags, **_builtin_flag(args)})
     replica = args.replica or f"{socket.gethostname()}-{os.getpid()}"
     references, policies = load_references(args.gold), load_policies(args.policy)
     logging.getLogger("monitor").setLevel(logging.INFO)
@@ -455,6 +474,11 @@ def load_references(path: Path | None) -> dict[str, Any]:
     return {d.dialog_id: d for d in loaded.dialogs}
 
 
+def _builtin_flag(args: argparse.Namespace) -> dict[str, Any]:
+    """`--no-builtin-policy` as a settings flag (absent: the config file or environment decides)."""
+    return {"builtin_policy": False} if args.no_builtin_policy else {}
+
+
 def load_policies(path: Path | None) -> dict[str, Any]:
     """Policies by agent; a bad policy file stops the start (exit 2) with its lines and keys."""
     from monitor.reference import policy
@@ -471,7 +495,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from monitor.runtime.pipeline import Pipeline
     from monitor.sources.files import read_payloads
 
-    config = load_settings(args.config)
+    config = load_settings(args.config, _builtin_flag(args))
     references = load_references(args.gold)
     policies = load_policies(args.policy)
     sink = JsonlSink(args.out)

@@ -262,6 +262,11 @@ class NormalizeConfig(BaseModel):
     reference_attribute: str = Field(
         default="aem.reference_id", description="span, resource or baggage key of the gold id"
     )
+    evidence_attributes: list[str] = Field(
+        default_factory=list,
+        description="span or resource attributes whose values count as evidence for grounding, beside the "
+        "messages (an account id the application sets, `app.account_id`)",
+    )
     release_attribute: str | None = Field(
         default=None, description="attribute naming the release, before gen_ai.agent.version"
     )
@@ -485,6 +490,11 @@ class ScoringConfig(BaseModel):
     server: ServerConfig = ServerConfig()
     redaction: RedactionConfig = RedactionConfig()
     kafka: KafkaConfig = KafkaConfig()
+    builtin_policy: bool = Field(
+        default=True,
+        description="score a conversation that has neither gold nor a policy of the user's against the "
+        "built-in policy (span schemas, grounding, tool errors, duplicate calls): `policy:builtin`",
+    )
 
 
 ENV_PREFIX = "AGENT_MONITOR_"

@@ -51,6 +51,8 @@ class FailureReason(StrEnum):
     UNEXPECTED_ACTION = "unexpected_action"
     MISSING_ACTION = "missing_action"
     UNSCORABLE = "unscorable"
+    UNGROUNDED_PARAMETER_VALUE = "ungrounded_parameter_value"
+    UNSUPPORTED_CLAIM = "unsupported_claim"
 
 
 #: Each failure reason belongs to exactly one sub-metric. `prior_action_failed` has none of its
@@ -72,6 +74,8 @@ SUB_METRIC_OF: dict[FailureReason, SubMetric] = {
     FailureReason.INVALID_PARAMETER_VALUES: SubMetric.TRUTHFULNESS,
     FailureReason.STATE_DRIFT: SubMetric.TRUTHFULNESS,
     FailureReason.UNSCORABLE: SubMetric.TRUTHFULNESS,
+    FailureReason.UNGROUNDED_PARAMETER_VALUE: SubMetric.TRUTHFULNESS,
+    FailureReason.UNSUPPORTED_CLAIM: SubMetric.TRUTHFULNESS,
 }
 
 
@@ -87,6 +91,7 @@ class Rung(StrEnum):
     EMBEDDING = "embedding"
     JUDGE = "judge"
     UNSCORABLE = "unscorable"
+    EVIDENCE = "evidence"  # grounding: what the conversation states decided (no gold)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,6 +246,19 @@ class TurnVerdict(BaseModel):
     reference: str | None = Field(
         default=None, description="which reference decided the verdict: gold or policy"
     )
+    provenance: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="action turns: each argument leaf's source (user, tool_result, system, "
+        "tool_definition, computed, agent), the turn that states it, and its kind",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_no_provenance(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`provenance` appears only where grounding ran, so gold-only reports are unchanged."""
+        data: dict[str, Any] = handler(self)
+        if data.get("provenance") is None:
+            data.pop("provenance", None)
+        return data
 
 
 class SubMetricStats(BaseModel):
@@ -479,6 +497,12 @@ class AgentSpan(BaseModel):
     unreadable: str | None = Field(
         default=None,
         description="why normalization failed on this span: its conversation is reported unscored",
+    )
+    evidence: tuple[str, ...] = Field(
+        default=(), description="values of the configured evidence attributes (grounding's extra evidence)"
+    )
+    attribute_prefixes: tuple[str, ...] = Field(
+        default=(), description="a span no adapter understood: its attribute prefixes, for the report"
     )
 
 

@@ -44,6 +44,8 @@ def _adapt(span: Span, config: NormalizeConfig) -> AgentSpan:
         agent=who.agent,
         release=who.release,
         end_marker=who.end_marker,
+        evidence=who.evidence,
+        attribute_prefixes=tuple(sorted({key.split(".", 1)[0] for key in span.attributes})),
     )
 
 

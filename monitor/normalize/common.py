@@ -196,6 +196,7 @@ class Identity:
     agent: str | None
     release: str | None
     end_marker: bool
+    evidence: tuple[str, ...] = ()  # values of `normalize.evidence_attributes` (grounding's extra evidence)
 
 
 def identity(span: Span, config: NormalizeConfig, agent_keys: tuple[str, ...] = ()) -> Identity:
@@ -221,7 +222,10 @@ def identity(span: Span, config: NormalizeConfig, agent_keys: tuple[str, ...] = 
     end = bool(attrs.get(marker)) or (
         config.end_marker_span_name is not None and span.name == config.end_marker_span_name
     )
-    return Identity(conversation, reference, agent, release, end)
+    evidence = tuple(
+        str(v) for k in config.evidence_attributes for v in (attrs.get(k), res.get(k)) if v not in (None, "")
+    )
+    return Identity(conversation, reference, agent, release, end, evidence)
 
 
 def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> str | None:
@@ -327,6 +331,7 @@ def build_agent_span(
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         end_marker=who.end_marker,
+        evidence=who.evidence,
         tool_definitions=definitions or {},
         setup=setup,
     )

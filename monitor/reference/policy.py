@@ -92,6 +92,21 @@ class Condition(BaseModel):
         return value
 
 
+class Grounding(BaseModel):
+    """Truthfulness without gold: values and replies checked against the conversation's evidence
+    (`compare/evidence`). On unless a policy turns it off."""
+
+    model_config = _POLICY
+    arguments: bool = Field(
+        default=True, description="an identifying or typed argument value must be grounded"
+    )
+    replies: bool = Field(default=True, description="a reply's facts and done-claims must be supported")
+    exempt: list[str] = Field(
+        default_factory=list,
+        description="`tool.argument` paths never checked; `*` matches any part (`*.note`, `book.*`)",
+    )
+
+
 class Policy(BaseModel):
     model_config = _POLICY
     agent: str = Field(description="agent name this policy applies to, or 'default'")
@@ -110,6 +125,7 @@ class Policy(BaseModel):
         default=None, ge=1, description="identical tool+arguments calls allowed"
     )
     after_tool_error: Literal["retry", "ask_user", "stop", "any"] = "any"
+    grounding: Grounding = Field(default_factory=Grounding)
 
     @model_validator(mode="after")
     def _known_tools(self) -> Policy:
@@ -143,9 +159,15 @@ class PolicyFile(BaseModel):
         return self
 
 
-def select_policy(policies: dict[str, Policy], agent: str | None) -> Policy | None:
-    """The agent's own policy, else the `default` one, else none."""
-    return policies.get(agent or "") or policies.get("default")
+#: The policy every conversation gets when no policy of the user's applies (zero configuration): the
+#: tool schemas the spans declare, grounding of values and replies, any reasonable recovery after a tool
+#: error, and no more than two identical calls. `references` names it `policy:builtin`.
+BUILTIN = Policy(agent="builtin", schemas_from_spans=True, max_identical_calls=2, after_tool_error="any")
+
+
+def select_policy(policies: dict[str, Policy], agent: str | None, builtin: bool = False) -> Policy | None:
+    """The agent's own policy, else the `default` one, else (when `builtin`) the built-in one, else none."""
+    return policies.get(agent or "") or policies.get("default") or (BUILTIN if builtin else None)
 
 
 def check_expression(expression: str) -> None:

@@ -32,6 +32,7 @@ from monitor.normalize.payloads import bind_declared
 from monitor.reference.policy import Policy, select_policy
 from monitor.score.align import align_to_gold
 from monitor.score.dialog import score_dialog
+from monitor.score.grounding import ConversationEvidence
 from monitor.score.policy import ProcessMetrics, check_policy
 
 
@@ -58,6 +59,11 @@ class ConversationReport(BaseModel):
     unscored_reason: str | None = None
     capture_hint: str | None = Field(
         default=None, description="with content_not_captured: the setting that turns content capture on"
+    )
+    unscored_detail: str | None = Field(
+        default=None,
+        description="with no_agent_activity_recognized: the adapters that read the spans and the "
+        "attribute prefixes they carry",
     )
     closed_by: str
     spans: int
@@ -114,6 +120,7 @@ def score_conversation(
     composition: CompositionConfig | None = None,
     policies: Mapping[str, Policy] | None = None,
     alignment_config: AlignmentConfig | None = None,
+    builtin_policy: bool = False,
 ) -> ConversationReport:
     spans = bind_declared(spans)
     observed = build_transcript(spans)
@@ -123,7 +130,10 @@ def score_conversation(
     reference_id = _most_common(s.reference_id for s in spans)
     agent = _most_common(s.agent for s in spans)
     gold = references.get(reference_id) if reference_id else None
-    policy = select_policy(dict(policies or {}), agent)
+    # the built-in policy scores only what an adapter understood: spans it could not read are no failures
+    policy = select_policy(
+        dict(policies or {}), agent, builtin=builtin_policy and gold is None and bool(live)
+    )
     capture_hint = content_capture_hint(spans)
     if capture_hint is not None:  # nothing to score: the agent is not to blame for a setting
         gold, policy = None, None
@@ -131,6 +141,7 @@ def score_conversation(
     dialog_report = None
     process = None
     reason = None
+    unscored_detail = None
     references_used = []
     origins = None
     known = None
@@ -145,8 +156,11 @@ def score_conversation(
         dialog = Dialog(dialog_id=conversation_id, turns=tuple(live))
         errors = tool_errors
     policy_scores = None
+    provenance = None
     if policy is not None:
-        outcome = check_policy(dialog.turns, errors, policy, span_schemas)
+        context = _evidence_context(spans, spans_dropped)
+        outcome = check_policy(dialog.turns, errors, policy, span_schemas, context)
+        provenance = outcome.grounded.provenance
         dialog = dialog.model_copy(update={"turns": dialog.turns + tuple(outcome.extra_rows)})
         policy_scores, process = outcome.scores, outcome.metrics
         references_used.append(f"policy:{policy.agent}")
@@ -160,8 +174,13 @@ def score_conversation(
             origins=origins,
             known=known,
         )
+        if provenance:
+            dialog_report = _with_provenance(dialog_report, provenance)
     elif capture_hint is not None:
         reason = "content_not_captured"
+    elif not live and builtin_policy:
+        reason = "no_agent_activity_recognized"
+        unscored_detail = _unrecognized(spans)
     elif reference_id:
         reason = f"reference {reference_id!r} not found among the loaded gold dialogs, and no policy applies"
     else:
@@ -180,6 +199,7 @@ def score_conversation(
         version=version,
         scored=dialog_report is not None,
         unscored_reason=reason,
+        unscored_detail=unscored_detail,
         capture_hint=capture_hint,
         closed_by=closed_by,
         spans=len(spans),
@@ -251,6 +271,7 @@ def report_closed(
                 spans_dropped=conv.spans_dropped,
                 separator=config.normalize.tool_action_separator,
                 policies=policies,
+                builtin_policy=config.builtin_policy,
                 composition=config.composition,
                 alignment_config=config.alignment,
             )
@@ -291,6 +312,43 @@ def describe(exc: BaseException, limit: int = 300) -> str:
     """`Type: message` on one line, cut at `limit` characters."""
     text = " ".join(f"{type(exc).__name__}: {exc}".split())
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _unrecognized(spans: Sequence[AgentSpan]) -> str:
+    """Which adapters read a conversation's spans, and what attribute prefixes those spans carry."""
+    adapters: list[str] = sorted({s.convention for s in spans}) or ["none"]
+    prefixes = sorted({prefix for s in spans for prefix in s.attribute_prefixes})
+    shown = ", ".join(prefixes[:12]) + (f" … ({len(prefixes)} in all)" if len(prefixes) > 12 else "")
+    return (
+        f"no tool call or message was read from {len(spans)} spans (adapters: {', '.join(adapters)}; "
+        f"attribute prefixes seen: {shown or 'none'})"
+    )
+
+
+def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> ConversationEvidence:
+    """What the conversation states beside its turns: its system prompts (every distinct one any model call
+    was given) and the values of `normalize.evidence_attributes`; and whether all of it was recorded (no
+    span dropped)."""
+    system = {
+        m.text: None
+        for s in spans
+        for m in s.input_messages
+        if m.role == "system" and m.text and m.text.strip()
+    }
+    system.update((value, None) for s in spans for value in s.evidence)
+    why = f"evidence incomplete: {spans_dropped} spans were dropped" if spans_dropped else ""
+    return ConversationEvidence(system=tuple(system), complete=not spans_dropped, why_incomplete=why)
+
+
+def _with_provenance(report: DialogReport, provenance: Mapping[int, Sequence[Any]]) -> DialogReport:
+    """Each action verdict with the provenance of its argument values (grounding's, by live turn)."""
+    turns = tuple(
+        v.model_copy(update={"provenance": {p.path: p.as_report() for p in provenance[v.turn_no]}})
+        if v.type == "action" and v.turn_no in provenance and v.predicted is not None
+        else v
+        for v in report.turns
+    )
+    return report.model_copy(update={"turns": turns})
 
 
 def _free_calls(report: DialogReport | None, why: str) -> int:

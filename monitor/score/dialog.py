@@ -59,6 +59,7 @@ from monitor.model import (
     UnmatchedTurn,
 )
 from monitor.score.composition import compose
+from monitor.score.recovery import Attempt, retried
 from monitor.score.turn import TurnScore, finish_checks, score_turn
 
 ORDER_INVARIANT_PREFIX = "OrderInvariant_"
@@ -287,7 +288,7 @@ def _judge_rows(rows: Sequence[DialogTurn], ctx: _RowContext) -> _Judged:
     expectations = {  # rows where gold expects no call: never a forgiven attempt
         no for no, o in (ctx.origins or {}).items() if o.how == "no_call_expected"
     }
-    recovered_at = _recoveries(rows, ctx.exchange_of, expectations)
+    recovered_at = _recoveries(rows, ctx.exchange_of, expectations, read_only)
     failed = sum(1 for r in rows if isinstance(r.predict_turn, ActionContent) and r.predict_turn.error)
     judged = _Judged([], {}, set(), [], (), RecoveryStats(), 0)
     unmatched: list[UnmatchedTurn] = []
@@ -377,24 +378,26 @@ def _why_free(
 
 
 def _recoveries(
-    rows: Sequence[DialogTurn], exchange_of: Mapping[int, int], expectations: set[int]
+    rows: Sequence[DialogTurn],
+    exchange_of: Mapping[int, int],
+    expectations: set[int],
+    read_only: frozenset[str],
 ) -> dict[int, int]:
-    """Failed calls retried successfully later in the same exchange (the same tool, no error): turn number
-    -> calls until then. A failed call where gold expects no call is never one."""
+    """Failed calls recovered (`score/recovery`): turn number -> calls until the retry that worked. A failed
+    call where gold expects no call is never one."""
     calls = [r for r in rows if isinstance(r.predict_turn, ActionContent)]
+    attempts = [
+        Attempt(r.turn_no, r.predict_turn.name, bool(r.predict_turn.error), exchange_of.get(r.turn_no, 0))
+        for r in calls
+        if isinstance(r.predict_turn, ActionContent)
+    ]
     out: dict[int, int] = {}
-    for i, r in enumerate(calls):
-        p = r.predict_turn
-        assert isinstance(p, ActionContent)
-        if not p.error or r.turn_no in expectations:
+    for i, a in enumerate(attempts):
+        if not a.failed or a.turn_no in expectations:
             continue
-        for steps, later in enumerate(calls[i + 1 :], start=1):
-            q = later.predict_turn
-            assert isinstance(q, ActionContent)
-            same_exchange = exchange_of.get(later.turn_no) == exchange_of.get(r.turn_no)
-            if same_exchange and q.name == p.name and not q.error:
-                out[r.turn_no] = steps
-                break
+        steps = retried(attempts, i, read_only)
+        if steps is not None:
+            out[a.turn_no] = steps
     return out
 
 

@@ -15,8 +15,14 @@ Per call, in the article's order:
   call never followed (`policy_violation`, on the reply that closed the request — a reply can sound
   right and still fail);
 - truthfulness: argument values against the JSON Schema — types, enums, patterns, ranges
-  (`invalid_parameter_values`); a state field (`order_id`) whose value changes across calls without
-  the user giving the new value (`state_drift`).
+  (`invalid_parameter_values`); grounding (`score/grounding`, unless the policy turns it off): an
+  identifying or typed value nothing in the conversation states (`ungrounded_parameter_value`), a reply
+  fact or done-claim nothing supports (`unsupported_claim`); a state field (`order_id`) whose value
+  changes across calls to one neither the user nor a tool result gave (`state_drift`: grounding's
+  provenance decides).
+Recovery after a failed call is `score/recovery`'s model, the one gold scoring uses: a later successful
+call of the same tool in the same exchange recovers it; a reply next escalates; nothing next stops; other
+calls continue (a value they use that the failed call would have given is ungrounded: a false recovery).
 A required tool (always, or for a task type the user's words select) never called is a synthetic
 `missing_action` turn. Conditions are CEL over the triggering call's `result` and `args`.
 """
@@ -32,10 +38,10 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict
 
-from monitor.compare.facts import normalize_text
 from monitor.model import (
     ActionContent,
     Check,
+    Comparison,
     DialogTurn,
     FailureReason,
     Mismatch,
@@ -43,6 +49,8 @@ from monitor.model import (
     SubMetric,
 )
 from monitor.reference.policy import MAX_CONDITION_COST, Policy
+from monitor.score.grounding import ConversationEvidence, Grounded, ground
+from monitor.score.recovery import Attempt, retried
 from monitor.score.turn import TurnScore, finish_checks
 
 
@@ -84,6 +92,7 @@ class PolicyOutcome:
     scores: dict[int, TurnScore]
     extra_rows: list[DialogTurn]
     metrics: ProcessMetrics
+    grounded: Grounded
 
 
 @dataclass
@@ -102,7 +111,11 @@ class _Call:
 
 
 def check_policy(
-    turns: Sequence[DialogTurn], errors: dict[int, str | None], policy: Policy, span_schemas: dict[str, Any]
+    turns: Sequence[DialogTurn],
+    errors: dict[int, str | None],
+    policy: Policy,
+    span_schemas: dict[str, Any],
+    context: ConversationEvidence | None = None,
 ) -> PolicyOutcome:
     calls = [_call(t, errors.get(t.turn_no)) for t in turns if isinstance(t.predict_turn, ActionContent)]
     replies = [t for t in turns if t.turn == "Agent" and isinstance(t.predict_turn, ResponseContent)]
@@ -112,20 +125,31 @@ def check_policy(
         **{name: tp.schema_ for name, tp in policy.tools.items() if tp.schema_ is not None},
     }
 
+    known = set(policy.allowed_tools or ()) | set(policy.tools)
+    read_only = frozenset(name for name, tp in policy.tools.items() if tp.read_only)
+    grounded = ground(
+        turns, errors, schemas, policy.grounding, context or ConversationEvidence(), known, read_only
+    )
     _selection(calls, policy)
     _arguments(calls, schemas)
     _duplicates(calls, policy)
     _ordering(calls, policy)
-    drifting = _state(calls, policy, users)
-    recovery = _recovery(calls, turns, policy)
+    for c in calls:
+        for problem in grounded.problems.get(c.turn_no, ()):
+            c.fail(SubMetric.TRUTHFULNESS, *problem)
+    drifting = _state(calls, policy, grounded)
+    recovery = _recovery(calls, turns, policy, grounded)
     reply_problems = _conditions(calls, replies, policy)
+    for r in replies:
+        for problem in grounded.problems.get(r.turn_no, ()):
+            reply_problems.setdefault(r.turn_no, {}).setdefault(SubMetric.TRUTHFULNESS, []).append(problem)
     missing = _required(calls, users, policy)
 
     scores: dict[int, TurnScore] = {}
     for c in calls:
-        scores[c.turn_no] = _score(c.problems)
+        scores[c.turn_no] = _score(c.problems, grounded.uncertain.get(c.turn_no, ()))
     for r in replies:
-        scores[r.turn_no] = _score(reply_problems.get(r.turn_no, {}))
+        scores[r.turn_no] = _score(reply_problems.get(r.turn_no, {}), grounded.uncertain.get(r.turn_no, ()))
     extra_rows: list[DialogTurn] = []
     last = max((t.turn_no for t in turns), default=0)
     for i, tool in enumerate(missing, start=1):
@@ -142,7 +166,7 @@ def check_policy(
     hard = {FailureReason.MISSING_ACTION, FailureReason.POLICY_VIOLATION, FailureReason.TOOL_EXECUTION_ERROR}
     loose = bool(replies) and not any(s.failure_reason in hard for s in scores.values())
     metrics = _metrics(policy, calls, drifting, missing, recovery, strict=not failed, loose=loose)
-    return PolicyOutcome(scores=scores, extra_rows=extra_rows, metrics=metrics)
+    return PolicyOutcome(scores=scores, extra_rows=extra_rows, metrics=metrics, grounded=grounded)
 
 
 def _call(t: DialogTurn, error: str | None) -> _Call:
@@ -226,7 +250,9 @@ def _ordering(calls: list[_Call], policy: Policy) -> None:
                 )
 
 
-def _state(calls: list[_Call], policy: Policy, users: list[DialogTurn]) -> list[str]:
+def _state(calls: list[_Call], policy: Policy, grounded: Grounded) -> list[str]:
+    """State fields whose value changed to one neither the user nor a tool result gave (grounding's
+    provenance of that argument decides)."""
     drifting: set[str] = set()
     for name in policy.state_fields:
         previous: tuple[int, Any] | None = None
@@ -235,78 +261,74 @@ def _state(calls: list[_Call], policy: Policy, users: list[DialogTurn]) -> list[
                 continue
             value = c.args[name]
             if previous is not None and str(value) != str(previous[1]):
-                said = [
-                    u
-                    for u in users
-                    if previous[0] < u.turn_no < c.turn_no or (u.turn_no < c.turn_no and previous[0] == 0)
-                ]
-                if not any(_mentions(u, value) for u in said):
+                origin = next((p for p in grounded.provenance.get(c.turn_no, ()) if p.path == name), None)
+                given = origin is not None and origin.grounded and origin.source in ("user", "tool_result")
+                if not given:
                     drifting.add(name)
                     c.fail(
                         SubMetric.TRUTHFULNESS,
                         FailureReason.STATE_DRIFT,
                         name,
-                        f"{name} changed from {previous[1]!r} to {value!r} without the user asking",
+                        f"{name} changed from {previous[1]!r} to {value!r}, a value neither the user nor a "
+                        "tool result gave",
                         Mismatch(name, previous[1], value, "value"),
                     )
             previous = (c.turn_no, value)
     return sorted(drifting)
 
 
-def _mentions(turn: DialogTurn, value: Any) -> bool:
-    text = turn.predict_turn.response if isinstance(turn.predict_turn, ResponseContent) else ""
-    return f" {normalize_text(str(value))} " in f" {normalize_text(text)} "
-
-
-def _recovery(calls: list[_Call], turns: Sequence[DialogTurn], policy: Policy) -> RecoveryStats:
-    order = [t.turn_no for t in turns]
-    by_no = {t.turn_no: t for t in turns}
+def _recovery(
+    calls: list[_Call], turns: Sequence[DialogTurn], policy: Policy, grounded: Grounded
+) -> RecoveryStats:
+    """Each failed call's outcome (`score/recovery`), against what `after_tool_error` expects."""
+    exchange_of: dict[int, int] = {}
+    users = 0
+    for t in turns:
+        users += t.turn == "User"
+        exchange_of[t.turn_no] = users
+    attempts = [Attempt(c.turn_no, c.tool, bool(c.error), exchange_of.get(c.turn_no, 0)) for c in calls]
+    read_only = frozenset(name for name, tp in policy.tools.items() if tp.read_only)
     call_of = {c.turn_no: c for c in calls}
     faults = recovered = escalated = false_rec = unrecovered = 0
     steps: list[int] = []
-    for c in calls:
+    for i, c in enumerate(calls):
         if not c.error:
             continue
         faults += 1
-        later = [by_no[n] for n in order[order.index(c.turn_no) + 1 :] if by_no[n].turn != "User"]
-        nxt = later[0] if later else None
-        outcome = "stop"
-        if nxt is not None and nxt.turn_no in call_of:
-            retry = call_of[nxt.turn_no]
-            outcome = "retry" if retry.tool == c.tool else "continued"
-        elif nxt is not None:
-            outcome = "ask_user"
+        retry = retried(attempts, i, read_only)
+        later = [
+            t
+            for t in turns
+            if t.turn_no > c.turn_no and t.turn != "User" and exchange_of[t.turn_no] == exchange_of[c.turn_no]
+        ]
+        recovering = attempts[i + retry].turn_no if retry is not None else None
+        window = [t for t in later if recovering is None or t.turn_no < recovering]
+        invented = [t.turn_no for t in window if t.turn_no in call_of and grounded.ungrounded(t.turn_no)]
+        nxt = next(
+            (t for t in later if not (t.turn_no in call_of and call_of[t.turn_no].tool in read_only)), None
+        )
+        if invented:
+            outcome, false_rec = "false recovery", false_rec + 1
+        elif retry is not None:
+            outcome, recovered = "retry", recovered + 1
+            steps.append(retry)
+        elif nxt is None:
+            outcome = "stop"
+        elif nxt.turn_no not in call_of:
+            outcome, escalated = "ask_user", escalated + 1
+        else:
+            outcome = "continued"
         ok = {
             "retry": {"retry"},
             "ask_user": {"ask_user"},
             "stop": {"stop", "ask_user"},
-            "any": {"retry", "ask_user", "stop"},
+            "any": {"retry", "ask_user", "stop", "continued"},
         }[policy.after_tool_error]
-        if outcome == "retry":
-            success = next(
-                (
-                    i
-                    for i, t in enumerate(later, start=1)
-                    if t.turn_no in call_of
-                    and call_of[t.turn_no].tool == c.tool
-                    and not call_of[t.turn_no].error
-                ),
-                None,
-            )
-            if success is None:
-                outcome = "retry without success"
-            else:
-                steps.append(success)
-                recovered += 1
-        elif outcome == "ask_user":
-            escalated += 1
-        elif outcome == "continued":
-            false_rec += 1
         if outcome not in ok:
             unrecovered += 1
             why = (
-                "continued with another tool on data it never got (false recovery)"
-                if outcome == "continued"
+                f"turn {invented[0]} went on with a value nothing stated (false recovery)"
+                if outcome == "false recovery"
                 else f"the policy expects '{policy.after_tool_error}' after a tool error, the agent did '{outcome}'"
             )
             c.fail(
@@ -400,7 +422,10 @@ def _required(calls: list[_Call], users: list[DialogTurn], policy: Policy) -> li
     return [t for t in dict.fromkeys(needed) if t not in used]
 
 
-def _score(problems: dict[SubMetric, list[tuple[FailureReason, str, str, Mismatch]]]) -> TurnScore:
+def _score(
+    problems: dict[SubMetric, list[tuple[FailureReason, str, str, Mismatch]]],
+    comparisons: Sequence[Comparison] = (),
+) -> TurnScore:
     checks = []
     mismatches: list[Mismatch] = []
     for sub in (SubMetric.STRUCTURAL, SubMetric.COMPLETENESS, SubMetric.TRUTHFULNESS):
@@ -418,7 +443,7 @@ def _score(problems: dict[SubMetric, list[tuple[FailureReason, str, str, Mismatc
             mismatches += [m for *_, m in found]
         else:
             checks.append(Check(sub_metric=sub, passed=True, score=1.0))
-    return finish_checks(tuple(checks), (), tuple(mismatches), reference="policy")
+    return finish_checks(tuple(checks), tuple(comparisons), tuple(mismatches), reference="policy")
 
 
 def _metrics(

@@ -122,9 +122,22 @@ def test_replay_cli_writes_jsonl(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "8 conversation reports (8 scored" in capsys.readouterr().err
 
 
-def test_replay_without_gold_still_reports(tmp_path: Path) -> None:
+def test_replay_without_gold_is_scored_by_the_builtin_policy(tmp_path: Path) -> None:
+    """Zero configuration: no gold, no policy file, and each conversation still gets a verdict, with the
+    provenance of every argument value (the user said `EU`; turn 4's result gave the dataset id)."""
     out = tmp_path / "reports.jsonl"
     assert main(["replay", str(FIXTURES / "strands"), "--out", str(out)]) == 0
+    reports = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["scored"], r["references"]) for r in reports] == [(True, ["policy:builtin"])] * 2
+    calls = {t["turn_no"]: t for t in reports[0]["turns"] if t["type"] == "action"}
+    assert calls[4]["provenance"]["region"] == {"source": "user", "kind": "code", "turn": 3}
+    assert calls[5]["provenance"]["dataset_id"] == {"source": "tool_result", "kind": "id", "turn": 4}
+    assert reports[0]["tool_calls"] == 2 and len(reports[0]["observed_turns"]) == 6
+
+
+def test_replay_without_gold_and_builtin_policy_off_still_reports(tmp_path: Path) -> None:
+    out = tmp_path / "reports.jsonl"
+    assert main(["replay", str(FIXTURES / "strands"), "--no-builtin-policy", "--out", str(out)]) == 0
     reports = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["scored"] for r in reports] == [False, False]
     assert "no reference" in reports[0]["unscored_reason"] or "not found" in reports[0]["unscored_reason"]

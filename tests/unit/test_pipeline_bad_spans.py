@@ -47,7 +47,9 @@ def test_tool_span_without_its_call_and_bad_arguments_still_reported(ladder: Lad
         {"name": "no ids", "attrs": {"session.id": "c1"}, "span_id": b""},  # rejected: no span id
     )
     [report], pipeline = run(ladder, payload)
-    assert report["scored"] is False and report["tool_calls"] == 2
+    assert report["tool_calls"] == 2 and report["references"] == ["policy:builtin"]
+    # no user message was recorded: the id A1 that nothing states is uncertain, never a failure
+    assert report["test_pass"] and report["uncertain_comparisons"] >= 1
     lookup, update = report["observed_turns"]
     assert lookup["predicted"]["args"] == {"id": "A1"}
     assert update["predicted"]["args"] == {"_raw": "{id: A1, status"} and "not valid JSON" in update["error"]
@@ -66,4 +68,7 @@ def test_unknown_convention_is_still_a_reported_conversation(ladder: Ladder) -> 
         ladder, request({"name": "db.query", "attrs": {"session.id": "c9", "db.statement": "select 1"}})
     )
     assert (report["conversation_id"], report["adapter"], report["scored"]) == ("c9", "unknown", False)
+    # never scored as a failure by the built-in policy: nothing was understood, and the report says why
+    assert report["unscored_reason"] == "no_agent_activity_recognized"
+    assert "adapters: unknown" in report["unscored_detail"] and "db" in report["unscored_detail"]
     assert pipeline.stats["spans_unknown"] == 1

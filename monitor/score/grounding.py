@@ -1,0 +1,200 @@
+"""Grounding: truthfulness without gold. Pure.
+
+In: a conversation's turns in order (predicted side: user messages, calls with results and errors,
+replies), the tool error of each call, its system prompt and extra evidence, the declared tool schemas,
+the policy's `grounding` settings, and whether the evidence is complete. Out: for every call the
+provenance of each argument leaf, and the problems the policy scorer adds to the turn's truthfulness:
+
+- `ungrounded_parameter_value` on a call: an identifying or typed argument value that nothing said
+  before it (`compare/evidence`: user, tool results, system, tool schema, computed). A value that only
+  the result of an ungrounded call stated fails too, naming that call: attribution makes it a cascade
+  (`prior_action_failed`) of the call that introduced the value;
+- `unsupported_claim` on a reply: a typed fact nothing before it states, or a claim that an action is
+  done with no successful call of a tool that does it before it.
+
+Incomplete evidence never fails a value: when message content was not captured (no user text at all),
+spans were dropped, or an earlier call that succeeded has no recorded result, an ungrounded value is
+reported `uncertain` (a comparison on the `evidence` rung), for a reviewer to find.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from monitor.compare.evidence import Evidence, Provenance
+from monitor.model import (
+    ActionContent,
+    Comparison,
+    DialogTurn,
+    FailureReason,
+    Mismatch,
+    ResponseContent,
+    Rung,
+)
+from monitor.reference.policy import Grounding
+from monitor.score.recovery import Attempt, retried
+
+Problem = tuple[FailureReason, str, str, Mismatch]
+
+
+@dataclass(frozen=True)
+class ConversationEvidence:
+    """What the conversation states beside its turns, and whether all of it was recorded."""
+
+    system: tuple[str, ...] = ()  # system prompts / instructions, and the policy's evidence attributes
+    complete: bool = True  # False: content not captured or spans dropped (values are uncertain, not failed)
+    why_incomplete: str = ""
+
+
+@dataclass
+class Grounded:
+    provenance: dict[int, tuple[Provenance, ...]] = field(default_factory=dict)
+    problems: dict[int, list[Problem]] = field(default_factory=dict)  # turn -> truthfulness problems
+    uncertain: dict[int, list[Comparison]] = field(default_factory=dict)
+
+    def ungrounded(self, turn: int) -> list[Provenance]:
+        """The checked values of a call that no evidence (or only a tainted result) states."""
+        return [p for p in self.provenance.get(turn, ()) if p.checked and not p.grounded]
+
+
+def ground(
+    turns: Sequence[DialogTurn],
+    errors: Mapping[int, str | None],
+    schemas: Mapping[str, object],
+    settings: Grounding,
+    context: ConversationEvidence,
+    known_tools: Iterable[str] = (),
+    read_only: frozenset[str] = frozenset(),
+) -> Grounded:
+    """Walk the conversation in order, growing its evidence, and ground each call and reply.
+
+    A failed call that was recovered (`score/recovery`) had no effect: its ungrounded values are reported
+    `uncertain` (a reviewer sees the invented id), not failed — as gold scoring forgives a recovered attempt.
+    """
+    evidence = Evidence(system=context.system, schemas=schemas)
+    tools = set(known_tools) | set(schemas)
+    tools |= {t.predict_turn.name for t in turns if isinstance(t.predict_turn, ActionContent)}
+    has_user_text = any(
+        t.turn == "User" and isinstance(t.predict_turn, ResponseContent) and t.predict_turn.response.strip()
+        for t in turns
+    )
+    why_incomplete = context.why_incomplete if not context.complete else ""
+    if not why_incomplete and not has_user_text:
+        why_incomplete = "evidence incomplete: no user message was recorded"
+    recovered = _recovered(turns, errors, read_only)
+    out = Grounded()
+    for t in turns:
+        content = t.predict_turn
+        if t.turn == "User" and isinstance(content, ResponseContent):
+            evidence.add_user(t.turn_no, content.response)
+        elif isinstance(content, ActionContent):
+            failed = bool(errors.get(t.turn_no) or content.error)
+            provenance = tuple(evidence.provenance(content.name, content.args))
+            out.provenance[t.turn_no] = provenance
+            bad = [
+                p
+                for p in provenance
+                if p.checked and not p.grounded and not _exempt(settings, content.name, p)
+            ]
+            if settings.arguments and bad:
+                forgiven = (
+                    f"a failed attempt, recovered at turn {recovered[t.turn_no]}"
+                    if t.turn_no in recovered
+                    else ""
+                )
+                _report_values(out, t.turn_no, bad, why_incomplete or forgiven)
+            evidence.add_call(
+                t.turn_no, content.name, content.args, content.result, failed=failed, tainted=bool(bad)
+            )
+            if not failed and content.result is None and not why_incomplete:
+                why_incomplete = f"evidence incomplete: turn {t.turn_no}'s call recorded no result"
+        elif t.turn == "Agent" and isinstance(content, ResponseContent) and settings.replies:
+            claims = evidence.unsupported(content.response, tools)
+            for c in claims:
+                field_ = "response.done" if c.what == "done" else "response.fact"
+                if why_incomplete:
+                    out.uncertain.setdefault(t.turn_no, []).append(
+                        _uncertain(field_, c.text, f"{c.detail}; {why_incomplete}")
+                    )
+                    continue
+                mismatch = Mismatch(field_, None, c.text, "value" if c.what == "fact" else "structure")
+                out.problems.setdefault(t.turn_no, []).append(
+                    (FailureReason.UNSUPPORTED_CLAIM, field_, c.detail, mismatch)
+                )
+    return out
+
+
+def _recovered(
+    turns: Sequence[DialogTurn], errors: Mapping[int, str | None], read_only: frozenset[str]
+) -> dict[int, int]:
+    """Failed calls that a later call recovered: turn -> the recovering turn."""
+    attempts: list[Attempt] = []
+    users = 0
+    for t in turns:
+        users += t.turn == "User"
+        if isinstance(t.predict_turn, ActionContent):
+            failed = bool(errors.get(t.turn_no) or t.predict_turn.error)
+            attempts.append(Attempt(t.turn_no, t.predict_turn.name, failed, users))
+    out = {}
+    for i, a in enumerate(attempts):
+        steps = retried(attempts, i, read_only) if a.failed else None
+        if steps is not None:
+            out[a.turn_no] = attempts[i + steps].turn_no
+    return out
+
+
+def _report_values(out: Grounded, turn: int, bad: Sequence[Provenance], why_incomplete: str) -> None:
+    for p in bad:
+        if p.tainted_by is not None:
+            detail = (
+                f"{p.path}: {p.value!r} comes only from turn {p.tainted_by}'s result, "
+                "and that call used an ungrounded value"
+            )
+        else:
+            detail = f"{p.path}: {p.value!r} ({p.kind}) is stated by no user message, tool result, system prompt or tool schema"
+        if why_incomplete and p.tainted_by is None:
+            out.uncertain.setdefault(turn, []).append(
+                _uncertain(p.path, p.value, f"{detail}; {why_incomplete}")
+            )
+            continue
+        out.problems.setdefault(turn, []).append(
+            (
+                FailureReason.UNGROUNDED_PARAMETER_VALUE,
+                p.path,
+                detail,
+                Mismatch(p.path, None, p.value, "value"),
+            )
+        )
+
+
+def _uncertain(field_: str, value: object, note: str) -> Comparison:
+    return Comparison(
+        field=field_,
+        gold=None,
+        predicted=value,
+        equal=True,
+        score=None,
+        rung=Rung.EVIDENCE,
+        uncertain=True,
+        note=note,
+    )
+
+
+def _exempt(settings: Grounding, tool: str, p: Provenance) -> bool:
+    name = f"{tool}.{p.path}"
+    bare = f"{tool}.{_without_indices(p.path)}"
+    return any(fnmatch.fnmatchcase(name, e) or fnmatch.fnmatchcase(bare, e) for e in settings.exempt)
+
+
+def _without_indices(path: str) -> str:
+    out, depth = [], 0
+    for ch in path:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
