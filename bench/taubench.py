@@ -142,6 +142,12 @@ def live_conversation(run: Mapping[str, Any], *, replies: bool = True) -> Conver
     return Conversation(conversation_id(run), ref, exchanges, truth=[], faults=[])
 
 
+def system_prompt(run: Mapping[str, Any]) -> str | None:
+    """The run's system prompt (τ-bench's airline policy, with the simulated current time)."""
+    first = run["traj"][0] if run["traj"] else {}
+    return first.get("content") if first.get("role") == "system" else None
+
+
 def _json_or(text: str, default: Any) -> Any:
     try:
         return json.loads(text)
@@ -149,10 +155,22 @@ def _json_or(text: str, default: Any) -> Any:
         return default
 
 
-def export_request(conv: Conversation, start_ns: int, seed: int) -> ExportTraceServiceRequest:
-    """All spans of one run as one export request (its own service resource), as an SDK exporter sends."""
+def export_request(
+    conv: Conversation, start_ns: int, seed: int, system: str | None = None
+) -> ExportTraceServiceRequest:
+    """All spans of one run as one export request (its own service resource), as an SDK exporter sends;
+    with `system`, each model call carries the system prompt as `gen_ai.system_instructions`."""
     rng = random.Random(f"{seed}:{conv.conversation_id}")
     spans = render(conv, CONVENTION, start_ns, rng, Timing(), end_marker=True)
+    if system:
+        instructions = json.dumps([{"type": "text", "content": system}])
+        for s in spans:
+            if any(
+                a.key == "gen_ai.operation.name" and a.value.string_value == "chat" for a in s.span.attributes
+            ):
+                s.span.attributes.append(
+                    KeyValue(key="gen_ai.system_instructions", value=AnyValue(string_value=instructions))
+                )
     body = ExportTraceServiceRequest()
     rs = body.resource_spans.add()
     rs.resource.attributes.append(KeyValue(key="service.name", value=AnyValue(string_value=AGENT)))
@@ -176,7 +194,7 @@ def write_inputs(
     start = 1_715_000_000 * 10**9  # May 2024, τ-bench's simulated "now"
     for i, run in enumerate(runs):
         conv = live_conversation(run, replies=replies)
-        body = export_request(conv, start + i * 3600 * 10**9, seed=i)
+        body = export_request(conv, start + i * 3600 * 10**9, seed=i, system=system_prompt(run))
         (traffic / f"{i:04d}-{conv.conversation_id}.pb").write_bytes(body.SerializeToString())
     gold = out / "gold.jsonl"
     used = sorted({int(r["task_id"]) for r in runs})

@@ -75,9 +75,21 @@ NAME_KEYS = frozenset(
         "province", "state", "from", "to",
     }
 )  # fmt: skip
+#: Key words under which a number is an amount (`computable` combines those).
+MONEY_WORDS = frozenset(
+    {
+        "price", "prices", "amount", "amounts", "cost", "costs", "fee", "fees", "total", "balance", "fare",
+        "fares", "refund", "charge", "charges", "paid", "payment", "subtotal", "sum", "tax", "credit",
+        "debit", "value", "compensation",
+    }
+)  # fmt: skip
+#: Key words that say a value identifies something, whatever its shape (`reservation_id`: `HXDUBJ`).
+ID_WORDS = frozenset(
+    {"id", "ids", "number", "code", "ref", "reference", "sku", "uuid", "pnr", "confirmation"}
+)
 _WORDS_OF_FREE_TEXT = 5
 _SMALL_COUNT = 10
-_UPPER_CODE = re.compile(r"[A-Z]{2,5}")
+_UPPER_CODE = re.compile(r"[A-Z]{2,10}")
 _HAS_DIGIT = re.compile(r"\d")
 _CLOCK = re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?:\+\d)?(?![\d:])")
 #: Words of a user who asks for a date relative to another (`the day after`, `next Friday`, `a week
@@ -132,6 +144,7 @@ class _Sources:
     texts: list[tuple[Source, int | None, str]] = field(default_factory=list)  # padded normalized
     facts: dict[str, list[tuple[Source, int | None]]] = field(default_factory=dict)
     numbers: dict[float, list[tuple[Source, int | None]]] = field(default_factory=dict)
+    operands: set[float] = field(default_factory=set)  # amounts arithmetic may combine (`computable`)
     runs: list[tuple[int | None, list[float]]] = field(
         default_factory=list
     )  # numbers of one result, in order
@@ -143,8 +156,10 @@ class _Sources:
         for canon in _fact_keys(text):
             self._fact(canon, source, turn)
 
-    def add_number(self, source: Source, turn: int | None, number: float) -> None:
+    def add_number(self, source: Source, turn: int | None, number: float, operand: bool = True) -> None:
         self.numbers.setdefault(_round(number), []).append((source, turn))
+        if operand:
+            self.operands.add(_round(number))
 
     def _fact(self, canon: str, source: Source, turn: int | None) -> None:
         self.facts.setdefault(canon, []).append((source, turn))
@@ -169,9 +184,13 @@ class Evidence:
         self._schemas = dict(schemas or {})
         self._airports = airports if airports is not None else load_airports()
         self._tainted: set[int] = set()
-        self._done: list[tuple[int, str]] = []  # (turn, tool) of calls that succeeded
+        self._done: list[tuple[int, str, Any]] = []  # (turn, tool, arguments) of calls that succeeded
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
         self._relative = False  # the user asked for a date relative to another
+        #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
+        #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
+        self._spoken: set[float] = set()
+        self._reply: set[float] = set()  # the numbers of the reply being checked
         self.users = 0
 
     # -- growing ---------------------------------------------------------------------------------
@@ -180,30 +199,42 @@ class Evidence:
         self.users += 1
         self._sources.add_text("user", turn, text)
         self._relative = self._relative or _RELATIVE_DAY.search(text) is not None
+        self._speak(text)
 
-    def add_call(self, turn: int, tool: str, args: Any, result: Any, failed: bool, tainted: bool) -> None:
-        """A call made: its result becomes evidence unless it failed; an ungrounded call taints it."""
+    def _speak(self, text: str) -> None:
+        for key in _fact_keys(text):
+            number = _number_of(key)
+            if number is not None:
+                self._spoken.add(_round(number))
+
+    def add_call(
+        self, turn: int, tool: str, args: Any, result: Any, failed: bool, tainted: bool, error: str = ""
+    ) -> None:
+        """A call made: its result becomes evidence unless it failed (its error message does: `total price
+        is 375`); an ungrounded call taints it."""
         if failed:
+            if error:
+                self._sources.add_text("tool_result", turn, error)
+                self._speak(error)
             return
-        self._done.append((turn, tool))
+        self._done.append((turn, tool, args))
         for text in _leaf_strings(args):
             self._arguments.add_text("tool_result", turn, text)
         for number in _leaf_numbers(args):
             self._arguments.add_number("tool_result", turn, number)
         if tainted:
             self._tainted.add(turn)
-        numbers: list[float] = []
-        for leaf in _result_leaves(result):
+        amounts: dict[str, list[float]] = {}  # the amounts of one key (each flight's `price`), in order
+        for leaf, money, key in _result_leaves(result):
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
             else:
-                self._sources.add_number("tool_result", turn, leaf)
-                numbers.append(_round(leaf))
-        if len(numbers) > 1:
-            self._sources.runs.append((turn, numbers))
-
-    def tools_done(self) -> list[tuple[int, str]]:
-        return list(self._done)
+                self._sources.add_number("tool_result", turn, leaf, operand=money)
+                if money:
+                    amounts.setdefault(key, []).append(_round(leaf))
+                if not key:  # a bare number: a calculator's result, said as plainly as a user's
+                    self._spoken.add(_round(leaf))
+        self._sources.runs += [(turn, run) for run in amounts.values() if len(run) > 1]
 
     # -- asking ----------------------------------------------------------------------------------
 
@@ -252,12 +283,17 @@ class Evidence:
 
     def _computed(self, value: Any) -> bool:
         target = _as_number(value)
-        return target is not None and computable(target, self._sources)
+        sources = self._sources
+        return target is not None and computable(target, sources.operands | self._spoken, sources.runs)
 
-    def unsupported(self, reply: str, known_tools: Iterable[str]) -> list[Claim]:
-        """The facts and done-claims of a reply that nothing before it supports."""
+    def unsupported(self, reply: str, known_tools: Iterable[str], tools_declared: bool = True) -> list[Claim]:
+        """The facts and done-claims of a reply that nothing before it supports. A done-claim is judged when
+        a known tool does that action, or — when the agent's tools are not declared at all — whenever the
+        agent made calls and none of them did it."""
         claims: list[Claim] = []
-        for canon, original in _reply_facts(reply):
+        facts = _reply_facts(reply)
+        self._reply = {_round(n) for n in (_number_of(c) for c, _ in facts) if n is not None}
+        for canon, original in facts:
             found = self._fact_source(canon, original)
             if found is None:
                 claims.append(
@@ -273,18 +309,23 @@ class Evidence:
                         tainted_by=found[1],
                     )
                 )
-        done = {tool for _, tool in self._done}
         for sentence, verb in done_claims(reply):
-            tools = [t for t in known_tools if does(t, verb)]
-            if tools and not any(does(t, verb) for t in done):
-                claims.append(
-                    Claim(
-                        "done",
-                        sentence,
-                        f"the reply says {verb!r} is done ({sentence!r}); no successful call of "
-                        f"{' / '.join(sorted(set(tools)))} precedes it",
-                    )
+            tools = sorted({t for t in known_tools if does(t, verb)})
+            doing = [args for _, t, args in self._done if does(t, verb) or _says(args, verb)]
+            named = _named_ids(sentence)  # `XEHM4B and 59XX6W have been cancelled`: each by some call
+            used = {normalize_text(v) for args in doing for v in _leaf_strings(args)}
+            if doing and named <= used:
+                continue
+            if tools:
+                which = f"no successful call of {' / '.join(tools)} precedes it"
+            elif not tools_declared and self._done and verb not in _CONSEQUENCES:
+                which = (
+                    "no successful call before it does that (the agent's tools are not declared in its spans)"
                 )
+            else:  # no tool of this agent does it: a claim about something else, not judged
+                continue
+            claims.append(Claim("done", sentence, f"the reply says {verb!r} is done ({sentence!r}); {which}"))
+        self._spoken |= self._reply  # what the agent said, a later reply may build on
         return claims
 
     def _fact_source(self, canon: str, original: str) -> tuple[tuple[Source, int | None], int | None] | None:
@@ -304,11 +345,17 @@ class Evidence:
                 hits += where.numbers.get(_round(number), [])
             if kind == "id":
                 hits += [(source, turn) for source, turn, text in where.texts if padded in text]
+            if said is not None and said.is_integer() and 1 <= said <= 31:  # `the 18th`: a stated date's day
+                day = f"-{int(said):02d}"
+                hits += [
+                    h
+                    for key, found in where.facts.items()
+                    if key.startswith("md:") and key.endswith(day)
+                    for h in found
+                ]
             if hits:
                 return self._pick(hits)
-        if number is not None and computable(number, self._sources):
-            return ("computed", None), None
-        if kind == "date" and self._near(canon):
+        if number is not None and computable(number, self._spoken | self._reply, self._sources.runs):
             return ("computed", None), None
         return None
 
@@ -353,7 +400,10 @@ def value_kind(key: str, value: Any) -> Kind:
     words = set(key_words(key))
     if words & FREE_TEXT_KEYS or len(value.split()) >= _WORDS_OF_FREE_TEXT:
         return "free_text"
-    return _string_kind(value, bool(words & NAME_KEYS))
+    kind = _string_kind(value, bool(words & NAME_KEYS))
+    if kind in ("other", "name") and words & ID_WORDS and len(value.split()) == 1:
+        return "id"
+    return kind
 
 
 @lru_cache(maxsize=65_536)
@@ -441,13 +491,11 @@ def _best(found: Sequence[tuple[Source, int | None]]) -> tuple[Source, int | Non
     return min(found, key=lambda s: (_SOURCE_ORDER.get(s[0], 9), -(s[1] or 0)))
 
 
-def computable(target: float, sources: _Sources) -> bool:
-    """`target` is a sum, difference, product or quotient of two stated numbers, a stated number times a
-    small count, or the sum of a run of numbers in one tool result (module docstring)."""
+def computable(target: float, known: set[float], runs: Sequence[tuple[int | None, list[float]]]) -> bool:
+    """`target` is a sum, difference, product or quotient of two numbers of `known`, one of them times a
+    small count, or the sum of a run of one tool result's amounts under one key (module docstring)."""
     target = _round(target)
-    numbers = list(sources.numbers)
-    known = sources.numbers.keys()
-    for a in numbers:
+    for a in known:
         if _round(target - a) in known or _round(a - target) in known:
             return True
         if a and (_round(target / a) in known or _round(target * a) in known):
@@ -455,7 +503,7 @@ def computable(target: float, sources: _Sources) -> bool:
         for count in range(2, _SMALL_COUNT):
             if _round(a * count) == target:
                 return True
-    for _, run in sources.runs:
+    for _, run in runs:
         for i in range(len(run)):
             total = 0.0
             for x in run[i:]:
@@ -497,21 +545,26 @@ def _leaves(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, st
         yield path or "(arguments)", key, value
 
 
-def _result_leaves(value: Any) -> Iterator[str | float]:
-    """Every key and scalar of a tool result: strings as text, numbers as numbers."""
+def _result_leaves(
+    value: Any, money: bool | None = None, key: str = ""
+) -> Iterator[tuple[str | float, bool, str]]:
+    """Every key and scalar of a tool result: strings as text, numbers as numbers, each with whether it is
+    an amount arithmetic may combine — a bare result (a calculator's), or a number under a key that says
+    money (`price`, `amount`, `prices.economy`); seat counts and the like are stated, never combined. The
+    third item is the key the leaf sits under ("" for a bare result)."""
     if isinstance(value, dict):
         for k, v in value.items():
-            yield str(k)
-            yield from _result_leaves(v)
+            yield str(k), False, key
+            yield from _result_leaves(v, bool(set(key_words(str(k))) & MONEY_WORDS) or money is True, str(k))
     elif isinstance(value, list):
         for v in value:
-            yield from _result_leaves(v)
+            yield from _result_leaves(v, money, key)
     elif isinstance(value, bool) or value is None:
         return
     elif isinstance(value, int | float):
-        yield float(value)
+        yield float(value), money is not False, key
     else:
-        yield str(value)
+        yield str(value), False, key
 
 
 def _leaf_strings(value: Any) -> Iterator[str]:
@@ -637,7 +690,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "pay": ("pay", "charge"),
     "schedule": ("schedule", "book"),
     "reset": ("reset",),
-    "upgrade": ("upgrade", "update"),
+    "upgrade": ("upgrade", "downgrade", "update"),
     "submit": ("submit", "create", "file"),
 }
 _CLAIM_VERBS: dict[str, str] = {
@@ -646,8 +699,11 @@ _CLAIM_VERBS: dict[str, str] = {
     "modified": "update", "transferred": "transfer", "escalated": "transfer", "created": "create",
     "added": "create", "deleted": "delete", "removed": "delete", "ordered": "order",
     "purchased": "order", "placed": "order", "paid": "pay", "charged": "pay", "scheduled": "schedule",
-    "reset": "reset", "upgraded": "upgrade", "submitted": "submit", "issued": "send",
+    "reset": "reset", "upgraded": "upgrade", "downgraded": "upgrade", "submitted": "submit", "issued": "send",
 }  # fmt: skip
+#: Actions that follow from another (a refund from a cancellation, a charge from a booking): with the agent's
+#: tools undeclared, a claim of one is not judged.
+_CONSEQUENCES = frozenset({"refund", "pay"})
 _VERB = "|".join(sorted(_CLAIM_VERBS, key=len, reverse=True))
 _DONE_CLAIM = re.compile(
     rf"(?i)\b(?:(?:i|we)(?:['’]ve| have)?\s+(?:now\s+|just\s+|already\s+|successfully\s+)*(?P<a>{_VERB})"
@@ -673,6 +729,23 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         verb = next(g for g in m.groups() if g)
         out.append((sentence, _CLAIM_VERBS[verb.lower()]))
     return tuple(out)
+
+
+def _says(args: Any, action: str) -> bool:
+    """A call whose arguments name the action (`manage_booking(action="cancel")`; a word or two, not free
+    text such as a `think` tool's thought)."""
+    stems = ACTIONS.get(action, (action,))
+    short = (text for text in _leaf_strings(args) if len(text.split()) <= 2)
+    return any(w.startswith(stem) for text in short for w in key_words(text) for stem in stems)
+
+
+def _named_ids(sentence: str) -> set[str]:
+    """The ids a sentence names, normalized (`XEHM4B`, `59XX6W`)."""
+    return {
+        normalize_text(original)
+        for canon, original in extract_facts(sentence).spans
+        if canon.startswith("id:")
+    }
 
 
 def does(tool: str, action: str) -> bool:

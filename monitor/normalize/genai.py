@@ -86,9 +86,23 @@ def _definitions(attrs: dict[str, Any], tool: ToolInvocation | None) -> dict[str
     return found
 
 
+def _system_instructions(value: Any) -> list[Message]:
+    """`gen_ai.system_instructions` (parts `[{type: text, content}]`, or a plain string) as one system
+    message: evidence for grounding, never a turn."""
+    value = loads(value)
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, list):
+        text = "\n".join(str(p.get("content", "")) for p in value if isinstance(p, dict) and p.get("content"))
+    else:
+        return []
+    return [Message(role="system", text=text)] if text.strip() else []
+
+
 def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Message]]:
     attrs = span.attributes
-    inputs = genai_messages(attrs.get("gen_ai.input.messages")) if "gen_ai.input.messages" in attrs else []
+    inputs = _system_instructions(attrs.get("gen_ai.system_instructions"))
+    inputs += genai_messages(attrs.get("gen_ai.input.messages")) if "gen_ai.input.messages" in attrs else []
     outputs = (
         genai_messages(attrs.get("gen_ai.output.messages"), "assistant")
         if "gen_ai.output.messages" in attrs
@@ -178,6 +192,10 @@ def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvo
     status = str(attrs.get("gen_ai.tool.status", "")).lower()
     if error is None and (span.status == "ERROR" or status in ("error", "failed")):
         error = span.status_message or status or "error"
+    elif error is not None and span.status_message and span.status_message != error:
+        # `error.type` names the class; the status message says what the tool said (`… total price is 375`)
+        message = span.status_message
+        error = message if message.startswith(str(error)) else f"{error}: {message}"
     schema = loads(attrs.get("gen_ai.tool.json_schema"))
     return ToolInvocation(
         name=name,

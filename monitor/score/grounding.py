@@ -74,7 +74,8 @@ def ground(
     `uncertain` (a reviewer sees the invented id), not failed — as gold scoring forgives a recovered attempt.
     """
     evidence = Evidence(system=context.system, schemas=schemas)
-    tools = set(known_tools) | set(schemas)
+    known = set(known_tools)
+    tools = known | set(schemas)
     tools |= {t.predict_turn.name for t in turns if isinstance(t.predict_turn, ActionContent)}
     has_user_text = any(
         t.turn == "User" and isinstance(t.predict_turn, ResponseContent) and t.predict_turn.response.strip()
@@ -105,13 +106,12 @@ def ground(
                     else ""
                 )
                 _report_values(out, t.turn_no, bad, why_incomplete or forgiven)
-            evidence.add_call(
-                t.turn_no, content.name, content.args, content.result, failed=failed, tainted=bool(bad)
-            )
+            error = errors.get(t.turn_no) or content.error or ""
+            evidence.add_call(t.turn_no, content.name, content.args, content.result, failed, bool(bad), error)
             if not failed and content.result is None and not why_incomplete:
                 why_incomplete = f"evidence incomplete: turn {t.turn_no}'s call recorded no result"
         elif t.turn == "Agent" and isinstance(content, ResponseContent) and settings.replies:
-            claims = evidence.unsupported(content.response, tools)
+            claims = evidence.unsupported(content.response, tools, tools_declared=bool(schemas or known))
             for c in claims:
                 field_ = "response.done" if c.what == "done" else "response.fact"
                 if why_incomplete:
