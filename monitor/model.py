@@ -514,3 +514,4 @@ class Mismatch:
     gold: object
     predicted: object
     kind: str  # "value" | "key" | "structure"
+    source_turn: int | None = None  # grounding: the earlier turn whose result gave this value

@@ -15,7 +15,9 @@ is explained by what it consumed from a failed turn:
 - a value replaced exactly as the failed turn replaced it (gold "3" → "2" in both) is explained,
   however short — the general rule ignores values too short to be distinctive;
 - a call that failed (`tool_execution_error`) had no effect, so its gold arguments count among what
-  it should have produced: "a 10 EUR credit was applied" missing after a failed `apply_credit`.
+  it should have produced: "a 10 EUR credit was applied" missing after a failed `apply_credit`;
+- with no gold, a value grounding traced to the failed turn's result (`Mismatch.source_turn`: the reply
+  says `May 19, 2024` and only that call's result gave `2024-05-19`) is explained by it.
 Wrong tool, wrong action and wrong parameter keys are the turn's own decisions: they stay root causes,
 and so does any mismatch not explained — an independent error inside a cascade is a second root cause.
 The root of a cascade is the root of the turn that explains it (cascades chain to the first cause).
@@ -118,6 +120,8 @@ def _explains(upstream: Outcome, item: Mismatch, turn: Outcome, direct: bool = T
         contains(e, s) or (significant(e) and contains(s, e)) for e in expected for s in should
     ):  # the gold value holds what the failed turn should have produced, or is a word of it ('units')
         return True
+    if item.source_turn is not None and item.source_turn == upstream.flow.turn_no:
+        return True  # grounding traced the value to this turn's result (`Mismatch.source_turn`)
     traceable = _has_output(upstream.flow.predicted) or _has_output(upstream.flow.gold)
     return direct and not traceable and upstream.flow.turn_no in turn.flow.explicit
 

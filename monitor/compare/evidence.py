@@ -120,6 +120,8 @@ class Provenance:
 
     def as_report(self) -> dict[str, Any]:
         out: dict[str, Any] = {"source": self.source, "kind": self.kind}
+        if self.checked:
+            out["checked"] = True
         if self.turn is not None:
             out["turn"] = self.turn
         if self.tainted_by is not None:
@@ -713,22 +715,46 @@ _DONE_CLAIM = re.compile(
 )
 _NOT_DONE = re.compile(
     r"(?i)\b(?:not|never|no|unable|cannot|can['’]t|couldn['’]t|won['’]t|if|once|after|when|before|"
-    r"would|will|should|could|can|may|might|unless|yet|pending)\b|n['’]t\b"
+    r"would|will|should|could|can|(?-i:may)|might|unless|yet|pending)\b|n['’]t\b"
 )
+#: `… upgraded to economy class and then canceled`: a second action the same claim names.
+_AND_VERB = re.compile(rf"(?i)\band\s+(?:then\s+|also\s+)?(?P<v>{_VERB})\b")
+#: `The upgrade and cancellation of reservation XEHM4B have been successfully completed.`: the actions are
+#: the nouns before a verb that only says "done".
+_DONE_NOUNS = re.compile(
+    r"(?i)\b(?:has|have|had)\s+been\s+(?:successfully\s+)?(?:completed|processed|finali[sz]ed|done|made|"
+    r"placed|submitted|carried out)\b|\b(?:was|were)\s+successfully\s+(?:completed|processed|made|placed)\b"
+)
+_NOUN_ACTIONS = {
+    "booking": "book", "bookings": "book", "cancellation": "cancel", "cancellations": "cancel",
+    "upgrade": "upgrade", "downgrade": "upgrade", "change": "update", "changes": "update",
+    "modification": "update", "modifications": "update", "update": "update", "updates": "update",
+    "order": "order", "purchase": "order", "transfer": "transfer", "refund": "refund", "payment": "pay",
+    "deletion": "delete", "removal": "delete", "reset": "reset", "submission": "submit",
+}  # fmt: skip
 
 
 @lru_cache(maxsize=32_768)
 def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
-    """(sentence, action) for each sentence of a reply that plainly claims an action done: first person
-    or passive perfect, no negation, condition, modal or question in it."""
+    """(sentence, action) for each action a sentence of a reply plainly claims done: first person or
+    passive perfect (and each action joined to it: `upgraded … and then canceled`), or action nouns
+    before `has been completed`; no negation, condition, modal or question before the claim."""
     out = []
     for sentence in sentences(reply):
-        m = _DONE_CLAIM.search(sentence)
-        if m is None or act_of(sentence) == "ask" or _NOT_DONE.search(sentence[: m.end()]):
+        if act_of(sentence) == "ask":
             continue
-        verb = next(g for g in m.groups() if g)
-        out.append((sentence, _CLAIM_VERBS[verb.lower()]))
-    return tuple(out)
+        m = _DONE_CLAIM.search(sentence)
+        if m is not None and not _NOT_DONE.search(sentence[: m.end()]):
+            verbs = [next(g for g in m.groups() if g)]
+            verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]
+            out += [(sentence, _CLAIM_VERBS[v.lower()]) for v in verbs]
+            continue
+        n = _DONE_NOUNS.search(sentence)
+        if n is not None and not _NOT_DONE.search(sentence[: n.end()]):
+            nouns = [w.lower() for w in re.findall(r"[A-Za-z]+", sentence[: n.start()])]
+            actions = dict.fromkeys(_NOUN_ACTIONS[w] for w in nouns if w in _NOUN_ACTIONS)
+            out += [(sentence, a) for a in actions]
+    return tuple(dict.fromkeys(out))
 
 
 def _says(args: Any, action: str) -> bool:

@@ -26,7 +26,7 @@ from monitor.assemble.turns import to_dialog_turns
 from monitor.assemble.windows import OpenConversation
 from monitor.compare.ladder import Ladder
 from monitor.config import AlignmentConfig, CompositionConfig, ScoringConfig
-from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport
+from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport, DialogTurn
 from monitor.normalize.capture import content_capture_hint
 from monitor.normalize.payloads import bind_declared
 from monitor.reference.policy import Policy, select_policy
@@ -161,7 +161,8 @@ def score_conversation(
         context = _evidence_context(spans, spans_dropped)
         outcome = check_policy(dialog.turns, errors, policy, span_schemas, context)
         provenance = outcome.grounded.provenance
-        dialog = dialog.model_copy(update={"turns": dialog.turns + tuple(outcome.extra_rows)})
+        turns = _with_edges(dialog.turns, outcome.grounded.edges)
+        dialog = dialog.model_copy(update={"turns": turns + tuple(outcome.extra_rows)})
         policy_scores, process = outcome.scores, outcome.metrics
         references_used.append(f"policy:{policy.agent}")
     if gold is not None or policy is not None:
@@ -338,6 +339,16 @@ def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> Convers
     system.update((value, None) for s in spans for value in s.evidence)
     why = f"evidence incomplete: {spans_dropped} spans were dropped" if spans_dropped else ""
     return ConversationEvidence(system=tuple(system), complete=not spans_dropped, why_incomplete=why)
+
+
+def _with_edges(turns: Sequence[DialogTurn], edges: Mapping[int, set[int]]) -> tuple[DialogTurn, ...]:
+    """Each turn with the turns its values came from (grounding's data flow) among its dependencies."""
+    return tuple(
+        t.model_copy(update={"depends_on": tuple(sorted(set(t.depends_on) | edges[t.turn_no]))})
+        if t.turn_no in edges
+        else t
+        for t in turns
+    )
 
 
 def _with_provenance(report: DialogReport, provenance: Mapping[int, Sequence[Any]]) -> DialogReport:

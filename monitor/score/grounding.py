@@ -53,6 +53,8 @@ class Grounded:
     provenance: dict[int, tuple[Provenance, ...]] = field(default_factory=dict)
     problems: dict[int, list[Problem]] = field(default_factory=dict)  # turn -> truthfulness problems
     uncertain: dict[int, list[Comparison]] = field(default_factory=dict)
+    #: turn -> the earlier turns whose results its values came from: data flow, for attribution
+    edges: dict[int, set[int]] = field(default_factory=dict)
 
     def ungrounded(self, turn: int) -> list[Provenance]:
         """The checked values of a call that no evidence (or only a tainted result) states."""
@@ -94,6 +96,10 @@ def ground(
             failed = bool(errors.get(t.turn_no) or content.error)
             provenance = tuple(evidence.provenance(content.name, content.args))
             out.provenance[t.turn_no] = provenance
+            sources = {p.turn for p in provenance if p.source == "tool_result" and p.turn is not None}
+            sources |= {p.tainted_by for p in provenance if p.tainted_by is not None}
+            if sources:
+                out.edges[t.turn_no] = sources
             bad = [
                 p
                 for p in provenance
@@ -112,6 +118,9 @@ def ground(
                 why_incomplete = f"evidence incomplete: turn {t.turn_no}'s call recorded no result"
         elif t.turn == "Agent" and isinstance(content, ResponseContent) and settings.replies:
             claims = evidence.unsupported(content.response, tools, tools_declared=bool(schemas or known))
+            tainted = {c.tainted_by for c in claims if c.tainted_by is not None}
+            if tainted:
+                out.edges[t.turn_no] = tainted
             for c in claims:
                 field_ = "response.done" if c.what == "done" else "response.fact"
                 if why_incomplete:
@@ -119,7 +128,9 @@ def ground(
                         _uncertain(field_, c.text, f"{c.detail}; {why_incomplete}")
                     )
                     continue
-                mismatch = Mismatch(field_, None, c.text, "value" if c.what == "fact" else "structure")
+                mismatch = Mismatch(
+                    field_, None, c.text, "value" if c.what == "fact" else "structure", c.tainted_by
+                )
                 out.problems.setdefault(t.turn_no, []).append(
                     (FailureReason.UNSUPPORTED_CLAIM, field_, c.detail, mismatch)
                 )

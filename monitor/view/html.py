@@ -275,6 +275,17 @@ def _details(i: int, r: Row) -> str:
                 )
                 + "</table>"
             )
+        if t.provenance:
+            parts.append(
+                "<table class='cmp provenance'><tr><th>argument</th><th>came from</th><th>turn</th><th>kind</th></tr>"
+                + "".join(
+                    f"<tr><td>{escape(path)}</td><td>{escape(str(p.get('source')))}"
+                    f"{' (only a result of ungrounded turn ' + str(p['tainted_by']) + ')' if p.get('tainted_by') else ''}"
+                    f"</td><td>{escape(str(p.get('turn', '')))}</td><td>{escape(str(p.get('kind')))}</td></tr>"
+                    for path, p in t.provenance.items()
+                )
+                + "</table>"
+            )
         deps = ", ".join(str(d) for d in t.depends_on) or "none"
         parts.append(
             f"<p class='small muted'>depends on: {deps} · reference: {escape(t.reference or '-')}</p>"

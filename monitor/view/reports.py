@@ -186,7 +186,7 @@ def _str(value: Any) -> str | None:
 
 
 def _row(t: TurnVerdict) -> Row:
-    did = describe(t.predicted)
+    did = describe(t.predicted, t.provenance)
     if t.success:
         return Row(t.turn_no, t.role, did, "pass", uncertain=t.uncertain, turn=t)
     cascade = t.failure_reason is FailureReason.PRIOR_ACTION_FAILED
@@ -216,8 +216,9 @@ def _observed_row(t: Mapping[str, Any]) -> Row:
     )
 
 
-def describe(predicted: Mapping[str, Any] | None) -> str:
-    """What the agent did: `tool.action(arg="value", …)` for a call, the quoted reply for a reply."""
+def describe(predicted: Mapping[str, Any] | None, provenance: Mapping[str, Any] | None = None) -> str:
+    """What the agent did: `tool.action(arg="value", …)` for a call, the quoted reply for a reply; with
+    grounding's provenance, each argument marked with where its value came from (`source_mark`)."""
     if predicted is None:
         return "(nothing: no live turn matched)"
     if "response" in predicted:
@@ -226,15 +227,46 @@ def describe(predicted: Mapping[str, Any] | None) -> str:
     name = tool if tool == action else f"{tool}.{action}"
     args = predicted.get("args")
     if isinstance(args, dict):
-        inner = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+        inner = ", ".join(
+            f"{k}={json.dumps(v, ensure_ascii=False)}{source_mark(provenance, str(k))}"
+            for k, v in args.items()
+        )
     else:
         inner = json.dumps(args, ensure_ascii=False)
     error = f" → error: {predicted['error']}" if predicted.get("error") else ""
     return f"{name}({inner}){error}"
 
 
+#: How `show` names a value's source: the turn it came from, like a cascade's arrow to its root.
+_SOURCE_MARKS = {"user": "user", "tool_result": "turn", "system": "system", "tool_definition": "schema",
+                 "computed": "computed"}  # fmt: skip
+
+
+def source_mark(provenance: Mapping[str, Any] | None, key: str) -> str:
+    """` ‹user 3›`, ` ‹turn 5›`, ` ‹system›`, ` ‹schema›`, ` ‹computed›`, or ` ‹nowhere›` for an identifying
+    value nothing stated; "" for free text and where grounding did not run. A nested argument takes its
+    leaves' worst source."""
+    if not provenance:
+        return ""
+    leaves = [p for path, p in provenance.items() if path == key or path.startswith((f"{key}.", f"{key}["))]
+    leaves = [p for p in leaves if isinstance(p, dict)]
+    if any(p.get("checked") and (p.get("source") == "agent" or p.get("tainted_by")) for p in leaves):
+        return " ‹nowhere›"
+    if len(leaves) != 1 or leaves[0].get("source") not in _SOURCE_MARKS:
+        return ""
+    p = leaves[0]
+    turn = f" {p['turn']}" if p.get("turn") is not None else ""
+    return f" ‹{_SOURCE_MARKS[p['source']]}{turn}›"
+
+
+_GROUNDING = frozenset({FailureReason.UNGROUNDED_PARAMETER_VALUE, FailureReason.UNSUPPORTED_CLAIM})
+
+
 def _evidence(t: TurnVerdict) -> str:
-    """The field and gold value behind a failure: the comparisons that differ, else the fields named."""
+    """The field and gold value behind a failure: the comparisons that differ, else the fields named;
+    for a grounding failure (no gold) what nothing stated."""
+    if t.failure_reason in _GROUNDING or t.observed_failure_reason in _GROUNDING:
+        return t.detail
     differing = [c for c in t.comparisons if not c.equal and c.field in t.fields] or [
         c for c in t.comparisons if not c.equal
     ]

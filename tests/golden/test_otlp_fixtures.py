@@ -130,8 +130,14 @@ def test_replay_without_gold_is_scored_by_the_builtin_policy(tmp_path: Path) -> 
     reports = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["scored"], r["references"]) for r in reports] == [(True, ["policy:builtin"])] * 2
     calls = {t["turn_no"]: t for t in reports[0]["turns"] if t["type"] == "action"}
-    assert calls[4]["provenance"]["region"] == {"source": "user", "kind": "code", "turn": 3}
-    assert calls[5]["provenance"]["dataset_id"] == {"source": "tool_result", "kind": "id", "turn": 4}
+    assert calls[4]["provenance"]["region"] == {"source": "user", "kind": "code", "turn": 3, "checked": True}
+    assert calls[5]["provenance"]["dataset_id"] == {
+        "source": "tool_result",
+        "kind": "id",
+        "turn": 4,
+        "checked": True,
+    }
+    assert calls[4]["provenance"]["metric"] == {"source": "agent", "kind": "other"}  # a plain word: unchecked
     assert reports[0]["tool_calls"] == 2 and len(reports[0]["observed_turns"]) == 6
 
 
