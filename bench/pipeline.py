@@ -99,9 +99,11 @@ class NaiveLadder(Ladder):
         return super().compare_text(field, gold, predicted, enum_values=enum_values, kind=kind)
 
 
-def replay(requests: list[Request], refs: dict[str, Any], lad: Ladder) -> dict[str, Any]:
+def replay(
+    requests: list[Request], refs: dict[str, Any], lad: Ladder, policies: dict[str, Any] | None = None
+) -> dict[str, Any]:
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(ScoringConfig(), lad, refs, reports.append)
+    pipeline = Pipeline(ScoringConfig(), lad, refs, reports.append, policies=policies)
     cpu0, t0 = time.process_time(), time.perf_counter()
     for r in requests:
         pipeline.ingest(r.encode(), PROTOBUF, "bench")

@@ -14,6 +14,9 @@ round so that a slow moment of the machine falls on all of them.
   any Python consumer of these spans does;
 - `replay exact`: the monitor's pipeline (decode → normalize → windows → score → redact) with the
   embedding rung off (exact, normalized, typed, alias, differential rungs; the policy/exact figure);
+- `replay exact + policy`: `replay exact` with the built-in policy as every agent's policy beside gold,
+  grounding off (schemas, duplicates, recovery); `replay exact + grounding`: the same with grounding on.
+  Their ratio is what grounding costs (issue 25: at most 15 % more CPU, `grounding cost` ≥ 0.87);
 - `replay embedding`: the same as shipped, with the ONNX embedding rung (its cache cold each round);
 - `model floor`: the CPU time of the embedding model alone on the texts `replay embedding` embedded
   (each once, by a fresh embedder, as the shipped `exact_per_text` runs them): the most `replay
@@ -47,11 +50,17 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from bench.pipeline import generate, ladder, references, replay, write_results
 from monitor.compare.embedder import OnnxEmbedder
+from monitor.reference.policy import BUILTIN, Grounding
 from monitor.runtime.heap import settle_heap
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"replay exact": 0.35, "replay embedding": 0.10}
-SYSTEMS = ("protobuf only", "parse to dicts", "replay exact", "replay embedding")
+SYSTEMS = (
+    "protobuf only", "parse to dicts", "replay exact", "replay exact + policy", "replay exact + grounding",
+    "replay embedding",
+)  # fmt: skip
+#: grounding's cost: `replay exact + grounding` against `replay exact + policy`, in spans per CPU-second
+GROUNDING_TARGET = 1 / 1.15
 #: figures measured inside another system's process: the model floor, in `replay embedding`'s
 DERIVED = {"model floor": "replay embedding"}
 #: the baselines take about a second: each measurement runs them this many times (CPU time divided)
@@ -126,9 +135,9 @@ def one(system: str, conversations: int, seed: int) -> tuple[int, float, float |
     elif system == "parse to dicts":
         run, passes = partial(parse_to_dicts, bodies), BASELINE_PASSES
     else:
-        lad = ladder("exact" if system == "replay exact" else "embedding", None)
+        lad = ladder("embedding" if system == "replay embedding" else "exact", None)
         lad.compare_text("warm-up", "revenue by month", "profit by month")  # lexicon and model loaded
-        run = partial(replay, requests, references(traffic), lad)
+        run = partial(replay, requests, references(traffic), lad, _policies(system))
     settle_heap()  # as `replay` does once it has loaded (runtime/heap.py), for every system alike
     start = time.process_time()
     for _ in range(passes):
@@ -143,6 +152,15 @@ def one(system: str, conversations: int, seed: int) -> tuple[int, float, float |
         fresh.embed(texts)
         model_seconds = time.process_time() - start
     return sum(r.spans for r in requests), seconds, model_seconds
+
+
+def _policies(system: str) -> dict[str, Any]:
+    """`replay exact + policy` / `+ grounding`: the built-in policy as every agent's, grounding off / on."""
+    if not system.startswith("replay exact +"):
+        return {}
+    on = system.endswith("grounding")
+    grounding = Grounding(arguments=on, replies=on)
+    return {"default": BUILTIN.model_copy(update={"grounding": grounding})}
 
 
 def measure(conversations: int, seed: int, rounds: int) -> dict[str, Any]:
@@ -170,6 +188,16 @@ def measure(conversations: int, seed: int, rounds: int) -> dict[str, Any]:
         }
         for name, value in per_cpu.items()
     ]
+    cost = per_cpu["replay exact + grounding"] / per_cpu["replay exact + policy"]
+    rows.append(
+        {
+            "system": "grounding cost",
+            "spans_per_cpu_s": None,
+            "vs_parse_to_dicts": round(cost, 4),
+            "target": round(GROUNDING_TARGET, 4),
+            "reached": cost >= GROUNDING_TARGET,
+        }
+    )
     return {
         "traffic": {"conversations": conversations, "spans": spans, "seed": seed},
         "rounds": rounds,
@@ -178,13 +206,12 @@ def measure(conversations: int, seed: int, rounds: int) -> dict[str, Any]:
 
 
 def table(results: dict[str, Any]) -> str:
-    head = f"{'system':<18} {'spans/CPU-s':>12} {'vs parse-to-dicts':>18} {'target':>8}"
+    head = f"{'system':<26} {'spans/CPU-s':>12} {'vs parse-to-dicts':>18} {'target':>8}"
     lines = [head, "-" * len(head)]
     for r in results["rows"]:
         target = "" if r["target"] is None else f"≥ {r['target']}" + (" ✓" if r["reached"] else " ✗")
-        lines.append(
-            f"{r['system']:<18} {r['spans_per_cpu_s']:>12,} {r['vs_parse_to_dicts']:>18.4f} {target:>8}"
-        )
+        per_cpu = "" if r["spans_per_cpu_s"] is None else f"{r['spans_per_cpu_s']:,}"
+        lines.append(f"{r['system']:<26} {per_cpu:>12} {r['vs_parse_to_dicts']:>18.4f} {target:>8}")
     return "\n".join(lines)
 
 

@@ -43,8 +43,10 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from monitor.compare.facts import (
+    NUMBER_WORD,
     act_of,
     extract_facts,
+    has_cjk,
     normalize_text,
     sentences,
 )
@@ -410,7 +412,7 @@ def value_kind(key: str, value: Any) -> Kind:
 
 @lru_cache(maxsize=65_536)
 def _string_kind(value: str, name_key: bool) -> Kind:
-    facts = extract_facts(value)
+    facts = extract_facts(value, False)
     if facts.facts and not facts.bare.strip():
         kinds = {c.partition(":")[0] for c in facts.facts}
         if "id" in kinds:
@@ -585,7 +587,7 @@ def _as_number(value: Any) -> float | None:
     if isinstance(value, int | float):
         return float(value)
     if isinstance(value, str):
-        facts = extract_facts(value)
+        facts = extract_facts(value, False)
         numbers = [c for c in facts.facts if c.startswith("number:")]
         if len(numbers) == 1 and not facts.bare.strip():
             return _number_of(numbers[0])
@@ -606,11 +608,24 @@ def _number_of(canon: str) -> float | None:
         return None
 
 
+def _may_hold_facts(text: str) -> bool:
+    """Whether a text can hold a typed fact grounding uses: a digit, an `@`, a number word or Chinese (a
+    cheap test that spares most tool-result strings — `available`, `economy` — the full reading)."""
+    return (
+        _HAS_DIGIT.search(text) is not None
+        or "@" in text
+        or has_cjk(text)
+        or NUMBER_WORD.search(text) is not None
+    )
+
+
 @lru_cache(maxsize=65_536)
 def _fact_keys(text: str) -> tuple[str, ...]:
     """The typed facts of a text as look-up keys: its canonical facts, each date also as its month and
     day (`md:05-17`), and a month said beside a day number (`May 17`, `17th of May`) as `md:` too."""
-    facts = extract_facts(text)
+    if not _may_hold_facts(text):
+        return ()
+    facts = extract_facts(text, False)
     keys = list(facts.facts)
     spans = facts.spans
     for canon, _ in spans:
@@ -641,8 +656,10 @@ _REPLY_FACT_KINDS = frozenset({"number", "date", "time", "id", "phone"})
 
 @lru_cache(maxsize=32_768)
 def _reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
+    if not _may_hold_facts(reply):
+        return ()
     out = []
-    for canon, original in extract_facts(reply).spans:
+    for canon, original in extract_facts(reply, False).spans:
         kind = canon.partition(":")[0]
         if kind not in _REPLY_FACT_KINDS:
             continue
@@ -769,7 +786,7 @@ def _named_ids(sentence: str) -> set[str]:
     """The ids a sentence names, normalized (`XEHM4B`, `59XX6W`)."""
     return {
         normalize_text(original)
-        for canon, original in extract_facts(sentence).spans
+        for canon, original in extract_facts(sentence, False).spans
         if canon.startswith("id:")
     }
 

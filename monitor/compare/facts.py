@@ -139,6 +139,7 @@ NUMBER_WORDS = {
     if i >= 2
 } | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+NUMBER_WORD = _NUMBER_WORD  # public: a number said in words (`twelve`), for cheap pre-tests elsewhere
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 
 #: Scale words. "m" is not one: "10000 m" is metres — but after a currency it is the million of `$1.2M`

@@ -127,8 +127,11 @@ def check_policy(
 
     known = set(policy.allowed_tools or ()) | set(policy.tools)
     read_only = frozenset(name for name, tp in policy.tools.items() if tp.read_only)
-    grounded = ground(
-        turns, errors, schemas, policy.grounding, context or ConversationEvidence(), known, read_only
+    settings = policy.grounding
+    grounded = (  # provenance also decides state drift; with neither, grounding costs nothing
+        ground(turns, errors, schemas, settings, context or ConversationEvidence(), known, read_only)
+        if settings.arguments or settings.replies or policy.state_fields
+        else Grounded()
     )
     _selection(calls, policy)
     _arguments(calls, schemas)

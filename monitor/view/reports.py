@@ -243,14 +243,17 @@ _SOURCE_MARKS = {"user": "user", "tool_result": "turn", "system": "system", "too
 
 
 def source_mark(provenance: Mapping[str, Any] | None, key: str) -> str:
-    """` ‹user 3›`, ` ‹turn 5›`, ` ‹system›`, ` ‹schema›`, ` ‹computed›`, or ` ‹nowhere›` for an identifying
-    value nothing stated; "" for free text and where grounding did not run. A nested argument takes its
-    leaves' worst source."""
+    """` ‹user 3›`, ` ‹turn 5›`, ` ‹system›`, ` ‹schema›`, ` ‹computed›`, ` ‹nowhere›` for an identifying
+    value nothing stated, ` ‹turn 4, ungrounded›` for one only an ungrounded call's result gave; "" for free
+    text and where grounding did not run. A nested argument takes its leaves' worst source."""
     if not provenance:
         return ""
     leaves = [p for path, p in provenance.items() if path == key or path.startswith((f"{key}.", f"{key}["))]
     leaves = [p for p in leaves if isinstance(p, dict)]
-    if any(p.get("checked") and (p.get("source") == "agent" or p.get("tainted_by")) for p in leaves):
+    tainted = next((p["tainted_by"] for p in leaves if p.get("checked") and p.get("tainted_by")), None)
+    if tainted is not None:
+        return f" ‹turn {tainted}, ungrounded›"
+    if any(p.get("checked") and p.get("source") == "agent" for p in leaves):
         return " ‹nowhere›"
     if len(leaves) != 1 or leaves[0].get("source") not in _SOURCE_MARKS:
         return ""

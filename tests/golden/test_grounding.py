@@ -130,3 +130,20 @@ def test_provenance_names_each_values_source_turn(
         assert any(path.endswith(("reservation_id", "user_id")) for _, path in user_said)
         seen.append(sources)
     assert seen[0] == seen[1]
+
+
+def test_the_readme_recording_reads_as_one_root_and_its_cascade(tmp_path: Path) -> None:
+    """`tests/fixtures/tau-grounding` (README, use 0): the real run passes; with one reservation id
+    replaced, turn 4 is the root cause and turn 5, which used a user id only that lookup returned, is its
+    cascade."""
+    from monitor.cli import main
+
+    out = tmp_path / "g.jsonl"
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "tau-grounding"
+    assert main(["replay", str(fixtures), "--out", str(out)]) == 0
+    reports = {r["conversation_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert reports["tau-44-0"]["test_pass"] and reports["tau-44-0"]["references"] == ["policy:builtin"]
+    bad = reports["tau-44-0-m1-id"]
+    failed = {t["turn_no"]: (t["failure_reason"], t["root_turn"]) for t in bad["turns"] if not t["success"]}
+    assert failed == {4: ("ungrounded_parameter_value", None), 5: ("prior_action_failed", 4)}
+    assert bad["turns"][1]["provenance"]["reservation_id"]["source"] == "agent"
