@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.grounding                 # both renderings, built-in policy and the team's
     .venv/bin/python -m bench.grounding --runs 40       # a quick look: the first 40 runs
+    .venv/bin/python -m bench.grounding --blind         # the blind set of other domains (below)
 
 τ-bench airline (`../shared/data/tau-bench`, MIT): 200 real gpt-4o runs with the benchmark's grade. The
 mutation set is `bench/taubench_openinference.py`'s, written by a helper who had read none of the
@@ -9,13 +10,20 @@ monitor's rules: in a run the benchmark passed, one grounded id in one call repl
 appears nowhere (`id`), one amount or date in one reply replaced so (`reply_number`), or the write call a
 reply claims done removed (`done_claim`). Each set is rendered two independent ways — OpenInference (the
 helper's: system prompt and tool definitions on every model span, tool errors as status and as
-`{"error": …}`) and OTel GenAI (`bench/taubench.py`'s: no system prompt, no tool definitions, errors as
-status) — and replayed with the real CLI, with no gold:
+`{"error": …}`) and OTel GenAI (`bench/taubench.py`'s: `gen_ai.system_instructions`,
+`gen_ai.tool.definitions`, errors as span status) — and replayed with the real CLI, with no gold:
 
 - with no policy file (the built-in policy): a mutation is caught when the mutated turn fails as a root
   cause with `ungrounded_parameter_value` / `unsupported_claim`; good runs with any grounding failure are
   listed with why;
 - with the team's policy (`policy-airline.yaml`): good runs flagged, and failing runs caught, by reason.
+
+`--blind`: `bench/data/grounding_blind/conversations.jsonl`, 80 conversations of ten other domains (shop,
+banking, hotel, helpdesk, pharmacy, telecom, restaurant, car rental, insurance, HR; 10 in Chinese),
+written by a helper session that had read none of the rules: 40 good ones made hard on purpose (values
+said in other forms, computed, relative dates, system-prompt facts, enum choices) and 40 with one
+invented value, unsupported fact or false done-claim each, labelled. Rendered both ways, replayed with no
+gold: good ones with a grounding failure, and bad ones whose labelled value is a root cause.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +79,8 @@ def write(convs: Sequence[Mapping[str, Any]], rendering: str, out: Path, tools: 
             conv = taubench.live_conversation(run)
             conv.conversation_id = c["id"]
             system = taubench.system_prompt(run)
-            body = taubench.export_request(conv, start + n * 3600 * 10**9, seed=n, system=system)
+            definitions = [json.loads(t) for t in tools]
+            body = taubench.export_request(conv, start + n * 3600 * 10**9, n, system, definitions)
             path.write_bytes(body.SerializeToString())
     return folder
 
@@ -120,6 +130,72 @@ def failures(report: Mapping[str, Any]) -> list[str]:
     ]
 
 
+BLIND = Path(__file__).with_name("data") / "grounding_blind" / "conversations.jsonl"
+
+
+def blind_traffic(convs: Sequence[Mapping[str, Any]], rendering: str, out: Path) -> Path:
+    """The blind set's conversations as OTLP requests, each at its own `now`."""
+    folder = out / f"blind-{rendering}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for n, c in enumerate(convs):
+        start = int(datetime.fromisoformat(c["now"].replace("Z", "+00:00")).timestamp()) * 10**9
+        msgs = c["messages"]
+        if rendering == "openinference":
+            times = [start + k * 5 * 10**9 for k in range(len(msgs))]
+            body = oi.render(c["id"], msgs, times, [json.dumps(t) for t in c["tools"]])
+        else:
+            conv = taubench.live_conversation({"task_id": 0, "trial": 0, "traj": msgs})
+            conv.conversation_id = c["id"]
+            system = taubench.system_prompt({"traj": msgs})
+            body = taubench.export_request(conv, start, n, system, c["tools"]).SerializeToString()
+        (folder / f"{n:04d}.pb").write_bytes(body)
+    return folder
+
+
+def blind_report(
+    rendering: str, convs: Sequence[Mapping[str, Any]], reports: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Good conversations with a grounding failure; bad ones whose labelled value a root cause names."""
+    false_alarms: dict[str, list[str]] = {}
+    caught_by: dict[str, list[str]] = {}
+    for c in convs:
+        report, label = reports.get(c["id"], {}), c["label"]
+        roots = [t for t in report.get("turns", []) if t["failure_reason"] in GROUNDING]
+        if label["verdict"] == "good":
+            if roots:
+                false_alarms[c["id"]] = [
+                    f"turn {t['turn_no']} {t['failure_reason']}: {t['detail'][:160]}" for t in roots
+                ]
+            continue
+        wanted = _norm(str(label["value"]))
+        named = any(
+            wanted[:40] in _norm(json.dumps(t.get("predicted"), ensure_ascii=False) + t["detail"])
+            for t in roots
+        )
+        outcome = "caught" if named else "flagged elsewhere" if roots else "missed"
+        caught_by.setdefault(label["kind"], []).append(f"{outcome}: {c['id']} ({label['value']!r})")
+    good = sum(1 for c in convs if c["label"]["verdict"] == "good")
+    print(f"\n## blind set, {rendering} rendering, no gold")
+    print(f"good conversations with a grounding failure: {len(false_alarms)} of {good}")
+    for cid, why in false_alarms.items():
+        print(f"- {cid}: {'; '.join(why)}")
+    print(
+        "| bad: kind | caught (root cause names the value) | flagged elsewhere | missed |\n|---|---|---|---|"
+    )
+    for kind, rows in caught_by.items():
+        n = {o: sum(r.startswith(o) for r in rows) for o in ("caught", "flagged elsewhere", "missed")}
+        print(f"| {kind} | {n['caught']} of {len(rows)} | {n['flagged elsewhere']} | {n['missed']} |")
+    for rows in caught_by.values():
+        for r in rows:
+            if not r.startswith("caught"):
+                print(f"- {r}")
+    return {"false_alarms": false_alarms, "bad": caught_by, "good": good}
+
+
+def _norm(text: str) -> str:
+    return " ".join("".join(ch.lower() if ch.isalnum() else " " for ch in text).split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.grounding", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=taubench.DATA)
@@ -127,7 +203,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--renderings", default="openinference,genai")
     ap.add_argument("--out", type=Path, help="keep traffic and reports here (default: a temp dir)")
     ap.add_argument("--json", type=Path, help="write the figures as JSON here")
+    ap.add_argument("--blind", action="store_true", help="the blind set of other domains instead of τ-bench")
     args = ap.parse_args(argv)
+    if args.blind:
+        convs = [json.loads(line) for line in BLIND.read_text().splitlines() if line.strip()]
+        figures: dict[str, Any] = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            out = args.out or Path(tmp)
+            for rendering in args.renderings.split(","):
+                traffic = blind_traffic(convs, rendering, out)
+                figures[rendering] = blind_report(rendering, convs, replay(traffic, out, None))
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n")
+        return 0
     runs = json.loads((args.data / "gpt-4o-airline.json").read_text())
     tools = oi.tool_schemas(runs)
     if args.runs:
@@ -138,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     reward = {taubench.conversation_id(r): r["reward"] for r in runs}
     mutated = mutations(runs)
-    figures: dict[str, Any] = {}
+    figures = {}
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp)
         for rendering in args.renderings.split(","):

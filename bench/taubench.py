@@ -156,21 +156,28 @@ def _json_or(text: str, default: Any) -> Any:
 
 
 def export_request(
-    conv: Conversation, start_ns: int, seed: int, system: str | None = None
+    conv: Conversation,
+    start_ns: int,
+    seed: int,
+    system: str | None = None,
+    tools: Sequence[Mapping[str, Any]] = (),
 ) -> ExportTraceServiceRequest:
     """All spans of one run as one export request (its own service resource), as an SDK exporter sends;
-    with `system`, each model call carries the system prompt as `gen_ai.system_instructions`."""
+    each model call carries the system prompt as `gen_ai.system_instructions` and the tool definitions
+    (OpenAI function form) as `gen_ai.tool.definitions`, when given."""
     rng = random.Random(f"{seed}:{conv.conversation_id}")
     spans = render(conv, CONVENTION, start_ns, rng, Timing(), end_marker=True)
+    extra = {}
     if system:
-        instructions = json.dumps([{"type": "text", "content": system}])
-        for s in spans:
-            if any(
-                a.key == "gen_ai.operation.name" and a.value.string_value == "chat" for a in s.span.attributes
-            ):
-                s.span.attributes.append(
-                    KeyValue(key="gen_ai.system_instructions", value=AnyValue(string_value=instructions))
-                )
+        extra["gen_ai.system_instructions"] = json.dumps([{"type": "text", "content": system}])
+    if tools:
+        extra["gen_ai.tool.definitions"] = json.dumps(list(tools))
+    for s in spans:
+        if any(
+            a.key == "gen_ai.operation.name" and a.value.string_value == "chat" for a in s.span.attributes
+        ):
+            for key, value in extra.items():
+                s.span.attributes.append(KeyValue(key=key, value=AnyValue(string_value=value)))
     body = ExportTraceServiceRequest()
     rs = body.resource_spans.add()
     rs.resource.attributes.append(KeyValue(key="service.name", value=AnyValue(string_value=AGENT)))

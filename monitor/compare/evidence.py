@@ -35,6 +35,7 @@ alone.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ from monitor.compare.facts import (
     sentences,
 )
 from monitor.compare.lexicon import Airports, load_airports
+from monitor.compare.spoken import clock_key, digits_of, spoken_keys
 
 Source = Literal["user", "tool_result", "system", "tool_definition", "computed", "agent"]
 #: What a value is, for whether it must be grounded (module docstring).
@@ -81,8 +83,9 @@ NAME_KEYS = frozenset(
 MONEY_WORDS = frozenset(
     {
         "price", "prices", "amount", "amounts", "cost", "costs", "fee", "fees", "total", "balance", "fare",
-        "fares", "refund", "charge", "charges", "paid", "payment", "subtotal", "sum", "tax", "credit",
-        "debit", "value", "compensation",
+        "fares", "refund", "charge", "charges", "paid", "payment", "subtotal", "sum", "tax", "taxes", "credit",
+        "debit", "value", "compensation", "daily", "nightly", "weekly", "monthly", "yearly", "annual", "rate",
+        "rates", "premium", "premiums", "deposit", "surcharge", "discount", "cents", "salary", "wage",
     }
 )  # fmt: skip
 #: Key words that say a value identifies something, whatever its shape (`reservation_id`: `HXDUBJ`).
@@ -97,10 +100,17 @@ _CLOCK = re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)
 #: Words of a user who asks for a date relative to another (`the day after`, `next Friday`, `a week
 #: later`): with them, a date up to a week from a stated date is `computed`.
 _RELATIVE_DAY = re.compile(
-    r"(?i)\b(?:next|previous|following|prior|before|after|earlier|later|tomorrow|yesterday|tonight|"
-    r"today|week|weekend|days?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"(?i)\b(?:(?:next|previous|following|prior) day|day (?:after|before|earlier|later)|"
+    r"(?:one|a|1) day (?:later|earlier|after|before|back|forward))\b|前一天|后一天|第二天|次日"
 )
-_MAX_DAYS_APART = 7
+_DURATION_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "a": 1,
+}  # fmt: skip
+_DURATION = re.compile(
+    r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+(?P<unit>days?|nights?|weeks?)\b"
+)
+_MAX_OFFSET = 31
 _KEY_WORDS = re.compile(r"[a-z]+|[A-Z][a-z]*|\d+")
 
 
@@ -149,6 +159,7 @@ class _Sources:
     facts: dict[str, list[tuple[Source, int | None]]] = field(default_factory=dict)
     numbers: dict[float, list[tuple[Source, int | None]]] = field(default_factory=dict)
     operands: set[float] = field(default_factory=set)  # amounts arithmetic may combine (`computable`)
+    percents: set[float] = field(default_factory=set)  # percentages stated (`10%`, `百分之五`)
     runs: list[tuple[int | None, list[float]]] = field(
         default_factory=list
     )  # numbers of one result, in order
@@ -158,15 +169,19 @@ class _Sources:
         if norm:
             self.texts.append((source, turn, f" {norm} "))
         for canon in _fact_keys(text):
-            self._fact(canon, source, turn)
+            self.add_fact(canon, source, turn)
 
     def add_number(self, source: Source, turn: int | None, number: float, operand: bool = True) -> None:
         self.numbers.setdefault(_round(number), []).append((source, turn))
         if operand:
             self.operands.add(_round(number))
 
-    def _fact(self, canon: str, source: Source, turn: int | None) -> None:
+    def add_fact(self, canon: str, source: Source, turn: int | None) -> None:
         self.facts.setdefault(canon, []).append((source, turn))
+        if canon.endswith("|percent") and (p := _number_of(canon)) is not None:
+            self.percents.add(p)
+        if canon.startswith("date:") and len(canon) == 15 and not canon.startswith("date:--"):
+            self.facts.setdefault(f"md:{canon[-5:]}", []).append((source, turn))
         number = _number_of(canon)
         if number is not None:
             self.add_number(source, turn, number)
@@ -181,32 +196,55 @@ class Evidence:
         system: Iterable[str] = (),
         schemas: Mapping[str, Any] | None = None,
         airports: Airports | None = None,
+        today: str | None = None,
     ) -> None:
         self._sources = _Sources()
-        for text in system:
-            self._sources.add_text("system", None, text)
+        self._today = today  # the conversation's date (ISO): what `tomorrow` and `Sunday` count from
+        if today:
+            self._sources.add_text("system", None, today)
         self._schemas = dict(schemas or {})
         self._airports = airports if airports is not None else load_airports()
         self._tainted: set[int] = set()
-        self._done: list[tuple[int, str, Any]] = []  # (turn, tool, arguments) of calls that succeeded
+        self._done: list[
+            tuple[int, str, Any, Any]
+        ] = []  # (turn, tool, arguments, result) of calls that succeeded
+        self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
-        self._relative = False  # the user asked for a date relative to another
+        self._offsets: set[int] = set()  # days the user put between dates (`the day after`, `3 nights`)
         #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
         self._reply: set[float] = set()  # the numbers of the reply being checked
+        for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95)
+            self._sources.add_text("system", None, text)
+            self._speak(text)
         self.users = 0
 
     # -- growing ---------------------------------------------------------------------------------
 
     def add_user(self, turn: int, text: str) -> None:
         self.users += 1
+        self._last_user = turn
         self._sources.add_text("user", turn, text)
-        self._relative = self._relative or _RELATIVE_DAY.search(text) is not None
+        for key in spoken_keys(text, self._today):  # `tomorrow`, `half past two`, `five hundred`
+            self._sources.add_fact(key, "user", turn)
+        if _RELATIVE_DAY.search(text):
+            self._offsets.add(1)
+        for m in _DURATION.finditer(text):
+            n = int(m["n"]) if m["n"].isdigit() else _DURATION_WORDS[m["n"].lower()]
+            n *= 7 if m["unit"].lower().startswith("week") else 1
+            if 0 < n <= _MAX_OFFSET:
+                self._offsets |= {n, n - 1} - {0}
         self._speak(text)
 
+    def add_confirmed(self, turn: int, proposal: str) -> None:
+        """The user agreed (`yes friday`) to what the agent's last reply proposed (`Friday, April 4
+        instead?`): its values are the user's from this turn on."""
+        self._sources.add_text("user", turn, proposal)
+        self._speak(proposal)
+
     def _speak(self, text: str) -> None:
-        for key in _fact_keys(text):
+        for key in (*_fact_keys(text), *spoken_keys(text, None)):
             number = _number_of(key)
             if number is not None:
                 self._spoken.add(_round(number))
@@ -221,7 +259,7 @@ class Evidence:
                 self._sources.add_text("tool_result", turn, error)
                 self._speak(error)
             return
-        self._done.append((turn, tool, args))
+        self._done.append((turn, tool, args, result))
         for text in _leaf_strings(args):
             self._arguments.add_text("tool_result", turn, text)
         for number in _leaf_numbers(args):
@@ -233,12 +271,16 @@ class Evidence:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
             else:
-                self._sources.add_number("tool_result", turn, leaf, operand=money)
+                self._sources.add_number("tool_result", turn, leaf, operand=False)
                 if money:
                     amounts.setdefault(key, []).append(_round(leaf))
                 if not key:  # a bare number: a calculator's result, said as plainly as a user's
                     self._spoken.add(_round(leaf))
-        self._sources.runs += [(turn, run) for run in amounts.values() if len(run) > 1]
+        # a result's amounts are arithmetic's operands only when it has few: any sum is some difference of
+        # a long list's prices, so a long list grounds its amounts as they are, never their combinations
+        if sum(len(run) for run in amounts.values()) <= _MAX_OPERANDS_PER_RESULT:
+            self._sources.operands |= {x for run in amounts.values() for x in run}
+            self._sources.runs += [(turn, run) for run in amounts.values() if len(run) > 1]
 
     # -- asking ----------------------------------------------------------------------------------
 
@@ -252,10 +294,7 @@ class Evidence:
         checked = kind in CHECKED_KINDS
         allowed = _schema_values(schema, path)
         if any(a == value or str(a) == str(value) for a in allowed):
-            chosen = self._user_chose(allowed, value)
-            if chosen is None:
-                return Provenance(path, value, kind, "tool_definition", None, checked)
-            checked = True  # the user named another value of the set: this one must be grounded
+            return Provenance(path, value, kind, "tool_definition", None, checked)
         found = self._find(value, kind, self._sources)
         if found is None:
             computed = self._computed(value) if kind in ("number", "count") else False
@@ -273,22 +312,12 @@ class Evidence:
         found = list(_stated(value, kind, where, self._airports))
         return self._pick(found) if found else None
 
-    def _user_chose(self, allowed: Sequence[Any], value: Any) -> str | None:
-        """Another value of a schema's enum that a user message names while none names `value`."""
-        said = [text for source, _, text in self._sources.texts if source == "user"]
-
-        def named(v: Any) -> bool:
-            norm = normalize_text(str(v).replace("_", " "))
-            return bool(norm) and any(f" {norm} " in text for text in said)
-
-        if named(value):
-            return None
-        return next((str(a) for a in allowed if a != value and named(a)), None)
-
     def _computed(self, value: Any) -> bool:
         target = _as_number(value)
         sources = self._sources
-        return target is not None and computable(target, sources.operands | self._spoken, sources.runs)
+        return target is not None and computable(
+            target, sources.operands | self._spoken, sources.runs, percents=sources.percents
+        )
 
     def unsupported(self, reply: str, known_tools: Iterable[str], tools_declared: bool = True) -> list[Claim]:
         """The facts and done-claims of a reply that nothing before it supports. A done-claim is judged when
@@ -296,7 +325,11 @@ class Evidence:
         agent made calls and none of them did it."""
         claims: list[Claim] = []
         facts = _reply_facts(reply)
-        self._reply = {_round(n) for n in (_number_of(c) for c, _ in facts) if n is not None}
+        self._reply = set()  # every number the reply says, measures too: the parts of its sums
+        for key in _fact_keys(reply):
+            number = _number_of(key)
+            if number is not None:
+                self._reply.add(_round(number))
         for canon, original in facts:
             found = self._fact_source(canon, original)
             if found is None:
@@ -315,14 +348,26 @@ class Evidence:
                 )
         for sentence, verb in done_claims(reply):
             tools = sorted({t for t in known_tools if does(t, verb)})
-            doing = [args for _, t, args in self._done if does(t, verb) or _says(args, verb)]
+            doing = [
+                (args, result) for _, t, args, result in self._done if does(t, verb) or _says(args, verb)
+            ]
             named = _named_ids(sentence)  # `XEHM4B and 59XX6W have been cancelled`: each by some call
-            used = {normalize_text(v) for args in doing for v in _leaf_strings(args)}
+            used = {
+                normalize_text(v) for args, result in doing for v in (*_leaf_strings(args), *_strings(result))
+            }
             if doing and named <= used:
                 continue
+            if self._state_reported(verb, named):  # `… has already been cancelled`, as a lookup showed
+                continue
+            since_user = [t for turn, t, _, _ in self._done if turn > self._last_user]
             if tools:
                 which = f"no successful call of {' / '.join(tools)} precedes it"
-            elif not tools_declared and self._done and verb not in _CONSEQUENCES:
+            elif (
+                not tools_declared
+                and self._done
+                and all(_looks_read_only(t) for t in since_user)
+                and verb not in _CONSEQUENCES
+            ):  # the agent's tools unknown: a claim of an action after no call, or only lookups, since the user
                 which = (
                     "no successful call before it does that (the agent's tools are not declared in its spans)"
                 )
@@ -345,10 +390,14 @@ class Evidence:
             hits += where.facts.get(canon, [])
             if kind == "date":
                 hits += where.facts.get(f"md:{canon[-5:]}", [])
+            if kind == "time" and len(canon) == 10:  # `6:00` in a reply, `18:00` in the result
+                hits += where.facts.get(clock_key(int(canon[5:7]), int(canon[8:10])), [])
             if number is not None:
                 hits += where.numbers.get(_round(number), [])
             if kind == "id":
                 hits += [(source, turn) for source, turn, text in where.texts if padded in text]
+            if kind == "phone":
+                hits += list(_same_phone(canon[6:], where))
             if said is not None and said.is_integer() and 1 <= said <= 31:  # `the 18th`: a stated date's day
                 day = f"-{int(said):02d}"
                 hits += [
@@ -359,7 +408,18 @@ class Evidence:
                 ]
             if hits:
                 return self._pick(hits)
-        if number is not None and computable(number, self._spoken | self._reply, self._sources.runs):
+        if kind in ("date", "md") and self._near(canon if kind == "date" else f"md:{canon[3:]}"):
+            return ("computed", None), None
+        if number is not None and (
+            computable(
+                number,
+                self._spoken | self._reply,  # a reply's sums are of what was said (its own parts too)
+                self._sources.runs,
+                scaled=self._sources.operands,  # a result's amount times a count: $56 a day, 4 days
+                percents=self._sources.percents,
+            )
+            or _subset_sum(number, self._reply | self._spoken)
+        ):
             return ("computed", None), None
         return None
 
@@ -373,17 +433,36 @@ class Evidence:
         best = _best(hits)
         return best, best[1]
 
+    def _state_reported(self, verb: str, named: set[str]) -> bool:
+        """An earlier result shows the action's state (`"status": "cancelled"`: a value of a word or two, not
+        a key such as `email`) for what the claim names: the reply reports a state, it claims no action."""
+        stems = ACTIONS.get(verb, (verb,))
+        for _, _, args, result in self._done:
+            values = [v for _, _, v in _leaves(result) if isinstance(v, str)]
+            if named and not named <= {normalize_text(v) for v in (*values, *_leaf_strings(args))}:
+                continue
+            short = (v for v in values if len(v.split()) <= 2)
+            if any(w.startswith(stem) for v in short for w in key_words(v) for stem in stems):
+                return True
+        return False
+
     def _near(self, date_key: str) -> bool:
-        """A date up to a week from a stated one, when the user spoke of days relative to another."""
-        if not self._relative or len(date_key) != 15:
+        """A date a stated one and an offset the user gave apart: a day (`the day after`), or a duration
+        the user said (`3 nights` from the check-in, `5 days` counting the first)."""
+        if not self._offsets:
             return False
         try:
-            day = date.fromisoformat(date_key[5:])
+            if date_key.startswith("md:"):  # a day with no year: the conversation's year
+                day = date.fromisoformat(f"{(self._today or '2000')[:4]}-{date_key[3:]}")
+            else:
+                day = date.fromisoformat(date_key[5:])
         except ValueError:
             return False
-        for offset in range(1, _MAX_DAYS_APART + 1):
+        facts = self._sources.facts
+        for offset in self._offsets:
             for sign in (1, -1):
-                if f"date:{(day + timedelta(days=sign * offset)).isoformat()}" in self._sources.facts:
+                other = (day + timedelta(days=sign * offset)).isoformat()
+                if f"date:{other}" in facts or f"md:{other[5:]}" in facts:  # `April 10` says no year
                     return True
         return False
 
@@ -398,7 +477,10 @@ def value_kind(key: str, value: Any) -> Kind:
     if value is None or isinstance(value, bool):
         return "other"
     if isinstance(value, int | float):
-        return "count" if float(value).is_integer() and abs(value) < _SMALL_COUNT else "number"
+        number = _finite(value)
+        if number is None:
+            return "other"
+        return "count" if number.is_integer() and abs(number) < _SMALL_COUNT else "number"
     if not isinstance(value, str) or not value.strip():
         return "other"
     words = set(key_words(key))
@@ -412,7 +494,11 @@ def value_kind(key: str, value: Any) -> Kind:
 
 @lru_cache(maxsize=65_536)
 def _string_kind(value: str, name_key: bool) -> Kind:
-    facts = extract_facts(value, False)
+    if _CLOCK.fullmatch(value.strip()):
+        return "time"
+    if _ISO_DATETIME.fullmatch(value.strip()):
+        return "date"
+    facts = extract_facts(value[:MAX_FACT_CHARS], False)
     if facts.facts and not facts.bare.strip():
         kinds = {c.partition(":")[0] for c in facts.facts}
         if "id" in kinds:
@@ -452,26 +538,60 @@ def _stated(
     if isinstance(value, bool) or value is None:
         return
     number = _as_number(value)
-    if number is not None and not isinstance(value, str):
+    if number is not None:  # 10423 in a result grounds "10423" in a call, and the other way round
         yield from where.numbers.get(_round(number), ())
-        return
+        if not isinstance(value, str):
+            return
     text = str(value)
     norm = normalize_text(text)
-    if norm:
+    if norm and not (text.strip().isdigit() and len(text.strip()) >= 4):  # `1234` is no word of `555-1234`
         padded = f" {norm} "
         for source, turn, evidence in where.texts:
             if padded in evidence:
                 yield source, turn
     keys = _fact_keys(text)
     for canon in keys:
+        if canon.startswith(("time:", "clock:")) and kind != "time":
+            continue  # `2025-03-16T09:00` is a date first: its hour alone is no grounds
         yield from where.facts.get(canon, ())
         if canon.startswith("date:"):
             yield from where.facts.get(f"md:{canon[-5:]}", ())
+    if kind in ("phone", "number", "id") and len(digits := digits_of(text)) >= _PHONE_DIGITS:
+        yield from _same_phone(digits, where)
+    if kind in ("number", "id", "phone") and text.strip().lstrip("+").replace(" ", "").isdigit():
+        yield from where.facts.get(f"digits:{digits_of(text)}", ())  # `839214` said as `839 214`
+    if kind == "name" and len(words := norm.split()) > 1:  # `Rite Aid Hawthorne Blvd`: every word said
+        for source, turn, evidence in where.texts:
+            if all(f" {w} " in evidence for w in words):
+                yield source, turn
+    if has_cjk(text) and norm:  # Chinese is written without spaces between words
+        for source, turn, evidence in where.texts:
+            if norm.replace(" ", "") in evidence.replace(" ", ""):
+                yield source, turn
     if kind == "code" and airports is not None:
         for name in _airport_names(text.strip().upper(), airports):
             for source, turn, evidence in where.texts:
                 if name in evidence:
                     yield source, turn
+
+
+_PHONE_DIGITS = 7
+_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
+#: digits written in groups (`138 0013 8000`, `+1 646 555 0187`, `839 214`), at least four in all
+_DIGIT_RUN = re.compile(
+    r"(?<![\w.,:+-])(?<![\w.,:-]\()(?!\d{4}-\d{1,2}-\d{1,2}(?![\d]))(?!\d{1,2}[/-]\d{1,2}[/-]\d{2,4}(?!\d))"
+    r"\+?\d{1,4}(?:[ \-]\(?\d{2,4}\)?){1,4}(?!\w|[.,:]\d)"
+)  # not a date (`2024-05-11`, `05-11-2024`), not an amount (`1,234.50`)
+
+
+def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | None]]:
+    """Phone numbers stated with the same digits, with or without the country code (`+14155550132`,
+    `(415) 555-0132`)."""
+    for key, found in where.facts.items():
+        if key.startswith("phone:"):
+            other = key[6:]
+            if len(other) >= _PHONE_DIGITS and (digits.endswith(other) or other.endswith(digits)):
+                yield from found
 
 
 def _airport_names(code: str, airports: Airports) -> list[str]:
@@ -495,26 +615,54 @@ def _best(found: Sequence[tuple[Source, int | None]]) -> tuple[Source, int | Non
     return min(found, key=lambda s: (_SOURCE_ORDER.get(s[0], 9), -(s[1] or 0)))
 
 
-def computable(target: float, known: set[float], runs: Sequence[tuple[int | None, list[float]]]) -> bool:
-    """`target` is a sum, difference, product or quotient of two numbers of `known`, one of them times a
-    small count, or the sum of a run of one tool result's amounts under one key (module docstring)."""
+def computable(
+    target: float,
+    known: set[float],
+    runs: Sequence[tuple[int | None, list[float]]],
+    scaled: set[float] | frozenset[float] = frozenset(),
+    percents: set[float] | frozenset[float] = frozenset(),
+) -> bool:
+    """`target` is the sum or difference of two amounts of `known` (neither the target, nor a count under
+    ten: $150 and 2 bags make no $152); a number of
+    `known` or `scaled` times a count under ten; a stated percentage of one (`a × p / 100`, `a × (1 ± p /
+    100)`, `p` in `percents`); or the sum of a run of one tool result's amounts under one key."""
     target = _round(target)
-    for a in known:
-        if _round(target - a) in known or _round(a - target) in known:
+    others = known - {target}
+    amounts = {a for a in others if abs(a) >= _SMALL_COUNT or not a.is_integer()}  # a count adds nothing
+    for a in amounts:
+        if _round(target - a) in amounts or _round(a - target) in amounts:
             return True
-        if a and (_round(target / a) in known or _round(target * a) in known):
+    for a in (others | scaled) - {target}:
+        if any(_round(a * count) == target for count in range(2, _SMALL_COUNT)):
             return True
-        for count in range(2, _SMALL_COUNT):
-            if _round(a * count) == target:
+        for p in percents:
+            if target in (_round(a * p / 100), _round(a * (1 + p / 100)), _round(a * (1 - p / 100))):
                 return True
-    for _, run in runs:
-        for i in range(len(run)):
-            total = 0.0
-            for x in run[i:]:
-                total = _round(total + x)
-                if total == target:
-                    return True
+    for _, run in runs:  # prefix sums: a contiguous run adds up to the target
+        seen, total = {0.0}, 0.0
+        for x in run:
+            total = _round(total + x)
+            if _round(total - target) in seen:
+                return True
+            seen.add(total)
     return False
+
+
+_MAX_OPERANDS_PER_RESULT = 20
+_MAX_TERMS = 4
+_MAX_ADDENDS = 14
+
+
+def _subset_sum(target: float, numbers: set[float]) -> bool:
+    """`target` is the sum of three or four of `numbers` (a reply's total of the parts it lists: $156 for the
+    days, $24.18 taxes, $75 in fees, $255.18 in all); the largest numbers below the target are tried."""
+    target = _round(target)
+    parts = sorted((n for n in numbers if 0 < n < target), reverse=True)[:_MAX_ADDENDS]
+    return any(
+        _round(sum(combo)) == target
+        for k in range(3, _MAX_TERMS + 1)
+        for combo in itertools.combinations(parts, k)
+    )
 
 
 def _schema_values(schema: Any, path: str) -> list[Any]:
@@ -537,36 +685,49 @@ def _schema_values(schema: Any, path: str) -> list[Any]:
     return allowed + [node[k] for k in ("const", "default") if k in node]
 
 
-def _leaves(value: Any, path: str = "", key: str = "") -> Iterator[tuple[str, str, Any]]:
-    """(path, the nearest argument name, leaf) for every scalar inside arguments."""
+#: how deep grounding reads into arguments and results (deeper values are not read: never a failure)
+MAX_DEPTH = 32
+#: how much of one string grounding reads for typed facts (the words of all of it still count)
+MAX_FACT_CHARS = 4_000
+
+
+def _leaves(value: Any, path: str = "", key: str = "", depth: int = 0) -> Iterator[tuple[str, str, Any]]:
+    """(path, the nearest argument name, leaf) for every scalar inside arguments, to `MAX_DEPTH`."""
+    if depth > MAX_DEPTH:
+        return
     if isinstance(value, dict):
         for k, v in value.items():
-            yield from _leaves(v, f"{path}.{k}" if path else str(k), str(k))
+            yield from _leaves(v, f"{path}.{k}" if path else str(k), str(k), depth + 1)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from _leaves(v, f"{path}[{i}]", key)
+            yield from _leaves(v, f"{path}[{i}]", key, depth + 1)
     else:
         yield path or "(arguments)", key, value
 
 
 def _result_leaves(
-    value: Any, money: bool | None = None, key: str = ""
+    value: Any, money: bool | None = None, key: str = "", depth: int = 0
 ) -> Iterator[tuple[str | float, bool, str]]:
     """Every key and scalar of a tool result: strings as text, numbers as numbers, each with whether it is
     an amount arithmetic may combine — a bare result (a calculator's), or a number under a key that says
     money (`price`, `amount`, `prices.economy`); seat counts and the like are stated, never combined. The
     third item is the key the leaf sits under ("" for a bare result)."""
+    if depth > MAX_DEPTH:
+        return
     if isinstance(value, dict):
         for k, v in value.items():
             yield str(k), False, key
-            yield from _result_leaves(v, bool(set(key_words(str(k))) & MONEY_WORDS) or money is True, str(k))
+            money_key = bool(set(key_words(str(k))) & MONEY_WORDS)
+            yield from _result_leaves(v, money_key or money is True, str(k), depth + 1)
     elif isinstance(value, list):
         for v in value:
-            yield from _result_leaves(v, money, key)
+            yield from _result_leaves(v, money, key, depth + 1)
     elif isinstance(value, bool) or value is None:
         return
     elif isinstance(value, int | float):
-        yield float(value), money is not False, key
+        number = _finite(value)
+        if number is not None:
+            yield number, money is not False, key
     else:
         yield str(value), False, key
 
@@ -577,15 +738,24 @@ def _leaf_strings(value: Any) -> Iterator[str]:
 
 def _leaf_numbers(value: Any) -> Iterator[float]:
     for _, _, leaf in _leaves(value):
-        if isinstance(leaf, int | float) and not isinstance(leaf, bool):
-            yield float(leaf)
+        if isinstance(leaf, int | float) and not isinstance(leaf, bool) and (n := _finite(leaf)) is not None:
+            yield n
+
+
+def _finite(value: int | float) -> float | None:
+    """A JSON number as a float; None for one too large for a float (`10**400`) or not finite."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _as_number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value)
+        return _finite(value)
     if isinstance(value, str):
         facts = extract_facts(value, False)
         numbers = [c for c in facts.facts if c.startswith("number:")]
@@ -619,8 +789,13 @@ def _may_hold_facts(text: str) -> bool:
     )
 
 
-@lru_cache(maxsize=65_536)
 def _fact_keys(text: str) -> tuple[str, ...]:
+    """`_read_keys` of the text's start (`MAX_FACT_CHARS`): bounded cost, and a bounded cache key."""
+    return _read_keys(text[:MAX_FACT_CHARS])
+
+
+@lru_cache(maxsize=65_536)
+def _read_keys(text: str) -> tuple[str, ...]:
     """The typed facts of a text as look-up keys: its canonical facts, each date also as its month and
     day (`md:05-17`), and a month said beside a day number (`May 17`, `17th of May`) as `md:` too."""
     if not _may_hold_facts(text):
@@ -635,8 +810,15 @@ def _fact_keys(text: str) -> tuple[str, ...]:
             canon = f"date:{day}"
         if canon.startswith("date:") and len(canon) == 15:
             keys.append(f"md:{canon[-5:]}")
+    keys += [key for key, _ in _month_days(text)]  # `Aug 20`: abbreviated months too
+    for m in _DIGIT_RUN.finditer(text):  # `138 0013 8000`, `839 214`: one number written in groups
+        digits = digits_of(m.group(0))
+        keys.append(f"digits:{digits}")
+        if len(digits) >= _PHONE_DIGITS:
+            keys.append(f"phone:{digits}")
     for m in _CLOCK.finditer(text):  # `17:00:00`, `03:00:00+1` in tool results
         keys.append(f"time:{int(m['h']):02d}:{m['m']}")
+    keys += [clock_key(int(k[5:7]), int(k[8:10])) for k in keys if k.startswith("time:") and len(k) == 10]
     for (a, _), (b, _) in itertools.pairwise(spans):
         month, day = (a, b) if a.startswith("month:") else (b, a)
         if month.startswith("month:") and day.startswith("number:"):
@@ -651,27 +833,95 @@ def _fact_keys(text: str) -> tuple[str, ...]:
 # ---------------------------------------------------------------------------------------------
 
 #: Fact kinds a reply must not state without support; numbers only from 10 up (counts say little).
-_REPLY_FACT_KINDS = frozenset({"number", "date", "time", "id", "phone"})
+_REPLY_FACT_KINDS = frozenset({"number", "date", "time", "id", "phone", "md"})
+
+
+def _reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
+    """The facts of a reply grounding checks (`_REPLY_FACT_KINDS`, measures left out), from its start."""
+    return _read_reply_facts(reply[:MAX_FACT_CHARS])
 
 
 @lru_cache(maxsize=32_768)
-def _reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
+def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
     if not _may_hold_facts(reply):
         return ()
-    out = []
-    for canon, original in extract_facts(reply, False).spans:
+    # what a reply asks proposes (`Would you like it on Friday, April 4 instead?`): only what it tells is a claim
+    reply = "\n".join(x for x in sentences(reply) if act_of(x) != "ask")
+    spans = extract_facts(reply, False).spans
+    days = _month_days(reply)  # `May 18th`: a month and its day, checked together
+    said_days = {key[-2:].lstrip("0") for key, _ in days}
+    runs = list(_DIGIT_RUN.finditer(reply))  # a number in groups is one fact: a phone number from 7 digits
+    out = [
+        (
+            f"{'phone' if len(digits_of(m.group(0))) >= _PHONE_DIGITS else 'digits'}:{digits_of(m.group(0))}",
+            m.group(0),
+        )
+        for m in runs
+        if len(digits_of(m.group(0))) >= 4
+    ]
+    out += days
+    for canon, original in spans:
         kind = canon.partition(":")[0]
-        if kind not in _REPLY_FACT_KINDS:
+        if kind not in _REPLY_FACT_KINDS or any(original.strip() in m.group(0) for m in runs):
             continue
+        if kind == "number" and original.strip().rstrip("stndrh") in said_days:
+            continue  # the day of a `May 18th` above
         if kind == "number":
             number = _number_of(canon)
             said = _said_number(original)
             if number is None or _is_year(number, canon) or (said is not None and abs(said) < _SMALL_COUNT):
                 continue
+            if _measure(canon, original, reply):
+                continue
         if kind == "id" and _MEASURE_WORD.fullmatch(original):  # `24-hour`, `3-day`: a measure, no id
             continue
         out.append((canon, original))
     return tuple(out)
+
+
+#: after a number, words that make it a duration or a policy's constant, not a fact of this conversation
+_UNIT_AFTER = re.compile(
+    r"(?i)^\s*(?:[a-z]+\s+)?(?:business\s+|working\s+|calendar\s+)?"
+    r"(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|kg|lbs?|km|miles?)\b"
+)
+
+
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
+)  # fmt: skip
+_MONTH = (
+    r"(?P<m>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_MONTH_DAY = re.compile(
+    rf"(?i)\b{_MONTH}\.?\s+(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*[,.]?\s*\d{{4}})(?![:\d])"
+    rf"|\b(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH.replace('?P<m>', '?P<m2>')}\b(?!\s*[,.]?\s*\d{{4}})"
+)
+
+
+def _month_days(reply: str) -> list[tuple[str, str]]:
+    """Days said with their month and no year (`May 18th`, `18 May`): (`md:05-18`, as said); a date with a
+    year is a date fact already."""
+    out = []
+    for m in _MONTH_DAY.finditer(reply):
+        name, day = (m["m"], m["d"]) if m["m"] else (m["m2"], m["d2"])
+        month = next(i for i, full in enumerate(_MONTH_NAMES, start=1) if full.startswith(name.lower()[:3]))
+        if 1 <= int(day) <= 31:
+            out.append((f"md:{month:02d}-{int(day):02d}", m.group(0)))
+    return out
+
+
+def _measure(canon: str, original: str, reply: str) -> bool:
+    """A number that measures rather than states: with a unit that is no currency (`23 kg`, `30 days`: its
+    fact carries `g`, `s`), followed by one (`7 to 10 business days`), or in a ratio (`24/7`)."""
+    unit = canon.partition("|")[2]
+    if unit and not (len(unit) == 3 and unit.isalpha()):  # ISO currency codes are three letters
+        return True
+    at = reply.find(original)
+    after = reply[at + len(original) :] if at >= 0 else ""
+    before = reply[:at] if at >= 0 else ""
+    return bool(_UNIT_AFTER.match(after)) or after.startswith("/") or before.endswith("/")
 
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?")
@@ -727,11 +977,18 @@ _VERB = "|".join(sorted(_CLAIM_VERBS, key=len, reverse=True))
 _DONE_CLAIM = re.compile(
     rf"(?i)\b(?:(?:i|we)(?:['’]ve| have)?\s+(?:now\s+|just\s+|already\s+|successfully\s+)*(?P<a>{_VERB})"
     rf"|(?:has|have)\s+(?:now\s+|already\s+)?been\s+(?:successfully\s+)?(?P<b>{_VERB})"
-    rf"|(?:is|are)\s+now\s+(?P<c>{_VERB})"
-    rf"|(?:was|were)\s+successfully\s+(?P<d>{_VERB}))\b"
+    rf"|(?:is|are)\s+now\s+(?P<c>{_VERB})|(?:was|were)\s+successfully\s+(?P<d>{_VERB})"
+    rf"|went ahead and\s+(?P<e>{_VERB}))\b"
 )
+#: Chinese: 已为您取消, 我已经帮您修改了, 已提交 — the verb after 已 / 已经 (with 为您 / 帮您)
+_ZH_VERBS = {
+    "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
+    "更改": "update", "退款": "refund", "退回": "refund", "发送": "send", "发出": "send", "提交": "submit",
+    "下单": "order", "转账": "pay", "开通": "create", "办理": "create",
+}  # fmt: skip
+_ZH_DONE = re.compile("(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(" + "|".join(_ZH_VERBS) + ")")
 _NOT_DONE = re.compile(
-    r"(?i)\b(?:not|never|no|unable|cannot|can['’]t|couldn['’]t|won['’]t|if|once|after|when|before|"
+    r"(?i)\b(?:not|never|no|none|nothing|unable|cannot|can['’]t|couldn['’]t|won['’]t|if|once|after|when|before|"
     r"would|will|should|could|can|(?-i:may)|might|unless|yet|pending)\b|n['’]t\b"
 )
 #: `… upgraded to economy class and then canceled`: a second action the same claim names.
@@ -766,12 +1023,32 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
             verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]
             out += [(sentence, _CLAIM_VERBS[v.lower()]) for v in verbs]
             continue
+        zh = _ZH_DONE.search(sentence)
+        if zh is not None and not re.search("[不没未]", sentence[: zh.start()]):
+            out.append((sentence, _ZH_VERBS[zh.group(1)]))
+            continue
         n = _DONE_NOUNS.search(sentence)
         if n is not None and not _NOT_DONE.search(sentence[: n.end()]):
             nouns = [w.lower() for w in re.findall(r"[A-Za-z]+", sentence[: n.start()])]
             actions = dict.fromkeys(_NOUN_ACTIONS[w] for w in nouns if w in _NOUN_ACTIONS)
             out += [(sentence, a) for a in actions]
     return tuple(dict.fromkeys(out))
+
+
+_READ_VERBS = frozenset(
+    {"get", "search", "list", "find", "lookup", "look", "check", "read", "fetch", "query", "show", "view",
+     "describe", "calculate", "think", "retrieve", "browse", "verify", "validate", "quote", "estimate"}
+)  # fmt: skip
+
+
+def _looks_read_only(tool: str) -> bool:
+    """A tool whose name opens with a verb that reads (`get_order`, `search_flights`, `calculate`)."""
+    words = key_words(tool)
+    return bool(words) and words[0] in _READ_VERBS
+
+
+def _strings(value: Any) -> Iterator[str]:
+    return (leaf for leaf, _, _ in _result_leaves(value) if isinstance(leaf, str))
 
 
 def _says(args: Any, action: str) -> bool:
@@ -792,6 +1069,11 @@ def _named_ids(sentence: str) -> set[str]:
 
 
 def does(tool: str, action: str) -> bool:
-    """A tool whose name says the action (`cancel_reservation` cancels; `send_certificate` sends)."""
+    """A tool whose name says the action by its verb: its first word (`cancel_reservation` cancels,
+    `send_certificate` sends; `get_booking_details` books nothing), or any word that is the verb itself
+    (`reservation_cancel`)."""
     words = key_words(tool)
-    return any(w.startswith(stem) for w in words for stem in ACTIONS.get(action, (action,)))
+    stems = ACTIONS.get(action, (action,))
+    return bool(words) and (
+        any(words[0].startswith(stem) for stem in stems) or any(w in stems for w in words)
+    )

@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -328,8 +329,9 @@ def _unrecognized(spans: Sequence[AgentSpan]) -> str:
 
 def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> ConversationEvidence:
     """What the conversation states beside its turns: its system prompts (every distinct one any model call
-    was given) and the values of `normalize.evidence_attributes`; and whether all of it was recorded (no
-    span dropped)."""
+    was given), the values of `normalize.evidence_attributes` and its date (UTC, from its first span, so
+    that `tomorrow` can be grounded); and whether all of it was recorded: no
+    span dropped, and a conversation id on the spans (a conversation grouped by trace may be cut)."""
     system = {
         m.text: None
         for s in spans
@@ -337,8 +339,14 @@ def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> Convers
         if m.role == "system" and m.text and m.text.strip()
     }
     system.update((value, None) for s in spans for value in s.evidence)
-    why = f"evidence incomplete: {spans_dropped} spans were dropped" if spans_dropped else ""
-    return ConversationEvidence(system=tuple(system), complete=not spans_dropped, why_incomplete=why)
+    why = ""
+    if spans_dropped:
+        why = f"evidence incomplete: {spans_dropped} spans were dropped"
+    elif not any(s.conversation_id for s in spans):  # grouped by trace: earlier traces may hold the rest
+        why = "evidence incomplete: no conversation id on the spans, so this trace may be part of a longer conversation"
+    starts = [s.span.start_ns for s in spans if s.span.start_ns > 0]
+    today = datetime.fromtimestamp(min(starts) / 1e9, UTC).date().isoformat() if starts else None
+    return ConversationEvidence(system=tuple(system), today=today, complete=not why, why_incomplete=why)
 
 
 def _with_edges(turns: Sequence[DialogTurn], edges: Mapping[int, set[int]]) -> tuple[DialogTurn, ...]:

@@ -59,7 +59,7 @@ from monitor.model import (
     UnmatchedTurn,
 )
 from monitor.score.composition import compose
-from monitor.score.recovery import Attempt, retried
+from monitor.score.recovery import Attempt, identifying, retried
 from monitor.score.turn import TurnScore, finish_checks, score_turn
 
 ORDER_INVARIANT_PREFIX = "OrderInvariant_"
@@ -387,7 +387,13 @@ def _recoveries(
     call where gold expects no call is never one."""
     calls = [r for r in rows if isinstance(r.predict_turn, ActionContent)]
     attempts = [
-        Attempt(r.turn_no, r.predict_turn.name, bool(r.predict_turn.error), exchange_of.get(r.turn_no, 0))
+        Attempt(
+            r.turn_no,
+            r.predict_turn.name,
+            bool(r.predict_turn.error),
+            exchange_of.get(r.turn_no, 0),
+            identifying(r.predict_turn.args),
+        )
         for r in calls
         if isinstance(r.predict_turn, ActionContent)
     ]

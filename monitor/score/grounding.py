@@ -20,6 +20,7 @@ reported `uncertain` (a comparison on the `evidence` rung), for a reviewer to fi
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -34,16 +35,25 @@ from monitor.model import (
     Rung,
 )
 from monitor.reference.policy import Grounding
-from monitor.score.recovery import Attempt, retried
+from monitor.score.recovery import Attempt, identifying, retried
 
 Problem = tuple[FailureReason, str, str, Mismatch]
+#: A user message that agrees to what the agent just proposed (`yes friday`, `sure, go ahead`, `好的`):
+#: the proposal's values become the user's.
+AFFIRMATION = re.compile(
+    r"(?i)^\W*(?:yes|yeah|yep|yup|sure|ok|okay|correct|confirm(?:ed)?|sounds good|go ahead|please do|do it|"
+    r"that'?s right|right|perfect|great|fine|absolutely|对|是的?|好的?|可以|行|没问题|确认)\b"
+)
 
 
 @dataclass(frozen=True)
 class ConversationEvidence:
     """What the conversation states beside its turns, and whether all of it was recorded."""
 
-    system: tuple[str, ...] = ()  # system prompts / instructions, and the policy's evidence attributes
+    system: tuple[str, ...] = ()  # system prompts / instructions, and the configured evidence attributes
+    today: str | None = (
+        None  # the conversation's date (ISO, from its first span): "tomorrow" is relative to it
+    )
     complete: bool = True  # False: content not captured or spans dropped (values are uncertain, not failed)
     why_incomplete: str = ""
 
@@ -75,7 +85,7 @@ def ground(
     A failed call that was recovered (`score/recovery`) had no effect: its ungrounded values are reported
     `uncertain` (a reviewer sees the invented id), not failed — as gold scoring forgives a recovered attempt.
     """
-    evidence = Evidence(system=context.system, schemas=schemas)
+    evidence = Evidence(system=context.system, schemas=schemas, today=context.today)
     known = set(known_tools)
     tools = known | set(schemas)
     tools |= {t.predict_turn.name for t in turns if isinstance(t.predict_turn, ActionContent)}
@@ -88,10 +98,14 @@ def ground(
         why_incomplete = "evidence incomplete: no user message was recorded"
     recovered = _recovered(turns, errors, read_only)
     out = Grounded()
+    proposal = ""  # the agent's latest reply, which a user's `yes` makes the user's own
     for t in turns:
         content = t.predict_turn
         if t.turn == "User" and isinstance(content, ResponseContent):
             evidence.add_user(t.turn_no, content.response)
+            if proposal and AFFIRMATION.match(content.response):
+                evidence.add_confirmed(t.turn_no, proposal)
+            proposal = ""
         elif isinstance(content, ActionContent):
             failed = bool(errors.get(t.turn_no) or content.error)
             provenance = tuple(evidence.provenance(content.name, content.args))
@@ -105,22 +119,27 @@ def ground(
                 for p in provenance
                 if p.checked and not p.grounded and not _exempt(settings, content.name, p)
             ]
+            forgiven = (
+                f"a failed attempt, recovered at turn {recovered[t.turn_no]}"
+                if t.turn_no in recovered
+                else ""
+            )
             if settings.arguments and bad:
-                forgiven = (
-                    f"a failed attempt, recovered at turn {recovered[t.turn_no]}"
-                    if t.turn_no in recovered
-                    else ""
-                )
                 _report_values(out, t.turn_no, bad, why_incomplete or forgiven)
+            # only a call whose value failed taints its result: an uncertain one (evidence incomplete) does not
+            tainted = settings.arguments and any(p.tainted_by is not None or not why_incomplete for p in bad)
             error = errors.get(t.turn_no) or content.error or ""
-            evidence.add_call(t.turn_no, content.name, content.args, content.result, failed, bool(bad), error)
+            evidence.add_call(t.turn_no, content.name, content.args, content.result, failed, tainted, error)
             if not failed and content.result is None and not why_incomplete:
                 why_incomplete = f"evidence incomplete: turn {t.turn_no}'s call recorded no result"
-        elif t.turn == "Agent" and isinstance(content, ResponseContent) and settings.replies:
+        elif t.turn == "Agent" and isinstance(content, ResponseContent):
+            proposal = content.response
+            if not settings.replies:
+                continue
             claims = evidence.unsupported(content.response, tools, tools_declared=bool(schemas or known))
-            tainted = {c.tainted_by for c in claims if c.tainted_by is not None}
-            if tainted:
-                out.edges[t.turn_no] = tainted
+            sources = {c.tainted_by for c in claims if c.tainted_by is not None}
+            if sources:
+                out.edges[t.turn_no] = sources
             for c in claims:
                 field_ = "response.done" if c.what == "done" else "response.fact"
                 if why_incomplete:
@@ -147,7 +166,9 @@ def _recovered(
         users += t.turn == "User"
         if isinstance(t.predict_turn, ActionContent):
             failed = bool(errors.get(t.turn_no) or t.predict_turn.error)
-            attempts.append(Attempt(t.turn_no, t.predict_turn.name, failed, users))
+            attempts.append(
+                Attempt(t.turn_no, t.predict_turn.name, failed, users, identifying(t.predict_turn.args))
+            )
     out = {}
     for i, a in enumerate(attempts):
         steps = retried(attempts, i, read_only) if a.failed else None
@@ -175,7 +196,7 @@ def _report_values(out: Grounded, turn: int, bad: Sequence[Provenance], why_inco
                 FailureReason.UNGROUNDED_PARAMETER_VALUE,
                 p.path,
                 detail,
-                Mismatch(p.path, None, p.value, "value"),
+                Mismatch(p.path, None, p.value, "value", p.tainted_by),
             )
         )
 

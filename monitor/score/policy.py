@@ -50,7 +50,7 @@ from monitor.model import (
 )
 from monitor.reference.policy import MAX_CONDITION_COST, Policy
 from monitor.score.grounding import ConversationEvidence, Grounded, ground
-from monitor.score.recovery import Attempt, retried
+from monitor.score.recovery import Attempt, identifying, retried
 from monitor.score.turn import TurnScore, finish_checks
 
 
@@ -289,7 +289,10 @@ def _recovery(
     for t in turns:
         users += t.turn == "User"
         exchange_of[t.turn_no] = users
-    attempts = [Attempt(c.turn_no, c.tool, bool(c.error), exchange_of.get(c.turn_no, 0)) for c in calls]
+    attempts = [
+        Attempt(c.turn_no, c.tool, bool(c.error), exchange_of.get(c.turn_no, 0), identifying(c.args))
+        for c in calls
+    ]
     read_only = frozenset(name for name, tp in policy.tools.items() if tp.read_only)
     call_of = {c.turn_no: c for c in calls}
     faults = recovered = escalated = false_rec = unrecovered = 0
@@ -306,7 +309,9 @@ def _recovery(
         ]
         recovering = attempts[i + retry].turn_no if retry is not None else None
         window = [t for t in later if recovering is None or t.turn_no < recovering]
-        invented = [t.turn_no for t in window if t.turn_no in call_of and grounded.ungrounded(t.turn_no)]
+        invented = [
+            t.turn_no for t in window if t.turn_no in call_of and _ungrounded_failure(grounded, t.turn_no)
+        ]
         nxt = next(
             (t for t in later if not (t.turn_no in call_of and call_of[t.turn_no].tool in read_only)), None
         )
@@ -351,6 +356,11 @@ def _recovery(
         mean_recovery_steps=round(sum(steps) / len(steps), 4) if steps else None,
         escalation_rate=round(escalated / faults, 4) if faults else None,
     )
+
+
+def _ungrounded_failure(grounded: Grounded, turn: int) -> bool:
+    """A call grounding failed (not exempt, not merely uncertain): the mark of a false recovery."""
+    return any(r == FailureReason.UNGROUNDED_PARAMETER_VALUE for r, *_ in grounded.problems.get(turn, ()))
 
 
 def _conditions(

@@ -10,8 +10,19 @@ statistics count it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+_ID = re.compile(r"[A-Za-z]*\d[\w-]*|[A-Z]{3,}")
+
+
+def identifying(args: Any) -> frozenset[str]:
+    """The top-level argument values of a call that look like identifiers (`AAA111`, `ORD-77`)."""
+    if not isinstance(args, dict):
+        return frozenset()
+    return frozenset(v for v in args.values() if isinstance(v, str) and _ID.fullmatch(v.strip()))
 
 
 @dataclass(frozen=True)
@@ -22,6 +33,7 @@ class Attempt:
     tool: str
     failed: bool
     exchange: int  # which exchange (user message) it serves
+    keys: frozenset[str] = frozenset()  # its identifying argument values (`identifying`)
 
 
 def retried(calls: Sequence[Attempt], index: int, read_only: Collection[str] = ()) -> int | None:
@@ -30,7 +42,10 @@ def retried(calls: Sequence[Attempt], index: int, read_only: Collection[str] = (
     failed = calls[index]
     for steps, later in enumerate(calls[index + 1 :], start=1):
         if later.tool == failed.tool:
-            if not later.failed:
+            # in a later exchange, a call of the same tool on something else (the user asked to cancel
+            # BBB222 instead) is a new request, not the failed one retried
+            same = later.exchange == failed.exchange or not failed.keys or bool(failed.keys & later.keys)
+            if not later.failed and same:
                 return steps
             continue
         if later.exchange != failed.exchange and later.tool not in read_only:

@@ -1,0 +1,181 @@
+"""How people say dates, times and numbers that a tool receives in another form. Pure.
+
+`spoken_keys(text, today)` gives the typed-fact keys (as `compare/evidence` indexes them) that a user's
+words mean beyond what `facts.extract_facts` reads on its own:
+- dates relative to the conversation's date: `today`, `tonight`, `tomorrow`, `yesterday`, `last night`,
+  `the day after tomorrow`, weekdays (`Sunday`, `this Friday`, `next Tuesday` — both the coming one and
+  the one a week later, as people mean either —, `last Monday`), `the 3rd` (this month's or next month's),
+  `in 3 days`, `in two weeks`; Chinese 今天 / 今晚 / 明天 / 后天 / 昨天 / 昨晚, 周X / 星期X / 礼拜X, with 这 /
+  本 / 下 / 上;
+- times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
+  `at 7` — as `clock:` keys, the time of day on a 12-hour dial (`17:00` and `5:00` are one clock key), so
+  a value `17:00` is grounded by `after 5` and a reply's `6:00` by a result's `18:00`;
+- numbers in words: `five hundred`, `twenty-five`, `one thousand two hundred` (`facts` reads single
+  number words only).
+
+`clock_key(hour, minute)` and `digits_of(text)` are the shared spellings of those keys.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from functools import lru_cache
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_DAY_WORDS = {
+    "today": (0,), "tonight": (0,), "this morning": (0,), "this afternoon": (0,), "this evening": (0,),
+    "tomorrow": (1,), "day after tomorrow": (2,), "yesterday": (-1,), "last night": (-1,),
+    "day before yesterday": (-2,),
+}  # fmt: skip
+_ZH_DAY_WORDS = {
+    "今天": 0,
+    "今晚": 0,
+    "今日": 0,
+    "明天": 1,
+    "明晚": 1,
+    "明日": 1,
+    "后天": 2,
+    "昨天": -1,
+    "昨晚": -1,
+    "前天": -2,
+}
+_DAY_WORD = re.compile(r"(?i)\b(" + "|".join(sorted(_DAY_WORDS, key=len, reverse=True)) + r")\b")
+_ZH_DAY_WORD = re.compile("|".join(_ZH_DAY_WORDS))
+_WEEKDAY = re.compile(r"(?i)\b(?:(this|next|last|coming)\s+)?(" + "|".join(_WEEKDAYS) + r")s?\b")
+_ZH_WEEKDAY = re.compile("(这|本|下下|下|上)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
+_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+#: `the 3rd` (not `the 3rd of May`: a full date, which `facts` reads)
+_DAY_OF_MONTH = re.compile(rf"(?i)\bthe\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS}))")
+_IN_UNITS = re.compile(
+    r"(?i)\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|ten|fourteen)\s+(day|week)s?\b"
+)
+_HALF_QUARTER = re.compile(
+    r"(?i)\b(half|quarter)\s+(past|to|after)\s+(\d{1,2}|"
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+)
+_OCLOCK = re.compile(
+    r"(?i)\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+o['’]?clock\b"
+)
+_BARE_HOUR = re.compile(
+    r"(?i)\b(?:at|after|before|around|by|from|until|till|between|about|past)\s+(\d{1,2})(?![\d:.,%])"
+    r"(?!\s*(?:days?|nights?|weeks?|months?|years?|people|persons?|guests?|bags?|items?|minutes?|hours?))"
+)
+_SMALL = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a": 1, "an": 1,
+}  # fmt: skip
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_RUN = re.compile(
+    r"(?i)\b(?:(?:"
+    + "|".join(k for k in _SMALL if len(k) > 2)
+    + "|"
+    + "|".join(_SCALES)
+    + r")(?:[\s-]+(?:and\s+)?|\b))+"
+)
+
+
+def clock_key(hour: int, minute: int) -> str:
+    """A time of day on a 12-hour dial: `17:00` and `5:00` are both `clock:05:00`."""
+    return f"clock:{hour % 12:02d}:{minute:02d}"
+
+
+def digits_of(text: str) -> str:
+    return "".join(c for c in text if c.isdigit())
+
+
+@lru_cache(maxsize=16_384)
+def spoken_keys(text: str, today: str | None) -> tuple[str, ...]:
+    """The fact keys a user's words mean that `extract_facts` does not read (module docstring)."""
+    keys: list[str] = []
+    if today:
+        keys += [f"date:{d.isoformat()}" for d in relative_dates(text, date.fromisoformat(today))]
+    keys += [clock_key(h, m) for h, m in _word_times(text)]
+    keys += [f"number:{n}" for n in number_words(text)]
+    return tuple(dict.fromkeys(keys))
+
+
+def relative_dates(text: str, today: date) -> list[date]:
+    """The dates a text names relative to `today` (module docstring)."""
+    out: list[date] = []
+    for m in _DAY_WORD.finditer(text):
+        out += [today + timedelta(days=k) for k in _DAY_WORDS[m.group(1).lower()]]
+    for m in _ZH_DAY_WORD.finditer(text):
+        out.append(today + timedelta(days=_ZH_DAY_WORDS[m.group(0)]))
+    for m in _WEEKDAY.finditer(text):
+        out += _weekday(today, _WEEKDAYS.index(m.group(2).lower()), (m.group(1) or "").lower())
+    for m in _ZH_WEEKDAY.finditer(text):
+        which = {"下": "next", "下下": "after next", "上": "last"}.get(m.group(1) or "", "this")
+        out += _weekday(today, _ZH_WEEKDAYS[m.group(2)], which)
+    for m in _DAY_OF_MONTH.finditer(text):
+        out += _day_of_month(today, int(m.group(1)))
+    for m in _IN_UNITS.finditer(text):
+        n = int(m.group(1)) if m.group(1).isdigit() else _SMALL.get(m.group(1).lower(), 1)
+        out.append(today + timedelta(days=n * (7 if m.group(2).lower() == "week" else 1)))
+    return out
+
+
+def _weekday(today: date, weekday: int, which: str) -> list[date]:
+    ahead = (weekday - today.weekday()) % 7
+    coming = today + timedelta(days=ahead)
+    if which == "last":
+        return [today - timedelta(days=(today.weekday() - weekday) % 7 or 7)]
+    if which == "after next":
+        return [coming + timedelta(days=7), coming + timedelta(days=14)]
+    if which == "next":  # the coming one, or the one in next week: people mean either
+        return [coming if ahead else coming + timedelta(days=7), coming + timedelta(days=7)]
+    # `Monday`, `this Monday`: the coming one — or, said of a trip or a range that starts later
+    # (`pick up next Saturday, return Monday`), the one after it
+    return [coming, coming + timedelta(days=7)]
+
+
+def _day_of_month(today: date, day: int) -> list[date]:
+    out = []
+    for month_offset in (0, 1):
+        year, month = (
+            today.year + (today.month + month_offset - 1) // 12,
+            (today.month + month_offset - 1) % 12 + 1,
+        )
+        try:
+            out.append(date(year, month, day))
+        except ValueError:
+            continue
+    return out
+
+
+def _word_times(text: str) -> list[tuple[int, int]]:
+    out = []
+    for m in _HALF_QUARTER.finditer(text):
+        hour = _hour(m.group(3))
+        minutes = 30 if m.group(1).lower() == "half" else 15
+        out.append((hour - 1, 60 - minutes) if m.group(2).lower() == "to" else (hour, minutes))
+    out += [(_hour(m.group(1)), 0) for m in _OCLOCK.finditer(text)]
+    out += [(int(m.group(1)), 0) for m in _BARE_HOUR.finditer(text) if 1 <= int(m.group(1)) <= 12]
+    return out
+
+
+def _hour(word: str) -> int:
+    return int(word) if word.isdigit() else _SMALL[word.lower()]
+
+
+def number_words(text: str) -> list[int]:
+    """Numbers said in several words (`five hundred`, `twenty-five`); single words are `facts`' already."""
+    out = []
+    for m in _NUMBER_RUN.finditer(text):
+        words = [w for w in re.split(r"[\s-]+", m.group(0).lower()) if w and w != "and"]
+        if len(words) < 2:
+            continue
+        total = current = 0
+        for w in words:
+            if w in _SMALL:
+                current += _SMALL[w]
+            elif w == "hundred":
+                current = max(current, 1) * 100
+            else:
+                total += max(current, 1) * _SCALES[w]
+                current = 0
+        out.append(total + current)
+    return out

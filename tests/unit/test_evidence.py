@@ -1,0 +1,219 @@
+"""Grounding's evidence (`compare/evidence.py`, `compare/spoken.py`) and its verdicts under the built-in
+policy: values said in other forms are grounded, look-alikes are not, a reply's facts and done-claims need
+support, and nothing a user sends can crash it or make it slow.
+
+Each case is one a person would write; the review of the first version (false alarms on phone formats,
+numbers sent as strings, booking confirmations; amounts "computed" from any big result) is here, each
+failing before its fix."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from monitor.compare.evidence import Evidence, computable, done_claims
+from monitor.model import ActionContent, DialogTurn, FailureReason, ResponseContent
+from monitor.reference.policy import BUILTIN
+from monitor.score.grounding import ConversationEvidence
+from monitor.score.policy import check_policy
+
+TODAY = "2025-03-14"  # a Friday
+
+
+def source(
+    users: list[str], tool: str, args: dict[str, Any], calls: Sequence[tuple[str, Any, Any]] = ()
+) -> dict[str, str]:
+    """Each argument's source after the user messages and the earlier successful calls."""
+    ev = Evidence(today=TODAY)
+    for i, text in enumerate(users, start=1):
+        ev.add_user(i, text)
+    for j, (name, a, result) in enumerate(calls, start=len(users) + 1):
+        ev.add_call(j, name, a, result, failed=False, tainted=False)
+    return {p.path: p.source for p in ev.provenance(tool, args)}
+
+
+@pytest.mark.parametrize(
+    ("said", "args"),
+    [
+        ("my phone is (415) 555-0132", {"phone": "+14155550132"}),
+        ("她手机号 138 0013 8000", {"phone": "13800138000"}),
+        ("pay my landlord five hundred dollars", {"amount": 500}),
+        ("can I come in tomorrow?", {"date": "2025-03-15"}),
+        ("next Tuesday works", {"date": "2025-03-18"}),
+        ("book it for the 3rd", {"date": "2025-04-03"}),
+        ("around half past two", {"time": "14:30"}),
+        ("pick it up after 5", {"pickup_time": "17:00"}),
+        ("my email is JOHN.DOE@EXAMPLE.COM", {"email": "john.doe@example.com"}),
+        ("the PIN is 839 214", {"transfer_pin": "839214"}),
+        ("我想在成都取车", {"city": "成都"}),
+        ("fly me to Seattle", {"destination": "SEA"}),
+    ],
+)
+def test_a_value_the_user_said_in_another_form_is_the_users(said: str, args: dict[str, Any]) -> None:
+    assert set(source([said], "t", args).values()) == {"user"}
+
+
+def test_a_date_a_stated_duration_from_a_stated_date_is_computed() -> None:
+    assert source(["from April 10 for two weeks"], "t", {"end_date": "2025-04-24"}) == {
+        "end_date": "computed"
+    }
+    assert source(["Aug 20, five days"], "t", {"end_date": "2025-08-24"}) == {"end_date": "computed"}
+    assert source(["from April 10 for two weeks"], "t", {"end_date": "2025-04-27"}) == {"end_date": "agent"}
+
+
+def test_an_integer_id_in_a_result_grounds_the_same_id_sent_as_a_string() -> None:
+    got = source(["cancel my last order"], "cancel_order", {"order_id": "88231"},
+                 [("list_orders", {}, {"orders": [{"order_id": 88231}]})])  # fmt: skip
+    assert got == {"order_id": "tool_result"}
+
+
+@pytest.mark.parametrize(
+    ("said", "args"),
+    [
+        ("reservation ZFA04Y please", {"reservation_id": "ZFA04X"}),  # one character off
+        ("my user id is mia_li_3668", {"user_id": "mia_li_3669"}),
+        ("call me at (415) 555-0132", {"phone": "+14155550133"}),
+        ("can I come in tomorrow?", {"date": "2025-03-16"}),  # a day off
+    ],
+)
+def test_a_look_alike_is_the_agents_own(said: str, args: dict[str, Any]) -> None:
+    assert set(source([said], "t", args).values()) == {"agent"}
+
+
+def test_a_long_result_makes_no_amount_computable() -> None:
+    """500 prices: any sum is some difference of two of them, so none of them combine (review, 4)."""
+    flights = {"flights": [{"price": 100 + 7 * i} for i in range(500)]}
+    assert source(["refund me"], "refund", {"amount": 123456.78}, [("search", {}, flights)]) == {
+        "amount": "agent"
+    }
+    assert source(["refund me"], "refund", {"amount": 2177}, [("search", {}, flights)]) == {"amount": "agent"}
+
+
+def test_computed_amounts_of_a_small_result() -> None:
+    quote = {"daily": 52.0, "days": 3, "base_total": 156.0, "taxes": 24.18}
+    assert source(["quote me"], "pay", {"amount": 180.18}, [("get_quote", {}, quote)]) == {
+        "amount": "computed"
+    }
+    assert computable(56 * 4, set(), [], scaled={56.0})  # $56 a day, four days
+    assert not computable(152, {150.0, 2.0}, [])  # an amount and a count add up to nothing
+
+
+def reply_claims(steps: list[tuple[str, Any]], reply: str) -> list[str]:
+    ev = Evidence(today=TODAY)
+    for i, (kind, what) in enumerate(steps, start=1):
+        if kind == "user":
+            ev.add_user(i, what)
+        else:
+            name, args, result, failed = what
+            ev.add_call(i, name, args, result, failed=failed, tainted=False, error="Error" if failed else "")
+    tools = ["cancel_reservation", "book_reservation", "get_reservation"]
+    return [c.what + ": " + c.text for c in ev.unsupported(reply, tools)]
+
+
+def test_a_booking_confirmation_names_the_id_the_result_gave() -> None:
+    steps = [("user", "book HAT001 on 2025-05-17"),
+             ("call", ("book_reservation", {"flight": "HAT001"}, {"reservation_id": "ZX9Q2L"}, False))]  # fmt: skip
+    assert reply_claims(steps, "Reservation ZX9Q2L has been booked.") == []
+
+
+def test_a_claim_after_a_failed_call_or_no_call_is_unsupported() -> None:
+    failed = [("user", "cancel ABC123"), ("call", ("cancel_reservation", {"id": "ABC123"}, None, True))]
+    assert reply_claims(failed, "I've cancelled reservation ABC123.") == [
+        "done: I've cancelled reservation ABC123."
+    ]
+    assert reply_claims([("user", "cancel ABC123")], "Your reservation has been cancelled.") != []
+
+
+def test_a_state_a_lookup_showed_is_reported_not_claimed() -> None:
+    steps = [("user", "what happened to ABC123?"),
+             ("call", ("get_reservation", {"id": "ABC123"}, {"id": "ABC123", "status": "cancelled"}, False))]  # fmt: skip
+    assert reply_claims(steps, "Reservation ABC123 has already been cancelled.") == []
+
+
+def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> None:
+    steps = [("user", "how much?"), ("call", ("get_reservation", {}, {"price": 300}, False))]
+    assert reply_claims(steps, "It costs $300. Refunds take 7 to 10 business days; support is 24/7.") == []
+    assert reply_claims(steps, "It costs $310.") == ["fact: $310"]
+    assert reply_claims(steps, "Would you like it on Friday, April 4 instead?") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我已经为您取消了预订。",
+        "Reservation XEHM4B was successfully upgraded to economy class and then canceled.",
+        "The upgrade and cancellation of reservation XEHM4B have been successfully completed.",
+    ],
+)
+def test_done_claims_as_people_write_them(text: str) -> None:
+    assert done_claims(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I may have cancelled it.",
+        "Your order will be placed once you confirm.",
+        "None of the flights were canceled.",
+        "It was booked more than 24 hours ago.",
+    ],
+)
+def test_no_done_claim_in_conditions_negations_or_states(text: str) -> None:
+    assert done_claims(text) == ()
+
+
+def test_odd_json_never_crashes_and_long_text_stays_cheap() -> None:
+    ev = Evidence(today=TODAY)
+    deep: Any = "x"
+    for _ in range(3000):
+        deep = {"a": deep}
+    ev.add_user(1, "hi " + "9" * 200_000)
+    ev.add_call(2, "t", {"n": 10**400, "deep": deep}, {"price": 10**400, "deep": deep, "text": "A1 " * 100_000},
+                failed=False, tainted=False)  # fmt: skip
+    started = time.perf_counter()
+    ev.provenance("t", {"n": 10**400, "deep": deep, "id": "ZZ999"})
+    ev.unsupported("It costs $5. " * 10_000, ["t"])
+    assert time.perf_counter() - started < 30  # a guard against a hang, not a speed target
+
+
+def policy_turns(steps: list[tuple[str, Any]]) -> tuple[list[DialogTurn], dict[int, str | None]]:
+    turns, errors = [], {}
+    for i, (role, what) in enumerate(steps, start=1):
+        if role == "Tool":
+            tool, args, result, error = what
+            call = ActionContent(tool_id=tool, action=tool, args=args, result=result)
+            turns.append(DialogTurn(turn_no=i, turn="Tool", predict_turn=call))
+            errors[i] = error
+        else:
+            turns.append(DialogTurn(turn_no=i, turn=role, predict_turn=ResponseContent(response=what)))
+    return turns, errors
+
+
+def test_a_retry_on_another_reservation_in_a_later_exchange_is_no_recovery() -> None:
+    turns, errors = policy_turns([
+        ("User", "cancel AAA111"), ("Tool", ("cancel_reservation", {"reservation_id": "AAA111"}, None, "not allowed")),
+        ("Agent", "Sorry, AAA111 cannot be cancelled."), ("User", "cancel BBB222 then"),
+        ("Tool", ("cancel_reservation", {"reservation_id": "BBB222"}, {"status": "cancelled"}, None)),
+    ])  # fmt: skip
+    outcome = check_policy(turns, errors, BUILTIN.model_copy(update={"after_tool_error": "retry"}), {})
+    assert outcome.metrics.recovery.recovered == 0 and outcome.metrics.recovery.unrecovered == 1
+
+
+def test_incomplete_evidence_makes_a_value_uncertain_and_taints_nothing() -> None:
+    turns, errors = policy_turns([
+        ("User", "look up my booking"),
+        ("Tool", ("get_reservation", {"reservation_id": "QQ7788"}, {"user_id": "u_55"}, None)),
+        ("Tool", ("get_user", {"user_id": "u_55"}, {"name": "Ann"}, None)),
+    ])  # fmt: skip
+    context = ConversationEvidence(complete=False, why_incomplete="evidence incomplete: 3 spans were dropped")
+    outcome = check_policy(turns, errors, BUILTIN, {}, context)
+    assert all(s.success for s in outcome.scores.values())
+    assert [c.uncertain for c in outcome.scores[2].comparisons] == [True]
+    complete = check_policy(turns, errors, BUILTIN, {})
+    assert complete.scores[2].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
+    assert (
+        complete.scores[3].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
+    )  # the cascade's own view
