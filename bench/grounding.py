@@ -203,10 +203,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--renderings", default="openinference,genai")
     ap.add_argument("--out", type=Path, help="keep traffic and reports here (default: a temp dir)")
     ap.add_argument("--json", type=Path, help="write the figures as JSON here")
-    ap.add_argument("--blind", action="store_true", help="the blind set of other domains instead of τ-bench")
+    ap.add_argument(
+        "--blind",
+        nargs="?",
+        const=BLIND,
+        type=Path,
+        help="a blind set (default: bench/data/grounding_blind; also grounding_blind_2) instead of τ-bench",
+    )
     args = ap.parse_args(argv)
     if args.blind:
-        convs = [json.loads(line) for line in BLIND.read_text().splitlines() if line.strip()]
+        convs = [json.loads(line) for line in args.blind.read_text().splitlines() if line.strip()]
         figures: dict[str, Any] = {}
         with tempfile.TemporaryDirectory() as tmp:
             out = args.out or Path(tmp)

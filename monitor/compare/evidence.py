@@ -1,35 +1,27 @@
 """Evidence: what a conversation states, and where each value an agent uses came from. Pure.
 
 In: a conversation's turns in order (user messages, tool calls with their results and errors, replies),
-its system prompt(s) and declared tool schemas. Out: for each leaf of each call's arguments its
-`Provenance` (source and turn), and for each reply the facts and done-claims nothing supports.
+its system prompt(s), its date and the declared tool schemas. Out: for each leaf of each call's
+arguments its `Provenance` (source and turn), and for each reply the facts and done-claims nothing
+supports. docs/streaming.md ("Grounding") is the user's account of the same rules.
 
 What counts as evidence, up to the moment a value is used:
-- `user`: every user message before it (typed facts too: "June 1st" grounds `2024-06-01`, "$1,200"
-  grounds 1200, "Seattle" grounds the airport code `SEA`);
-- `tool_result`: the result of every earlier call that did not fail (keys and values); a failed call's
-  result grounds nothing, and neither does the result of a call whose own arguments were ungrounded
-  (`tainted`: a value from it is a cascade of that call, not a fact);
-- `system`: the system prompt / instructions, and extra evidence the policy names;
+- `user`: every user message before it, as words and as typed facts (`facts`), and what those words mean
+  beyond that (`spoken`: "tomorrow", "half past two", "five hundred"); the reply a user's "yes" agreed to;
+- `tool_result`: the keys and values of every earlier call that did not fail, and a failed call's error
+  message; the result of a call whose own values failed grounding is `tainted` (a value from it is a
+  cascade of that call);
+- `system`: the system prompt, the configured evidence attributes, the conversation's date;
 - `tool_definition`: an `enum`, `const` or `default` of the tool's declared JSON Schema;
-- `computed`: a number that is the sum, difference, product or quotient of two grounded numbers, or a
-  grounded number times a small count (a price for three passengers), or the sum of a run of numbers in
-  one tool result;
-- `agent`: none of these — the agent introduced it.
+- `computed`: arithmetic over amounts (`computable`), a date a stated duration from a stated date;
+- `agent`: none of these.
 
-Which values must be grounded (`checked`): identifying or typed ones — ids and codes (letters with
-digits, `ZFA04Y`, `HAT001`, an all-capital code such as `JFK`), emails, phone numbers, amounts and other
-numbers from 10 up, dates and times, and names of people and places under a key that says so
-(`first_name`, `city`, `origin` …). Never checked: free text (a key such as `summary`, `message`,
-`reason`, `query`, or a value of five words or more), small counts (0–9: "no bags" grounds no `0`),
-booleans, and plain lower-case words (`economy`, `one_way`): a schema enum checks those.
-
-Replies: a typed fact a reply states (an amount, a number from 10 up, a date, a time, an id, an email, a
-phone number) is supported by the same evidence plus the arguments of the calls that succeeded before
-it; a sentence that claims an action done (`I've cancelled …`, `… has been booked`) is supported only by
-a successful earlier call of a tool whose name says that action (`cancel_reservation`) — checked only
-when some tool of the conversation says it at all, so a claim about something no tool does is left
-alone.
+Which values must be grounded (`checked`, `value_kind`): ids and codes, emails, phone numbers, numbers
+from 10 up, dates, times, names under a key that says so. Never: free text, counts under ten, booleans,
+plain lower-case words. A reply's facts (`_reply_facts`: amounts, numbers, dates, month-and-day, times,
+ids, phone numbers; no measures, nothing in a question) need the same evidence or the successful calls'
+own arguments; its done-claims (`done_claims`) a successful earlier call of a tool whose verb is that
+action. Reading is bounded: `MAX_DEPTH` of JSON, `MAX_FACT_CHARS` of a string for facts.
 """
 
 from __future__ import annotations
@@ -149,6 +141,9 @@ class Claim:
     text: str  # the fact as the reply says it, or the claiming sentence
     detail: str
     tainted_by: int | None = None  # supported only by the result of this (ungrounded) turn
+    #: a number, date or time with no look-alike stated: perhaps computed in a way grounding does not
+    #: follow, so only uncertain (`Evidence.lookalike`)
+    unsure: bool = False
 
 
 @dataclass
@@ -159,6 +154,8 @@ class _Sources:
     facts: dict[str, list[tuple[Source, int | None]]] = field(default_factory=dict)
     numbers: dict[float, list[tuple[Source, int | None]]] = field(default_factory=dict)
     operands: set[float] = field(default_factory=set)  # amounts arithmetic may combine (`computable`)
+    #: the users' and the system's texts squashed (`squash`): ids dictated with spaces or digit words
+    squashed: list[tuple[Source, int | None, str]] = field(default_factory=list)
     percents: set[float] = field(default_factory=set)  # percentages stated (`10%`, `百分之五`)
     runs: list[tuple[int | None, list[float]]] = field(
         default_factory=list
@@ -168,6 +165,8 @@ class _Sources:
         norm = normalize_text(text)
         if norm:
             self.texts.append((source, turn, f" {norm} "))
+        if source in ("user", "system") and len(text) <= MAX_FACT_CHARS:
+            self.squashed.append((source, turn, squash(text)))
         for canon in _fact_keys(text):
             self.add_fact(canon, source, turn)
 
@@ -333,9 +332,13 @@ class Evidence:
         for canon, original in facts:
             found = self._fact_source(canon, original)
             if found is None:
-                claims.append(
-                    Claim("fact", original, f"the reply states {original!r}; nothing before it does")
-                )
+                kind = canon.partition(":")[0]
+                similar = self.lookalike(canon) if kind in _TYPED_KINDS else None
+                detail = f"the reply states {original!r}; nothing before it does"
+                if similar:
+                    detail += f" (the conversation states {similar})"
+                unsure = kind in _TYPED_KINDS and similar is None
+                claims.append(Claim("fact", original, detail, unsure=unsure))
             elif found[1] is not None:
                 claims.append(
                     Claim(
@@ -398,6 +401,8 @@ class Evidence:
                 hits += [(source, turn) for source, turn, text in where.texts if padded in text]
             if kind == "phone":
                 hits += list(_same_phone(canon[6:], where))
+            if kind in ("phone", "digits", "id") and len(flat := squash(original)) >= _SQUASHED_ID:
+                hits += [(source, turn) for source, turn, said in where.squashed if flat in said]
             if said is not None and said.is_integer() and 1 <= said <= 31:  # `the 18th`: a stated date's day
                 day = f"-{int(said):02d}"
                 hits += [
@@ -418,9 +423,55 @@ class Evidence:
                 scaled=self._sources.operands,  # a result's amount times a count: $56 a day, 4 days
                 percents=self._sources.percents,
             )
-            or _subset_sum(number, self._reply | self._spoken)
+            or _subset_sum(number, self._reply)
         ):
             return ("computed", None), None
+        return None
+
+    def lookalike_of(self, value: Any, kind: str) -> str | None:
+        """`lookalike` of an argument value of a kind (`number`, `date`, `time`)."""
+        if kind == "number":
+            n = _as_number(value)
+            return self.lookalike(f"number:{n}") if n is not None else None
+        wanted = "date:" if kind == "date" else "time:"
+        key = next((k for k in _fact_keys(str(value)) if k.startswith(wanted)), None)
+        return self.lookalike(key) if key else None
+
+    def lookalike(self, key: str) -> str | None:
+        """A stated number, date or time one slip away from `key` (a fact key: `number:140|usd`,
+        `date:2024-05-25`, `md:05-25`, `time:19:15`): a number of three digits or more, of like size, with
+        one digit changed, added, dropped or two swapped; a date up to three days off; a time one digit off.
+        What garbling a stated value looks like — where a value with no such neighbour may be a computation
+        grounding does not follow."""
+        kind = key.partition(":")[0]
+        if kind == "number":
+            n = _number_of(key)
+            if n is None:
+                return None
+            mine = _digit_form(n)
+            stated = set(self._sources.numbers) | self._spoken | set(self._arguments.numbers)
+            alike = (x for x in stated if x != n and x and 0.5 <= n / x <= 2)  # `19.90` is no slip of `3.99`
+            return next((_plain(x) for x in alike if _one_slip(mine, _digit_form(x))), None)
+        if kind in ("date", "md"):
+            mmdd = key[-5:]
+            try:
+                day = date.fromisoformat(f"2000-{mmdd}")
+            except ValueError:
+                return None
+            for other in (
+                k for k in (*self._sources.facts, *self._arguments.facts) if k.startswith(("date:", "md:"))
+            ):
+                try:
+                    near = date.fromisoformat(f"2000-{other[-5:]}")
+                except ValueError:
+                    continue
+                if other[-5:] != mmdd and abs((near - day).days) <= _SLIP_DAYS:
+                    return other.partition(":")[2]
+            return None
+        if kind == "time" and len(key) == 10:
+            for other in (k for k in self._sources.facts if k.startswith("time:") and len(k) == 10):
+                if other != key and _one_slip(key[5:], other[5:]):
+                    return other[5:]
         return None
 
     def _pick(
@@ -560,6 +611,10 @@ def _stated(
         yield from _same_phone(digits, where)
     if kind in ("number", "id", "phone") and text.strip().lstrip("+").replace(" ", "").isdigit():
         yield from where.facts.get(f"digits:{digits_of(text)}", ())  # `839214` said as `839 214`
+    if kind in ("id", "code", "phone", "number", "email") and len(flat := squash(text)) >= _SQUASHED_ID:
+        for source, turn, said in where.squashed:  # `L T G 7 H 2 K 9 P`, `M G zero zero nine one three seven`
+            if flat in said:
+                yield source, turn
     if kind == "name" and len(words := norm.split()) > 1:  # `Rite Aid Hawthorne Blvd`: every word said
         for source, turn, evidence in where.texts:
             if all(f" {w} " in evidence for w in words):
@@ -576,12 +631,32 @@ def _stated(
 
 
 _PHONE_DIGITS = 7
+_SQUASHED_ID = 6  # an id compared without its separators must be this long (shorter ones match by chance)
+_DIGIT_WORDS = {
+    "zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "零": "0", "〇": "0", "一": "1", "幺": "1", "二": "2", "两": "2",
+    "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8", "九": "9",
+}  # fmt: skip
+_DIGIT_WORD = re.compile(
+    r"(?i)\b(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine)\b|[零〇一幺二两三四五六七八九]"
+)
+_DOUBLE = re.compile(r"(?i)\b(double|triple)\s+(\w)")
+
+
+def squash(text: str) -> str:
+    """A text as a dictated id reads: digit words as digits (`zero zero nine`, `一三九`), `double 7` as `77`,
+    lower-case, every separator gone."""
+    text = _DOUBLE.sub(lambda m: m.group(2) * (2 if m.group(1).lower() == "double" else 3), text)
+    text = _DIGIT_WORD.sub(lambda m: _DIGIT_WORDS[m.group(0).lower()], text)
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
 _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
 #: digits written in groups (`138 0013 8000`, `+1 646 555 0187`, `839 214`), at least four in all
 _DIGIT_RUN = re.compile(
-    r"(?<![\w.,:+-])(?<![\w.,:-]\()(?!\d{4}-\d{1,2}-\d{1,2}(?![\d]))(?!\d{1,2}[/-]\d{1,2}[/-]\d{2,4}(?!\d))"
-    r"\+?\d{1,4}(?:[ \-]\(?\d{2,4}\)?){1,4}(?!\w|[.,:]\d)"
-)  # not a date (`2024-05-11`, `05-11-2024`), not an amount (`1,234.50`)
+    r"(?<![\w.,:+(-])(?!\d{4}-\d{1,2}-\d{1,2}(?![\d]))(?!\d{1,2}[/-]\d{1,2}[/-]\d{2,4}(?!\d))"
+    r"(?:\+?\d{1,5}|\+?\d{0,3}\s?\(\d{2,5}\))(?:[ \-]\d{2,6}){1,4}(?!\w|[.,:]\d)"
+)  # not a date (`2024-05-11`, `05-11-2024`), not an amount (`1,234.50`); `(415) 555-0132`, `07911 123456`
 
 
 def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | None]]:
@@ -613,6 +688,40 @@ _SOURCE_ORDER: dict[str, int] = {"user": 0, "tool_result": 1, "system": 2, "comp
 def _best(found: Sequence[tuple[Source, int | None]]) -> tuple[Source, int | None]:
     """User first; among tool results the latest."""
     return min(found, key=lambda s: (_SOURCE_ORDER.get(s[0], 9), -(s[1] or 0)))
+
+
+_TYPED_KINDS = frozenset({"number", "date", "md", "time"})
+_SLIP_DAYS = 3
+
+
+def _digit_form(x: float) -> str:
+    """A number's digits as written plainly (`1250`, `152.74` → `15274`)."""
+    return _plain(x).replace(".", "").lstrip("-")
+
+
+def _plain(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}".rstrip("0")
+
+
+_SLIP_DIGITS = 3  # `13`/`14`: two-digit numbers are too close to each other to call one a slip of another
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """One digit changed, added or dropped, or two neighbours swapped (`146`/`140`, `1250`/`1205`)."""
+    if a == b or min(len(a), len(b)) < _SLIP_DIGITS:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    if abs(len(a) - len(b)) == 1:
+        short, long_ = sorted((a, b), key=len)
+        return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+    return False
 
 
 def computable(
@@ -654,10 +763,12 @@ _MAX_ADDENDS = 14
 
 
 def _subset_sum(target: float, numbers: set[float]) -> bool:
-    """`target` is the sum of three or four of `numbers` (a reply's total of the parts it lists: $156 for the
-    days, $24.18 taxes, $75 in fees, $255.18 in all); the largest numbers below the target are tried."""
+    """`target` is the sum of three or four amounts of `numbers` (a reply's total of the parts it lists: $156
+    for the days, $24.18 taxes, $75 in fees, $255.18 in all; counts under ten are no parts); the largest
+    amounts below the target are tried."""
     target = _round(target)
-    parts = sorted((n for n in numbers if 0 < n < target), reverse=True)[:_MAX_ADDENDS]
+    amounts = (n for n in numbers if 0 < n < target and (n >= _SMALL_COUNT or not n.is_integer()))
+    parts = sorted(amounts, reverse=True)[:_MAX_ADDENDS]
     return any(
         _round(sum(combo)) == target
         for k in range(3, _MAX_TERMS + 1)
@@ -756,11 +867,21 @@ def _as_number(value: Any) -> float | None:
         return None
     if isinstance(value, int | float):
         return _finite(value)
-    if isinstance(value, str):
-        facts = extract_facts(value, False)
-        numbers = [c for c in facts.facts if c.startswith("number:")]
-        if len(numbers) == 1 and not facts.bare.strip():
-            return _number_of(numbers[0])
+    if isinstance(value, str) and _HAS_DIGIT.search(value) and len(value) < _NUMBER_CHARS:
+        return _string_number(value)
+    return None
+
+
+_NUMBER_CHARS = 40
+
+
+@lru_cache(maxsize=65_536)
+def _string_number(value: str) -> float | None:
+    """The one number a short string says (`"1,200.00"`, `"$45"`), else None."""
+    facts = extract_facts(value, False)
+    numbers = [c for c in facts.facts if c.startswith("number:")]
+    if len(numbers) == 1 and not facts.bare.strip():
+        return _number_of(numbers[0])
     return None
 
 
@@ -846,7 +967,9 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
     if not _may_hold_facts(reply):
         return ()
     # what a reply asks proposes (`Would you like it on Friday, April 4 instead?`): only what it tells is a claim
-    reply = "\n".join(x for x in sentences(reply) if act_of(x) != "ask")
+    parts = sentences(reply)
+    if any(act_of(x) == "ask" for x in parts):
+        reply = "\n".join(x for x in parts if act_of(x) != "ask")
     spans = extract_facts(reply, False).spans
     days = _month_days(reply)  # `May 18th`: a month and its day, checked together
     said_days = {key[-2:].lstrip("0") for key, _ in days}

@@ -13,8 +13,10 @@ provenance of each argument leaf, and the problems the policy scorer adds to the
   done with no successful call of a tool that does it before it.
 
 Incomplete evidence never fails a value: when message content was not captured (no user text at all),
-spans were dropped, or an earlier call that succeeded has no recorded result, an ungrounded value is
-reported `uncertain` (a comparison on the `evidence` rung), for a reviewer to find.
+spans were dropped, the conversation was grouped by trace (no conversation id), or an earlier call that
+succeeded has no recorded result, an ungrounded value is reported `uncertain` (a comparison on the
+`evidence` rung) for a reviewer to find, and taints nothing. A failed call that a later call recovered
+(`score/recovery`) had no effect: its ungrounded values are uncertain too.
 """
 
 from __future__ import annotations
@@ -65,10 +67,6 @@ class Grounded:
     uncertain: dict[int, list[Comparison]] = field(default_factory=dict)
     #: turn -> the earlier turns whose results its values came from: data flow, for attribution
     edges: dict[int, set[int]] = field(default_factory=dict)
-
-    def ungrounded(self, turn: int) -> list[Provenance]:
-        """The checked values of a call that no evidence (or only a tainted result) states."""
-        return [p for p in self.provenance.get(turn, ()) if p.checked and not p.grounded]
 
 
 def ground(
@@ -125,9 +123,12 @@ def ground(
                 else ""
             )
             if settings.arguments and bad:
-                _report_values(out, t.turn_no, bad, why_incomplete or forgiven)
-            # only a call whose value failed taints its result: an uncertain one (evidence incomplete) does not
-            tainted = settings.arguments and any(p.tainted_by is not None or not why_incomplete for p in bad)
+                _report_values(out, t.turn_no, bad, why_incomplete or forgiven, evidence)
+            # only a call whose value failed taints its result: an uncertain one does not
+            failed_values = [
+                r for r in out.problems.get(t.turn_no, ()) if r[0] == FailureReason.UNGROUNDED_PARAMETER_VALUE
+            ]
+            tainted = settings.arguments and bool(failed_values)
             error = errors.get(t.turn_no) or content.error or ""
             evidence.add_call(t.turn_no, content.name, content.args, content.result, failed, tainted, error)
             if not failed and content.result is None and not why_incomplete:
@@ -142,9 +143,10 @@ def ground(
                 out.edges[t.turn_no] = sources
             for c in claims:
                 field_ = "response.done" if c.what == "done" else "response.fact"
-                if why_incomplete:
+                if why_incomplete or c.unsure:
+                    why = why_incomplete or _UNSURE
                     out.uncertain.setdefault(t.turn_no, []).append(
-                        _uncertain(field_, c.text, f"{c.detail}; {why_incomplete}")
+                        _uncertain(field_, c.text, f"{c.detail}; {why}")
                     )
                     continue
                 mismatch = Mismatch(
@@ -154,6 +156,9 @@ def ground(
                     (FailureReason.UNSUPPORTED_CLAIM, field_, c.detail, mismatch)
                 )
     return out
+
+
+_TYPED = frozenset({"number", "date", "time"})
 
 
 def _recovered(
@@ -177,7 +182,16 @@ def _recovered(
     return out
 
 
-def _report_values(out: Grounded, turn: int, bad: Sequence[Provenance], why_incomplete: str) -> None:
+#: why an ungrounded number, date or time with no look-alike is only uncertain
+_UNSURE = (
+    "nothing similar is stated either: it may be computed in a way grounding does not follow, so it is "
+    "for review, not failed"
+)
+
+
+def _report_values(
+    out: Grounded, turn: int, bad: Sequence[Provenance], why_incomplete: str, evidence: Evidence
+) -> None:
     for p in bad:
         if p.tainted_by is not None:
             detail = (
@@ -186,10 +200,14 @@ def _report_values(out: Grounded, turn: int, bad: Sequence[Provenance], why_inco
             )
         else:
             detail = f"{p.path}: {p.value!r} ({p.kind}) is stated by no user message, tool result, system prompt or tool schema"
-        if why_incomplete and p.tainted_by is None:
-            out.uncertain.setdefault(turn, []).append(
-                _uncertain(p.path, p.value, f"{detail}; {why_incomplete}")
-            )
+        similar = None
+        if p.tainted_by is None and p.kind in _TYPED:
+            similar = evidence.lookalike_of(p.value, p.kind)
+            detail += f" (the conversation states {similar})" if similar else ""
+        unsure = p.tainted_by is None and p.kind in _TYPED and similar is None
+        if (why_incomplete or unsure) and p.tainted_by is None:
+            why = why_incomplete or _UNSURE
+            out.uncertain.setdefault(turn, []).append(_uncertain(p.path, p.value, f"{detail}; {why}"))
             continue
         out.problems.setdefault(turn, []).append(
             (
