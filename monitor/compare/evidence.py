@@ -449,9 +449,10 @@ class Evidence:
             if n is None:
                 return None
             mine = _digit_form(n)
+            shortest = 2 if "|" in key and len(key.partition("|")[2]) == 3 else _SLIP_DIGITS  # `$50`/`$53`
             stated = set(self._sources.numbers) | self._spoken | set(self._arguments.numbers)
             alike = (x for x in stated if x != n and x and 0.5 <= n / x <= 2)  # `19.90` is no slip of `3.99`
-            return next((_plain(x) for x in alike if _one_slip(mine, _digit_form(x))), None)
+            return next((_plain(x) for x in alike if _one_slip(mine, _digit_form(x), shortest)), None)
         if kind in ("date", "md"):
             mmdd = key[-5:]
             try:
@@ -706,9 +707,10 @@ def _plain(x: float) -> str:
 _SLIP_DIGITS = 3  # `13`/`14`: two-digit numbers are too close to each other to call one a slip of another
 
 
-def _one_slip(a: str, b: str) -> bool:
-    """One digit changed, added or dropped, or two neighbours swapped (`146`/`140`, `1250`/`1205`)."""
-    if a == b or min(len(a), len(b)) < _SLIP_DIGITS:
+def _one_slip(a: str, b: str, shortest: int = _SLIP_DIGITS) -> bool:
+    """One digit changed, added or dropped, or two neighbours swapped (`146`/`140`, `1250`/`1205`), in
+    digit strings of at least `shortest` digits."""
+    if a == b or min(len(a), len(b)) < shortest:
         return False
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
