@@ -642,14 +642,16 @@ _DIGIT_WORD = re.compile(
     r"(?i)\b(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine)\b|[零〇一幺二两三四五六七八九]"
 )
 _DOUBLE = re.compile(r"(?i)\b(double|triple)\s+(\w)")
+_SEPARATORS = re.compile(r"[\W_]+")
 
 
 def squash(text: str) -> str:
     """A text as a dictated id reads: digit words as digits (`zero zero nine`, `一三九`), `double 7` as `77`,
     lower-case, every separator gone."""
-    text = _DOUBLE.sub(lambda m: m.group(2) * (2 if m.group(1).lower() == "double" else 3), text)
+    if "double" in text or "triple" in text or "Double" in text or "Triple" in text:
+        text = _DOUBLE.sub(lambda m: m.group(2) * (2 if m.group(1).lower() == "double" else 3), text)
     text = _DIGIT_WORD.sub(lambda m: _DIGIT_WORDS[m.group(0).lower()], text)
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    return _SEPARATORS.sub("", text.casefold())
 
 
 _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")

@@ -50,6 +50,8 @@ def source(
         ("the PIN is 839 214", {"transfer_pin": "839214"}),
         ("我想在成都取车", {"city": "成都"}),
         ("fly me to Seattle", {"destination": "SEA"}),
+        ("booking ref is L T G 7 H 2 K 9 P", {"booking_ref": "LTG7H2K9P"}),
+        ("account M G zero zero nine one three seven", {"account_number": "MG009137"}),
     ],
 )
 def test_a_value_the_user_said_in_another_form_is_the_users(said: str, args: dict[str, Any]) -> None:
@@ -131,6 +133,20 @@ def test_a_state_a_lookup_showed_is_reported_not_claimed() -> None:
     steps = [("user", "what happened to ABC123?"),
              ("call", ("get_reservation", {"id": "ABC123"}, {"id": "ABC123", "status": "cancelled"}, False))]  # fmt: skip
     assert reply_claims(steps, "Reservation ABC123 has already been cancelled.") == []
+
+
+def test_a_typed_value_fails_beside_a_stated_look_alike_and_is_only_uncertain_alone() -> None:
+    """`$310` where `$300` was stated is a slip and fails, naming `300`; `$1,750` with nothing like it
+    stated may be a computation no rule follows: uncertain (no claim), never a failure."""
+    steps = [("user", "how much?"), ("call", ("get_reservation", {}, {"price": 300}, False))]
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "how much?")
+    ev.add_call(2, "get_reservation", {}, {"price": 300}, failed=False, tainted=False)
+    [slip] = ev.unsupported("It costs $310.", [])
+    assert not slip.unsure and "300" in slip.detail
+    [alone] = ev.unsupported("You will get $1,750 back.", [])
+    assert alone.unsure
+    assert reply_claims(steps, "It costs $310.") == ["fact: $310"]
 
 
 def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> None:
