@@ -1077,8 +1077,19 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "cancel": ("cancel",),
     "book": ("book", "reserve"),
     "refund": ("refund",),
-    "send": ("send", "email", "notify"),
-    "update": ("update", "change", "modify", "edit"),
+    "send": ("send", "email", "notify", "message", "text", "sms"),
+    "update": (
+        "update",
+        "change",
+        "modify",
+        "edit",
+        "set",
+        "reschedule",
+        "move",
+        "grant",
+        "enable",
+        "disable",
+    ),
     "transfer": ("transfer", "escalate", "handoff"),
     "create": ("create", "add", "open", "new"),
     "delete": ("delete", "remove"),
@@ -1087,7 +1098,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "schedule": ("schedule", "book"),
     "reset": ("reset",),
     "upgrade": ("upgrade", "downgrade", "update"),
-    "submit": ("submit", "create", "file"),
+    "submit": ("submit", "create", "file", "request", "log", "raise"),
 }
 _CLAIM_VERBS: dict[str, str] = {
     "cancelled": "cancel", "canceled": "cancel", "booked": "book", "reserved": "book",
@@ -1096,6 +1107,10 @@ _CLAIM_VERBS: dict[str, str] = {
     "added": "create", "deleted": "delete", "removed": "delete", "ordered": "order",
     "purchased": "order", "placed": "order", "paid": "pay", "charged": "pay", "scheduled": "schedule",
     "reset": "reset", "upgraded": "upgrade", "downgraded": "upgrade", "submitted": "submit", "issued": "send",
+    "opened": "create", "messaged": "send", "notified": "send", "texted": "send", "rescheduled": "update",
+    "moved": "update", "granted": "update", "enabled": "update", "disabled": "update", "requested": "submit",
+    "logged": "submit", "raised": "submit", "filed": "submit", "arranged": "schedule", "renewed": "update",
+    "extended": "update", "activated": "update", "deactivated": "update", "unsubscribed": "update",
 }  # fmt: skip
 #: Actions that follow from another (a refund from a cancellation, a charge from a booking): with the agent's
 #: tools undeclared, a claim of one is not judged.
