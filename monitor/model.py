@@ -101,6 +101,13 @@ class Rung(StrEnum):
 _INPUT = ConfigDict(frozen=True, extra="forbid")
 
 
+def _without_none(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """A serialized model without `key` when it is None: an added field that old reports never had."""
+    if data.get(key) is None:
+        data.pop(key, None)
+    return data
+
+
 class ActionContent(BaseModel):
     """An action turn: a tool call with its arguments and, optionally, what the tool returned."""
 
@@ -122,10 +129,7 @@ class ActionContent(BaseModel):
     @model_serializer(mode="wrap")
     def _omit_no_error(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """`error` appears only when there was one, so reports of calls that worked are unchanged."""
-        data: dict[str, Any] = handler(self)
-        if data.get("error") is None:
-            data.pop("error", None)
-        return data
+        return _without_none(handler(self), "error")
 
 
 class ResponseContent(BaseModel):
@@ -255,10 +259,7 @@ class TurnVerdict(BaseModel):
     @model_serializer(mode="wrap")
     def _omit_no_provenance(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """`provenance` appears only where grounding ran, so gold-only reports are unchanged."""
-        data: dict[str, Any] = handler(self)
-        if data.get("provenance") is None:
-            data.pop("provenance", None)
-        return data
+        return _without_none(handler(self), "provenance")
 
 
 class SubMetricStats(BaseModel):

@@ -217,12 +217,10 @@ class Evidence:
         for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95)
             self._sources.add_text("system", None, text)
             self._speak(text)
-        self.users = 0
 
     # -- growing ---------------------------------------------------------------------------------
 
     def add_user(self, turn: int, text: str) -> None:
-        self.users += 1
         self._last_user = turn
         self._sources.add_text("user", turn, text)
         for key in spoken_keys(text, self._today):  # `tomorrow`, `half past two`, `five hundred`

@@ -346,7 +346,7 @@ def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> Convers
         why = "evidence incomplete: no conversation id on the spans, so this trace may be part of a longer conversation"
     starts = [s.span.start_ns for s in spans if s.span.start_ns > 0]
     today = datetime.fromtimestamp(min(starts) / 1e9, UTC).date().isoformat() if starts else None
-    return ConversationEvidence(system=tuple(system), today=today, complete=not why, why_incomplete=why)
+    return ConversationEvidence(system=tuple(system), today=today, why_incomplete=why)
 
 
 def _with_edges(turns: Sequence[DialogTurn], edges: Mapping[int, set[int]]) -> tuple[DialogTurn, ...]:

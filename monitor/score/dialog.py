@@ -59,7 +59,7 @@ from monitor.model import (
     UnmatchedTurn,
 )
 from monitor.score.composition import compose
-from monitor.score.recovery import Attempt, identifying, retried
+from monitor.score.recovery import attempts, recoveries
 from monitor.score.turn import TurnScore, finish_checks, score_turn
 
 ORDER_INVARIANT_PREFIX = "OrderInvariant_"
@@ -385,26 +385,12 @@ def _recoveries(
 ) -> dict[int, int]:
     """Failed calls recovered (`score/recovery`): turn number -> calls until the retry that worked. A failed
     call where gold expects no call is never one."""
-    calls = [r for r in rows if isinstance(r.predict_turn, ActionContent)]
-    attempts = [
-        Attempt(
-            r.turn_no,
-            r.predict_turn.name,
-            bool(r.predict_turn.error),
-            exchange_of.get(r.turn_no, 0),
-            identifying(r.predict_turn.args),
-        )
-        for r in calls
-        if isinstance(r.predict_turn, ActionContent)
-    ]
-    out: dict[int, int] = {}
-    for i, a in enumerate(attempts):
-        if not a.failed or a.turn_no in expectations:
-            continue
-        steps = retried(attempts, i, read_only)
-        if steps is not None:
-            out[a.turn_no] = steps
-    return out
+    calls = attempts(rows, {}, exchange_of)
+    return {
+        calls[i].turn_no: steps
+        for i, steps in recoveries(calls, read_only).items()
+        if calls[i].turn_no not in expectations
+    }
 
 
 def _no_call_score(predicted: TurnContent | None) -> TurnScore:

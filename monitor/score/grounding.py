@@ -37,7 +37,7 @@ from monitor.model import (
     Rung,
 )
 from monitor.reference.policy import Grounding
-from monitor.score.recovery import Attempt, identifying, retried
+from monitor.score.recovery import attempts, exchanges, recoveries
 
 Problem = tuple[FailureReason, str, str, Mismatch]
 #: A user message that agrees to what the agent just proposed (`yes friday`, `sure, go ahead`, `好的`):
@@ -56,8 +56,7 @@ class ConversationEvidence:
     today: str | None = (
         None  # the conversation's date (ISO, from its first span): "tomorrow" is relative to it
     )
-    complete: bool = True  # False: content not captured or spans dropped (values are uncertain, not failed)
-    why_incomplete: str = ""
+    why_incomplete: str = ""  # set: not all was recorded (values are uncertain, not failed), and why
 
 
 @dataclass
@@ -91,7 +90,7 @@ def ground(
         t.turn == "User" and isinstance(t.predict_turn, ResponseContent) and t.predict_turn.response.strip()
         for t in turns
     )
-    why_incomplete = context.why_incomplete if not context.complete else ""
+    why_incomplete = context.why_incomplete
     if not why_incomplete and not has_user_text:
         why_incomplete = "evidence incomplete: no user message was recorded"
     recovered = _recovered(turns, errors, read_only)
@@ -165,21 +164,8 @@ def _recovered(
     turns: Sequence[DialogTurn], errors: Mapping[int, str | None], read_only: frozenset[str]
 ) -> dict[int, int]:
     """Failed calls that a later call recovered: turn -> the recovering turn."""
-    attempts: list[Attempt] = []
-    users = 0
-    for t in turns:
-        users += t.turn == "User"
-        if isinstance(t.predict_turn, ActionContent):
-            failed = bool(errors.get(t.turn_no) or t.predict_turn.error)
-            attempts.append(
-                Attempt(t.turn_no, t.predict_turn.name, failed, users, identifying(t.predict_turn.args))
-            )
-    out = {}
-    for i, a in enumerate(attempts):
-        steps = retried(attempts, i, read_only) if a.failed else None
-        if steps is not None:
-            out[a.turn_no] = attempts[i + steps].turn_no
-    return out
+    calls = attempts(turns, errors, exchanges(turns))
+    return {calls[i].turn_no: calls[i + steps].turn_no for i, steps in recoveries(calls, read_only).items()}
 
 
 #: why an ungrounded number, date or time with no look-alike is only uncertain

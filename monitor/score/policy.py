@@ -50,7 +50,7 @@ from monitor.model import (
 )
 from monitor.reference.policy import MAX_CONDITION_COST, Policy
 from monitor.score.grounding import ConversationEvidence, Grounded, ground
-from monitor.score.recovery import Attempt, identifying, retried
+from monitor.score.recovery import attempts, exchanges, recoveries
 from monitor.score.turn import TurnScore, finish_checks
 
 
@@ -126,7 +126,7 @@ def check_policy(
     }
 
     known = set(policy.allowed_tools or ()) | set(policy.tools)
-    read_only = frozenset(name for name, tp in policy.tools.items() if tp.read_only)
+    read_only = _read_only(policy)
     settings = policy.grounding
     grounded = (  # provenance also decides state drift; with neither, grounding costs nothing
         ground(turns, errors, schemas, settings, context or ConversationEvidence(), known, read_only)
@@ -284,16 +284,11 @@ def _recovery(
     calls: list[_Call], turns: Sequence[DialogTurn], policy: Policy, grounded: Grounded
 ) -> RecoveryStats:
     """Each failed call's outcome (`score/recovery`), against what `after_tool_error` expects."""
-    exchange_of: dict[int, int] = {}
-    users = 0
-    for t in turns:
-        users += t.turn == "User"
-        exchange_of[t.turn_no] = users
-    attempts = [
-        Attempt(c.turn_no, c.tool, bool(c.error), exchange_of.get(c.turn_no, 0), identifying(c.args))
-        for c in calls
-    ]
-    read_only = frozenset(name for name, tp in policy.tools.items() if tp.read_only)
+    exchange_of = exchanges(turns)
+    errors = {c.turn_no: c.error for c in calls}
+    tries = attempts(turns, errors, exchange_of)
+    read_only = _read_only(policy)
+    retries = recoveries(tries, read_only)
     call_of = {c.turn_no: c for c in calls}
     faults = recovered = escalated = false_rec = unrecovered = 0
     steps: list[int] = []
@@ -301,13 +296,13 @@ def _recovery(
         if not c.error:
             continue
         faults += 1
-        retry = retried(attempts, i, read_only)
+        retry = retries.get(i)
         later = [
             t
             for t in turns
             if t.turn_no > c.turn_no and t.turn != "User" and exchange_of[t.turn_no] == exchange_of[c.turn_no]
         ]
-        recovering = attempts[i + retry].turn_no if retry is not None else None
+        recovering = tries[i + retry].turn_no if retry is not None else None
         window = [t for t in later if recovering is None or t.turn_no < recovering]
         invented = [
             t.turn_no for t in window if t.turn_no in call_of and _ungrounded_failure(grounded, t.turn_no)
@@ -356,6 +351,10 @@ def _recovery(
         mean_recovery_steps=round(sum(steps) / len(steps), 4) if steps else None,
         escalation_rate=round(escalated / faults, 4) if faults else None,
     )
+
+
+def _read_only(policy: Policy) -> frozenset[str]:
+    return frozenset(name for name, tp in policy.tools.items() if tp.read_only)
 
 
 def _ungrounded_failure(grounded: Grounded, turn: int) -> bool:

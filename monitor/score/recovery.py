@@ -11,9 +11,11 @@ statistics count it.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from monitor.model import ActionContent, DialogTurn
 
 _ID = re.compile(r"[A-Za-z]*\d[\w-]*|[A-Z]{3,}")
 
@@ -51,3 +53,40 @@ def retried(calls: Sequence[Attempt], index: int, read_only: Collection[str] = (
         if later.exchange != failed.exchange and later.tool not in read_only:
             return None
     return None
+
+
+def exchanges(turns: Sequence[DialogTurn]) -> dict[int, int]:
+    """Each turn's exchange: how many user messages came up to it."""
+    out: dict[int, int] = {}
+    users = 0
+    for t in turns:
+        users += t.turn == "User"
+        out[t.turn_no] = users
+    return out
+
+
+def attempts(
+    turns: Sequence[DialogTurn], errors: Mapping[int, str | None], exchange_of: Mapping[int, int]
+) -> list[Attempt]:
+    """The calls among `turns`, in order, as attempts: failed when `errors` or the call itself says so."""
+    return [
+        Attempt(
+            t.turn_no,
+            t.predict_turn.name,
+            bool(errors.get(t.turn_no) or t.predict_turn.error),
+            exchange_of.get(t.turn_no, 0),
+            identifying(t.predict_turn.args),
+        )
+        for t in turns
+        if isinstance(t.predict_turn, ActionContent)
+    ]
+
+
+def recoveries(calls: Sequence[Attempt], read_only: Collection[str] = ()) -> dict[int, int]:
+    """Each failed call that a later one recovered: its index in `calls` -> calls until that one."""
+    out: dict[int, int] = {}
+    for i, a in enumerate(calls):
+        steps = retried(calls, i, read_only) if a.failed else None
+        if steps is not None:
+            out[i] = steps
+    return out

@@ -224,7 +224,7 @@ def test_incomplete_evidence_makes_a_value_uncertain_and_taints_nothing() -> Non
         ("Tool", ("get_reservation", {"reservation_id": "QQ7788"}, {"user_id": "u_55"}, None)),
         ("Tool", ("get_user", {"user_id": "u_55"}, {"name": "Ann"}, None)),
     ])  # fmt: skip
-    context = ConversationEvidence(complete=False, why_incomplete="evidence incomplete: 3 spans were dropped")
+    context = ConversationEvidence(why_incomplete="evidence incomplete: 3 spans were dropped")
     outcome = check_policy(turns, errors, BUILTIN, {}, context)
     assert all(s.success for s in outcome.scores.values())
     assert [c.uncertain for c in outcome.scores[2].comparisons] == [True]
