@@ -3,6 +3,8 @@
     .venv/bin/python -m bench.taubench                      # all 200 runs, replies kept
     .venv/bin/python -m bench.taubench --replies drop       # the same spans without the agent's replies
     .venv/bin/python -m bench.taubench --swap-gold-order    # each task's write actions in reverse order
+    .venv/bin/python -m bench.taubench --rendering openinference          # spans written another way
+    .venv/bin/python -m bench.taubench --gold FILE --policy POLICY.yaml   # gold written another way
 
 τ-bench (github sierra-research/tau-bench, MIT) publishes real gpt-4o runs against a simulated airline
 user, each graded by the benchmark (`reward` 1 or 0). This converts every run into the OTLP spans an
@@ -46,6 +48,7 @@ from typing import Any
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
+from bench import taubench_openinference as oi
 from monitor.loadgen.scenarios import Conversation, Family, LiveTurn, Reference
 from monitor.loadgen.spans import SCOPES, Timing, render
 from monitor.report import latest_reports
@@ -194,14 +197,31 @@ def write_inputs(
     *,
     replies: bool = True,
     swap_order: bool = False,
+    rendering: str = "genai",
 ) -> tuple[Path, Path]:
-    """`out/traffic/*.pb` (one request per run) and `out/gold.jsonl` (one reference per task used)."""
+    """`out/traffic/*.pb` (one request per run) and `out/gold.jsonl` (one reference per task used).
+
+    `rendering` picks the conversion of the runs into spans: `genai` (this module, through the load
+    generator's renderer) or `openinference` (`bench.taubench_openinference`, written independently with
+    the OpenTelemetry SDK: tool errors as span status and `{"error": …}` results, system prompt and tool
+    definitions on every model call)."""
     traffic = out / "traffic"
     traffic.mkdir(parents=True, exist_ok=True)
     start = 1_715_000_000 * 10**9  # May 2024, τ-bench's simulated "now"
+    oi_tools = oi.tool_schemas([dict(r) for r in runs])  # the airline tools, declared on model calls
+    definitions = [json.loads(t) for t in oi_tools]
     for i, run in enumerate(runs):
+        if rendering == "openinference":
+            traj = run["traj"] if replies else _without_replies(run["traj"])
+            sid = conversation_id(run)
+            ref = {"aem.reference_id": reference_id(run["task_id"])}
+            data = oi.render(sid, traj, oi.timeline(traj, i), oi_tools, ref)
+            (traffic / f"{i:04d}-{sid}.pb").write_bytes(data)
+            continue
         conv = live_conversation(run, replies=replies)
-        body = export_request(conv, start + i * 3600 * 10**9, seed=i, system=system_prompt(run))
+        body = export_request(
+            conv, start + i * 3600 * 10**9, seed=i, system=system_prompt(run), tools=definitions
+        )
         (traffic / f"{i:04d}-{conv.conversation_id}.pb").write_bytes(body.SerializeToString())
     gold = out / "gold.jsonl"
     used = sorted({int(r["task_id"]) for r in runs})
@@ -211,7 +231,19 @@ def write_inputs(
     return traffic, gold
 
 
-def replay(traffic: Path, gold: Path, out: Path, config: Path | None = None) -> dict[str, dict[str, Any]]:
+def _without_replies(traj: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The run's messages with the agent's text taken out (its tool calls kept)."""
+    out = []
+    for m in traj:
+        if m["role"] == "assistant" and not m.get("tool_calls"):
+            continue
+        out.append({**m, "content": None} if m["role"] == "assistant" else dict(m))
+    return out
+
+
+def replay(
+    traffic: Path, gold: Path, out: Path, config: Path | None = None, policy: Path | None = None
+) -> dict[str, dict[str, Any]]:
     """The real CLI, as a user runs it; the latest report of each conversation."""
     reports = out / "reports.jsonl"
     cmd = [
@@ -227,6 +259,8 @@ def replay(traffic: Path, gold: Path, out: Path, config: Path | None = None) -> 
     ]
     if config is not None:
         cmd += ["--config", str(config)]
+    if policy is not None:
+        cmd += ["--policy", str(policy)]
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     if done.returncode != 0:
         raise SystemExit(f"agent-monitor replay failed ({done.returncode}):\n{done.stderr[-3000:]}")
@@ -239,7 +273,12 @@ CATEGORIES = {
     "state_vs_actions": "grading database state differs from grading actions",
     "benchmark_not_graded": "the benchmark did not grade the run",
     "replies_removed": "a fact the agent had to state is only in its replies, removed from these spans",
+    "escalation_not_made": "gold hands off to a human and the agent did not, yet the task ended as the "
+    "user wanted: a real deviation the state grade does not see",
 }
+#: Tools that hand the conversation to a person: a gold call of one the agent did not make is its own
+#: category in the review (`compare`).
+HANDOFF = ("transfer", "handoff", "hand_off", "escalat", "human")
 
 
 def compare(
@@ -276,6 +315,8 @@ def compare(
         category = entry.get("category", "unreviewed") if entry.get("monitor") == verdict else "unreviewed"
         if not replies and failed and all(_unanswered_reply(t) for t in failed):
             category = "replies_removed"
+        if bench_pass and failed and all(_handoff_not_made(t) for t in failed):
+            category = "escalation_not_made"
         disagreements.append(
             {
                 "run": cid,
@@ -291,6 +332,14 @@ def compare(
             }
         )
     return {"matrix": dict(sorted(matrix.items())), "disagreements": disagreements, "unscored": missing}
+
+
+def _handoff_not_made(turn: Mapping[str, Any]) -> bool:
+    """A gold hand-off (`transfer_to_human_agents` …) the agent did not make (or made to another tool)."""
+    if turn["failure_reason"] not in ("missing_action", "tool_mismatch", "action_mismatch"):
+        return False
+    expected = str(turn.get("detail", "")).partition("got")[0]  # `expected X; …` / `expected 'X', got 'Y'`
+    return any(word in expected.casefold() for word in HANDOFF)
 
 
 def _unanswered_reply(turn: Mapping[str, Any]) -> bool:
@@ -325,8 +374,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DATA, help="folder with gpt-4o-airline.json and the tasks")
     ap.add_argument("--runs", type=int, default=0, help="only the first N runs (0: all)")
     ap.add_argument("--replies", choices=("keep", "drop"), default="keep", help="keep the agent's replies")
+    ap.add_argument(
+        "--rendering",
+        choices=("genai", "openinference"),
+        default="genai",
+        help="the conversion of runs into spans (write_inputs)",
+    )
     ap.add_argument("--swap-gold-order", action="store_true", help="reverse each task's write actions")
     ap.add_argument("--config", type=Path, help="a monitor config file for the replay")
+    ap.add_argument("--policy", type=Path, help="a reference policy attached beside the gold")
+    ap.add_argument("--gold", type=Path, help="gold dialogs written another way (default: gold_dialog)")
     ap.add_argument("--out", type=Path, help="keep traffic, gold and reports here (default: a temp dir)")
     ap.add_argument("--json", type=Path, help="write the result as JSON here")
     args = ap.parse_args(argv)
@@ -338,13 +395,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp)
         traffic, gold = write_inputs(
-            runs, tasks, out, replies=args.replies == "keep", swap_order=args.swap_gold_order
+            runs,
+            tasks,
+            out,
+            replies=args.replies == "keep",
+            swap_order=args.swap_gold_order,
+            rendering=args.rendering,
         )
-        reports = replay(traffic, gold, out, args.config)
+        reports = replay(traffic, args.gold or gold, out, args.config, args.policy)
     result = compare(runs, reports, review, replies=args.replies == "keep")
-    label = f"{len(runs)} runs, replies {args.replies}" + (
+    label = f"{len(runs)} runs, {args.rendering} spans, replies {args.replies}" + (
         ", gold write order reversed" if args.swap_gold_order else ""
     )
+    if args.gold:
+        label += f", gold {args.gold}"
+    if args.policy:
+        label += f", policy {args.policy.name}"
     print_summary(result, label)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")

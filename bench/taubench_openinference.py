@@ -135,10 +135,13 @@ def infer_schema(values: list[Any]) -> dict[str, Any]:
 
 
 def tool_schemas(runs: list[dict[str, Any]]) -> list[str]:
-    seen: dict[str, list[Any]] = {"list_all_airports": []}
+    """The τ-bench airline tools (`DESCRIPTIONS`), each with its arguments inferred from the calls of
+    `runs`; a call of any other name is not declared (the agent named a tool that does not exist)."""
+    seen: dict[str, list[Any]] = {name: [] for name in DESCRIPTIONS}
     for m in (m for run in runs for m in run["traj"]):
         for c in m.get("tool_calls") or []:
-            seen.setdefault(c["function"]["name"], []).append(json.loads(c["function"]["arguments"]))
+            if c["function"]["name"] in seen:
+                seen[c["function"]["name"]].append(json.loads(c["function"]["arguments"]))
     out = []
     for name in sorted(seen):
         empty = {"type": "object", "properties": {}, "required": []}
@@ -181,11 +184,20 @@ def message_attrs(prefix: str, m: Msg) -> dict[str, str]:
 
 
 def _exchange(
-    tracer: Tracer, sid: str, msgs: list[Msg], times: list[int], u: int, end: int, tools: list[str]
+    tracer: Tracer,
+    sid: str,
+    msgs: list[Msg],
+    times: list[int],
+    u: int,
+    end: int,
+    tools: list[str],
+    metadata: dict[str, str] | None = None,
 ) -> None:
     """The trace of the user message msgs[u] and what followed it up to msgs[end]."""
     texts = [m["content"] for m in msgs[u + 1 : end] if m["role"] == "assistant" and m.get("content")]
     attrs = {"openinference.span.kind": "AGENT", "session.id": sid}
+    if metadata:  # OpenInference's `using_metadata(...)`: a JSON object on the span
+        attrs["metadata"] = json.dumps(metadata)
     attrs |= {"input.value": msgs[u]["content"], "input.mime_type": "text/plain"}
     if texts:
         attrs |= {"output.value": texts[-1], "output.mime_type": "text/plain"}
@@ -225,7 +237,10 @@ def _exchange(
     agent.end(end_time=times[end - 1] + SEC // 10)
 
 
-def render(sid: str, msgs: list[Msg], times: list[int], tools: list[str]) -> bytes:
+def render(
+    sid: str, msgs: list[Msg], times: list[int], tools: list[str], metadata: dict[str, str] | None = None
+) -> bytes:
+    """One run as one OTLP request; `metadata` goes on every AGENT span (e.g. `aem.reference_id`)."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider(
         resource=Resource.create({"service.name": "airline-agent", "service.instance.id": "airline-agent-0"}),
@@ -236,7 +251,7 @@ def render(sid: str, msgs: list[Msg], times: list[int], tools: list[str]) -> byt
     tracer = provider.get_tracer("openinference.instrumentation.taubench")
     users = [k for k, m in enumerate(msgs) if m["role"] == "user"] + [len(msgs)]
     for u, end in itertools.pairwise(users):
-        _exchange(tracer, sid, msgs, times, u, end, tools)
+        _exchange(tracer, sid, msgs, times, u, end, tools, metadata)
     provider.shutdown()
     return encode_spans(exporter.get_finished_spans()).SerializeToString()
 
