@@ -338,6 +338,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
             update={"composition": config.composition.model_copy(update={"rule": args.composition})}
         )
     loaded = load_dialogs(args.dialogs)
+    for d in [d for d in loaded.dialogs if not any(t.gold_turn is not None for t in d.turns)]:
+        loaded.dialogs.remove(d)
+        loaded.errors.append(
+            f"{d.source}: dialog {d.dialog_id!r} has no gold_turn: `score` needs gold to score against "
+            "(for traffic without gold, `replay` scores it against a policy)"
+        )
     for error in loaded.errors:
         print(f"agent-monitor: bad input: {error}", file=sys.stderr)
     if loaded.errors and not args.keep_going:

@@ -170,6 +170,31 @@ class Ladder:
             return _cmp(field, gold, predicted, diff.equal, score, Rung.DIFFERENTIAL, kind=k, note=diff.note)
         return self._by_model(field, gold, predicted, left_g, left_p, k)
 
+    def compare_free_text(self, field: str, gold: str, predicted: str) -> Comparison:
+        """An argument that is prose (`is_prose`: a ticket's `message`, a handoff's `summary`): nobody can
+        write the gold wording an agent will reproduce, so wording alone never fails it. Its typed facts
+        must agree: a gold fact (an id, an amount, a date) the value replaces by another of the same kind
+        fails; one it leaves out, or a fact it adds, does not (a summary may say less or more). A
+        difference the differential rung decides (a negation, an opposite) fails too; otherwise the value
+        passes, flagged `uncertain` when the model finds the meanings apart."""
+        day_first = self.config.ladder.date_day_first
+        fg, fp = extract_facts(gold, day_first), extract_facts(predicted, day_first)
+        have = set(fp.facts)
+        absent = [f for f in fg.facts if f not in have and not any(h.startswith(f + "|") for h in have)]
+        rivals = {_fact_kind_unit(f) for f in fp.facts if f not in fg.facts}
+        replaced = [f for f in absent if _fact_kind_unit(f) in rivals]
+        if replaced:
+            said = sorted(f for f in fp.facts if f not in fg.facts and _fact_kind_unit(f) in rivals)
+            note = f"free text with other facts: gold states {replaced}, the value {said}"
+            return _cmp(field, gold, predicted, False, 0.0, Rung.TYPED, kind="text", note=note)
+        c = self.compare_text(field, fg.residual, fp.residual, kind="text")
+        c = c.model_copy(update={"gold": gold, "predicted": predicted})
+        if c.equal or c.rung in (Rung.DIFFERENTIAL, Rung.JUDGE, Rung.UNSCORABLE):
+            return c
+        note = "free text worded otherwise, its typed facts agree: never failed on wording alone"
+        update = {"equal": True, "uncertain": True, "note": f"{note} ({c.note})" if c.note else note}
+        return c.model_copy(update=update)
+
     def differential(self, gold: str, predicted: str) -> Difference | None:
         """Rung 5 alone: the short spans where two texts differ, and whether they decide (differential.py)."""
         if not self.config.ladder.differential:
@@ -377,6 +402,27 @@ class Ladder:
         return t.text if kind == "text" else t.short
 
 
+#: A value of at least this many words, with at least `_PROSE_CONTENT` content words, reads as prose.
+_PROSE_WORDS = 5
+_PROSE_CONTENT = 3
+
+
+def is_prose(value: Any, schema: dict[str, Any] | None = None) -> bool:
+    """Whether an argument value is free text (`Ladder.compare_free_text`): a string of a sentence's
+    length that is not mostly facts, whose declared schema (when known) constrains nothing (no `enum`,
+    `format`, `pattern`, or a type other than string)."""
+    if not isinstance(value, str):
+        return False
+    if schema is not None and (
+        any(k in schema for k in ("enum", "format", "pattern", "const"))
+        or schema.get("type", "string") != "string"
+    ):
+        return False
+    if len(value.split()) < _PROSE_WORDS:
+        return False
+    return len(content_words(extract_facts(value).bare)) >= _PROSE_CONTENT
+
+
 def _sub_schema(properties: Any, key: str) -> dict[str, Any] | None:
     sub = properties.get(key) if isinstance(properties, dict) else None
     return sub if isinstance(sub, dict) else None
@@ -544,6 +590,14 @@ def _facts_turned(fg: Facts, fp: Facts) -> bool:
         )
 
     return said(fg) != said(fp)
+
+
+def _fact_kind_unit(fact: str) -> str:
+    """A canonical fact's kind with its unit (`number:86400|s` → `number|s`): what another fact must share
+    to stand in its place."""
+    kind, _, rest = fact.partition(":")
+    unit = rest.partition("|")[2]
+    return f"{kind}|{unit}" if unit else kind
 
 
 def _fact_kind(fact: str) -> str:

@@ -9,16 +9,16 @@ for `score` and `replay`.
 Live chains rarely match gold turn for turn. The alignment, in order:
 1. **Exchanges.** Where the gold has `User` turns, gold and live user turns are paired in order
    (word overlap guides which is which; an extra live user turn, such as the answer to a clarifying
-   question, joins the exchange before it), and each gold exchange is aligned only within its live
-   exchange: a call made one user turn early is not matched to the later gold turn. A gold exchange
-   with no Agent/Tool turn expects the agent to answer without calling (`no_call_expected`). A gold
-   dialog without user turns is one exchange.
+   question, joins the exchange before it, or the first when it comes before every paired one), and
+   each gold exchange is aligned only within its live exchange: a call made one user turn early is not
+   matched to the later gold turn. A gold exchange with no Agent/Tool turn expects the agent to answer
+   without calling (`no_call_expected`). A gold dialog without user turns is one exchange.
 2. **Order-invariant groups** (`OrderInvariant_<group>` tags): the group's gold turns are paired with
    the exchange's calls by best assignment (Hungarian) and put in the order of the calls they paired
    with, so two calls made in the other order align as they are.
 3. **Calls** by dynamic programming (an edit distance): a call of the gold's tool costs its real turn
    score (0 when it passes, 1.1–1.9 by how much failed), another tool 1.9; a gold turn left unmatched
-   costs 1 (0.5 when `optional`); a live call left unmatched costs 1, nothing when its tool is in
+   costs 1 (0.1 when `optional`); a live call left unmatched costs 1, nothing when its tool is in
    `metadata.read_only_tools` or `metadata.allowed_extra_tools` and it did not fail.
 4. **Replies** are not aligned by position: agents talk, and most replies have no gold counterpart. Each
    gold response turn takes the reply of its exchange that states its facts (a bare-fact gold such as
@@ -52,7 +52,9 @@ from monitor.score.turn import TurnScore
 
 GAP = 1.0
 _END = -1  # "after every live turn"
-OPTIONAL_GAP = 0.5
+#: An optional turn left unmatched costs a little, so that a call that passes it is matched, but less than
+#: any required turn's mismatch: an optional lookup must never pull a required call out of its place.
+OPTIONAL_GAP = 0.1
 LIVE_USER_GAP = 0.6
 
 How = MatchHow
@@ -201,7 +203,11 @@ def _blocks(live: Sequence[DialogTurn], gold: Sequence[DialogTurn]) -> list[_Blo
     blocks = [_Block(gold=list(seg[1:]), user_no=seg[0].turn_no or None) for seg in gold_segments]
     for i, seg in enumerate(gold_segments[1:], start=1):
         blocks[i].expects_no_call = not seg[1:]
-    owner = 0  # the gold exchange an unpaired live exchange joins: the one before it
+    # the gold exchange an unpaired live exchange joins: the one before it; before the first paired one,
+    # the first gold exchange when gold has nothing before its first user turn (a user who pastes the
+    # whole task as one user turn: word overlap may pair it with a later message, and what the agent did
+    # before that is still the task's)
+    owner = 0 if blocks[0].gold else 1
     for j, seg in enumerate(live_segments):
         if j == 0:
             blocks[0].live.extend(seg[1:])

@@ -23,7 +23,7 @@ Steps, in order:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -151,7 +151,8 @@ def score_dialog(
         ladder.scorer.prefetch(texts_to_embed([dialog]))
 
     all_rows = [t for t in dialog.turns if t.turn != "User"]
-    has_gold = origins is not None or any(t.gold_turn is not None for t in all_rows)  # aligned to gold
+    # aligned to gold, or written with gold (a gold user turn alone says "answer without calling")
+    has_gold = origins is not None or any(t.gold_turn is not None for t in dialog.turns)
     policy_scores = policy_scores or {}
     pairing = (  # live traffic is paired so by the alignment already
         _align_order_invariant(all_rows, ladder, vocabulary, schemas, metadata)
@@ -288,7 +289,10 @@ def _judge_rows(rows: Sequence[DialogTurn], ctx: _RowContext) -> _Judged:
     expectations = {  # rows where gold expects no call: never a forgiven attempt
         no for no, o in (ctx.origins or {}).items() if o.how == "no_call_expected"
     }
-    recovered_at = _recoveries(rows, ctx.exchange_of, expectations, read_only)
+    # the tools that exist: known only where schemas are declared (the agent's spans, the gold's metadata)
+    schemas = set(tool_schemas(ctx.metadata))
+    declared = read_only | allowed | schemas | _gold_tools(rows) if schemas else set()
+    recovered_at = _recoveries(rows, ctx.exchange_of, expectations, read_only, declared)
     failed = sum(1 for r in rows if isinstance(r.predict_turn, ActionContent) and r.predict_turn.error)
     judged = _Judged([], {}, set(), [], (), RecoveryStats(), 0)
     unmatched: list[UnmatchedTurn] = []
@@ -377,15 +381,21 @@ def _why_free(
     return None
 
 
+def _gold_tools(rows: Sequence[DialogTurn]) -> set[str]:
+    return {r.gold_turn.name for r in rows if isinstance(r.gold_turn, ActionContent)}
+
+
 def _recoveries(
     rows: Sequence[DialogTurn],
     exchange_of: Mapping[int, int],
     expectations: set[int],
     read_only: frozenset[str],
+    declared: Collection[str] = (),
 ) -> dict[int, int]:
     """Failed calls recovered (`score/recovery`): turn number -> calls until the retry that worked. A failed
-    call where gold expects no call is never one."""
-    calls = attempts(rows, {}, exchange_of)
+    call where gold expects no call is never one. `declared`: the tools the reference and the spans
+    declare (a failed call of another name is an attempt at the one it spells, or at none)."""
+    calls = attempts(rows, {}, exchange_of, declared)
     return {
         calls[i].turn_no: steps
         for i, steps in recoveries(calls, read_only).items()

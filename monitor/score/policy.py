@@ -286,7 +286,7 @@ def _recovery(
     """Each failed call's outcome (`score/recovery`), against what `after_tool_error` expects."""
     exchange_of = exchanges(turns)
     errors = {c.turn_no: c.error for c in calls}
-    tries = attempts(turns, errors, exchange_of)
+    tries = attempts(turns, errors, exchange_of, set(policy.allowed_tools or ()) | set(policy.tools))
     read_only = _read_only(policy)
     retries = recoveries(tries, read_only)
     call_of = {c.turn_no: c for c in calls}

@@ -3,6 +3,10 @@
 A failed call is recovered when a later call of the same tool succeeds, with nothing in between but calls
 in the same exchange (before the next user message), read-only lookups, failed attempts at the same
 tool, and the conversation with the user (asking which payment method to use, then retrying, recovers).
+A failed call to a tool that does not exist (not among the tools the reference or the agent's spans
+declare) is an attempt too: a malformed name (`functions.get_user`, `get-user`, `get_usr`) is an attempt
+at the declared tool it spells, and a name that spells none is recovered by the next successful call of a
+declared tool in the same exchange (the agent found the right tool).
 A *false* recovery is decided by grounding instead: a later call that uses a value nothing stated (the
 output the failed call never produced) is `ungrounded_parameter_value` itself, and the policy's recovery
 statistics count it.
@@ -13,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import Any
 
 from monitor.model import ActionContent, DialogTurn
@@ -36,6 +41,27 @@ class Attempt:
     failed: bool
     exchange: int  # which exchange (user message) it serves
     keys: frozenset[str] = frozenset()  # its identifying argument values (`identifying`)
+    unknown: bool = False  # a tool nothing declares, whose name spells no declared one
+
+
+#: How alike a malformed name must be to a declared one to be an attempt at it (difflib's ratio).
+_SPELLS = 0.8
+
+
+def declared_tool(name: str, known: Collection[str]) -> str | None:
+    """The declared tool a called name means: itself, the declared name it ends with or contains once
+    (`functions.get_user`, `get_user<|end|>`), one spelled alike (`get-user`, `get_usr`), or None."""
+    if name in known:
+        return name
+    plain = re.sub(r"[^0-9A-Za-z]+", "_", name).strip("_").casefold()
+    folded = {re.sub(r"[^0-9A-Za-z]+", "_", k).casefold(): k for k in known}
+    if plain in folded:
+        return folded[plain]
+    inside = [k for f, k in folded.items() if f and (plain.endswith("_" + f) or plain.startswith(f + "_"))]
+    if len(inside) == 1:
+        return inside[0]
+    close = get_close_matches(plain, list(folded), n=1, cutoff=_SPELLS)
+    return folded[close[0]] if close else None
 
 
 def retried(calls: Sequence[Attempt], index: int, read_only: Collection[str] = ()) -> int | None:
@@ -43,6 +69,8 @@ def retried(calls: Sequence[Attempt], index: int, read_only: Collection[str] = (
     it is the next call); None when none did (module docstring)."""
     failed = calls[index]
     for steps, later in enumerate(calls[index + 1 :], start=1):
+        if failed.unknown and later.exchange == failed.exchange and not later.failed and not later.unknown:
+            return steps  # the right tool found
         if later.tool == failed.tool:
             # in a later exchange, a call of the same tool on something else (the user asked to cancel
             # BBB222 instead) is a new request, not the failed one retried
@@ -66,20 +94,26 @@ def exchanges(turns: Sequence[DialogTurn]) -> dict[int, int]:
 
 
 def attempts(
-    turns: Sequence[DialogTurn], errors: Mapping[int, str | None], exchange_of: Mapping[int, int]
+    turns: Sequence[DialogTurn],
+    errors: Mapping[int, str | None],
+    exchange_of: Mapping[int, int],
+    known: Collection[str] = (),
 ) -> list[Attempt]:
-    """The calls among `turns`, in order, as attempts: failed when `errors` or the call itself says so."""
-    return [
-        Attempt(
-            t.turn_no,
-            t.predict_turn.name,
-            bool(errors.get(t.turn_no) or t.predict_turn.error),
-            exchange_of.get(t.turn_no, 0),
-            identifying(t.predict_turn.args),
-        )
-        for t in turns
-        if isinstance(t.predict_turn, ActionContent)
-    ]
+    """The calls among `turns`, in order, as attempts: failed when `errors` or the call itself says so.
+    `known`: the declared tools (none: every name is taken as written)."""
+    out = []
+    for t in turns:
+        if not isinstance(t.predict_turn, ActionContent):
+            continue
+        failed = bool(errors.get(t.turn_no) or t.predict_turn.error)
+        tool = t.predict_turn.name
+        unknown = False
+        if known and failed and tool not in known:
+            meant = declared_tool(tool, known)
+            tool, unknown = (meant, False) if meant is not None else (tool, True)
+        keys = identifying(t.predict_turn.args)
+        out.append(Attempt(t.turn_no, tool, failed, exchange_of.get(t.turn_no, 0), keys, unknown))
+    return out
 
 
 def recoveries(calls: Sequence[Attempt], read_only: Collection[str] = ()) -> dict[int, int]:

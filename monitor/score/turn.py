@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monitor.compare.facts import normalize_text
-from monitor.compare.ladder import Ladder
+from monitor.compare.ladder import Ladder, is_prose
 from monitor.model import (
     ActionContent,
     Check,
@@ -283,6 +283,12 @@ def _compare_argument(
     if mode == "semantic" and isinstance(gold, str) and isinstance(predicted, str):
         return ladder.compare_text(key, gold, predicted, kind="text")
     schema = properties.get(key)
+    if (
+        mode is None
+        and isinstance(predicted, str)
+        and is_prose(gold, schema if isinstance(schema, dict) else None)
+    ):
+        return ladder.compare_free_text(key, gold, predicted)
     return ladder.compare(
         key, gold, predicted, enum_values, schema=schema if isinstance(schema, dict) else None
     )
