@@ -409,6 +409,17 @@ _FREQUENCY = re.compile(
     + r")|(?:every|per)\s+(?P<u>hour|day|week|month|quarter|year))\b",
     re.IGNORECASE,
 )
+#: `$10 a day`, `twice a week` say `per day`, `per week`: after an amount or a count, `a` is `per`.
+_PER_A_PERIOD = re.compile(
+    r"(?i)(?P<amount>\d[\d,.]*(?:\s?[%a-z€$£¥]+)?|\btwice|\bonce)\s+an?\s+(?P<unit>hour|day|week|month|year)\b"
+)
+#: `within a day`, `in an hour`: a duration of one (`within 24 hours` is `within a day`).
+_A_PERIOD = re.compile(
+    r"(?i)\b(?P<pre>within|in|for|under|over|after|about|around|than|only)\s+(?:an?|one)\s+"
+    r"(?P<unit>hour|day|week)\b"
+)
+#: 八个G: colloquial Chinese for gigabytes.
+_ZH_GIGABYTES = re.compile(r"(?P<n>\d+(?:\.\d+)?)个G(?![A-Za-z])")
 _ZH_FREQUENCY = re.compile(r"每个?(?P<z>季度|星期|[天日晚周月年])")
 #: 99元一个月 / 99元/月 / 99元每月 say what 每月99元 says: the period is moved before the amount.
 _ZH_PER_PERIOD = re.compile(r"(?P<amount>\d+(?:\.\d+)?元)(?:/|每|一个?)(?P<p>季度|星期|[天日晚周月年])")
@@ -837,10 +848,13 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     text = _NUMBER_WORD.sub(
         lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), plus_word(unicodedata.normalize("NFKC", value))
     )
+    text = _A_PERIOD.sub(r"\g<pre> 1 \g<unit>", _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
     if has_cjk(text):
         text = _zh_text(text)
+        if "个G" in text:
+            text = _ZH_GIGABYTES.sub(r"\g<n>GB", text)
     found: list[tuple[int, int, str]] = []
 
     def take(pattern: re.Pattern[str], canon: Callable[[re.Match[str]], str | None]) -> None:

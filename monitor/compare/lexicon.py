@@ -33,6 +33,12 @@ MAX_UP = 4
 MIN_DEPTH = 5
 
 
+#: The reason WordNet siblings give (`revenue` / `profit`: different kinds of 'income'). Siblings are
+#: general-language kinds, not this domain's values: in a reply, a sibling swapped is wording to review
+#: (`that day` / `that date`), not evidence of a wrong answer (`score/response`).
+WORDNET_SIBLINGS = "different kinds of"
+
+
 class Relation(StrEnum):
     SYNONYM = "synonym"
     ANTONYM = "antonym"
@@ -95,7 +101,7 @@ class Lexicon:
             return Relation.ANTONYM, "WordNet antonyms"
         kind = self._common_kind(sa, sb)
         if kind is not None:
-            return Relation.SIBLING, f"different kinds of {self.lemmas[kind][0]!r}"
+            return Relation.SIBLING, f"{WORDNET_SIBLINGS} {self.lemmas[kind][0]!r}"
         return Relation.UNKNOWN, "related only loosely"
 
     def _common_kind(self, sa: tuple[int, ...], sb: tuple[int, ...]) -> int | None:

@@ -5,25 +5,34 @@ In: gold reply, predicted reply, and the dialog's vocabulary (words that occur i
 results — the slots this conversation is about). Out: two `Check`s, the comparisons that decided
 them, and the mismatched items (for attribution).
 
-- Completeness: the gold reply is split into parts (sentences, `;`, Chinese `。` / `；` …); a part is
-  covered when some sentence of the reply (or the whole reply) reaches the coverage threshold and the
-  part's typed facts are present. Every similarity comes from the model that reads the texts (the
-  multilingual one for Chinese, with its own `multilingual_coverage`), as the ladder routes them.
-  Uncovered parts fail with `incomplete_response`, naming them.
-- Truthfulness: typed facts (identifiers, numbers with units, dates, quarters) and slot words of the
-  gold reply that the reply replaces with a different fact of the same kind fail with
-  `inconsistent_response`, naming both; so does a whole reply below the text threshold, and one that
-  differs from gold in a short span the differential rung decides against (negation, names, WordNet
-  siblings). A paraphrase that keeps every fact passes.
+A reply fails on evidence, never on wording alone (nobody can write the gold wording an agent will
+reproduce, and the embedding model ranks paraphrases of replies near chance):
+- Truthfulness fails (`inconsistent_response`, naming both sides) when a typed fact of gold (an id, an
+  amount, a date, a time) is replaced by another of its kind, when a slot word (a word of the
+  conversation's tool arguments and results) is replaced by a value the rungs decide is another, when
+  the reply negates or reverses what gold says (a negation on one side, opposites, different numbers
+  or names: the differential rung), or does another thing (asks where gold tells, a failure against a
+  success).
+- Completeness fails (`incomplete_response`) when a typed fact or slot word of gold is not in the reply
+  at all, or a part of gold (a sentence, a `;` part, Chinese `。` / `；` …) is neither covered by the
+  model nor said in the reply's words (fewer than a third of its content words, or ideographs, occur).
+- Anything else — the model finds the texts apart, a part it finds uncovered whose words are there, the
+  same number in another form (`7 PM` / `7:00`, `¥360` / `360元`), two general-language kinds swapped
+  (WordNet siblings: `that day` / `that date`) — is an `uncertain` comparison: the turn passes and the
+  difference goes to review, or to the judge when one is configured.
+Every similarity comes from the model that reads the texts (the multilingual one for Chinese), as the
+ladder routes them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from monitor.compare.facts import (
+    CJK_CHARS,
     compare_acts,
     content_words,
     extract_facts,
@@ -32,6 +41,7 @@ from monitor.compare.facts import (
     value_signs,
 )
 from monitor.compare.ladder import Ladder
+from monitor.compare.lexicon import WORDNET_SIBLINGS, Relation, load_lexicon
 from monitor.model import Check, Comparison, FailureReason, Mismatch, Rung, SubMetric
 
 
@@ -89,6 +99,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     ladder.prefetch([gold, predicted, *parts, *pred_parts])
     comparisons: list[Comparison] = []
     mismatches: list[Mismatch] = []
+    doubts: list[Comparison] = []  # differences that are no evidence: uncertain, never a failure
 
     # -- facts: typed facts and slot words, paired by kind -----------------------------------
     gold_facts = _fact_items(gold, vocabulary, day_first)
@@ -97,9 +108,10 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     extra = [f for f in pred_facts if f not in gold_facts]
     conflicts: list[Comparison] = []
     absent: list[tuple[str, str]] = []
-    for kind_g, _canon, text_g in missing:
+    for kind_g, canon_g, text_g in missing:
         rivals = [f for f in extra if f[0] == kind_g]
         best: Comparison | None = None
+        best_canon = ""
         for rival in rivals:
             cmp = ladder.compare_text("response." + kind_g, text_g, rival[2])
             if cmp.equal:
@@ -107,11 +119,16 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
                 extra.remove(rival)
                 break
             if best is None or (cmp.score or 0.0) > (best.score or 0.0):
-                best = cmp
+                best, best_canon = cmp, rival[1]
         if best is not None and best.equal:
             comparisons.append(best)
         elif best is not None:
-            conflicts.append(best)
+            if _same_quantity(canon_g, best_canon):
+                doubts.append(_doubt(best, "the same number in another form"))
+            elif not _decisive(best, vocabulary):
+                doubts.append(_doubt(best, "worded otherwise"))
+            else:
+                conflicts.append(best)
             extra = [f for f in extra if f[2] != best.predicted]
         elif kind_g == "slot" and _slot_paraphrased(ladder, text_g, predicted, comparisons):
             continue
@@ -119,8 +136,15 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             cmp = ladder.compare_text("response.slot", text_g, swap)
             if cmp.equal:
                 comparisons.append(cmp)
-            else:
+            elif _decisive(cmp, vocabulary):
                 conflicts.append(cmp)
+            else:
+                doubts.append(_doubt(cmp, "worded otherwise"))
+        elif kind_g != "slot" and any(_same_quantity(canon_g, c) for _, c, _ in pred_facts):
+            said = next(t for _, c, t in pred_facts if _same_quantity(canon_g, c))
+            doubts.append(_doubt_of("response." + kind_g, text_g, said, "the same number in another form"))
+        elif canon_g == "number:1":  # `one` / 一份 is as often an article as a count
+            doubts.append(_doubt_of("response.number", text_g, "", "a count of one not repeated"))
         else:
             absent.append((kind_g, text_g))
     comparisons.extend(conflicts)
@@ -138,8 +162,12 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             top = max(sims, key=lambda s: s.score or 0.0, default=None)
             part_scores.append((top.score or 0.0) if top else 0.0)
             facts_absent = any(text in part for _, text in absent)
-            if top is None or not ladder.covers(top) or facts_absent:
+            in_words = _said_in_words(part, predicted) or bool(states_facts(part, predicted, day_first))
+            if facts_absent or ((top is None or not ladder.covers(top)) and not in_words):
                 uncovered.append(part)
+            elif top is None or not ladder.covers(top):
+                what = "the model finds it uncovered, its words are in the reply"
+                doubts.append(_doubt_of("response.part", part, predicted, what, top.score if top else None))
     else:
         part_scores.append(whole.score or 0.0)
     # an absent fact is reported with the gold part it belongs to, so attribution can see that the whole
@@ -177,7 +205,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         truncated=whole.truncated,
         note=note,
     )
-    if (uncertain or rung is Rung.UNSCORABLE) and ladder.judge is not None:
+    if (uncertain or not equal or rung is Rung.UNSCORABLE) and ladder.judge is not None:
         whole_cmp = ladder.compare_text("response", gold, predicted, kind="text")
     # what the two do (facts.py): the same request passes, however the model scores it; asking where
     # gold tells (or the reverse) and a failure against a success fail — unless a span the
@@ -187,15 +215,22 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         whole_cmp = whole_cmp.model_copy(
             update={"equal": True, "rung": Rung.DIFFERENTIAL, "uncertain": False, "note": acts[1]}
         )
-    if not conflicts and (whole_cmp.equal or acts is not None):
-        conflicts = _differential_conflicts(ladder, gold, predicted, day_first)
+    if not conflicts:
+        for c in _differential_conflicts(ladder, gold, predicted, day_first):
+            (conflicts if _decisive(c, vocabulary) else doubts).append(
+                c if _decisive(c, vocabulary) else _doubt(c, "worded otherwise")
+            )
         comparisons.extend(conflicts)
         mismatches.extend(Mismatch("response", c.gold, c.predicted, "value") for c in conflicts)
     if acts is not None and not acts[0] and not conflicts:
         whole_cmp = whole_cmp.model_copy(
             update={"equal": False, "rung": Rung.DIFFERENTIAL, "uncertain": False, "note": acts[1]}
         )
+    if not whole_cmp.equal and whole_cmp.rung is Rung.EMBEDDING:  # the model alone: no evidence
+        why = "worded otherwise; no fact, negation or action differs"
+        whole_cmp = _doubt(whole_cmp, f"{why} ({whole_cmp.note})" if whole_cmp.note else why)
     comparisons.insert(0, whole_cmp)
+    comparisons.extend(doubts)
     if conflicts:
         detail = "; ".join(f"gold says {c.gold!r}, reply says {c.predicted!r}" for c in conflicts)
         truthfulness = Check(
@@ -214,7 +249,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             fields=("response",),
             detail=whole_cmp.note,
         )
-    elif not whole_cmp.equal:
+    elif not whole_cmp.equal and not whole_cmp.uncertain:
         mismatches.append(Mismatch("response", gold, predicted, "value"))
         truthfulness = Check(
             sub_metric=SubMetric.TRUTHFULNESS,
@@ -227,6 +262,85 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     else:
         truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=whole_cmp.score)
     return ResponseScore(completeness, truthfulness, tuple(comparisons), tuple(mismatches), whole.score)
+
+
+def _decisive(c: Comparison, vocabulary: frozenset[str]) -> bool:
+    """Whether a difference is evidence (module docstring): a typed fact, a rule of the differential rung,
+    the judge — not the model's score alone. General-language kinds swapped (WordNet siblings) are
+    evidence only where a side is a value of this conversation's tool calls (`revenue` / `profit` after
+    a call with `metric: revenue`), not in the wording around them (`that day` / `that date`)."""
+    if c.rung is Rung.DIFFERENTIAL and WORDNET_SIBLINGS in c.note:
+        return any(w in vocabulary for side in (c.gold, c.predicted) for w in content_words(str(side)))
+    return c.rung in (Rung.TYPED, Rung.ALIAS, Rung.JUDGE, Rung.STRUCTURAL, Rung.DIFFERENTIAL)
+
+
+def _doubt(c: Comparison, why: str) -> Comparison:
+    note = f"{why}: {c.note}" if c.note and why not in c.note else why
+    return c.model_copy(update={"uncertain": True, "note": note})
+
+
+def _doubt_of(field: str, gold: str, predicted: str, why: str, score: float | None = None) -> Comparison:
+    return Comparison(
+        field=field,
+        gold=gold,
+        predicted=predicted,
+        equal=False,
+        score=None if score is None else round(score, 4),
+        rung=Rung.TYPED if score is None else Rung.EMBEDDING,
+        kind="short" if score is None else "text",
+        uncertain=True,
+        note=why,
+    )
+
+
+_UNIT_FREE_CURRENCIES = frozenset({"jpy", "cny"})  # `¥` is both
+
+
+def _same_quantity(a: str, b: str) -> bool:
+    """Two canonical facts that are one number written two ways: one with a unit and one without
+    (`360元` / `360`), `¥` read as yen and as yuan, a time on a 12-hour dial (`7 PM` / `7:00`)."""
+    kind_a, _, rest_a = a.partition(":")
+    kind_b, _, rest_b = b.partition(":")
+    if kind_a == kind_b == "time":
+        ha, _, ma = rest_a.partition(":")
+        hb, _, mb = rest_b.partition(":")
+        return ha.isdigit() and hb.isdigit() and int(ha) % 12 == int(hb) % 12 and ma == mb
+    if {kind_a, kind_b} == {"time", "number"}:  # `9 AM` / `9点`, `noon` / `12`: the hour alone
+        clock, bare = (rest_a, rest_b) if kind_a == "time" else (rest_b, rest_a)
+        hour, _, minutes = clock.partition(":")
+        return bare.isdigit() and hour.isdigit() and minutes == "00" and int(hour) % 12 == int(bare) % 12
+    if kind_a != "number" or kind_b != "number":
+        return False
+    va, _, ua = rest_a.partition("|")
+    vb, _, ub = rest_b.partition("|")
+    if va != vb:
+        return False
+    return not ua or not ub or {ua, ub} <= _UNIT_FREE_CURRENCIES
+
+
+_IDEOGRAPHS = re.compile(f"[{CJK_CHARS}]")
+_ZH_FILLER = frozenset("的了吧呢啊吗您你我们是在为将会已和与及或")
+_STEM = 5
+
+
+def _said_in_words(part: str, reply: str) -> bool:
+    """Whether a third or more of a gold part's content words (their first letters, so `reset` and
+    `resetting` meet, or a WordNet synonym: `restart` / `reboot`), or of its ideographs, occur in the
+    reply: the part is there in its words, even where the model finds it uncovered."""
+    ideographs = set(_IDEOGRAPHS.findall(part)) - _ZH_FILLER
+    if ideographs:
+        return 3 * len(ideographs & set(_IDEOGRAPHS.findall(reply))) >= len(ideographs)
+    words = {w for w in content_words(part) if w.isalpha()}
+    if not words:
+        return True
+    reply_words = {w for w in content_words(reply) if w.isalpha()}
+    stems = {w[:_STEM] for w in reply_words}
+    lexicon = load_lexicon()
+    found = sum(
+        w[:_STEM] in stems or any(lexicon.relate(w, r)[0] is Relation.SYNONYM for r in reply_words)
+        for w in words
+    )
+    return 3 * found >= len(words)
 
 
 def _differential_conflicts(ladder: Ladder, gold: str, predicted: str, day_first: bool) -> list[Comparison]:
