@@ -162,10 +162,12 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             top = max(sims, key=lambda s: s.score or 0.0, default=None)
             part_scores.append((top.score or 0.0) if top else 0.0)
             facts_absent = any(text in part for _, text in absent)
-            in_words = _said_in_words(part, predicted) or bool(states_facts(part, predicted, day_first))
-            if facts_absent or ((top is None or not ladder.covers(top)) and not in_words):
+            covered = top is not None and ladder.covers(top)
+            if facts_absent or not (
+                covered or _said_in_words(part, predicted) or states_facts(part, predicted, day_first)
+            ):
                 uncovered.append(part)
-            elif top is None or not ladder.covers(top):
+            elif not covered:
                 what = "the model finds it uncovered, its words are in the reply"
                 doubts.append(_doubt_of("response.part", part, predicted, what, top.score if top else None))
     else:
