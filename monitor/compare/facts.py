@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -610,6 +610,13 @@ def language_of(value: str) -> str:
     scripts = [script_of(c) for c in value if c.isalpha()]
     top = max(set(scripts), key=scripts.count) if scripts else "LATIN"
     return "en" if top == "LATIN" else top.lower()
+
+
+def stated(wanted: Sequence[str], have: Sequence[str]) -> bool:
+    """Every canonical fact of `wanted` is among `have` (a number without a unit by the same number with
+    one)."""
+    present = set(have)
+    return all(f in present or any(h.startswith(f + "|") for h in present) for f in wanted)
 
 
 def content_words(value: str) -> list[str]:

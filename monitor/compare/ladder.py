@@ -39,6 +39,7 @@ from monitor.compare.facts import (
     has_cjk,
     normalize_text,
     script_of,
+    stated,
     value_signs,
 )
 from monitor.compare.lexicon import build_domain, load_airports, load_aliases, load_lexicon
@@ -179,8 +180,7 @@ class Ladder:
         passes, flagged `uncertain` when the model finds the meanings apart."""
         day_first = self.config.ladder.date_day_first
         fg, fp = extract_facts(gold, day_first), extract_facts(predicted, day_first)
-        have = set(fp.facts)
-        absent = [f for f in fg.facts if f not in have and not any(h.startswith(f + "|") for h in have)]
+        absent = [f for f in fg.facts if not stated((f,), fp.facts)]
         rivals = {_fact_kind_unit(f) for f in fp.facts if f not in fg.facts}
         replaced = [f for f in absent if _fact_kind_unit(f) in rivals]
         if replaced:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from monitor.compare.facts import content_words, extract_facts, normalize_text
+from monitor.compare.facts import content_words, extract_facts, normalize_text, stated
 from monitor.compare.ladder import Ladder
 from monitor.model import ActionContent, Dialog, DialogTurn, MatchHow, ResponseContent
 from monitor.score.dialog import (
@@ -47,7 +47,6 @@ from monitor.score.dialog import (
     free_tools,
     tool_schemas,
 )
-from monitor.score.response import stated
 from monitor.score.turn import TurnScore
 
 GAP = 1.0

@@ -291,7 +291,7 @@ def _judge_rows(rows: Sequence[DialogTurn], ctx: _RowContext) -> _Judged:
     }
     # the tools that exist: known only where schemas are declared (the agent's spans, the gold's metadata)
     schemas = set(tool_schemas(ctx.metadata))
-    declared = read_only | allowed | schemas | _gold_tools(rows) if schemas else set()
+    declared = (read_only | allowed | schemas | _gold_tools(rows)) if schemas else set()
     recovered_at = _recoveries(rows, ctx.exchange_of, expectations, read_only, declared)
     failed = sum(1 for r in rows if isinstance(r.predict_turn, ActionContent) and r.predict_turn.error)
     judged = _Judged([], {}, set(), [], (), RecoveryStats(), 0)

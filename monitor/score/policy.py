@@ -125,7 +125,7 @@ def check_policy(
         **{name: tp.schema_ for name, tp in policy.tools.items() if tp.schema_ is not None},
     }
 
-    known = set(policy.allowed_tools or ()) | set(policy.tools)
+    known = _declared(policy)
     read_only = _read_only(policy)
     settings = policy.grounding
     grounded = (  # provenance also decides state drift; with neither, grounding costs nothing
@@ -286,7 +286,7 @@ def _recovery(
     """Each failed call's outcome (`score/recovery`), against what `after_tool_error` expects."""
     exchange_of = exchanges(turns)
     errors = {c.turn_no: c.error for c in calls}
-    tries = attempts(turns, errors, exchange_of, set(policy.allowed_tools or ()) | set(policy.tools))
+    tries = attempts(turns, errors, exchange_of, _declared(policy))
     read_only = _read_only(policy)
     retries = recoveries(tries, read_only)
     call_of = {c.turn_no: c for c in calls}
@@ -351,6 +351,11 @@ def _recovery(
         mean_recovery_steps=round(sum(steps) / len(steps), 4) if steps else None,
         escalation_rate=round(escalated / faults, 4) if faults else None,
     )
+
+
+def _declared(policy: Policy) -> set[str]:
+    """The tools a policy names: `allowed_tools` and those it says something of."""
+    return set(policy.allowed_tools or ()) | set(policy.tools)
 
 
 def _read_only(policy: Policy) -> frozenset[str]:

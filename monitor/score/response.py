@@ -27,7 +27,6 @@ ladder routes them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -38,6 +37,7 @@ from monitor.compare.facts import (
     extract_facts,
     normalize_text,
     sentences,
+    stated,
     value_signs,
 )
 from monitor.compare.ladder import Ladder
@@ -61,13 +61,6 @@ def states_facts(gold: str, predicted: str, day_first: bool = False) -> bool | N
     if not wanted:
         return None
     return stated(wanted, extract_facts(predicted, day_first).facts)
-
-
-def stated(wanted: Sequence[str], have: Sequence[str]) -> bool:
-    """Every canonical fact of `wanted` is among `have` (a number without a unit by the same number with
-    one)."""
-    present = set(have)
-    return all(f in present or any(h.startswith(f + "|") for h in present) for f in wanted)
 
 
 def is_bare_fact(gold: str, day_first: bool = False) -> bool:
@@ -219,9 +212,10 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         )
     if not conflicts:
         for c in _differential_conflicts(ladder, gold, predicted, day_first):
-            (conflicts if _decisive(c, vocabulary) else doubts).append(
-                c if _decisive(c, vocabulary) else _doubt(c, "worded otherwise")
-            )
+            if _decisive(c, vocabulary):
+                conflicts.append(c)
+            else:
+                doubts.append(_doubt(c, "worded otherwise"))
         comparisons.extend(conflicts)
         mismatches.extend(Mismatch("response", c.gold, c.predicted, "value") for c in conflicts)
     if acts is not None and not acts[0] and not conflicts:
