@@ -8,9 +8,12 @@ match what calibration produces.
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -514,6 +517,10 @@ def load_settings(path: Path | None, flags: dict[str, Any] | None = None) -> Sco
     )
 
     file_data = load_config(path).model_dump(exclude_unset=True) if path else {}
+    env = dict(os.environ)
+    unknown = _unknown_environment(env)
+    if unknown:
+        raise ConfigError("environment: invalid config:\n" + "\n".join(unknown))
 
     class _EnvOverFile(BaseSettings):
         model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid")
@@ -538,15 +545,17 @@ def load_settings(path: Path | None, flags: dict[str, Any] | None = None) -> Sco
         return ScoringConfig.model_validate(settings.model_dump())
     except ValidationError as exc:
         where = f"{path} / environment / flags" if path else "environment / flags"
-        raise ConfigError(f"{where}: invalid config:\n{format_validation_error(exc)}") from exc
+        origin = _Origin(path, None, flags or {}, env)
+        raise ConfigError(f"{where}: invalid config:\n{format_validation_error(exc, origin=origin)}") from exc
 
 
 def load_config(path: Path | None) -> ScoringConfig:
-    """Read a YAML or JSON config file; every error names the file and the key path."""
+    """Read a YAML or JSON config file; every error names the file, the line and the key path."""
     if path is None:
         return ScoringConfig()
     try:
-        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        raw: Any = yaml.safe_load(text)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config file ({exc.strerror})") from exc
     except yaml.YAMLError as exc:
@@ -558,14 +567,122 @@ def load_config(path: Path | None) -> ScoringConfig:
     try:
         return ScoringConfig.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: invalid config:\n{format_validation_error(exc)}") from exc
+        origin = _Origin(path, text, {}, {})
+        raise ConfigError(f"{path}: invalid config:\n{format_validation_error(exc, origin=origin)}") from exc
 
 
-def format_validation_error(exc: ValidationError, prefix: str = "") -> str:
-    """Every pydantic error on its own line as `key.path: message`, so all are seen at once."""
+@dataclass(frozen=True)
+class _Origin:
+    """Where the values of one validation came from, to name the one that is wrong: flags, then the
+    environment, then the file (`text`: its contents, for the line of a key)."""
+
+    path: Path | None
+    text: str | None
+    flags: dict[str, Any]
+    env: dict[str, str]
+
+    def of(self, loc: tuple[str, ...]) -> str:
+        node: Any = self.flags
+        for part in loc:
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None:
+            return " (a command-line flag)"
+        name = ENV_PREFIX + "__".join(loc).upper()
+        if name in self.env:
+            return f" (environment variable {name})"
+        if self.path is None:
+            return ""
+        text = self.text if self.text is not None else _read(self.path)
+        line = _line_of(text, loc) if text is not None else None
+        return f" ({self.path}:{line})" if line else f" ({self.path})"
+
+
+def format_validation_error(exc: ValidationError, prefix: str = "", origin: _Origin | None = None) -> str:
+    """Every pydantic error on its own line as `key.path: message`, so all are seen at once; an unknown
+    key with the spelling it is closest to, and with an `origin`, the flag, environment variable or
+    file line it came from."""
     lines = []
     for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        where = f"{prefix}.{loc}" if prefix and loc else (prefix or loc or "(top level)")
-        lines.append(f"  {where}: {err['msg']}")
+        loc = tuple(str(p) for p in err["loc"])
+        dotted = ".".join(loc)
+        where = f"{prefix}.{dotted}" if prefix and dotted else (prefix or dotted or "(top level)")
+        message = err["msg"]
+        if err["type"] == "extra_forbidden":
+            message = "unknown key" + _did_you_mean(ScoringConfig if not prefix else None, loc)
+        lines.append(f"  {where}: {message}{origin.of(loc) if origin else ''}")
     return "\n".join(lines)
+
+
+def _section(model: Any, loc: tuple[str, ...]) -> type[BaseModel] | None:
+    """The model whose keys `loc[-1]` is one of (None: below a plain value, anything goes)."""
+    for part in loc[:-1]:
+        field = model.model_fields.get(part) if model is not None else None
+        model = _model_of(field.annotation) if field is not None else None
+        if model is None:
+            return None
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside `X`, `X | None` or `Optional[X]`."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _did_you_mean(root: type[BaseModel] | None, loc: tuple[str, ...]) -> str:
+    section = _section(root, loc) if root is not None else None
+    if section is None or not loc:
+        return ""
+    close = difflib.get_close_matches(loc[-1], list(section.model_fields), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(section.model_fields)}"
+
+
+def _unknown_environment(env: dict[str, str]) -> list[str]:
+    """`AGENT_MONITOR_…` variables that name no key (pydantic-settings would ignore them silently, and a
+    typo would leave the default in force)."""
+    lines = []
+    for name in sorted(env):
+        if not name.startswith(ENV_PREFIX):
+            continue
+        parts = tuple(part.lower() for part in name[len(ENV_PREFIX) :].split("__"))
+        for depth in range(1, len(parts) + 1):
+            loc = parts[:depth]
+            section = _section(ScoringConfig, loc)
+            if section is None:  # below a plain value (a mapping such as kafka.librdkafka)
+                break
+            if loc[-1] not in section.model_fields:
+                hint = _did_you_mean(ScoringConfig, loc)
+                lines.append(f"  {'.'.join(loc)}: unknown key{hint} (environment variable {name})")
+                break
+    return lines
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _line_of(text: str, loc: tuple[str, ...]) -> int | None:
+    """The 1-based line of the key at `loc` in a YAML/JSON document (None when it is not found)."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in loc:
+        if not isinstance(node, yaml.MappingNode):
+            return line
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == part:
+                line, node = key.start_mark.line + 1, value
+                break
+        else:
+            return line
+    return line
