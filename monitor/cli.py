@@ -12,7 +12,7 @@ import csv
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from monitor import __version__
 from monitor.config import CompositionConfig, ScoringConfig, format_validation_error, load_settings
 from monitor.errors import InputError, MonitorError
 from monitor.model import AggregateReport, DialogReport
+from monitor.words import counted
 
 log = logging.getLogger("monitor")
 
@@ -122,7 +123,10 @@ def _parser() -> argparse.ArgumentParser:
         "--workers", type=int, help="scoring processes (server.workers; default 1: scored in this process)"
     )
     u.add_argument(
-        "--demo", action="store_true", help="post the bundled recorded agent traffic to this service on start"
+        "--demo",
+        action="store_true",
+        help="post the bundled recorded agent traffic to this service on start (on a terminal without "
+        "--out: one line per conversation, the JSONL in a temporary file)",
     )
     u.add_argument(
         "--policy",
@@ -283,9 +287,10 @@ def _cmd_loadgen(args: argparse.Namespace) -> int:
     done = deliver(traffic.requests(truth), target, paced=live, start_ns=config.start_ns)
     write_truth(truth, args.out / "truth.jsonl")
     print(
-        f"loadgen: {len(truth)} conversations, {done.spans} spans in {done.requests} requests "
-        f"({done.bytes / 1e6:.1f} MB) to {target}; {refs} references in {args.out / 'gold'}; "
-        f"truth in {args.out / 'truth.jsonl'}" + (f"; {done.failed} requests refused" if done.failed else ""),
+        f"loadgen: {counted(len(truth), 'conversation')}, {counted(done.spans, 'span')} in "
+        f"{counted(done.requests, 'request')} ({done.bytes / 1e6:.1f} MB) to {target}; "
+        f"{counted(refs, 'reference')} in {args.out / 'gold'}; truth in {args.out / 'truth.jsonl'}"
+        + (f"; {counted(done.failed, 'request')} refused" if done.failed else ""),
         file=sys.stderr,
     )
     return EXIT_OK if not done.failed else EXIT_BAD_INPUT
@@ -394,8 +399,22 @@ def _progress(items: list[Any], disabled: bool) -> Any:
 # -- run ----------------------------------------------------------------------------------------
 
 
+class _Headlines:
+    """A sink for a person at a terminal: each report to `sink` (JSONL) and its headline to stdout."""
+
+    def __init__(self, sink: Callable[[dict[str, Any]], None]) -> None:
+        self.sink = sink
+
+    def __call__(self, report: dict[str, Any]) -> None:
+        from monitor.view.reports import headline_of
+
+        self.sink(report)
+        print(headline_of(report), flush=True)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     import asyncio
+    import tempfile
 
     from monitor.compare.ladder import Ladder, build_ladder
     from monitor.publish.jsonl import JsonlSink
@@ -422,18 +441,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
         ladder = Ladder(config, None)
     else:
         ladder = build_ladder(config)  # loads the model before the receivers accept anything
-    sink = JsonlSink(args.out)
     logging.getLogger("monitor").setLevel(logging.INFO)
+    sink = JsonlSink(args.out)
+    publish: Callable[[dict[str, Any]], None] = sink
+    if args.demo and args.out is None and sys.stdout.isatty():  # a person watching: headlines, JSONL aside
+        sink = JsonlSink(Path(tempfile.mkdtemp(prefix="agent-monitor-demo-")) / "reports.jsonl")
+        publish = _Headlines(sink)
+        print(
+            f"demo: one line per conversation below; the JSONL reports go to {sink.path}\n"
+            f"      see them turn by turn: agent-monitor show {sink.path}  (--html page.html for a page)",
+            flush=True,
+        )
     metrics = MonitorMetrics(config.server.max_label_values)
-    pipeline = Pipeline(config, ladder, references, sink, metrics, policies, pool=pool)
+    pipeline = Pipeline(config, ladder, references, publish, metrics, policies, pool=pool)
     settle_heap()
     try:
         asyncio.run(serve(config.server, pipeline, demo=args.demo))
-    except OSError as exc:
-        raise InputError(
-            f"{config.server.host}:{config.server.http_port}/{config.server.grpc_port}",
-            f"cannot listen ({exc})",
-        ) from exc
+    except OSError as exc:  # e.g. TLS files unreadable; a port that cannot be bound is named by `serve`
+        raise InputError(f"{config.server.host}", f"cannot start the receivers ({exc})") from exc
     finally:
         pipeline.close()
         sink.close()
@@ -532,16 +557,17 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     finally:
         sink.close()
     if shown > MAX_SHOWN:
-        print(f"agent-monitor: … and {shown - MAX_SHOWN} more spans not used", file=sys.stderr)
+        print(f"agent-monitor: … and {counted(shown - MAX_SHOWN, 'more span')} not used", file=sys.stderr)
     for failure in pipeline.failures:
         print(f"agent-monitor: not scored: {failure}", file=sys.stderr)
     st = pipeline.stats
     errors = sum(v for k, v in st.items() if k.startswith("pipeline_errors:"))
     print(
-        f"replayed {st['requests']} requests, {st['spans_received']} spans: {st['conversations_reported']} "
-        f"conversation reports ({st['conversations_scored']} scored, {st['conversations_unscored']} without a "
-        f"reference or policy, or not scorable); {bad} bad payloads, {st['spans_rejected_no_id']} spans "
-        f"without ids, {st['spans_rejected_unreadable']} unreadable spans, {errors} pipeline errors",
+        f"replayed {counted(st['requests'], 'request')}, {counted(st['spans_received'], 'span')}: "
+        f"{counted(st['conversations_reported'], 'conversation report')} ({st['conversations_scored']} scored, "
+        f"{st['conversations_unscored']} without a reference or policy, or not scorable); "
+        f"{counted(bad, 'bad payload')}, {counted(st['spans_rejected_no_id'], 'span without ids')}, "
+        f"{counted(st['spans_rejected_unreadable'], 'unreadable span')}, {counted(errors, 'pipeline error')}",
         file=sys.stderr,
     )
     return EXIT_BAD_INPUT if bad or errors or st["spans_rejected_unreadable"] else EXIT_OK
@@ -570,7 +596,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if args.html:
         _write(args.html, render_html(shown, sources))
         failed = sum(s.failed for s in shown)
-        print(f"wrote {args.html}: {len(shown)} conversations, {failed} failed", file=sys.stderr)
+        print(f"wrote {args.html}: {counted(len(shown), 'conversation')}, {failed} failed", file=sys.stderr)
     elif shown:
         sys.stdout.write(render_text(shown, colour=sys.stdout.isatty() and "NO_COLOR" not in os.environ))
     return EXIT_BAD_INPUT if loaded.problems else EXIT_OK

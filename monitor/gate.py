@@ -66,7 +66,9 @@ def run_gate(baseline: AggregateReport, report: AggregateReport, config: GateCon
                 f"{reason:<30} {bc:>5} -> {rc:>5}  (new)" if rc else f"{reason:<30} {bc:>5} -> {rc:>5}"
             )
             if rc >= config.min_reason_count:
-                result.failures.append(f"{reason} appeared {rc} times; the baseline had none")
+                result.failures.append(
+                    f"{reason} appeared {'once' if rc == 1 else f'{rc} times'}; the baseline had none"
+                )
     bl, rl = baseline.mean_turn_latency_ms, report.mean_turn_latency_ms
     if bl and rl is not None:
         rise = (rl - bl) / bl

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from monitor.model import AggregateReport, ChainStats, DialogReport, FailureReason, SubMetricStats
+from monitor.words import counted
 
 CSV_COLUMNS = (
     "dialog_id",
@@ -142,22 +143,24 @@ def csv_rows(reports: Sequence[DialogReport]) -> Iterator[dict[str, Any]]:
 def summary_text(agg: AggregateReport) -> str:
     """A few readable lines for the terminal."""
     lines = [
-        f"dialogs {agg.dialogs} (passed {agg.dialogs_passed}, strict success {_pct(agg.strict_success_rate)}); "
-        f"turns {agg.turns} (success rate {_pct(agg.success_rate)})",
+        f"{counted(agg.dialogs, 'dialog')} (passed {agg.dialogs_passed}, strict success "
+        f"{_pct(agg.strict_success_rate)}); {counted(agg.turns, 'turn')} (success rate {_pct(agg.success_rate)})",
         "sub-metrics: " + ", ".join(f"{n} {_pct(s.rate)}" for n, s in agg.sub_metrics.items()),
-        f"failures: {agg.root_cause_count} root causes, {agg.cascading_count} cascades"
+        f"failures: {counted(agg.root_cause_count, 'root cause')}, {counted(agg.cascading_count, 'cascade')}"
         + (f" — root causes by reason: {agg.root_cause_reasons}" if agg.root_cause_reasons else ""),
     ]
     if agg.chain_lengths:
         lines.append(
             "by chain length: "
             + ", ".join(
-                f"{b}: {_pct(c.turn_success_rate)} of {c.turns} turns" for b, c in agg.chain_lengths.items()
+                f"{b}: {_pct(c.turn_success_rate)} of {counted(c.turns, 'turn')}"
+                for b, c in agg.chain_lengths.items()
             )
         )
     if agg.uncertain_comparisons or agg.unscorable_comparisons:
         lines.append(
-            f"review: {agg.uncertain_comparisons} uncertain, {agg.unscorable_comparisons} unscorable comparisons"
+            f"review: {counted(agg.uncertain_comparisons, 'uncertain comparison')}, "
+            f"{agg.unscorable_comparisons} unscorable"
         )
     if agg.rejected:
         lines.append(f"rejected inputs: {len(agg.rejected)} (listed in the report's 'rejected')")

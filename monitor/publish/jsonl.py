@@ -1,5 +1,6 @@
 """Report sink: one JSON object per line, to a file or stdout. I/O.
 
+The file is appended to (a restarted service keeps its history), its folder created when missing.
 Each line is a conversation report (`ConversationReport.to_json`). A re-report after late spans is a
 new line with a higher `version`; consumers keep the highest version per `conversation_id`.
 """
@@ -19,6 +20,8 @@ class JsonlSink:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         try:
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
             self._fh: IO[str] = path.open("a", encoding="utf-8") if path else sys.stdout
         except OSError as exc:
             raise InputError(str(path), f"cannot write reports here ({exc.strerror})") from exc

@@ -7,7 +7,10 @@ Starts OTLP/HTTP (aiohttp) and OTLP/gRPC (grpcio) on the configured address, tic
 its clock (the wall clock; processing time, never event time) every `tick_s` (so idle conversations
 close when traffic stops), and on SIGTERM/SIGINT
 stops accepting, then flushes every open conversation (`closed_by: shutdown`) before exiting.
-With `demo=True` it posts the bundled sample traffic to its own OTLP/HTTP receiver once it is up.
+With `demo=True` it posts the bundled recorded traffic to its own OTLP/HTTP receiver once it is up, each
+recording's root spans carrying the end marker (`normalize.end_marker_attribute`), as an agent that
+knows its conversation is over would send it: the recording knows it ended, so its report follows at
+once instead of after the inactivity window.
 
 `consume`: the Kafka stages (monitor/runtime/kafka.py), each on a thread, and /metrics. A stage that
 dies stops the process (exit 3), so its supervisor restarts it; SIGTERM/SIGINT stop the stages, which
@@ -18,20 +21,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
 import ssl
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 from aiohttp import web
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from monitor.config import ScoringConfig, ServerConfig
+from monitor.errors import InputError
 from monitor.runtime.kafka import IngestStage, ScoreStage, ensure_topics
 from monitor.runtime.pipeline import Pipeline
 from monitor.sources.connections import ConnectionGuard, guarded_runner
@@ -67,6 +74,20 @@ class RepeatFilter(logging.Filter):
         return True
 
 
+@contextlib.contextmanager
+def _listening(receiver: str, host: str, port: int, setting: str) -> Iterator[None]:
+    """Name the receiver, address and setting when it cannot bind (aiohttp raises OSError, grpc a
+    RuntimeError that says only "Failed to bind")."""
+    try:
+        yield
+    except (OSError, RuntimeError) as exc:
+        in_use = isinstance(exc, RuntimeError) or exc.errno == errno.EADDRINUSE
+        why = "the port is in use (another agent-monitor, or a Collector?)" if in_use else str(exc)
+        raise InputError(
+            f"{host}:{port}", f"the {receiver} cannot listen: {why}; choose another port with {setting}"
+        ) from exc
+
+
 def demo_dir() -> Path:
     return Path(str(resources.files("monitor") / "data" / "demo"))
 
@@ -97,16 +118,19 @@ async def serve(
     guard = ConnectionGuard(config.max_connections, config.header_timeout_s, pipeline.stats)
     # auto_decompress off: the receiver gunzips itself, with a cap against gzip bombs
     otlp_app = build_app(pipeline.ingest, pipeline.snapshot, config.max_request_bytes, token, lambda: ready)
-    runner, http_port = await start_site(
-        otlp_app, config.host, config.http_port, ssl_context, guard=guard, auto_decompress=False
-    )
-    metrics_runner, metrics_port = await start_site(
-        build_metrics_app(pipeline.metrics), config.host, config.metrics_port, ssl_context, guard=guard
-    )
-    grpc_server, grpc_port = start_grpc(
-        pipeline.ingest, config.host, config.grpc_port, config.max_request_bytes, token, tls,
-        idle_timeout_s=config.header_timeout_s,
-    )  # fmt: skip
+    with _listening("OTLP/HTTP receiver", config.host, config.http_port, "--http-port"):
+        runner, http_port = await start_site(
+            otlp_app, config.host, config.http_port, ssl_context, guard=guard, auto_decompress=False
+        )
+    with _listening("metrics endpoint", config.host, config.metrics_port, "server.metrics_port"):
+        metrics_runner, metrics_port = await start_site(
+            build_metrics_app(pipeline.metrics), config.host, config.metrics_port, ssl_context, guard=guard
+        )
+    with _listening("OTLP/gRPC receiver", config.host, config.grpc_port, "--grpc-port"):
+        grpc_server, grpc_port = start_grpc(
+            pipeline.ingest, config.host, config.grpc_port, config.max_request_bytes, token, tls,
+            idle_timeout_s=config.header_timeout_s,
+        )  # fmt: skip
     ready = True
     scheme = "https" if tls else "http"
     log.info(
@@ -117,15 +141,19 @@ async def serve(
         on_ready(http_port, grpc_port, metrics_port)
     ticker = asyncio.create_task(_tick(pipeline, config.tick_s, stop))
     demo_task = (
-        asyncio.create_task(_send_demo(f"{scheme}://127.0.0.1:{http_port}/v1/traces", token))
+        asyncio.create_task(
+            _send_demo(
+                f"{scheme}://127.0.0.1:{http_port}/v1/traces",
+                token,
+                pipeline.config.normalize.end_marker_attribute,
+            )
+        )
         if demo
         else None
     )
     await stop.wait()
     log.info("shutting down: no new requests; flushing open conversations")
     ticker.cancel()
-    if demo_task is not None:
-        demo_task.cancel()
     if demo_task is not None:
         demo_task.cancel()
     grpc_server.stop(grace=5).wait()
@@ -205,15 +233,29 @@ async def _tick(pipeline: Pipeline, every_s: float, stop: asyncio.Event) -> None
         await loop.run_in_executor(None, pipeline.tick, pipeline.clock())
 
 
-async def _send_demo(url: str, token: str | None) -> None:
-    """Post the bundled recorded traffic (real spans from Strands and openai-agents) to ourselves."""
+async def _send_demo(url: str, token: str | None, end_marker: str) -> None:
+    """Post the bundled recorded traffic (real spans from Strands, openai-agents and a τ-bench run) to
+    ourselves, one request per recorded conversation, its end marked (module docstring)."""
     headers = {"Content-Type": "application/x-protobuf"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     files = sorted((demo_dir() / "traffic").glob("*.pb"))
     async with aiohttp.ClientSession() as session:
         for f in files:
-            async with session.post(url, data=f.read_bytes(), headers=headers, ssl=False) as response:
+            body = marked_end(f.read_bytes(), end_marker)
+            async with session.post(url, data=body, headers=headers, ssl=False) as response:
                 if response.status != 200:
                     log.warning("demo traffic %s: HTTP %d %s", f.name, response.status, await response.text())
-    log.info("demo: sent %d recorded requests; reports follow as the conversations close", len(files))
+    log.info("demo: sent %d recorded conversations; reports follow as each one ends", len(files))
+
+
+def marked_end(request: bytes, attribute: str) -> bytes:
+    """An OTLP trace request whose root spans (no parent) carry `attribute` = true: a whole recorded
+    conversation, marked as ended."""
+    body = ExportTraceServiceRequest.FromString(request)
+    for resource_spans in body.resource_spans:
+        for scope_spans in resource_spans.scope_spans:
+            for span in scope_spans.spans:
+                if not span.parent_span_id:
+                    span.attributes.append(KeyValue(key=attribute, value=AnyValue(bool_value=True)))
+    return body.SerializeToString()

@@ -86,7 +86,7 @@ ol.turns { list-style: none; margin: 0; padding: 0; display: flex; gap: GAPpx; }
 .turn.not-scored { border-color: #bbb; }
 .turn .no { font-weight: 700; } .turn .tag { margin: 4px 0; }
 .turn .did { display: block; word-break: break-word; margin: 4px 0; }
-.turn .why { font-weight: 600; word-break: break-word; } .turn .ev { font-size: 12px; word-break: break-word; }
+.turn .why { font-weight: 600; overflow-wrap: break-word; } .turn .ev { font-size: 12px; word-break: break-word; }
 .turn.root .why { color: var(--root); } .turn.cascade .why { color: #8a5300; font-weight: 400; }
 .turn.cascade .ev, .turn.cascade .did { color: #6d5a3a; }
 details { margin: 4px 0; } summary { cursor: pointer; }
@@ -125,7 +125,7 @@ def _list(conversations: Sequence[Shown]) -> str:
     releases = sorted({s.release for s in conversations if s.release})
     rows = "".join(
         f"<tr {_filter_attrs(s)}><td><a href='#c-{i}'>{escape(s.key)}</a></td>"
-        f"<td>{_verdict_badge(s)}</td><td>{escape(s.headline())}</td>"
+        f"<td>{_verdict_badge(s)}</td><td>{_wrappable(s.headline())}</td>"
         f"<td>{escape(s.release or '')}</td><td>{escape(s.agent or '')}</td></tr>"
         for i, s in enumerate(conversations)
     )
@@ -181,12 +181,19 @@ def _conversation(i: int, s: Shown) -> str:
         if s.report.uncertain_comparisons:
             sub += f"<span class='badge uncertain'>≈ {s.report.uncertain_comparisons} uncertain</span>"
         sub += "</div>"
+    left_out = f"<p class='muted small'>not shown: {escape(s.left_out)}</p>" if s.left_out else ""
     return (
         f"<article class='conv' id='c-{i}' {_filter_attrs(s)}>"
-        f"<h2>{_verdict_badge(s)}{escape(s.key)}</h2><p class='headline'>{escape(s.headline())}</p>"
-        f"<p class='muted small'>{meta}</p>{sub}{_timeline(i, s.rows)}"
+        f"<h2>{_verdict_badge(s)}{escape(s.key)}</h2><p class='headline'>{_wrappable(s.headline())}</p>"
+        f"<p class='muted small'>{meta}</p>{sub}{_timeline(i, s.rows)}{left_out}"
         f"<div class='details'>{''.join(_details(i, r) for r in s.rows)}</div></article>"
     )
+
+
+def _wrappable(text: str) -> str:
+    """Escaped, with a line-break opportunity after each underscore: a long failure reason such as
+    `inconsistent_parameter_values` wraps between its words, never inside one."""
+    return escape(text).replace("_", "_<wbr>")
 
 
 def _timeline(i: int, rows: Sequence[Row]) -> str:
@@ -236,7 +243,7 @@ def _card(i: int, r: Row) -> str:
         f"<div class='no'>turn {r.turn_no} · {escape(r.role)}</div>"
         f"<div class='tag'><span class='badge {r.verdict.replace(' ', '-')}'>{escape(tag)}</span></div>"
         f"<code class='did'>{escape(shorten(r.did, 90))}</code>"
-        f"<div class='why'>{escape(r.reason)}</div><div class='ev'>{escape(shorten(ev, 160))}</div>"
+        f"<div class='why'>{_wrappable(r.reason)}</div><div class='ev'>{_wrappable(shorten(ev, 160))}</div>"
         f"<div class='scores'>{badges}</div></li>"
     )
 

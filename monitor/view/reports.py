@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from monitor.model import DialogReport, FailureReason, TurnVerdict
 from monitor.report import latest_reports
+from monitor.words import counted
 
 Verdict = Literal["pass", "root", "cascade", "not scored"]
 SHORT_CHARS = 60  # what the agent did, in a table cell
@@ -54,6 +55,7 @@ class Shown:
     release: str | None = None
     reference_id: str | None = None
     unscored_reason: str | None = None
+    left_out: str = ""  # the turns that have no row, and why ("turns 1, 3 (the user's messages)")
 
     @property
     def failed(self) -> bool:
@@ -73,7 +75,7 @@ class Shown:
         if self.report is None:
             return f"not scored ({self.unscored_reason or 'no reference'})"
         if self.report.test_pass:
-            return f"PASS — {len(self.rows)} turns, success {_pct(self.report.success_rate)}"
+            return f"PASS — {counted(len(self.rows), 'turn')}, success {_pct(self.report.success_rate)}"
         roots = [r for r in self.rows if r.verdict == "root"]
         cascades = [r for r in self.rows if r.verdict == "cascade"]
         broke = ", ".join(f"{r.turn_no} ({r.reason})" for r in roots)
@@ -105,6 +107,22 @@ def read_reports(paths: Sequence[Path]) -> Loaded:
     for key, data in latest_reports(candidates).items():
         loaded.conversations.append(_shown(key, dict(data), origin[id(data)]))
     return loaded
+
+
+def headline_of(report: Mapping[str, Any], origin: str = "") -> str:
+    """One conversation report (a JSONL line's object) as one line: its id, `Shown.headline` and what
+    it was scored against (gold, a policy, or the built-in policy and grounding)."""
+    shown = _shown(str(report.get("conversation_id") or report.get("dialog_id") or "?"), dict(report), origin)
+    policy = (report.get("process") or {}).get("policy")
+    if report.get("reference_id"):
+        against = f"  (gold {report['reference_id']})"
+    elif policy == "builtin":
+        against = "  (no gold: built-in policy and grounding)"
+    elif policy:
+        against = f"  (policy {policy})"
+    else:
+        against = ""
+    return f"{shown.key:<26} {shown.headline()}{against}"
 
 
 def select(
@@ -175,7 +193,43 @@ def _shown(key: str, data: dict[str, Any], origin: str) -> Shown:
         reason = _str(data.get("unscored_reason")) or "no reference"
         return Shown(key, origin, rows, None, agent, release, reference_id, unscored_reason=reason)
     report = DialogReport.model_validate(data)
-    return Shown(key, origin, tuple(_row(t) for t in report.turns), report, agent, release, reference_id)
+    rows = tuple(_row(t) for t in report.turns)
+    left_out = _left_out(data, {r.turn_no for r in rows})
+    return Shown(key, origin, rows, report, agent, release, reference_id, left_out=left_out)
+
+
+#: why a live turn has no verdict row, by `UnmatchedTurn.why`
+FREE_WHY = {
+    "reply_without_gold": "replies no gold turn asks for",
+    "read_only": "read-only calls no gold turn asks for",
+    "allowed_extra": "extra calls the reference allows",
+    "recovered_attempt": "failed attempts the agent recovered from",
+}
+
+
+def _left_out(data: Mapping[str, Any], shown: set[int]) -> str:
+    """The observed turns without a verdict row, grouped by why: user messages are not scored, and a
+    turn the gold or policy does not ask for is free (`unmatched`)."""
+    observed = data.get("observed_turns")
+    if not isinstance(observed, list):
+        return ""
+    free = {
+        u.get("live_turn_no"): FREE_WHY.get(str(u.get("why")), str(u.get("why")))
+        for u in data.get("unmatched") or []
+        if isinstance(u, dict)
+    }
+    groups: dict[str, list[int]] = {}
+    for t in observed:
+        no = t.get("turn_no") if isinstance(t, dict) else None
+        if not isinstance(no, int) or no in shown:
+            continue
+        why = "the user's messages" if t.get("role") == "User" else free.get(no, "no verdict in the report")
+        groups.setdefault(why, []).append(no)
+    return "; ".join(f"{_turns(nos)} ({why})" for why, nos in groups.items())
+
+
+def _turns(nos: Sequence[int]) -> str:
+    return f"turn{'s' if len(nos) != 1 else ''} {', '.join(str(n) for n in nos)}"
 
 
 def _str(value: Any) -> str | None:

@@ -48,6 +48,8 @@ def _table(s: Shown, colour: bool) -> str:
             padded[3] = paint(row.verdict, padded[3])
         line = "  ".join([*padded, cell[-1]]).rstrip()
         lines.append(paint("head", line) if n == 0 else line)
+    if s.left_out:
+        lines.append(f"   not shown: {s.left_out}")
     return "\n".join(lines)
 
 

@@ -138,7 +138,7 @@ def test_a_setup_trace_is_not_a_conversation(tmp_path: Path, capsys: pytest.Capt
     """OpenLLMetry exports LangGraph's `create_agent` as a one-span trace of its own."""
     reports = replay(tmp_path, *run_files("langgraph-openllmetry", "correct"))
     assert [r["conversation_id"] for r in reports] == ["langgraph-openllmetry-correct"]
-    assert "1 conversation reports (1 scored" in capsys.readouterr().err
+    assert "1 conversation report (1 scored" in capsys.readouterr().err
 
 
 def test_semantic_kernel_without_a_conversation_attribute_is_one_conversation_per_turn(

@@ -131,7 +131,7 @@ def test_an_unscored_conversation_shows_what_the_agent_did(
 def test_the_html_page_is_self_contained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     page = tmp_path / "out" / "r.html"
     code, out, err = show(capsys, str(ARTICLE_REPORT), "--html", str(page))
-    assert code == 0 and out == "" and f"wrote {page}: 1 conversations, 1 failed" in err
+    assert code == 0 and out == "" and f"wrote {page}: 1 conversation, 1 failed" in err
     html = page.read_text()
     assert "default-src 'none'" in html  # the page may fetch nothing
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=", html)
@@ -164,3 +164,33 @@ def test_agent_content_cannot_inject_html(tmp_path: Path, capsys: pytest.Capture
     )
     assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;" in html
     assert "data-release='&#x27;&gt;&lt;svg onload=alert(3)&gt;'" in html
+
+
+def test_the_turns_a_table_leaves_out_are_named_with_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's messages have no row, nor has a reply no gold turn asks for: the table says which
+    turns it leaves out and why, in the terminal and on the page."""
+    data = json.loads(streamed("c1"))
+    data["turns"] = [{**t, "turn_no": t["turn_no"] + 1} for t in data["turns"]]  # live turns 2–6
+    roles = {1: "User", 2: "Agent", 3: "Tool", 4: "Tool", 5: "Tool", 6: "Agent", 7: "User", 8: "Agent"}
+    data["observed_turns"] = [{"turn_no": n, "role": r} for n, r in roles.items()]
+    data["unmatched"] = [{"live_turn_no": 8, "type": "response", "why": "reply_without_gold"}]
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    code, out, _ = show(capsys, str(path))
+    assert code == 0
+    assert "   not shown: turns 1, 7 (the user's messages); turn 8 (replies no gold turn asks for)" in out
+    page = tmp_path / "r.html"
+    show(capsys, str(path), "--html", str(page))
+    assert "not shown: turns 1, 7 (the user&#x27;s messages); turn 8" in page.read_text()
+
+
+def test_long_failure_names_wrap_between_their_words_on_the_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "r.html"
+    show(capsys, str(ARTICLE_REPORT), "--html", str(page))
+    html = page.read_text()
+    assert "<div class='why'>inconsistent_<wbr>parameter_<wbr>values</div>" in html
+    assert ".turn .why { font-weight: 600; overflow-wrap: break-word; }" in html  # not inside a word
