@@ -506,6 +506,15 @@ def _judge(
     alias = aliases(a, b)
     if alias:
         return True, alias
+    if len(g) == len(p) > 1:  # `Oak Street Apt` / `Elm St Apartment`: word for word, aliases set aside
+        notes = [aliases(x, y) for x, y in zip(fg, fp, strict=True) if x != y]
+        kept = [(x, y) for x, y in zip(g, p, strict=True) if x.casefold() != y.casefold()]
+        kept = [(x, y) for x, y in kept if not aliases(x.casefold(), y.casefold())]
+        if not kept:
+            return True, "; ".join(n for n in notes if n)
+        if len(kept) < len(g):
+            rest_g, rest_p = [x for x, _ in kept], [y for _, y in kept]
+            return _judge(rest_g, rest_p, aliases, lex, domain, context, mid_text, codes)
     verdict, why = _domain_verdict(cg, cp, context, domain, " ", lex.forms)
     if verdict is not None:
         return verdict, why

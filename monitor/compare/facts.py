@@ -31,6 +31,8 @@ import orjson
 import phonenumbers
 from dateutil import parser as dateparser
 
+from monitor.compare.spoken import number_runs
+
 _PUNCT = re.compile(r"[^\w\s]+|_+", re.UNICODE)
 #: A `+` (or two) that ends a name, a word with a letter in it: S24+, C++, A+ — not +1 415, 2+2, 18+,
 #: 2.1+ or john+orders@.
@@ -418,9 +420,12 @@ _A_PERIOD = re.compile(
     r"(?i)\b(?P<pre>within|in|for|under|over|after|about|around|than|only)\s+(?:an?|one)\s+"
     r"(?P<unit>hour|day|week)\b"
 )
-#: 八个G: colloquial Chinese for gigabytes.
-_ZH_GIGABYTES = re.compile(r"(?P<n>\d+(?:\.\d+)?)个G(?![A-Za-z])")
-_ZH_FREQUENCY = re.compile(r"每个?(?P<z>季度|星期|[天日晚周月年])")
+#: 八个G, 50G: colloquial Chinese for gigabytes (grams are 克 there).
+_ZH_GIGABYTES = re.compile(r"(?P<n>\d+(?:\.\d+)?)个?G(?![A-Za-z])")
+#: 每月, 每个季度; and a fee named by its period: 月费, 年费, 月租, 月供, 月保费 (a monthly fee).
+_ZH_FREQUENCY = re.compile(
+    r"每个?(?P<z>季度|星期|[天日晚周月年])|(?<![\d个一二两三四五六七八九十本这上下每])(?P<f>[日周月年])(?=保?费|租|供)"
+)
 #: 99元一个月 / 99元/月 / 99元每月 say what 每月99元 says: the period is moved before the amount.
 _ZH_PER_PERIOD = re.compile(r"(?P<amount>\d+(?:\.\d+)?元)(?:/|每|一个?)(?P<p>季度|星期|[天日晚周月年])")
 _MONTH_ABBR = {"sept": 9, **{m[:3]: i for i, m in enumerate(_MONTH_NAMES, start=1)}}
@@ -494,7 +499,7 @@ _ZH_MEASURES = (
     "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱|GB|MB|TB"
 )
 _ZH_NUMBER = re.compile(
-    r"[〇零一二三四五六七八九]{4}(?=年)|(?<=点)[一二两三四五六七八九]?十[一二三四五六七八九]?(?=分)|(?<![星期周礼拜哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
+    r"[〇零一二三四五六七八九]{4}(?=年)|(?<=点)(?:[一二两三四五六七八九]?十[一二三四五六七八九]?|零[一二三四五六七八九])(?=分)|(?<!星期)(?<!礼拜)(?<![周哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
     r"|[一二两三四五六七八九](?=" + _ZH_MEASURES + ")"
     r"|[一二两三四五六七八九](?=[到至~\-–][一二两三四五六七八九十]))"  # the first of a range: 一到三天
 )
@@ -516,11 +521,13 @@ _ZH_CURRENCY = re.compile("(?P<c>人民币|美元|美金|欧元|英镑|日元|�
 #: Fact kinds a paraphrase may leave out ("12% year over year" / "12% compared with last year"): they
 #: differ only against a fact of the same kind on the other side, and their words stay in the residual.
 SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency", "frequency", "dial"})
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+#: An email address; its characters are those of `_W` (no ideograph: 发送至a@b.cn这个邮箱 holds a@b.cn).
+_EMAIL = re.compile(rf"(?<!{_W})(?:{_W}|[.+-])+@(?:{_W}|-)+(?:\.(?:{_W}|-)+)+(?!{_W})")
 #: A telephone number: an international one (`+44 20 7946 0958`) or one in groups with a separator or an
 #: area code in parentheses (`020 7946 0958`, `(415) 555-0100`), 7 to 15 digits (`_canon_phone`).
 _PHONE = re.compile(
-    r"(?<![\w+.,/-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}(?:[\s.-]\d{2,8}){1,4}(?![\w.,/-]?\d)(?!\w)"
+    r"(?<![A-Za-z0-9_+.,/-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}(?:[\s.-]\d{2,8}){1,4}"
+    r"(?![\w.,/-]?\d)(?![A-Za-z0-9_])"  # a Chinese word may touch it: 号码为138 0013 8000
 )
 #: What a text needs to hold a phone number (`_PHONE`), cheaper to look for: a `+` or an area code in
 #: parentheses before digits, three groups of digits, or two after a trunk 0.
@@ -571,7 +578,9 @@ _CJK_SPACE = re.compile(
     f"(?<=[{CJK_CHARS}])\\s+(?=\\d)|(?<=\\d)\\s+(?=[{CJK_CHARS}])"
 )  # digits only: not in `到 a@b.com`
 _MYRIADS = {"万": 10_000, "亿": 100_000_000}
-_MYRIAD = re.compile(r"(?<![\d,])(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>[万亿])")  # no float overflow
+#: 5万 is 50000 (not after a digit and a comma: the rest of 1,5万 is not a number; a comma alone, as
+#: NFKC makes of ，, is a clause's end). No float overflow: 15 digits at most.
+_MYRIAD = re.compile(r"(?<!\d)(?<!\d,)(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>[万亿])")
 #: What says a text is about Japan, where ¥ is the yen: kana, the yen named, Japan or a Japanese city.
 _JAPANESE = re.compile(
     "[\u3040-\u30ff]|日元|日币|日本|円|东京|大阪|京都|名古屋|札幌|福冈|冲绳|横滨|神户|奈良"
@@ -582,6 +591,8 @@ _JAPANESE = re.compile(
 _ZH_JIAO = re.compile(
     r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛](?:(?P<f>[一二三四五六七八九\d])分)?"
 )
+#: 八十六块五: the tenths said without 角 / 毛, where the amount ends (300元一节 is 300 yuan a lesson).
+_ZH_JIAO_BARE = re.compile(r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?=$|[\s,.;!?，。；！？、)）]|钱)")
 _ZH_NUMERALS = "零〇一二两三四五六七八九十百千万"
 _ZH_PERCENT = re.compile(rf"百分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
 #: Not after a time of day: 下午三点五元一位 is 3 pm, then 5 yuan.
@@ -643,23 +654,25 @@ _REQUEST = re.compile(
     r"(?i)^(?:[^,，]{1,40}[,，]\s*)?"
     r"(?:(?:please|kindly)\s+(?:provide|share|confirm|tell|send|specify|reply|indicate|give (?:me|us))\b"
     r"|(?:could|can|would|will) you\b|may i (?:have|get|ask)\b|(?:tell|send|give) (?:me|us)\b"
-    r"|(?:请|麻烦)(?:你|您)?(?:提供|告诉|确认|发送|给|说明|回复|填写|上传))"
+    r"|(?:[^,，。a-z]{1,8}?)?(?:请|麻烦)(?:你|您)?(?:先|再|尽快|及时|稍后)?(?:提供|告诉|确认|发送|给|说明|回复|填写|上传))"
 )
 #: Sentences that neither plainly ask nor plainly tell, so that no verdict rests on them: a need of the
 #: user's input (`I need your account ID to continue.`, `需要您耐心等待`), an offer (`I can book it for
 #: you.`, `Shall I book it?`), an open invitation (`Let me know if …`, `Anything else?`), a request to
-#: wait (`Could you hold on a moment?`), and Chinese 能否 / 是否; and (`_PLEASE`) an instruction, with
-#: `please` or without (`Please allow 3-5 business days.`, `Choose a new password on the next screen.`).
+#: wait (`Could you hold on a moment?`), a duty (`You need to submit …`), and Chinese 能否 / 是否; and
+#: (`_PLEASE`) an instruction, with `please` / 请 / 麻烦您 or without (`Please allow 3-5 business days.`,
+#: `Choose a new password on the next screen.`).
 _UNCLEAR = re.compile(
     r"(?i)\b(?:let (?:me|us) know|feel free|don['’]t hesitate|if you (?:want|like|need|prefer|['’]d like)|"
     r"anything else|(?:i|we)(?:['’]ll|['’]d| will| would)? (?:need|require)|(?:is|are) (?:required|needed)|"
     r"(?:i|we)(?:['’]d| would) (?:like|love) to (?:hear|know|see)|"
     r"(?:i|we) (?:can|could)(?![’']t|not)|i['’]d be happy|shall i|should i|do you want me|would you like me|"
+    r"you(?:['’]ll| will)? (?:need|have|must) to|"
     r"hold on|bear with|wait|be patient|give me a (?:moment|minute|second))\b"
     r"|需要(?:你|您)|(?:你|您)需要|还有(?:其他|别的|什么)|能否|能不能|可否|是否|可以吗|稍等|耐心"
 )
 _PLEASE = re.compile(
-    r"(?i)^(?:please|kindly)\b|^请(?!问)"  # 请问 is "may I ask": a question
+    r"(?i)^(?:please|kindly)\b|^请(?!问)|^麻烦(?:你|您)"  # 请问 is "may I ask": a question
     r"|^(?:choose|select|enter|click|tap|type|confirm|upload|visit|go to|open|check|use|call|reply|text)\b"
 )
 _SENTENCE_END = re.compile(r"[.!?。！？]$")
@@ -849,18 +862,97 @@ def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
     return None
 
 
+#: `42 dollars and 17 cents` is `$42.17`.
+_DOLLARS_AND_CENTS = re.compile(r"(?i)\b(?P<d>\d+)\s+dollars?,?\s+(?:and\s+)?(?P<c>\d{1,2})\s+cents?\b")
+#: `a ten-dollar credit`, `a ten-session pack`: the count said as an adjective, joined to its noun.
+_AMOUNT_ADJECTIVE = re.compile(r"\b(?P<n>\d+)-(?P<u>[a-z]{3,})\b")
+#: `two additional days`, `one extra night`: a word between a count and its unit of time.
+_COUNT_MORE = re.compile(
+    r"(?i)\b(?P<n>\d+|one)\s+(?P<w>extra|additional|more|further|full|whole|consecutive)\s+"
+    r"(?P<u>(?:minute|hour|day|night|week|month|year)s?)\b"
+)
+#: Parts of an hour in words: `half an hour` is 30 minutes, `an hour and a half` 90.
+_HOUR_PARTS = {
+    "half an hour": "30 minutes", "half a hour": "30 minutes", "a quarter of an hour": "15 minutes",
+    "quarter of an hour": "15 minutes", "an hour and a half": "90 minutes", "one and a half hours": "90 minutes",
+    "1 and a half hours": "90 minutes", "a half hour": "30 minutes",
+}  # fmt: skip
+_HOUR_PART = re.compile(r"(?i)\b(?:" + "|".join(sorted(_HOUR_PARTS, key=len, reverse=True)) + r")\b")
+#: `weekdays` / 工作日 said for the days they are (not a count: `3 weekdays`, 3个工作日).
+_WEEKDAYS_WORD = re.compile(r"(?i)(?<![\d\s])(\s*)\bweekdays\b|(?<![\d个两几])工作日")
+#: A range whose unit is said once, after its second number: `7 to 10 days` is 7 days to 10 days.
+_RANGE_UNIT = re.compile(
+    r"(?i)(?<![\d.,:/])(?P<a>\d+(?:\.\d+)?)\s*(?P<join>to|-|–|~)\s*(?P<b>\d+(?:\.\d+)?)\s*"
+    r"(?P<unit>(?:business\s+|working\s+)?(?:days?|nights?|weeks?|months?|years?|hours?|minutes?))\b"
+)
+_ZH_RANGE_UNIT = re.compile(
+    r"(?<![\d.,:/])(?P<a>\d+(?:\.\d+)?)(?P<join>到|至|~|-|–)(?P<b>\d+(?:\.\d+)?)"
+    r"(?P<unit>个?工作日|天|周|个?星期|个月|年|个?小时|分钟)"
+)
+#: A day and month with no year, in digits (`20/05`, `4/18`, `1/1`): read only where one reading is
+#: possible (or both are the same day), or as `day_first` says when both are; `24/7` is no day.
+_MONTH_SLASH_DAY = re.compile(r"(?<![\d/.])(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/])(?!\s*(?:of|the)\b)")
+
+
+def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str]:
+    def said(m: re.Match[str]) -> str:
+        a, b = int(m["a"]), int(m["b"])
+        readings = [(mo, d) for mo, d in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31]
+        if (a, b) == (24, 7) or not readings:
+            return m.group(0)
+        if len({*readings}) > 1:
+            readings = [(b, a)] if day_first else [(a, b)]
+        month, day = readings[0]
+        return f"{month}月{day}日" if zh else f"{_MONTH_NAMES_EN[month - 1]} {day}"
+
+    return said
+
+
+_MONTH_NAMES_EN = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December",
+)  # fmt: skip
+
+
+def in_digits(text: str) -> str:
+    """English numbers and amounts said in words, in digits: `one thousand two hundred fifty` → 1250,
+    `twelve` → 12 (not `one`: `NUMBER_WORDS`), `42 dollars and 17 cents` → $42.17, `a ten-dollar
+    credit` → 10 dollar, `two extra days` → 2 days extra, `half an hour` → 30 minutes, `weekdays` →
+    Monday to Friday."""
+    if _NUMBER_RUN_HINT.search(text):
+        for start, end, number in reversed(number_runs(text)):
+            text = f"{text[:start]}{number}{text[end:]}"
+    text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), text)
+    if "cent" in text:
+        text = _DOLLARS_AND_CENTS.sub(lambda m: f"${m['d']}.{int(m['c']):02d}", text)
+    if "-" in text:
+        text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
+    text = _COUNT_MORE.sub(lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text)
+    if "half" in text or "quarter" in text:
+        text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[m.group(0).lower()], text)
+    if "weekdays" in text or "工作日" in text:
+        text = _WEEKDAYS_WORD.sub(
+            lambda m: (m[1] or "") + "Monday to Friday" if m[0][-1] == "s" else "周一到周五", text
+        )
+    return text
+
+
+_NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
+
+
 @lru_cache(maxsize=65_536)
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
-    text = _NUMBER_WORD.sub(
-        lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), plus_word(unicodedata.normalize("NFKC", value))
-    )
+    text = in_digits(plus_word(unicodedata.normalize("NFKC", value)))
     text = _A_PERIOD.sub(r"\g<pre> 1 \g<unit>", _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
+    if "/" in text:
+        text = _MONTH_SLASH_DAY.sub(_month_slash_day(day_first, has_cjk(text)), text)
+    text = _RANGE_UNIT.sub(r"\g<a> \g<unit> \g<join> \g<b> \g<unit>", text)
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
     if has_cjk(text):
-        text = _zh_text(text)
-        if "个G" in text:
+        text = _ZH_RANGE_UNIT.sub(r"\g<a>\g<unit>\g<join>\g<b>\g<unit>", _zh_text(text))
+        if "G" in text:
             text = _ZH_GIGABYTES.sub(r"\g<n>GB", text)
     found: list[tuple[int, int, str]] = []
 
@@ -910,8 +1002,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         take(_ZH_MONTH, lambda m: f"month:{zh_number(m.group('m'))}")
         take(_ZH_PERIOD, _canon_zh_period)
     take(_FREQUENCY, _canon_frequency)
-    if "每" in text:
-        take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z']]}")
+    if "每" in text or "费" in text or "租" in text or "供" in text:
+        take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z'] or m['f']]}")
     take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[_fold(m.group('o') or m.group('d'))]}")
     if phone:
         take(_PHONE, _canon_phone)
@@ -931,6 +1023,10 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         found += [(e, e, c.split("|", 1)[1]) for s, e, c in found if c.startswith("phone:") and "|" in c]
         found[:] = [(s, e, c.split("|", 1)[0] if c.startswith("phone:") else c) for s, e, c in found]
     found.sort()
+    if len(found) > 1:  # a period said twice is one (日租费用为每天25元): a frequency is no count
+        periods = [i for i, f in enumerate(found) if f[2].startswith("frequency:")]
+        repeated = {i for i in periods if any(found[j][2] == found[i][2] for j in periods if j < i)}
+        found[:] = [f for i, f in enumerate(found) if i not in repeated]
     if len(found) > 1:  # what joins two facts: a range of hours, of months, a quarter said as months
         kinds = {c.partition(":")[0] for _, _, c in found}
         if "time" in kinds:
@@ -998,6 +1094,7 @@ def _zh_text(text: str) -> str:
     text = _ZH_PERCENT.sub(lambda m: _zh_decimal(m["n"]) + "%", text)
     text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text)
     text = _ZH_JIAO.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}{zh_number(m['f'] or '0')}元", text)
+    text = _ZH_JIAO_BARE.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}元", text)
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
     if "¥" in text and not _JAPANESE.search(text):
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)

@@ -163,19 +163,48 @@ def _hour(word: str) -> int:
 
 def number_words(text: str) -> list[int]:
     """Numbers said in several words (`five hundred`, `twenty-five`); single words are `facts`' already."""
+    return [value for _, _, value in number_runs(text)]
+
+
+def number_runs(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, value) of each number said in two or more words: `one thousand two hundred fifty`,
+    `forty-two`, `twelve thousand five hundred`. Words that do not make one number split the run: in
+    `two one-way tickets`, `two` and `one` are two numbers (a unit word is followed by a scale, or by
+    a unit after a tens word), so neither is read as a run."""
     out = []
     for m in _NUMBER_RUN.finditer(text):
-        words = [w for w in re.split(r"[\s-]+", m.group(0).lower()) if w and w != "and"]
-        if len(words) < 2:
-            continue
-        total = current = 0
-        for w in words:
-            if w in _SMALL:
-                current += _SMALL[w]
-            elif w == "hundred":
-                current = max(current, 1) * 100
-            else:
-                total += max(current, 1) * _SCALES[w]
-                current = 0
-        out.append(total + current)
+        words = [(w.start(), w.end(), w.group(0).casefold()) for w in re.finditer(r"[^\s-]+", m.group(0))]
+        words = [w for w in words if w[2] != "and"]
+        run: list[tuple[int, int, str]] = []
+        for word in [*words, None]:
+            known = word is not None and (word[2] in _SMALL or word[2] in _SCALES)
+            if word is not None and known and (not run or _continues(run[-1][2], word[2])):
+                run.append(word)
+                continue
+            if len(run) >= 2:
+                out.append((m.start() + run[0][0], m.start() + run[-1][1], _value([w for _, _, w in run])))
+            run = [word] if word is not None and known else []
     return out
+
+
+def _continues(previous: str, word: str) -> bool:
+    """`word` goes on the number `previous` ends: a scale after anything, a unit after a tens word
+    (`forty two`), anything after a scale (`thousand two`); never one unit after another."""
+    if word in _SCALES:
+        return True
+    if previous in _SCALES:
+        return True
+    return _SMALL[previous] % 10 == 0 and _SMALL[previous] >= 20 and _SMALL[word] < 10
+
+
+def _value(words: list[str]) -> int:
+    total = current = 0
+    for w in words:
+        if w in _SMALL:
+            current += _SMALL[w]
+        elif w == "hundred":
+            current = max(current, 1) * 100
+        else:
+            total += max(current, 1) * _SCALES[w]
+            current = 0
+    return total + current

@@ -294,9 +294,12 @@ _UNIT_FREE_CURRENCIES = frozenset({"jpy", "cny"})  # `¥` is both
 
 def _same_quantity(a: str, b: str) -> bool:
     """Two canonical facts that are one number written two ways: one with a unit and one without
-    (`360元` / `360`), `¥` read as yen and as yuan, a time on a 12-hour dial (`7 PM` / `7:00`)."""
+    (`360元` / `360`), `¥` read as yen and as yuan, a time on a 12-hour dial (`7 PM` / `7:00`), a
+    phone number written in groups and in one run of digits."""
     kind_a, _, rest_a = a.partition(":")
     kind_b, _, rest_b = b.partition(":")
+    if {kind_a, kind_b} == {"phone", "number"}:  # `138 0013 8000` / `13800138000`: the same digits
+        return rest_a.partition("|")[0].lstrip("+") == rest_b.partition("|")[0].lstrip("+")
     if kind_a == kind_b == "time":
         ha, _, ma = rest_a.partition(":")
         hb, _, mb = rest_b.partition(":")

@@ -1,0 +1,101 @@
+"""One fact written another way is one fact: numbers and amounts in words, a range's unit said once,
+a day and month in digits, parts of an hour, colloquial Chinese amounts (issue 27, reply precision).
+And what only looks like one is not: `two one-way tickets` is no 3, `300元一节` no 300.1 yuan."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.compare.facts import extract_facts
+from monitor.compare.ladder import Ladder
+from monitor.score.response import score_response
+
+SAME = [
+    ("$1,250", "one thousand two hundred fifty dollars"),
+    ("12,500 points", "twelve thousand five hundred points"),
+    ("$500", "five hundred dollars"),
+    ("$42.17", "42 dollars and 17 cents"),
+    ("a $10 credit", "a ten-dollar credit"),
+    ("a pack of ten", "a ten-session bundle"),
+    ("in 7 to 10 days", "in a week to ten days"),
+    ("The extra two days cost $96.00.", "the two additional days come to 96 dollars"),
+    ("by 24 hours", "one extra day"),
+    ("within 30 minutes", "valid for half an hour"),
+    ("checking in on May 20", "check-in 20/05"),
+    ("renews on January 1", "renews on 1/1"),
+    ("open Monday to Friday", "open weekdays"),
+    ("每学期学费为2,400元", "学费是每学期两千四百元"),
+    ("上午10:05起飞", "早上十点零五分的航班"),
+    ("每月50GB流量", "每月流量50G"),
+    ("预计4月18日到货", "预计4/18补货"),
+    ("新号码为138 0013 8000。", "号码为138-0013-8000。"),
+    ("您的新卡将在7到10天内寄到", "新卡预计一周到十天内送达"),
+    ("受理，5万元将于", "扣五万元"),
+    ("本期水费共计86.5元", "水费是八十六块五，麻烦"),
+    ("每月费用变为20元", "月费现在是二十元"),
+    ("已将发票INV-4410发送至billing@acme.cn。", "发票INV-4410已经发到billing@acme.cn这个邮箱了。"),
+]
+
+DIFFERENT = [
+    ("two one-way tickets", "3-way tickets"),
+    ("300元一节", "300.1元"),
+    ("24/7 support", "July 24 support"),
+    ("3 weekdays", "Monday to Friday"),
+    ("in 5 to 7 days", "in a week to ten days"),
+    ("one thousand two hundred fifty dollars", "$1,205"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), SAME)
+def test_the_same_fact_written_two_ways_reads_as_one(a: str, b: str) -> None:
+    assert extract_facts(a).facts == extract_facts(b).facts
+
+
+@pytest.mark.parametrize(("a", "b"), DIFFERENT)
+def test_what_only_looks_like_the_same_fact_is_not(a: str, b: str) -> None:
+    assert extract_facts(a).facts != extract_facts(b).facts
+
+
+def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
+    score = score_response(ladder, gold, reply, frozenset())
+    return score.completeness.passed is False or score.truthfulness.passed is False
+
+
+@pytest.mark.parametrize(
+    ("gold", "reply"),
+    [
+        (
+            "Done — I've updated your shipping address to 22 Oak Street, Apt 5B, Portland.",
+            "Your shipping address is now 22 Oak St., Apartment 5B, Portland.",
+        ),
+        (
+            "处方药需要凭医生处方购买，请上传处方照片。",
+            "这款是处方药，麻烦您先上传一下医生开的处方照片才能购买。",
+        ),
+        (
+            "请您提供一下商品破损的照片，方便我们为您处理。",
+            "麻烦您拍一张商品损坏处的照片发给我们，以便尽快处理。",
+        ),
+        ("您的手机号已成功办理副卡，新号码为138 0013 8000。", "副卡已开通，号码是13800138000。"),
+    ],
+)
+def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, gold: str, reply: str) -> None:
+    """Abbreviations word for word, a request opened by 麻烦您 or with an adverb, a phone number written
+    in one run of digits: no evidence of a difference, so no failure (at most `uncertain`)."""
+    assert not _fails(multilingual_ladder, gold, reply)
+
+
+@pytest.mark.parametrize(
+    ("gold", "reply"),
+    [
+        (
+            "Your shipping address is now 22 Oak Street, Apt 5B, Portland.",
+            "Your shipping address is now 22 Elm St., Apartment 5B, Portland.",
+        ),
+        ("您的手机号已成功办理副卡，新号码为138 0013 8000。", "副卡已开通，号码是13800138001。"),
+        ("Your refund of $42.17 has been issued.", "I've refunded 42 dollars and 71 cents."),
+        ("The clinic is open Monday to Friday.", "The clinic is open Monday to Saturday."),
+    ],
+)
+def test_a_reply_with_another_fact_still_fails(multilingual_ladder: Ladder, gold: str, reply: str) -> None:
+    assert _fails(multilingual_ladder, gold, reply)
