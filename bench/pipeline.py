@@ -48,6 +48,7 @@ from monitor.loadgen.evaluate import evaluate
 from monitor.loadgen.scenarios import gold_dialog
 from monitor.loadgen.send import deliver, write_references
 from monitor.loadgen.traffic import LoadConfig, Request, Traffic
+from monitor.publish.evaluation_events import EvaluationEvents
 from monitor.reference.golden import parse_dialog
 from monitor.report import latest_reports
 from monitor.runtime.pipeline import Pipeline
@@ -100,14 +101,21 @@ class NaiveLadder(Ladder):
 
 
 def replay(
-    requests: list[Request], refs: dict[str, Any], lad: Ladder, policies: dict[str, Any] | None = None
+    requests: list[Request],
+    refs: dict[str, Any],
+    lad: Ladder,
+    policies: dict[str, Any] | None = None,
+    events: EvaluationEvents | None = None,
 ) -> dict[str, Any]:
+    """`events`: also send the evaluation events (closed, so everything queued is sent, within the time)."""
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(ScoringConfig(), lad, refs, reports.append, policies=policies)
+    pipeline = Pipeline(ScoringConfig(), lad, refs, reports.append, policies=policies, events=events)
     cpu0, t0 = time.process_time(), time.perf_counter()
     for r in requests:
         pipeline.ingest(r.encode(), PROTOBUF, "bench")
     pipeline.flush()
+    if events is not None:
+        events.close()
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     spans = sum(r.spans for r in requests)
     rungs = comparisons_by_rung(reports)

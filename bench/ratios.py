@@ -17,6 +17,9 @@ round so that a slow moment of the machine falls on all of them.
 - `replay exact + policy`: `replay exact` with the built-in policy as every agent's policy beside gold,
   grounding off (schemas, duplicates, recovery); `replay exact + grounding`: the same with grounding on.
   Their ratio is what grounding costs (issue 25: at most 15 % more CPU, `grounding cost` ≥ 0.87);
+- `replay exact + events`: `replay exact` sending each verdict as OTLP evaluation events (issue 28) to a
+  sink in another process, the exporter flushed inside the timed part; `evaluation events cost` is its
+  ratio to `replay exact` (at most 10 % more CPU: ≥ 0.91);
 - `replay embedding`: the same as shipped, with the ONNX embedding rung (its cache cold each round);
 - `model floor`: the CPU time of the embedding model alone on the texts `replay embedding` embedded
   (each once, by a fresh embedder, as the shipped `exact_per_text` runs them): the most `replay
@@ -37,7 +40,9 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import socket
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -50,6 +55,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from bench.pipeline import generate, ladder, references, replay, write_results
 from monitor.compare.embedder import OnnxEmbedder
+from monitor.config import EvaluationEventsConfig
+from monitor.publish.evaluation_events import EvaluationEvents
 from monitor.reference.policy import BUILTIN, Grounding
 from monitor.runtime.heap import settle_heap
 
@@ -57,10 +64,12 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"replay exact": 0.35, "replay embedding": 0.10}
 SYSTEMS = (
     "protobuf only", "parse to dicts", "replay exact", "replay exact + policy", "replay exact + grounding",
-    "replay embedding",
+    "replay embedding", "replay exact + events",
 )  # fmt: skip
 #: grounding's cost: `replay exact + grounding` against `replay exact + policy`, in spans per CPU-second
 GROUNDING_TARGET = 1 / 1.15
+#: the evaluation events' cost: `replay exact + events` against `replay exact` (issue 28: at most 10 %)
+EVENTS_TARGET = 1 / 1.10
 #: figures measured inside another system's process: the model floor, in `replay embedding`'s
 DERIVED = {"model floor": "replay embedding"}
 #: the baselines take about a second: each measurement runs them this many times (CPU time divided)
@@ -138,11 +147,17 @@ def one(system: str, conversations: int, seed: int) -> tuple[int, float, float |
         lad = ladder("embedding" if system == "replay embedding" else "exact", None)
         lad.compare_text("warm-up", "revenue by month", "profit by month")  # lexicon and model loaded
         run = partial(replay, requests, references(traffic), lad, _policies(system))
+        if system == "replay exact + events":  # the exporter made (and its modules loaded) before timing
+            sink, events = _events_sink()
+            run = partial(run, events=events)
     settle_heap()  # as `replay` does once it has loaded (runtime/heap.py), for every system alike
     start = time.process_time()
     for _ in range(passes):
         run()
     seconds = (time.process_time() - start) / passes
+    if system == "replay exact + events":
+        sink.terminate()
+        sink.wait(timeout=30)
     model_seconds = None
     if system == "replay embedding":
         assert isinstance(lad.scorer, OnnxEmbedder)
@@ -152,6 +167,30 @@ def one(system: str, conversations: int, seed: int) -> tuple[int, float, float |
         fresh.embed(texts)
         model_seconds = time.process_time() - start
     return sum(r.spans for r in requests), seconds, model_seconds
+
+
+def _events_sink() -> tuple[subprocess.Popen[bytes], EvaluationEvents]:
+    """For `replay exact + events`: a sink in a process of its own (`bench.otlp_sink`: the exporter's
+    thread counts in this process's CPU time, the receiver's does not) and the exporter sending to it."""
+    port = _free_port()
+    sink = subprocess.Popen([sys.executable, "-m", "bench.otlp_sink", str(port)], cwd=ROOT)
+    _wait_listening(port)
+    return sink, EvaluationEvents(EvaluationEventsConfig(endpoint=f"http://127.0.0.1:{port}"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_listening(port: int) -> None:
+    for _ in range(200):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"bench.otlp_sink did not listen on {port}")
 
 
 def _policies(system: str) -> dict[str, Any]:
@@ -196,6 +235,16 @@ def measure(conversations: int, seed: int, rounds: int) -> dict[str, Any]:
             "vs_parse_to_dicts": round(cost, 4),
             "target": round(GROUNDING_TARGET, 4),
             "reached": cost >= GROUNDING_TARGET,
+        }
+    )
+    events = per_cpu["replay exact + events"] / per_cpu["replay exact"]
+    rows.append(
+        {
+            "system": "evaluation events cost",
+            "spans_per_cpu_s": None,
+            "vs_parse_to_dicts": round(events, 4),
+            "target": round(EVENTS_TARGET, 4),
+            "reached": events >= EVENTS_TARGET,
         }
     )
     return {

@@ -17,6 +17,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SCHEMA_VERSION = 39
 SEL = 'agent=~"$agent", release=~"$release"'
+#: the counters that carry a failing turn's trace id as an exemplar: their time series show them as dots
+#: that link to the trace (the Prometheus data source's exemplarTraceIdDestinations, deploy/grafana)
+EXEMPLAR_METRICS = ("aem_turns_total", "aem_turn_failures_total")
 
 # (title, type, [(expr, legend)], unit, width, height)
 OVERVIEW: list[tuple[str, str, list[tuple[str, str]], str, int, int]] = [
@@ -32,6 +35,9 @@ OVERVIEW: list[tuple[str, str, list[tuple[str, str]], str, int, int]] = [
     ("Sub-metric success rate", "timeseries", [
         (f'sum by (sub_metric) (increase(aem_sub_metric_checks_total{{{SEL}, outcome="pass"}}[$__rate_interval])) / sum by (sub_metric) (increase(aem_sub_metric_checks_total{{{SEL}}}[$__rate_interval]))', "{{sub_metric}}"),
     ], "percentunit", 12, 8),
+    ("Failing turns by reason (exemplars: a dot opens a failing trace)", "timeseries", [
+        (f'sum by (reason) (increase(aem_turn_failures_total{{{SEL}}}[$__rate_interval]))', "{{reason}}"),
+    ], "short", 12, 8),
     ("Failure reasons", "bargauge", [
         (f'sort_desc(sum by (reason) (increase(aem_turn_failures_total{{{SEL}}}[$__range])))', "{{reason}}"),
     ], "short", 12, 8),
@@ -110,7 +116,8 @@ def dashboard(
             "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
             "options": {"reduceOptions": {"calcs": ["lastNotNull"]}} if kind in ("stat", "bargauge") else {},
             "targets": [
-                {"refId": chr(ord("A") + j), "expr": expr, "legendFormat": legend, "datasource": {"type": "prometheus", "uid": "${datasource}"}}
+                {"refId": chr(ord("A") + j), "expr": expr, "legendFormat": legend, "datasource": {"type": "prometheus", "uid": "${datasource}"},
+                 "exemplar": kind == "timeseries" and any(m in expr for m in EXEMPLAR_METRICS)}
                 for j, (expr, legend) in enumerate(targets)
             ],
         })  # fmt: skip

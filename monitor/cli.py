@@ -133,12 +133,7 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="reference policies (YAML/JSON) for traffic without gold (--demo: the demo's)",
     )
-    u.add_argument(
-        "--no-builtin-policy",
-        action="store_true",
-        help="leave a conversation with neither gold nor a policy unscored (default: the built-in policy "
-        "scores it: span schemas, grounding, tool errors, duplicate calls)",
-    )
+    _service_options(u)
     u.set_defaults(handler=_cmd_run)
 
     k = sub.add_parser("consume", help="the Kafka consumer-group path: ingest and/or score stages")
@@ -157,12 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("--gold", type=Path, help="golden dialogs to score conversations against")
     k.add_argument("--policy", type=Path, help="reference policies for traffic without gold")
     k.add_argument("--replica", help="this replica's name in report headers (default: host-pid)")
-    k.add_argument(
-        "--no-builtin-policy",
-        action="store_true",
-        help="leave a conversation with neither gold nor a policy unscored (default: the built-in policy "
-        "scores it: span schemas, grounding, tool errors, duplicate calls)",
-    )
+    _service_options(k)
     k.set_defaults(handler=_cmd_consume)
 
     r = sub.add_parser(
@@ -175,12 +165,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--out", type=Path, help="append JSONL reports here (default: stdout)")
     r.add_argument("--policy", type=Path, help="reference policies (YAML/JSON) for traffic without gold")
     r.add_argument("--config", type=Path, help="YAML/JSON config")
-    r.add_argument(
-        "--no-builtin-policy",
-        action="store_true",
-        help="leave a conversation with neither gold nor a policy unscored (default: the built-in policy "
-        "scores it: span schemas, grounding, tool errors, duplicate calls)",
-    )
+    _service_options(r)
     r.set_defaults(handler=_cmd_replay)
 
     sh = sub.add_parser("show", help="show reports: one table per conversation, or one HTML page (--html)")
@@ -430,7 +415,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "workers": args.workers,
     }  # fmt: skip
     flags: dict[str, Any] = {"server": {k: v for k, v in server_flags.items() if v is not None}}
-    flags.update(_builtin_flag(args))
+    flags.update(_service_flags(args))
     config = load_settings(args.config, flags)
     gold = args.gold or (demo_dir() / "gold" if args.demo else None)
     references = load_references(gold)
@@ -453,7 +438,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             flush=True,
         )
     metrics = MonitorMetrics(config.server.max_label_values)
-    pipeline = Pipeline(config, ladder, references, publish, metrics, policies, pool=pool)
+    events = _evaluation_events(config)
+    pipeline = Pipeline(config, ladder, references, publish, metrics, policies, pool=pool, events=events)
     settle_heap()
     try:
         asyncio.run(serve(config.server, pipeline, demo=args.demo))
@@ -462,6 +448,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         pipeline.close()
         sink.close()
+        if events is not None:
+            events.close()
     return EXIT_OK
 
 
@@ -476,14 +464,21 @@ def _cmd_consume(args: argparse.Namespace) -> int:
     from monitor.sources.service import consume
 
     flags: dict[str, Any] = {"kafka": {"bootstrap_servers": args.bootstrap}} if args.bootstrap else {}
-    config = load_settings(args.config, {**flags, **_builtin_flag(args)})
+    config = load_settings(args.config, {**flags, **_service_flags(args)})
     replica = args.replica or f"{socket.gethostname()}-{os.getpid()}"
     references, policies = load_references(args.gold), load_policies(args.policy)
     logging.getLogger("monitor").setLevel(logging.INFO)
     metrics = MonitorMetrics(config.server.max_label_values)
-    pipeline = Pipeline(config, build_ladder(config), references, lambda r: None, metrics, policies)
+    events = _evaluation_events(config)
+    pipeline = Pipeline(
+        config, build_ladder(config), references, lambda r: None, metrics, policies, events=events
+    )
     settle_heap()
-    failures = consume(config, pipeline, replica, args.stage)
+    try:
+        failures = consume(config, pipeline, replica, args.stage)
+    finally:
+        if events is not None:
+            events.close()
     if failures:
         print(f"agent-monitor: consume stopped: {'; '.join(failures)}", file=sys.stderr)
         return 3
@@ -505,9 +500,38 @@ def load_references(path: Path | None) -> dict[str, Any]:
     return {d.dialog_id: d for d in loaded.dialogs}
 
 
-def _builtin_flag(args: argparse.Namespace) -> dict[str, Any]:
-    """`--no-builtin-policy` as a settings flag (absent: the config file or environment decides)."""
-    return {"builtin_policy": False} if args.no_builtin_policy else {}
+def _service_options(parser: argparse.ArgumentParser) -> None:
+    """The options `run`, `replay` and `consume` share (read back by `_service_flags`)."""
+    parser.add_argument(
+        "--no-builtin-policy",
+        action="store_true",
+        help="leave a conversation with neither gold nor a policy unscored (default: the built-in policy "
+        "scores it: span schemas, grounding, tool errors, duplicate calls)",
+    )
+    parser.add_argument(
+        "--evaluation-events",
+        metavar="URL",
+        help="send each verdict as an OTLP gen_ai.evaluation.result event on the span it judges, to this "
+        "OTLP/HTTP base URL (records go to URL/v1/logs; config: evaluation_events.*)",
+    )
+
+
+def _service_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """`--no-builtin-policy` and `--evaluation-events` as settings flags (absent: the config file or the
+    environment decides)."""
+    flags: dict[str, Any] = {"builtin_policy": False} if args.no_builtin_policy else {}
+    if args.evaluation_events:
+        flags["evaluation_events"] = {"endpoint": args.evaluation_events, "protocol": "http/protobuf"}
+    return flags
+
+
+def _evaluation_events(config: ScoringConfig) -> Any:
+    """The evaluation events' exporter when `evaluation_events.endpoint` is set, else None."""
+    if not config.evaluation_events.endpoint:
+        return None
+    from monitor.publish.evaluation_events import EvaluationEvents
+
+    return EvaluationEvents(config.evaluation_events)
 
 
 def load_policies(path: Path | None) -> dict[str, Any]:
@@ -526,7 +550,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from monitor.runtime.pipeline import Pipeline
     from monitor.sources.files import read_payloads
 
-    config = load_settings(args.config, _builtin_flag(args))
+    config = load_settings(args.config, _service_flags(args))
     references = load_references(args.gold)
     policies = load_policies(args.policy)
     sink = JsonlSink(args.out)
@@ -534,9 +558,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     # starts. Nothing closes by inactivity or age while reading (recorded gaps are not replayed), so each
     # conversation closes on its end marker, on eviction at windows.max_open, or at the end of the input.
     started_ns = time.time_ns()
+    events = _evaluation_events(config)
     pipeline = Pipeline(
-        config, build_ladder(config), references, sink, policies=policies, clock=lambda: started_ns
-    )
+        config, build_ladder(config), references, sink, policies=policies, clock=lambda: started_ns,
+        events=events,
+    )  # fmt: skip
     settle_heap()
     bad = shown = 0
     try:
@@ -556,6 +582,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         pipeline.flush()
     finally:
         sink.close()
+        if events is not None:
+            events.close()  # sends what is queued, within the exporter's timeout
+    if events is not None:
+        sent, dropped = (int(events.counts()[f"evaluation_events_{k}"]) for k in ("sent", "dropped"))
+        print(
+            f"evaluation events: {sent} sent to {config.evaluation_events.endpoint}, {dropped} dropped",
+            file=sys.stderr,
+        )
     if shown > MAX_SHOWN:
         print(f"agent-monitor: … and {counted(shown - MAX_SHOWN, 'more span')} not used", file=sys.stderr)
     for failure in pipeline.failures:

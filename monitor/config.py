@@ -443,6 +443,31 @@ def check_regex(pattern: str) -> str:
     return pattern
 
 
+class EvaluationEventsConfig(BaseModel):
+    """Verdicts as OTLP `gen_ai.evaluation.result` events on the judged spans (publish/evaluation_events).
+    Off until `endpoint` is set (or `--evaluation-events URL`). What is left unset here the SDK's
+    exporter reads from `OTEL_EXPORTER_OTLP_LOGS_*` / `OTEL_EXPORTER_OTLP_*` (headers, certificate,
+    timeout, compression)."""
+
+    model_config = _CONFIG
+    endpoint: str | None = Field(
+        default=None,
+        description="http/protobuf: the OTLP/HTTP base URL, records go to <endpoint>/v1/logs (a Collector: "
+        "http://127.0.0.1:4318); grpc: host:port or URL of an OTLP/gRPC receiver",
+    )
+    protocol: Literal["http/protobuf", "grpc"] = "http/protobuf"
+    headers: dict[str, SecretStr] = Field(default_factory=dict, description="sent with every export")
+    certificate_file: Path | None = Field(default=None, description="CA bundle to trust (HTTPS)")
+    client_certificate_file: Path | None = Field(default=None, description="client certificate (mTLS)")
+    client_key_file: Path | None = Field(default=None, description="client key (mTLS)")
+    insecure: bool | None = Field(default=None, description="grpc: plaintext (None: from the URL scheme)")
+    timeout_s: float = Field(default=10.0, gt=0, description="one export, with the exporter's retries")
+    max_queue: int = Field(default=8192, ge=1, description="records waiting; more are dropped and counted")
+    batch_size: int = Field(default=512, ge=1, description="records per export")
+    schedule_delay_s: float = Field(default=1.0, gt=0, description="the longest a record waits to be sent")
+    service_name: str = Field(default="agent-monitor", description="the events' resource service.name")
+
+
 class KafkaConfig(BaseModel):
     """The consumer-group path: ingest (decode, normalize, re-key) and score stages."""
 
@@ -493,6 +518,7 @@ class ScoringConfig(BaseModel):
     server: ServerConfig = ServerConfig()
     redaction: RedactionConfig = RedactionConfig()
     kafka: KafkaConfig = KafkaConfig()
+    evaluation_events: EvaluationEventsConfig = EvaluationEventsConfig()
     builtin_policy: bool = Field(
         default=True,
         description="score a conversation that has neither gold nor a policy of the user's against the "

@@ -40,7 +40,8 @@ class ObservedTurn:
     result: Any = None
     error: str | None = None
     latency_ms: float | None = None
-    span_id: str | None = None
+    span_id: str | None = None  # the span it was read from (a tool call: its tool span when there is one)
+    trace_id: str | None = None
     depends_on_calls: set[str] = field(default_factory=set)
     executed: bool = False
 
@@ -57,7 +58,7 @@ def build_transcript(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
 
 def _messages(spans: Sequence[AgentSpan], role: str) -> list[ObservedTurn]:
     """User messages or assistant replies, deduplicated across repeated histories."""
-    first_seen: dict[tuple[str, int], tuple[int, str, str, set[str]]] = {}
+    first_seen: dict[tuple[str, int], tuple[int, str, str, str, set[str]]] = {}
     for s in spans:
         seen_here: Counter[str] = Counter()
         for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
@@ -74,13 +75,24 @@ def _messages(spans: Sequence[AgentSpan], role: str) -> list[ObservedTurn]:
                         if where == "in"
                         else _results_since_user(s.input_messages)
                     )
-                    first_seen[occurrence] = (time, (m.text or "").strip(), s.span.span_id, deps)
+                    first_seen[occurrence] = (
+                        time,
+                        (m.text or "").strip(),
+                        s.span.span_id,
+                        s.span.trace_id,
+                        deps,
+                    )
     kind: Literal["user", "reply"] = "user" if role == "user" else "reply"
     return [
         ObservedTurn(
-            kind=kind, time_ns=t, text=text, span_id=sid, depends_on_calls=deps if kind == "reply" else set()
+            kind=kind,
+            time_ns=t,
+            text=text,
+            span_id=sid,
+            trace_id=tid,
+            depends_on_calls=deps if kind == "reply" else set(),
         )
-        for t, text, sid, deps in first_seen.values()
+        for t, text, sid, tid, deps in first_seen.values()
     ]
 
 
@@ -120,6 +132,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                             call_id=c.call_id,
                             arguments=c.arguments,
                             span_id=s.span.span_id,
+                            trace_id=s.span.trace_id,
                             depends_on_calls=deps,
                         )
                         requested.append((key, c.call_id, c.name, canon))
@@ -141,7 +154,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         turn.result = tool.result
         turn.error = tool.error or _error_result(tool.result)
         turn.latency_ms = round((s.span.end_ns - s.span.start_ns) / 1e6, 3)
-        turn.span_id = s.span.span_id
+        turn.span_id, turn.trace_id = s.span.span_id, s.span.trace_id
         turn.executed = True
         for link in s.span.links:
             turn.depends_on_calls.add(f"span:{link.span_id}")

@@ -80,6 +80,7 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_kafka_dead_letters_total", "counter", (), "Poison messages (undecodable, oversized) sent to the dead-letter topic.", scrape=True),
     Spec("aem_embedding_texts_total", "counter", ("source",), "Texts the embedder served, by source (model, cache).", scrape=True),
     Spec("aem_embedding_batches_total", "counter", (), "Model inference calls of the embedder.", scrape=True),
+    Spec("aem_evaluation_events_total", "counter", ("outcome",), "gen_ai.evaluation.result events by outcome: sent (the endpoint took them), dropped (queue full, or the endpoint refused or was down).", scrape=True),
 )  # fmt: skip
 
 _BY_NAME = {s.name: s for s in METRICS}
@@ -172,8 +173,9 @@ class MonitorMetrics:
         self._observe_matching(agent, release, report)
         if report.get("first_failure_turn") is not None:
             self._m["aem_first_failure_turn"].labels(agent, release).observe(report["first_failure_turn"])
+        traces = {t["turn_no"]: t.get("trace_id") for t in report.get("observed_turns") or []}
         for turn in report.get("turns", []):
-            self._observe_turn(agent, release, turn)
+            self._observe_turn(agent, release, turn, traces.get(turn["turn_no"]) or report.get("trace_id"))
 
     def _observe_matching(self, agent: str, release: str, report: dict[str, Any]) -> None:
         """Gold scoring's free turns and recovery (policy reports count their own recoveries)."""
@@ -216,9 +218,11 @@ class MonitorMetrics:
             if recovery[key]:
                 self._m["aem_process_recoveries_total"].labels(agent, release, outcome).inc(recovery[key])
 
-    def _observe_turn(self, agent: str, release: str, turn: dict[str, Any]) -> None:
+    def _observe_turn(self, agent: str, release: str, turn: dict[str, Any], trace_id: str | None) -> None:
         verdict = "pass" if turn["success"] else "fail"
-        self._m["aem_turns_total"].labels(agent, release, turn["type"], verdict).inc()
+        # a failing turn's trace id rides along as an OpenMetrics exemplar: Grafana jumps from a spike to it
+        exemplar = {"trace_id": trace_id} if trace_id and not turn["success"] else None
+        self._m["aem_turns_total"].labels(agent, release, turn["type"], verdict).inc(exemplar=exemplar)
         for check in turn.get("checks", []):
             if check["passed"] is not None:
                 outcome = "pass" if check["passed"] else "fail"
@@ -229,7 +233,7 @@ class MonitorMetrics:
             reason = turn["failure_reason"]
             self._m["aem_turn_failures_total"].labels(
                 agent, release, turn.get("sub_metric") or "none", reason
-            ).inc()
+            ).inc(exemplar=exemplar)
             attribution = "cascade" if reason == "prior_action_failed" else "root_cause"
             self._m["aem_failures_total"].labels(agent, release, attribution).inc()
         if turn.get("chain_length"):
@@ -301,6 +305,13 @@ class PipelineCollector(Collector):
         for reason in ("header_timeout", "evicted", "refused"):
             closed.add_metric([reason], s.get(f"connections_closed:{reason}", 0))
         yield closed
+        if "evaluation_events_sent" in s:  # only where the exporter is on
+            events = CounterMetricFamily(
+                "aem_evaluation_events", _BY_NAME["aem_evaluation_events_total"].help, labels=["outcome"]
+            )
+            for outcome in ("sent", "dropped"):
+                events.add_metric([outcome], s.get(f"evaluation_events_{outcome}", 0))
+            yield events
         for name, key in _SCALARS:
             spec = _BY_NAME[name]
             family = CounterMetricFamily if spec.kind == "counter" else GaugeMetricFamily

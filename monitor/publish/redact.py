@@ -21,6 +21,8 @@ from monitor.config import RedactionConfig
 #: report keys whose values are what the agent and its tools exchanged: key patterns apply below them
 CONTENT_KEYS = frozenset({"args", "arguments", "result", "results", "messages", "details"})
 _SCALARS = frozenset({int, float, bool, type(None)})  # nothing to redact inside
+#: the report's own span ids, hex strings that a value pattern may mistake for a card number
+ID_KEYS = frozenset({"trace_id", "span_id"})
 _MEMO_ENTRIES, _MEMO_MAX_CHARS = 50_000, 200  # strings remembered, and the longest remembered
 
 
@@ -60,6 +62,8 @@ class Redactor:
                     out[k] = f"[redacted:{k}]"
                 elif secret_field and k in ("gold", "predicted"):
                     out[k] = f"[redacted:{field}]"
+                elif not content and k in ID_KEYS:
+                    out[k] = v
                 else:
                     inner = type(v)
                     if inner is str:

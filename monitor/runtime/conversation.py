@@ -46,6 +46,10 @@ class ObservedTurnReport(BaseModel):
     depends_on: tuple[int, ...] = ()
     latency_ms: float | None = None
     error: str | None = None
+    trace_id: str | None = Field(default=None, description="the trace of the span this turn was read from")
+    span_id: str | None = Field(
+        default=None, description="that span: a tool call's tool span, or the LLM span of a message"
+    )
 
 
 class ConversationReport(BaseModel):
@@ -81,6 +85,10 @@ class ConversationReport(BaseModel):
     )
     allowed_extra_calls: int = Field(
         default=0, description="calls of allowed extra tools no gold turn asks for"
+    )
+    trace_id: str | None = Field(default=None, description="the trace of the conversation's root span")
+    span_id: str | None = Field(
+        default=None, description="the conversation's root span: its earliest span without a parent"
     )
     observed_turns: tuple[ObservedTurnReport, ...]
     dialog: DialogReport | None = None
@@ -189,6 +197,7 @@ def score_conversation(
         reason = "no reference id on the conversation's spans, and no policy applies to its agent"
     starts = [s.span.start_ns for s in spans]
     ends = [s.span.end_ns for s in spans]
+    root = root_span(spans)
     calls = [t for t in observed if t.kind == "call"]
     return ConversationReport(
         conversation_id=conversation_id,
@@ -224,9 +233,13 @@ def score_conversation(
                 depends_on=t.depends_on,
                 latency_ms=t.latency_ms,
                 error=errors_by_no.get(t.turn_no),
+                trace_id=o.trace_id,
+                span_id=o.span_id,
             )
-            for t in live
+            for t, o in zip(live, observed, strict=True)
         ),
+        trace_id=root.span.trace_id if root else None,
+        span_id=root.span.span_id if root else None,
         dialog=dialog_report,
         references=tuple(references_used),
         process=process,
@@ -306,8 +319,15 @@ def unscored_report(conv: OpenConversation, closed_by: str, reason: str) -> Conv
         duration_ms=round((max(ends, default=0) - min(starts, default=0)) / 1e6, 3),
         tool_calls=sum(1 for s in spans if s.kind == "tool"),
         tool_errors=sum(1 for s in spans if s.tool is not None and s.tool.error),
+        trace_id=root.span.trace_id if (root := root_span(spans)) else None,
+        span_id=root.span.span_id if root else None,
         observed_turns=(),
     )
+
+
+def root_span(spans: Sequence[AgentSpan]) -> AgentSpan | None:
+    """The conversation's root span: its earliest span without a parent (else its earliest span)."""
+    return min(spans, key=lambda s: (s.span.parent_span_id is not None, s.span.start_ns), default=None)
 
 
 def describe(exc: BaseException, limit: int = 300) -> str:

@@ -35,7 +35,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from monitor.assemble.windows import Closed, OpenConversation, WindowStore
 from monitor.compare.ladder import Ladder
@@ -53,6 +53,16 @@ from monitor.runtime.workers import Job, ScoringPool
 
 log = logging.getLogger(__name__)
 Sink = Callable[[dict[str, Any]], None]
+
+
+class ReportObserver(Protocol):
+    """Given each published report beside the sink, with counters of its own (`EvaluationEvents`)."""
+
+    def __call__(self, report: dict[str, Any]) -> None: ...
+
+    def counts(self) -> dict[str, float]: ...
+
+
 Signal = Literal["traces", "logs"]
 
 
@@ -86,9 +96,11 @@ class Pipeline:
         policies: Mapping[str, Policy] | None = None,
         clock: Callable[[], int] = time.time_ns,
         pool: ScoringPool | None = None,
+        events: ReportObserver | None = None,
     ) -> None:
         """`pool`: score closed conversations in worker processes (`run` with `server.workers` > 1);
-        `ladder` then scores nothing (the workers build their own)."""
+        `ladder` then scores nothing (the workers build their own). `events`: also given each report
+        as published (redacted), whatever the sink: the evaluation events' exporter, which only queues."""
         self.config = config
         self.ladder = ladder
         self.references = references
@@ -104,6 +116,7 @@ class Pipeline:
         self._warned: set[str] = set()
         self.failures: deque[str] = deque(maxlen=100)  # the latest conversations not scored by a fault
         self.metrics = metrics
+        self.events = events
         self.pool = pool
         if pool is not None:
             pool.bind(self._scored_in_worker)
@@ -249,6 +262,8 @@ class Pipeline:
             why = f"the report could not be redacted: {describe(exc)}"
             out = self.redact(unscored_report(conv, closed_by, why).to_json())
         self.sink(out)
+        if self.events is not None:
+            self.events(out)
 
     def _scored_in_worker(self, job: Job, outcome: Outcome) -> None:
         """A worker's report: counted under the state lock, published outside it."""
@@ -316,6 +331,8 @@ class Pipeline:
             embedder_stats = getattr(self.ladder.scorer, "stats", None)
         if isinstance(embedder_stats, dict):
             out.update({k: float(v) for k, v in dict(embedder_stats).items()})  # copied first: atomic
+        if self.events is not None:
+            out.update(self.events.counts())
         return out
 
     def _warn_once(self, key: str, message: str, exc: BaseException | None = None) -> None:

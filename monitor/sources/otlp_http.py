@@ -101,16 +101,18 @@ def build_app(
 
 
 def build_metrics_app(metrics: MonitorMetrics | None) -> web.Application:
-    """`GET /metrics` in the Prometheus text format, on its own port (scrapers need no OTLP auth)."""
-    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+    """`GET /metrics` on its own port (scrapers need no OTLP auth): the Prometheus text format, or
+    OpenMetrics — with the exemplars that link failing turns to their traces — when the scraper asks
+    for `application/openmetrics-text` (Prometheus does with exemplar storage on)."""
+    from prometheus_client.exposition import choose_encoder
 
     app = web.Application()
 
-    async def metrics_page(_: web.Request) -> web.Response:
+    async def metrics_page(request: web.Request) -> web.Response:
         if metrics is None:
             return web.Response(status=404, text="metrics are off\n")
-        body = generate_latest(metrics.registry)
-        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+        encoder, content_type = choose_encoder(request.headers.get("Accept", ""))
+        return web.Response(body=encoder(metrics.registry), headers={"Content-Type": content_type})
 
     app.router.add_get("/metrics", metrics_page)
     return app

@@ -95,7 +95,7 @@ def test_every_panel_query_returns_data_from_a_real_prometheus(ladder: Any, tmp_
         port = _free_port()
         prom = subprocess.Popen(
             [binary, f"--config.file={tmp_path / 'prometheus.yml'}", f"--storage.tsdb.path={tmp_path / 'data'}",
-             f"--web.listen-address=127.0.0.1:{port}"],
+             f"--web.listen-address=127.0.0.1:{port}", "--enable-feature=exemplar-storage"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         api = f"http://127.0.0.1:{port}/api/v1"
@@ -116,6 +116,21 @@ def test_every_panel_query_returns_data_from_a_real_prometheus(ladder: Any, tmp_
                 if not body["data"]["result"]:
                     empty.append(f"{board}: {title}: {expr}")
         assert not empty, "panels without data:\n" + "\n".join(empty)
+        # the exemplars of failing turns are stored, and name traces of failing turns (Grafana's link)
+        failing_traces = {
+            t["trace_id"]
+            for r in running.reports
+            for t in r.get("observed_turns", [])
+            if t["turn_no"] in {v["turn_no"] for v in r.get("turns", []) if not v["success"]}
+        }
+        now = time.time()
+        with httpx.Client(timeout=10) as client:
+            body = client.get(
+                f"{api}/query_exemplars",
+                params={"query": 'aem_turns_total{verdict="fail"}', "start": now - 600, "end": now},
+            ).json()
+        stored = {e["labels"]["trace_id"] for series in body["data"] for e in series["exemplars"]}
+        assert stored and stored <= failing_traces, body
     finally:
         if prom is not None:
             prom.terminate()

@@ -1,0 +1,277 @@
+"""Verdicts as OpenTelemetry evaluation events, on the spans they judge. I/O (an OTLP log exporter).
+
+In: a conversation report as the sink gets it (already redacted). Out: OTLP log records, sent by the
+OpenTelemetry SDK's own OTLP log exporter (HTTP/protobuf or gRPC) to `evaluation_events.endpoint`,
+each a `gen_ai.evaluation.result` event (semantic-conventions-genai, `model/gen-ai/events.yaml`)
+carrying the trace id and span id of the span it judges, so a trace backend shows the verdict on the
+agent's own span:
+- per scored turn, on the span the turn was read from (a tool call's tool span, the LLM span of a
+  reply; the conversation's root span for a gold turn no live turn matched): `gen_ai.evaluation.name`
+  `aem.correctness`, score 1/0, label `pass` / `fail` / `uncertain`, the explanation of a `fail` or
+  `uncertain` (failure reason, field, gold and got; the comparison's note), `error.type` = the failure
+  reason, and `aem.turn_no`, `aem.attribution`
+  (`root_cause` / `cascade`), `aem.root_cause_turn`, `aem.reference`;
+- per failed sub-metric of a turn, one more: `aem.structural`, `aem.completeness`, `aem.truthfulness`
+  with that check's score and reason;
+- per conversation, on its root span: `aem.conversation`, score = success rate, label from `test_pass`,
+  the root cause and its turn, and the conversation's agent, release and reference (`aem.agent`, …).
+Every event names its conversation (`aem.conversation_id`); the event name travels in the log record's
+`event_name` field (OTLP 1.5), as the semantic conventions define.
+Only a conversation's first report (version 1) is sent, as the Prometheus counters count only it.
+
+Off the scoring path: `__call__` only queues (the SDK's `BatchLogRecordProcessor` exports on its own
+thread). The queue is bounded (`max_queue`): a record that finds it full is dropped and counted, and
+so is every record of a batch the exporter could not deliver (endpoint down, refused, timed out after
+the exporter's own retries) — `counts()`: `evaluation_events_sent`, `evaluation_events_dropped`.
+Intake and reports never wait for it. Endpoint, headers and TLS come from the config; what the config
+leaves unset the exporter reads from the standard `OTEL_EXPORTER_OTLP_LOGS_*` / `OTEL_EXPORTER_OTLP_*`
+variables (headers, certificate, timeout, compression, gRPC `insecure`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry._logs import SeverityNumber
+from opentelemetry.sdk._logs import LoggerProvider, LogRecordProcessor, ReadableLogRecord, ReadWriteLogRecord
+from opentelemetry.sdk._logs.export import BatchLogRecordProcessor, LogRecordExporter, LogRecordExportResult
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
+
+from monitor import __version__
+from monitor.config import EvaluationEventsConfig
+
+EVENT_NAME = "gen_ai.evaluation.result"
+
+
+@dataclass(frozen=True)
+class Event:
+    """One evaluation result, before it becomes a log record."""
+
+    trace_id: str
+    span_id: str
+    attributes: dict[str, str | int | float | bool]
+    failed: bool
+
+
+def events_of(report: Mapping[str, Any]) -> list[Event]:
+    """The evaluation events of one conversation report (module docstring); none for a report that was
+    not scored, has no span ids (a `score` dialog), or re-reports a conversation (version > 1)."""
+    root = (report.get("trace_id"), report.get("span_id"))
+    if not report.get("scored") or report.get("version", 1) > 1 or not root[0] or not root[1]:
+        return []
+    where = {
+        t["turn_no"]: (t["trace_id"], t["span_id"])
+        for t in report.get("observed_turns") or []
+        if t.get("trace_id") and t.get("span_id")
+    }
+    common: dict[str, str | int | float | bool] = {"aem.conversation_id": str(report["conversation_id"])}
+    about = {f"aem.{k}": str(report[k]) for k in ("agent", "release", "reference_id") if report.get(k)}
+    out = []
+    for turn in report.get("turns") or []:
+        trace_id, span_id = where.get(turn["turn_no"], root)
+        out += [Event(trace_id, span_id, {**common, **a}, failed) for a, failed in _turn_results(turn)]
+    passed = bool(report.get("test_pass"))
+    conversation: dict[str, str | int | float | bool] = {
+        "gen_ai.evaluation.name": "aem.conversation",
+        "gen_ai.evaluation.score.value": float(report.get("success_rate") or 0.0),
+        "gen_ai.evaluation.score.label": "pass" if passed else "fail",
+        "gen_ai.evaluation.explanation": _conversation_explanation(report),
+    }
+    if not passed and report.get("root_cause"):
+        conversation["error.type"] = str(report["root_cause"])
+        conversation["aem.root_cause_turn"] = int(report.get("first_failure_turn") or 0)
+    out.append(Event(str(root[0]), str(root[1]), {**common, **about, **conversation}, not passed))
+    return out
+
+
+def _turn_results(turn: Mapping[str, Any]) -> Iterator[tuple[dict[str, str | int | float | bool], bool]]:
+    ok = bool(turn["success"])
+    label = "pass" if ok and not turn.get("uncertain") else "uncertain" if ok else "fail"
+    attrs: dict[str, str | int | float | bool] = {
+        "gen_ai.evaluation.name": "aem.correctness",
+        "gen_ai.evaluation.score.value": 1.0 if ok else 0.0,
+        "gen_ai.evaluation.score.label": label,
+        "aem.turn_no": int(turn["turn_no"]),
+        "aem.reference": str(turn.get("reference") or ""),
+    }
+    if label != "pass":  # a plain pass needs no words (most turns: each attribute costs export CPU)
+        attrs["gen_ai.evaluation.explanation"] = _explanation(turn)
+    if not ok:
+        reason = str(turn.get("failure_reason") or "")
+        cascade = reason == "prior_action_failed"
+        attrs["error.type"] = reason
+        attrs["aem.attribution"] = "cascade" if cascade else "root_cause"
+        attrs["aem.root_cause_turn"] = int(turn.get("root_turn") or 0) if cascade else int(turn["turn_no"])
+    yield attrs, not ok
+    for check in turn.get("checks") or []:
+        if check.get("passed") is False:
+            sub = {
+                **attrs,
+                "gen_ai.evaluation.name": f"aem.{check['sub_metric']}",
+                "gen_ai.evaluation.score.value": float(check.get("score") or 0.0),
+                "gen_ai.evaluation.score.label": "fail",
+                "gen_ai.evaluation.explanation": _reason_and_detail(check),
+                "error.type": str(check.get("failure_reason") or attrs.get("error.type", "")),
+            }
+            yield sub, True
+
+
+def _explanation(turn: Mapping[str, Any]) -> str:
+    if not turn["success"]:
+        return _reason_and_detail(turn)
+    notes = [c.get("note") or "" for c in turn.get("comparisons") or [] if c.get("uncertain")]
+    return "passed on an uncertain comparison: " + "; ".join(n for n in notes if n)
+
+
+def _reason_and_detail(item: Mapping[str, Any]) -> str:
+    reason, detail = str(item.get("failure_reason") or ""), str(item.get("detail") or "")
+    return f"{reason}: {detail}" if detail else reason
+
+
+def _conversation_explanation(report: Mapping[str, Any]) -> str:
+    if report.get("test_pass"):
+        return "every turn passed"
+    return (
+        f"root cause at turn {report.get('first_failure_turn')} ({report.get('root_cause')}); "
+        f"{report.get('root_cause_count', 0)} root cause(s), {report.get('cascading_count', 0)} cascade(s)"
+    )
+
+
+class EvaluationEvents:
+    """The exporter (module docstring): call it with each report; `close` sends what is queued."""
+
+    def __init__(self, config: EvaluationEventsConfig) -> None:
+        self.config = config
+        self._lock = threading.Lock()
+        self._counts = {"evaluation_events_sent": 0, "evaluation_events_dropped": 0}
+        self._pending = 0
+        self._counting = _CountingExporter(_exporter(config), self)
+        batch = BatchLogRecordProcessor(
+            self._counting,
+            schedule_delay_millis=config.schedule_delay_s * 1000,
+            max_export_batch_size=min(config.batch_size, config.max_queue),
+            max_queue_size=config.max_queue,
+        )
+        self._provider = LoggerProvider(
+            resource=Resource.create({"service.name": config.service_name, "service.version": __version__})
+        )
+        self._provider.add_log_record_processor(_BoundedProcessor(batch, self))
+        self._logger = self._provider.get_logger("agent-monitor", __version__)
+
+    def __call__(self, report: Mapping[str, Any]) -> None:
+        try:
+            events = events_of(report)
+        except (KeyError, TypeError, ValueError):  # a report this code does not know: counted, not raised
+            self._count("evaluation_events_dropped", 1)
+            return
+        for e in events:
+            try:
+                ids = int(e.trace_id, 16), int(e.span_id, 16)
+            except ValueError:  # not a span id (a report rewritten by hand): that event only is lost
+                self._count("evaluation_events_dropped", 1)
+                continue
+            context = set_span_in_context(
+                NonRecordingSpan(
+                    SpanContext(*ids, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+                )
+            )
+            self._logger.emit(
+                context=context,
+                event_name=EVENT_NAME,
+                severity_number=SeverityNumber.WARN if e.failed else SeverityNumber.INFO,
+                body=f"{e.attributes['gen_ai.evaluation.name']}: {e.attributes['gen_ai.evaluation.score.label']}",
+                attributes=e.attributes,
+            )
+
+    def counts(self) -> dict[str, float]:
+        with self._lock:
+            return {k: float(v) for k, v in self._counts.items()}
+
+    def close(self) -> None:
+        """Send what is queued (within the exporter's timeout) and stop."""
+        self._provider.shutdown()
+
+    def _count(self, key: str, n: int) -> None:
+        with self._lock:
+            self._counts[key] += n
+
+    def _admit(self) -> bool:
+        """A record may enter the queue: fewer than `max_queue` are waiting (else it is counted dropped)."""
+        with self._lock:
+            if self._pending >= self.config.max_queue:
+                self._counts["evaluation_events_dropped"] += 1
+                return False
+            self._pending += 1
+            return True
+
+    def _done(self, n: int, sent: bool) -> None:
+        with self._lock:
+            self._pending -= n
+            self._counts["evaluation_events_sent" if sent else "evaluation_events_dropped"] += n
+
+
+def _exporter(config: EvaluationEventsConfig) -> LogRecordExporter:
+    """The SDK's OTLP log exporter for the configured protocol; unset options left to `OTEL_*`."""
+    headers = {k: v.get_secret_value() for k, v in config.headers.items()} or None
+    if config.protocol == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcExporter
+
+        return GrpcExporter(
+            endpoint=config.endpoint, insecure=config.insecure, headers=headers, timeout=config.timeout_s
+        )
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter as HttpExporter
+
+    endpoint = f"{(config.endpoint or '').rstrip('/')}/v1/logs"
+    return HttpExporter(
+        endpoint=endpoint,
+        headers=headers,
+        timeout=config.timeout_s,
+        certificate_file=str(config.certificate_file) if config.certificate_file else None,
+        client_certificate_file=str(config.client_certificate_file)
+        if config.client_certificate_file
+        else None,
+        client_key_file=str(config.client_key_file) if config.client_key_file else None,
+    )
+
+
+class _CountingExporter(LogRecordExporter):
+    """The SDK exporter, counting what each export delivered or lost."""
+
+    def __init__(self, inner: LogRecordExporter, owner: EvaluationEvents) -> None:
+        self.inner, self.owner = inner, owner
+
+    def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
+        try:
+            result = self.inner.export(batch)
+        except Exception:  # the SDK's exporters should not raise; if one does, the batch is lost
+            result = LogRecordExportResult.FAILURE
+        self.owner._done(len(batch), result is LogRecordExportResult.SUCCESS)
+        return result
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()  # type: ignore[no-untyped-call]  # the SDK leaves it unannotated
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return bool(self.inner.force_flush(timeout_millis))
+
+
+class _BoundedProcessor(LogRecordProcessor):
+    """In front of the batch processor: a record finds room or is dropped and counted (the SDK's own
+    queue drops its oldest record with a log line only)."""
+
+    def __init__(self, inner: LogRecordProcessor, owner: EvaluationEvents) -> None:
+        self.inner, self.owner = inner, owner
+
+    def on_emit(self, log_record: ReadWriteLogRecord) -> None:
+        if self.owner._admit():
+            self.inner.on_emit(log_record)
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return bool(self.inner.force_flush(timeout_millis))

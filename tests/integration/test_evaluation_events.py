@@ -1,0 +1,113 @@
+"""Verdicts as OTLP `gen_ai.evaluation.result` events on the spans they judge (issue 28), sent to an
+in-process OTLP/HTTP receiver: the real recorded Strands and openai-agents conversations replayed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from bench.otlp_sink import otlp_sink
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "otlp"
+GOLD = ROOT / "monitor" / "data" / "demo" / "gold"
+
+
+def recorded_spans(*folders: str) -> set[tuple[str, str]]:
+    out = set()
+    for folder in folders:
+        for f in (FIXTURES / folder).glob("*.pb"):
+            body = ExportTraceServiceRequest.FromString(f.read_bytes())
+            out |= {
+                (s.trace_id.hex(), s.span_id.hex())
+                for r in body.resource_spans
+                for scope in r.scope_spans
+                for s in scope.spans
+            }
+    return out
+
+
+def replay(tmp_path: Path, endpoint: str, *folders: str, **env: str) -> tuple[list[dict[str, Any]], str]:
+    out = tmp_path / "r.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "monitor", "replay", *(str(FIXTURES / f) for f in folders),
+         "--gold", str(GOLD), "--out", str(out), "--evaluation-events", endpoint],
+        capture_output=True, text=True, timeout=300, cwd=ROOT, env={"PATH": "/usr/bin:/bin", **env},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in out.read_text().splitlines()], done.stderr
+
+
+def test_every_scored_turn_gets_an_event_on_the_span_it_came_from(tmp_path: Path) -> None:
+    with otlp_sink() as sink:
+        reports, err = replay(tmp_path, sink.url, "strands", "openai-agents")
+        records = sink.records()
+    assert {name for name, *_ in records} == {"gen_ai.evaluation.result"}
+    turns = [r for r in records if r[3]["gen_ai.evaluation.name"] == "aem.correctness"]
+    scored = sum(len(r["turns"]) for r in reports)
+    assert len(turns) == scored == 16  # one per scored turn, each once
+    spans = recorded_spans("strands", "openai-agents")
+    assert all((trace, span) in spans for _, trace, span, _ in records)  # a span that was in the input
+    assert f"{len(records)} sent to {sink.url}, 0 dropped" in err
+
+    wrong = {r[3]["aem.turn_no"]: r for r in turns if r[3]["aem.conversation_id"] == "strands-wrong-metric"}
+    root = wrong[4][3]
+    assert root["gen_ai.evaluation.score.label"] == "fail" and root["gen_ai.evaluation.score.value"] == 0.0
+    assert root["error.type"] == "inconsistent_parameter_values" and root["aem.attribution"] == "root_cause"
+    assert "metric: expected 'revenue', got 'profit'" in root["gen_ai.evaluation.explanation"]
+    for later in (5, 6):
+        cascade = wrong[later][3]
+        assert cascade["aem.attribution"] == "cascade" and cascade["aem.root_cause_turn"] == 4
+        assert cascade["error.type"] == "prior_action_failed"
+    report = next(r for r in reports if r["conversation_id"] == "strands-wrong-metric")
+    call = next(t for t in report["observed_turns"] if t["turn_no"] == 4)
+    assert wrong[4][1:3] == (call["trace_id"], call["span_id"])  # the tool call's own span
+    truth = [r for r in records if r[3]["gen_ai.evaluation.name"] == "aem.truthfulness"]
+    assert {r[3]["aem.turn_no"] for r in truth if r[3]["aem.conversation_id"] == "strands-wrong-metric"} == {
+        4,
+        5,
+        6,
+    }
+    conversation = [r for r in records if r[3]["gen_ai.evaluation.name"] == "aem.conversation"]
+    assert len(conversation) == len(reports) == 4
+    failed = next(r for r in conversation if r[3]["aem.conversation_id"] == "strands-wrong-metric")
+    assert failed[1:3] == (report["trace_id"], report["span_id"])  # the conversation's root span
+    assert failed[3]["aem.root_cause_turn"] == 4 and failed[3]["gen_ai.evaluation.score.label"] == "fail"
+
+
+def test_with_the_endpoint_down_reports_go_on_and_the_lost_events_are_counted(tmp_path: Path) -> None:
+    with otlp_sink(status=503) as down:
+        reports, err = replay(tmp_path, down.url, "strands", AGENT_MONITOR_EVALUATION_EVENTS__TIMEOUT_S="1")
+    assert [r["scored"] for r in reports] == [True, True]  # every conversation reported, whole
+    assert {r["spans"] for r in reports} == {12}
+    assert f"0 sent to {down.url}, 13 dropped" in err
+
+
+def test_the_queue_is_bounded_and_what_does_not_fit_is_counted_not_waited_for(tmp_path: Path) -> None:
+    """An endpoint that takes the connection and never answers: `__call__` only queues, the queue holds
+    `max_queue` records, the rest are dropped and counted at once; at close, the stuck ones too."""
+    import socket
+
+    from monitor.config import EvaluationEventsConfig
+    from monitor.publish.evaluation_events import EvaluationEvents, events_of
+
+    reports, _ = replay(tmp_path, "http://127.0.0.1:9", "strands")  # port 9: nothing listens
+    report = next(r for r in reports if r["conversation_id"] == "strands-wrong-metric")
+    n = len(events_of(report))
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        config = EvaluationEventsConfig(
+            endpoint=f"http://127.0.0.1:{silent.getsockname()[1]}", max_queue=3, batch_size=3,
+            schedule_delay_s=0.05, timeout_s=1,
+        )  # fmt: skip
+        events = EvaluationEvents(config)
+        events(report)
+        assert events.counts() == {"evaluation_events_sent": 0.0, "evaluation_events_dropped": n - 3.0}
+        events.close()
+    assert events.counts() == {"evaluation_events_sent": 0.0, "evaluation_events_dropped": float(n)}
