@@ -109,7 +109,8 @@ def replay(
 ) -> dict[str, Any]:
     """`events`: also send the evaluation events (closed, so everything queued is sent, within the time)."""
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(ScoringConfig(), lad, refs, reports.append, policies=policies, events=events)
+    config = ScoringConfig(windows=WindowConfig(end_marker_grace_s=0))  # as `replay`: all input is in
+    pipeline = Pipeline(config, lad, refs, reports.append, policies=policies, events=events)
     cpu0, t0 = time.process_time(), time.perf_counter()
     for r in requests:
         pipeline.ingest(r.encode(), PROTOBUF, "bench")

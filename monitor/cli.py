@@ -416,6 +416,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     }  # fmt: skip
     flags: dict[str, Any] = {"server": {k: v for k, v in server_flags.items() if v is not None}}
     flags.update(_service_flags(args))
+    if args.demo:  # each recording is sent whole, in one request: its end marker closes it at once
+        flags["windows"] = {"end_marker_grace_s": 0}
     config = load_settings(args.config, flags)
     gold = args.gold or (demo_dir() / "gold" if args.demo else None)
     references = load_references(gold)
@@ -551,6 +553,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from monitor.sources.files import read_payloads
 
     config = load_settings(args.config, _service_flags(args))
+    # the whole input has arrived when it is read: an end marker closes its conversation at once
+    windows = config.windows.model_copy(update={"end_marker_grace_s": 0})
+    config = config.model_copy(update={"windows": windows})
     references = load_references(args.gold)
     policies = load_policies(args.policy)
     sink = JsonlSink(args.out)

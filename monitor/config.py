@@ -327,6 +327,13 @@ class WindowConfig(BaseModel):
     late_retention: int = Field(
         default=1_000, ge=0, description="closed conversations kept to re-score late spans"
     )
+    end_marker_grace_s: float = Field(
+        default=2.0,
+        ge=0,
+        description="run/consume: an end-marked conversation closes once it has seen no span for this "
+        "long (arrival time), so spans exported in another batch or Kafka message still join it (a "
+        "Collector writes each trace as its own message); replay closes on the marker at once",
+    )
 
 
 class ServerConfig(BaseModel):

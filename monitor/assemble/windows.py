@@ -27,6 +27,11 @@ never named becomes its own conversation. `on_join` is told of every span that j
 Versions: a conversation's first report is version 1, or one more than the highest version noted for
 it (`note_version`: an earlier Kafka owner's report), so versions stay monotonic across owners.
 
+End markers: with `end_marker_grace_s` 0 (replay) a marked conversation closes at `close_marked`, once
+the marker's request is in; otherwise (run, consume) once it has seen no span for that grace, so spans
+of the same conversation exported in another batch, or written by a Collector as another Kafka message
+and read from another partition, still join it.
+
 Late spans: a span for a conversation already reported (kept for `late_retention` closed
 conversations) reopens it; its next report carries `version + 1` and every span so far, so the
 newest version is the whole truth and consumers keep the highest version per conversation.
@@ -56,6 +61,7 @@ class OpenConversation:
     ended: bool = False
     span_ids: set[str] = field(default_factory=set)
     has_root: bool = False  # a span without a parent arrived (a trace's root ends, and is exported, last)
+    marked: bool = False  # an end marker arrived: it closes after `end_marker_grace_s` without spans
 
     @property
     def waiting_for_root(self) -> bool:
@@ -155,12 +161,19 @@ class WindowStore:
             conv.span_ids |= pending.span_ids
             if joined and self.on_join is not None:
                 self.on_join(cid, joined)
+            if pending.marked and not conv.marked:  # the marker came with the trace's unnamed spans
+                conv.marked = True
+                heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
             if pending.first_ns < conv.first_ns:  # open since its trace's first span: max age from there
                 conv.first_ns = pending.first_ns
                 heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
         conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
-            self.marked[cid] = None
+            if self.config.end_marker_grace_s <= 0:
+                self.marked[cid] = None
+            elif not conv.marked:  # due sooner now: a new heap entry (the old one goes stale)
+                conv.marked = True
+                heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
         return out
 
     def close_marked(self, hold: Callable[[str], bool] | None = None) -> list[Closed]:
@@ -229,6 +242,8 @@ class WindowStore:
                 continue
             if hold is not None and hold(cid):
                 held.append(entry)
+            elif conv.marked and watermark_ns - conv.last_ns >= self._marker_gap:
+                out.append(self._close(self.open.pop(cid), "end_marker"))
             elif watermark_ns - conv.last_ns >= gap and watermark_ns >= self._idle_until(conv):
                 out.append(self._close(self.open.pop(cid), "inactivity"))
             elif watermark_ns - conv.first_ns >= age:
@@ -241,10 +256,15 @@ class WindowStore:
 
     def _deadline(self, conv: OpenConversation) -> int:
         """The earliest processing time that may close `conv`; only grows as spans arrive, so never late."""
-        return min(
+        due = min(
             max(conv.last_ns + int(self.config.inactivity_s * 1e9), self._idle_until(conv)),
             conv.first_ns + int(self.config.max_age_s * 1e9),
         )
+        return min(due, conv.last_ns + self._marker_gap) if conv.marked else due
+
+    @property
+    def _marker_gap(self) -> int:
+        return int(self.config.end_marker_grace_s * 1e9)
 
     def _idle_until(self, conv: OpenConversation) -> int:
         """Before this, inactivity cannot close `conv`: a trace not yet named waits for its root span

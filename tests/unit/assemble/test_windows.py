@@ -49,7 +49,8 @@ def test_past_bound_is_off_by_default_and_clamps_when_set() -> None:
 
 
 def test_end_marker_closes_at_the_end_of_its_request() -> None:
-    store = WindowStore(WindowConfig())
+    """Replay (no grace: the whole input has arrived): the marker closes at the end of its request."""
+    store = WindowStore(WindowConfig(end_marker_grace_s=0))
     store.add(agent_span("a", 0), 0)
     assert store.add(agent_span("a", 2, end=True), 0) == []
     store.add(agent_span("a", 1), 0)  # the same request delivered a span after the marker
@@ -125,8 +126,21 @@ def test_versions_continue_from_an_earlier_owner() -> None:
     assert rebuilt.flush()[0].conversation.version == 2
 
 
+def test_end_marker_waits_its_grace_for_spans_sent_in_another_batch() -> None:
+    """Streaming: a Collector writes each trace as its own Kafka message, read from another partition,
+    so the marked trace may come first; the rest of the conversation arriving within the grace joins
+    it, and it closes once it has seen nothing for that long — cut by neither the marker nor the wait."""
+    store = WindowStore(WindowConfig(end_marker_grace_s=2, inactivity_s=30))
+    store.add(agent_span("a", 5, trace="t2", end=True), 0)
+    assert store.close_marked() == [] and store.advance(int(1.5 * S)) == []
+    store.add(agent_span("a", 1, trace="t1"), int(1.5 * S))  # the earlier trace, 1.5 s later
+    assert store.advance(3 * S) == []  # 1.5 s since its last span: still open
+    [closed] = store.advance(int(3.5 * S))
+    assert closed.closed_by == "end_marker" and len(closed.conversation.spans) == 2
+
+
 def test_held_conversations_wait_and_a_redelivered_span_reopens_nothing() -> None:
-    store = WindowStore(WindowConfig(inactivity_s=5))
+    store = WindowStore(WindowConfig(inactivity_s=5, end_marker_grace_s=0))
     first = agent_span("a", 0, end=True)
     store.add(first, 0)
     assert (
