@@ -208,6 +208,9 @@ _UNITS: dict[str, tuple[str, float]] = {
     "kilogram": ("g", 1000),
     "gram": ("g", 1),
     "g": ("g", 1),
+    "mg": ("g", 0.001),
+    "milligrams": ("g", 0.001),
+    "milligram": ("g", 0.001),
     "grams": ("g", 1),
     "lb": ("g", 453.59237),
     "lbs": ("g", 453.59237),
@@ -310,7 +313,7 @@ def _quantity(prefixes: str) -> re.Pattern[str]:
     return re.compile(
         rf"(?<!{_W})(?<!\.)(?:{prefixes})?\s?"
         rf"(?P<num>{_NUM})(?:\s?(?P<mult>(?(cur)(?:{_CURRENCY_MULT_ALT})|(?(code)(?:{_CURRENCY_MULT_ALT})|(?:{_MULT_ALT}))))\b)?"
-        rf"(?:\s?(?P<unit>{_UNIT_ALT}|%|(?-i:L)(?!\s+(?!of\b|bottles?\b|cans?\b|jugs?\b)[A-Za-z]))(?!{_W}){_UNIT_NOT})?",
+        rf"(?:\s?(?P<unit>{_UNIT_ALT}|%|(?-i:L)(?!\s+(?!of\b|bottles?\b|cans?\b|jugs?\b)[A-Za-z]))(?:(?<=[\u4e00-\u9fff])|(?!{_W})){_UNIT_NOT})?",
         re.IGNORECASE,
     )
 
@@ -354,6 +357,7 @@ _MONTHS = (
 )
 _DATE = re.compile(
     rf"(?<!{_W})(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?:[T ]\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:\.\d+)?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?"
+    r"|\d{4}/\d{1,2}/\d{1,2}"
     r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"
     rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}})(?!{_W})",
@@ -411,6 +415,11 @@ _FREQUENCY = re.compile(
     + r")|(?:every|per)\s+(?P<u>hour|day|week|month|quarter|year))\b",
     re.IGNORECASE,
 )
+#: `$65/month`, `$65/mo`: after an amount, a slash and a period say `per`.
+_SLASH_PERIOD = re.compile(
+    r"(?i)(?P<amount>\d[\d,.]*(?:\s?[a-z€$£¥]+)?)\s?/\s?(?P<unit>mo|month|wk|week|day|yr|year|hr|hour)\b"
+)
+_SLASH_UNITS = {"mo": "month", "wk": "week", "yr": "year", "hr": "hour"}
 #: `$10 a day`, `twice a week` say `per day`, `per week`: after an amount or a count, `a` is `per`.
 _PER_A_PERIOD = re.compile(
     r"(?i)(?P<amount>\d[\d,.]*(?:\s?[%a-z€$£¥]+)?|\btwice|\bonce)\s+an?\s+(?P<unit>hour|day|week|month|year)\b"
@@ -595,6 +604,7 @@ _ZH_JIAO = re.compile(
 _ZH_JIAO_BARE = re.compile(r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?=$|[\s,.;!?，。；！？、)）]|钱)")
 _ZH_NUMERALS = "零〇一二两三四五六七八九十百千万"
 _ZH_PERCENT = re.compile(rf"百分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
+_ZH_PERMILLE = re.compile(rf"千分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
 #: Not after a time of day: 下午三点五元一位 is 3 pm, then 5 yuan.
 _ZH_DECIMAL = re.compile(
     rf"(?<![午晨晚早])(?<!早上)(?<!晚上)(?<![{_ZH_NUMERALS}\d.])(?P<i>[{_ZH_NUMERALS}\d]+)点(?P<f>[零〇一二三四五六七八九\d]+)"
@@ -871,11 +881,12 @@ _COUNT_MORE = re.compile(
     r"(?i)\b(?P<n>\d+|one)\s+(?P<w>extra|additional|more|further|full|whole|consecutive)\s+"
     r"(?P<u>(?:minute|hour|day|night|week|month|year)s?)\b"
 )
-#: Parts of an hour in words: `half an hour` is 30 minutes, `an hour and a half` 90.
+#: Parts of an hour in words: `half an hour` is 30 minutes, `an hour and a half` 90; `half a percent`.
 _HOUR_PARTS = {
     "half an hour": "30 minutes", "half a hour": "30 minutes", "a quarter of an hour": "15 minutes",
     "quarter of an hour": "15 minutes", "an hour and a half": "90 minutes", "one and a half hours": "90 minutes",
-    "1 and a half hours": "90 minutes", "a half hour": "30 minutes",
+    "1 and a half hours": "90 minutes", "a half hour": "30 minutes", "half hour": "30 minutes",
+    "half a percent": "0.5%", "half a per cent": "0.5%",
 }  # fmt: skip
 _HOUR_PART = re.compile(r"(?i)\b(?:" + "|".join(sorted(_HOUR_PARTS, key=len, reverse=True)) + r")\b")
 #: `weekdays` / 工作日 said for the days they are (not a count: `3 weekdays`, 3个工作日).
@@ -890,7 +901,8 @@ _ZH_RANGE_UNIT = re.compile(
     r"(?P<unit>个?工作日|天|周|个?星期|个月|年|个?小时|分钟)"
 )
 #: A day and month with no year, in digits (`20/05`, `4/18`, `1/1`): read only where one reading is
-#: possible (or both are the same day), or as `day_first` says when both are; `24/7` is no day.
+#: possible (or both are the same day), or, after a word that introduces a date (`on 3/4`), as
+#: `day_first` says when both are (`3/4 of the amount`, `1/2` are fractions); `24/7` is no day.
 _MONTH_SLASH_DAY = re.compile(r"(?<![\d/.])(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/])(?!\s*(?:of|the)\b)")
 
 
@@ -900,7 +912,9 @@ def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str
         readings = [(mo, d) for mo, d in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31]
         if (a, b) == (24, 7) or not readings:
             return m.group(0)
-        if len({*readings}) > 1:
+        if len({*readings}) > 1:  # 3/4: a day only after a word that introduces one (else a fraction)
+            if not _DATE_CUE.search(m.string[max(0, m.start() - 16) : m.start()]):
+                return m.group(0)
             readings = [(b, a)] if day_first else [(a, b)]
         month, day = readings[0]
         return f"{month}月{day}日" if zh else f"{_MONTH_NAMES_EN[month - 1]} {day}"
@@ -908,6 +922,10 @@ def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str
     return said
 
 
+_DATE_CUE = re.compile(
+    r"(?i)\b(?:on|by|from|until|till|through|due|before|after|since|starting|effective|expires?|renews?)\s*$"
+    r"|[于至到在从]$|日期[:：]?\s*$"
+)
 _MONTH_NAMES_EN = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
     "November", "December",
@@ -946,6 +964,10 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     text = in_digits(plus_word(unicodedata.normalize("NFKC", value)))
     text = _A_PERIOD.sub(r"\g<pre> 1 \g<unit>", _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
     if "/" in text:
+        per = _SLASH_PERIOD.sub(
+            lambda m: f"{m['amount']} per {_SLASH_UNITS.get(m['unit'].lower(), m['unit'])}", text
+        )
+        text = per
         text = _MONTH_SLASH_DAY.sub(_month_slash_day(day_first, has_cjk(text)), text)
     text = _RANGE_UNIT.sub(r"\g<a> \g<unit> \g<join> \g<b> \g<unit>", text)
     if "元" in text:
@@ -1092,6 +1114,8 @@ def _zh_text(text: str) -> str:
     text = _CJK_SPACE.sub("", text)
     text = _ZH_DECIMAL.sub(lambda m: _zh_decimal(f"{m['i']}点{m['f']}"), text)
     text = _ZH_PERCENT.sub(lambda m: _zh_decimal(m["n"]) + "%", text)
+    if "千分之" in text:  # 千分之一 is 0.1%
+        text = _ZH_PERMILLE.sub(lambda m: _digits(float(_zh_decimal(m["n"])) / 10) + "%", text)
     text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text)
     text = _ZH_JIAO.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}{zh_number(m['f'] or '0')}元", text)
     text = _ZH_JIAO_BARE.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}元", text)

@@ -34,6 +34,14 @@ SAME = [
     ("本期水费共计86.5元", "水费是八十六块五，麻烦"),
     ("每月费用变为20元", "月费现在是二十元"),
     ("已将发票INV-4410发送至billing@acme.cn。", "发票INV-4410已经发到billing@acme.cn这个邮箱了。"),
+    ("Unlimited Plus at $65 per month", "Unlimited Plus for $65/month"),
+    ("amoxicillin 500 mg is ready", "the amoxicillin 500mg refill is ready"),
+    ("会员权益可使用至2025年1月31日。", "您的会员权益一直有效到2025/1/31。"),
+    ("a shuttle every 30 minutes", "a shuttle every half hour"),
+    ("a fee of 0.5% of the amount", "half a percent of the amount"),
+    ("手续费为转账金额的0.1%", "按金额的千分之一收手续费"),
+    ("每30分钟一班", "每半小时一班"),
+    ("due on 3/4", "due on March 4"),
 ]
 
 DIFFERENT = [
@@ -43,6 +51,8 @@ DIFFERENT = [
     ("3 weekdays", "Monday to Friday"),
     ("in 5 to 7 days", "in a week to ten days"),
     ("one thousand two hundred fifty dollars", "$1,205"),
+    ("3/4 of the amount", "March 4 of the amount"),  # a fraction, not a day
+    ("he said 1/2", "he said January 2"),
 ]
 
 
