@@ -331,8 +331,9 @@ class WindowConfig(BaseModel):
         default=2.0,
         ge=0,
         description="run/consume: an end-marked conversation closes once it has seen no span for this "
-        "long (arrival time), so spans exported in another batch or Kafka message still join it (a "
-        "Collector writes each trace as its own message); replay closes on the marker at once",
+        "long, plus server.lateness_s (arrival time), so spans exported in another batch or Kafka message "
+        "still join it (a Collector writes each trace as its own message); replay closes on the marker "
+        "at once",
     )
 
 
@@ -547,6 +548,7 @@ def load_settings(path: Path | None, flags: dict[str, Any] | None = None) -> Sco
         InitSettingsSource,
         PydanticBaseSettingsSource,
         SettingsConfigDict,
+        SettingsError,
     )
 
     file_data = load_config(path).model_dump(exclude_unset=True) if path else {}
@@ -576,6 +578,8 @@ def load_settings(path: Path | None, flags: dict[str, Any] | None = None) -> Sco
     try:
         settings = settings_cls(**(flags or {}))
         return ScoringConfig.model_validate(settings.model_dump())
+    except SettingsError as exc:  # an environment value that is not the JSON a mapping or list needs
+        raise ConfigError(f"environment: invalid config: {exc}") from exc
     except ValidationError as exc:
         where = f"{path} / environment / flags" if path else "environment / flags"
         origin = _Origin(path, None, flags or {}, env)

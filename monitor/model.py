@@ -224,6 +224,11 @@ class TurnVerdict(BaseModel):
     model_config = _OUTPUT
     turn_no: int
     gold_turn_no: int | None
+    live_turn_no: int | None = Field(
+        default=None,
+        description="the observed turn this row judges (`observed_turns[].turn_no`; None: a gold turn no "
+        "live turn made): alignment with gold renumbers rows",
+    )
     role: Role
     type: Literal["response", "action"]
     predicted: dict[str, Any] | None

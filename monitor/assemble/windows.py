@@ -28,7 +28,8 @@ Versions: a conversation's first report is version 1, or one more than the highe
 it (`note_version`: an earlier Kafka owner's report), so versions stay monotonic across owners.
 
 End markers: with `end_marker_grace_s` 0 (replay) a marked conversation closes at `close_marked`, once
-the marker's request is in; otherwise (run, consume) once it has seen no span for that grace, so spans
+the marker's request is in; otherwise (run, consume) once it has seen no span for that grace (on the
+watermark the pipeline passes, which lags arrival by `server.lateness_s`: 2 + 5 s by default), so spans
 of the same conversation exported in another batch, or written by a Collector as another Kafka message
 and read from another partition, still join it.
 
@@ -125,6 +126,7 @@ class WindowStore:
                     spans_dropped=reported.spans_dropped,
                     span_ids=set(reported.span_ids),
                     has_root=reported.has_root,
+                    marked=reported.marked,  # its marker still says the conversation is over
                 )
                 self.late_reopened += 1
             else:
@@ -164,6 +166,9 @@ class WindowStore:
             if pending.marked and not conv.marked:  # the marker came with the trace's unnamed spans
                 conv.marked = True
                 heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+            if trace_key in self.marked:  # ... and, with no grace, is closed by this request's end
+                del self.marked[trace_key]
+                self.marked[cid] = None
             if pending.first_ns < conv.first_ns:  # open since its trace's first span: max age from there
                 conv.first_ns = pending.first_ns
                 heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))

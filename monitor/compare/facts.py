@@ -417,7 +417,7 @@ _FREQUENCY = re.compile(
 )
 #: `$65/month`, `$65/mo`: after an amount, a slash and a period say `per`.
 _SLASH_PERIOD = re.compile(
-    r"(?i)(?P<amount>\d[\d,.]*(?:\s?[a-z€$£¥]+)?)\s?/\s?(?P<unit>mo|month|wk|week|day|yr|year|hr|hour)\b"
+    r"(?i)(?<![/\w])(?P<amount>\d[\d,.]*(?:\s?[a-z€$£¥]+)?)\s?/\s?(?P<unit>mo|month|wk|week|day|yr|year|hr|hour)\b"
 )
 _SLASH_UNITS = {"mo": "month", "wk": "week", "yr": "year", "hr": "hour"}
 #: `$10 a day`, `twice a week` say `per day`, `per week`: after an amount or a count, `a` is `per`.
@@ -430,10 +430,12 @@ _A_PERIOD = re.compile(
     r"(?P<unit>hour|day|week)\b"
 )
 #: 八个G, 50G: colloquial Chinese for gigabytes (grams are 克 there).
-_ZH_GIGABYTES = re.compile(r"(?P<n>\d+(?:\.\d+)?)个?G(?![A-Za-z])")
+_ZH_GIGABYTES = re.compile(
+    r"(?P<n>\d+(?:\.\d+)?)个?G(?![A-Za-z])(?!网|套餐|手机|信号|基站|用户|时代|技术|覆盖)"
+)
 #: 每月, 每个季度; and a fee named by its period: 月费, 年费, 月租, 月供, 月保费 (a monthly fee).
 _ZH_FREQUENCY = re.compile(
-    r"每个?(?P<z>季度|星期|[天日晚周月年])|(?<![\d个一二两三四五六七八九十本这上下每])(?P<f>[日周月年])(?=保?费|租|供)"
+    r"每个?(?P<z>季度|星期|[天日晚周月年])|(?<![\d个一二两三四五六七八九十本这上下每今去明当前后节假])(?P<f>[日周月年])(?=保?费|租|供)"
 )
 #: 99元一个月 / 99元/月 / 99元每月 say what 每月99元 says: the period is moved before the amount.
 _ZH_PER_PERIOD = re.compile(r"(?P<amount>\d+(?:\.\d+)?元)(?:/|每|一个?)(?P<p>季度|星期|[天日晚周月年])")
@@ -664,7 +666,8 @@ _REQUEST = re.compile(
     r"(?i)^(?:[^,，]{1,40}[,，]\s*)?"
     r"(?:(?:please|kindly)\s+(?:provide|share|confirm|tell|send|specify|reply|indicate|give (?:me|us))\b"
     r"|(?:could|can|would|will) you\b|may i (?:have|get|ask)\b|(?:tell|send|give) (?:me|us)\b"
-    r"|(?:[^,，。a-z]{1,8}?)?(?:请|麻烦)(?:你|您)?(?:先|再|尽快|及时|稍后)?(?:提供|告诉|确认|发送|给|说明|回复|填写|上传))"
+    r"|(?:[^,，。a-z]{1,8}?)?(?<!不用)(?<!无需)(?<!不必)(?<!不要)(?<!别)(?:请|麻烦)(?:你|您)?(?:先|再|尽快|及时|稍后)?"
+    r"(?:提供|告诉|确认|发送|给|说明|回复|填写|上传))"
 )
 #: Sentences that neither plainly ask nor plainly tell, so that no verdict rests on them: a need of the
 #: user's input (`I need your account ID to continue.`, `需要您耐心等待`), an offer (`I can book it for
@@ -888,9 +891,11 @@ _HOUR_PARTS = {
     "1 and a half hours": "90 minutes", "a half hour": "30 minutes", "half hour": "30 minutes",
     "half a percent": "0.5%", "half a per cent": "0.5%",
 }  # fmt: skip
-_HOUR_PART = re.compile(r"(?i)\b(?:" + "|".join(sorted(_HOUR_PARTS, key=len, reverse=True)) + r")\b")
+_HOUR_PART = re.compile(  # not inside `two and a half hours`
+    r"(?i)(?<!\band )(?<!\band a )\b(?:" + "|".join(sorted(_HOUR_PARTS, key=len, reverse=True)) + r")\b"
+)
 #: `weekdays` / 工作日 said for the days they are (not a count: `3 weekdays`, 3个工作日).
-_WEEKDAYS_WORD = re.compile(r"(?i)(?<![\d\s])(\s*)\bweekdays\b|(?<![\d个两几])工作日")
+_WEEKDAYS_WORD = re.compile(r"(?i)(?<!\d )(?<!\d)(?<!\bnot )(?<!\bnon-)\bweekdays\b|(?<![\d个两几非])工作日")
 #: A range whose unit is said once, after its second number: `7 to 10 days` is 7 days to 10 days.
 _RANGE_UNIT = re.compile(
     r"(?i)(?<![\d.,:/])(?P<a>\d+(?:\.\d+)?)\s*(?P<join>to|-|–|~)\s*(?P<b>\d+(?:\.\d+)?)\s*"
@@ -903,17 +908,25 @@ _ZH_RANGE_UNIT = re.compile(
 #: A day and month with no year, in digits (`20/05`, `4/18`, `1/1`): read only where one reading is
 #: possible (or both are the same day), or, after a word that introduces a date (`on 3/4`), as
 #: `day_first` says when both are (`3/4 of the amount`, `1/2` are fractions); `24/7` is no day.
-_MONTH_SLASH_DAY = re.compile(r"(?<![\d/.])(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/])(?!\s*(?:of|the)\b)")
+_MONTH_SLASH_DAY = re.compile(
+    r"(?<![\d/.])(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/])(?!\s*(?:of|the|inch|inches|in|mm|cm|stars?|points?)\b)",
+    re.IGNORECASE,
+)
+#: before a `4/17` that is no day: an address's unit and street number, a step of a count
+_NOT_A_DAY_BEFORE = re.compile(r"(?i)\b(?:unit|apt|no|step|part|page|item|suite|flat|installment)\.?\s*$")
 
 
 def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str]:
     def said(m: re.Match[str]) -> str:
         a, b = int(m["a"]), int(m["b"])
         readings = [(mo, d) for mo, d in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31]
-        if (a, b) == (24, 7) or not readings:
+        before = m.string[max(0, m.start() - 16) : m.start()]
+        if (a, b) == (24, 7) or not readings or _NOT_A_DAY_BEFORE.search(before):
             return m.group(0)
-        if len({*readings}) > 1:  # 3/4: a day only after a word that introduces one (else a fraction)
-            if not _DATE_CUE.search(m.string[max(0, m.start() - 16) : m.start()]):
+        if (
+            len(readings) > 1
+        ):  # 3/4, 2/2: a day only after a word that introduces one (else a fraction, a count)
+            if not _DATE_CUE.search(before):
                 return m.group(0)
             readings = [(b, a)] if day_first else [(a, b)]
         month, day = readings[0]
@@ -949,9 +962,7 @@ def in_digits(text: str) -> str:
     if "half" in text or "quarter" in text:
         text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[m.group(0).lower()], text)
     if "weekdays" in text or "工作日" in text:
-        text = _WEEKDAYS_WORD.sub(
-            lambda m: (m[1] or "") + "Monday to Friday" if m[0][-1] == "s" else "周一到周五", text
-        )
+        text = _WEEKDAYS_WORD.sub(lambda m: "Monday to Friday" if m[0][-1] == "s" else "周一到周五", text)
     return text
 
 

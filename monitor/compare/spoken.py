@@ -174,10 +174,15 @@ def number_runs(text: str) -> list[tuple[int, int, int]]:
     out = []
     for m in _NUMBER_RUN.finditer(text):
         words = [(w.start(), w.end(), w.group(0).casefold()) for w in re.finditer(r"[^\s-]+", m.group(0))]
-        words = [w for w in words if w[2] != "and"]
         run: list[tuple[int, int, str]] = []
         for word in [*words, None]:
+            if word is not None and word[2] == "and":
+                if run and run[-1][2] in _SCALES:  # `one hundred and five`; not `ninety and one hundred`
+                    continue
+                word = None  # ends the run
             known = word is not None and (word[2] in _SMALL or word[2] in _SCALES)
+            if word is not None and _COMPOUND.match(text, m.start() + word[1]):
+                known = False  # `twenty one-way tickets`: `one` belongs to `one-way`, not to `twenty`
             if word is not None and known and (not run or _continues(run[-1][2], word[2])):
                 run.append(word)
                 continue
@@ -185,6 +190,12 @@ def number_runs(text: str) -> list[tuple[int, int, int]]:
                 out.append((m.start() + run[0][0], m.start() + run[-1][1], _value([w for _, _, w in run])))
             run = [word] if word is not None and known else []
     return out
+
+
+#: after a number word: a hyphen and a word that is no number (`one-way`, `one-hour`)
+_COMPOUND = re.compile(
+    r"-(?!(?:" + "|".join(k for k in _SMALL if len(k) > 2) + r")\b)[A-Za-z]", re.IGNORECASE
+)
 
 
 def _continues(previous: str, word: str) -> bool:

@@ -23,9 +23,10 @@ Off the scoring path: `__call__` only queues (the SDK's `BatchLogRecordProcessor
 thread). The queue is bounded (`max_queue`): a record that finds it full is dropped and counted, and
 so is every record of a batch the exporter could not deliver (endpoint down, refused, timed out after
 the exporter's own retries) — `counts()`: `evaluation_events_sent`, `evaluation_events_dropped`.
-Intake and reports never wait for it. Endpoint, headers and TLS come from the config; what the config
-leaves unset the exporter reads from the standard `OTEL_EXPORTER_OTLP_LOGS_*` / `OTEL_EXPORTER_OTLP_*`
-variables (headers, certificate, timeout, compression, gRPC `insecure`).
+Intake and reports never wait for it; `close` waits at most the exporter's timeout and 5 s more.
+Endpoint, headers and TLS come from the config; what the config leaves unset the exporter reads from
+the standard `OTEL_EXPORTER_OTLP_LOGS_*` / `OTEL_EXPORTER_OTLP_*` variables (headers, certificate,
+timeout, compression, gRPC `insecure`; gRPC header names are sent in lower case, as gRPC requires).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def events_of(report: Mapping[str, Any]) -> list[Event]:
     about = {f"aem.{k}": str(report[k]) for k in ("agent", "release", "reference_id") if report.get(k)}
     out = []
     for turn in report.get("turns") or []:
-        trace_id, span_id = where.get(turn["turn_no"], root)
+        trace_id, span_id = where.get(turn.get("live_turn_no"), root)  # rows are renumbered by alignment
         out += [Event(trace_id, span_id, {**common, **a}, failed) for a, failed in _turn_results(turn)]
     passed = bool(report.get("test_pass"))
     conversation: dict[str, str | int | float | bool] = {
@@ -149,6 +150,7 @@ class EvaluationEvents:
         self._lock = threading.Lock()
         self._counts = {"evaluation_events_sent": 0, "evaluation_events_dropped": 0}
         self._pending = 0
+        self._closed = False
         self._counting = _CountingExporter(_exporter(config), self)
         batch = BatchLogRecordProcessor(
             self._counting,
@@ -157,7 +159,8 @@ class EvaluationEvents:
             max_queue_size=config.max_queue,
         )
         self._provider = LoggerProvider(
-            resource=Resource.create({"service.name": config.service_name, "service.version": __version__})
+            resource=Resource.create({"service.name": config.service_name, "service.version": __version__}),
+            shutdown_on_exit=False,  # `close` stops it, within its time; nothing may hang the exit
         )
         self._provider.add_log_record_processor(_BoundedProcessor(batch, self))
         self._logger = self._provider.get_logger("agent-monitor", __version__)
@@ -192,8 +195,18 @@ class EvaluationEvents:
             return {k: float(v) for k, v in self._counts.items()}
 
     def close(self) -> None:
-        """Send what is queued (within the exporter's timeout) and stop."""
-        self._provider.shutdown()
+        """Send what is queued, waiting at most the exporter's timeout and 5 s more, then stop: what has
+        not been sent by then is counted dropped, and the counts no longer change (a summary printed
+        after `close` is final)."""
+        stopping = threading.Thread(
+            target=self._provider.shutdown, name="evaluation-events-close", daemon=True
+        )
+        stopping.start()
+        stopping.join(self.config.timeout_s + 5)
+        with self._lock:
+            self._closed = True
+            self._counts["evaluation_events_dropped"] += self._pending
+            self._pending = 0
 
     def _count(self, key: str, n: int) -> None:
         with self._lock:
@@ -210,6 +223,8 @@ class EvaluationEvents:
 
     def _done(self, n: int, sent: bool) -> None:
         with self._lock:
+            if self._closed:  # counted dropped at close; an export that ends later changes nothing
+                return
             self._pending -= n
             self._counts["evaluation_events_sent" if sent else "evaluation_events_dropped"] += n
 
@@ -218,6 +233,8 @@ def _exporter(config: EvaluationEventsConfig) -> LogRecordExporter:
     """The SDK's OTLP log exporter for the configured protocol; unset options left to `OTEL_*`."""
     headers = {k: v.get_secret_value() for k, v in config.headers.items()} or None
     if config.protocol == "grpc":
+        # gRPC metadata keys are lower case (`Authorization` is refused as invalid metadata)
+        headers = {k.lower(): v for k, v in headers.items()} if headers else None
         from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcExporter
 
         return GrpcExporter(

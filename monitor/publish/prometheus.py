@@ -175,7 +175,9 @@ class MonitorMetrics:
             self._m["aem_first_failure_turn"].labels(agent, release).observe(report["first_failure_turn"])
         traces = {t["turn_no"]: t.get("trace_id") for t in report.get("observed_turns") or []}
         for turn in report.get("turns", []):
-            self._observe_turn(agent, release, turn, traces.get(turn["turn_no"]) or report.get("trace_id"))
+            self._observe_turn(
+                agent, release, turn, traces.get(turn.get("live_turn_no")) or report.get("trace_id")
+            )
 
     def _observe_matching(self, agent: str, release: str, report: dict[str, Any]) -> None:
         """Gold scoring's free turns and recovery (policy reports count their own recoveries)."""

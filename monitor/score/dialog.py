@@ -223,6 +223,7 @@ def score_dialog(
             row,
             gold_of[row.turn_no],
             _gold_turn_no(row, gold_of[row.turn_no], origins),
+            _live_turn_no(row, origins),
             scores[row.turn_no],
             attribution[row.turn_no],
             deps.of(row.turn_no),
@@ -641,10 +642,20 @@ def _gold_turn_no(
     return origin.gold_turn_no if origin is not None else None
 
 
+def _live_turn_no(row: DialogTurn, origins: Mapping[int, RowOrigin] | None) -> int | None:
+    """The observed turn a row judges (None: a gold turn no live turn made). Without a live alignment
+    (a `score` dialog, policy scoring) rows are the turns themselves."""
+    if origins is None:
+        return row.turn_no if row.predict_turn is not None else None
+    origin = origins.get(row.turn_no)
+    return origin.live_turn_no if origin is not None else row.turn_no
+
+
 def _verdict(
     row: DialogTurn,
     gold_row: DialogTurn,
     gold_turn_no: int | None,
+    live_turn_no: int | None,
     score: TurnScore,
     attribution: Attribution,
     depends_on: tuple[int, ...],
@@ -663,6 +674,7 @@ def _verdict(
     return TurnVerdict(
         turn_no=row.turn_no,
         gold_turn_no=gold_turn_no,
+        live_turn_no=live_turn_no,
         role=row.turn,
         type="action" if isinstance(gold_row.gold_turn or row.predict_turn, ActionContent) else "response",
         predicted=content.model_dump() if content is not None else None,

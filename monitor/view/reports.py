@@ -194,7 +194,9 @@ def _shown(key: str, data: dict[str, Any], origin: str) -> Shown:
         return Shown(key, origin, rows, None, agent, release, reference_id, unscored_reason=reason)
     report = DialogReport.model_validate(data)
     rows = tuple(_row(t) for t in report.turns)
-    left_out = _left_out(data, {r.turn_no for r in rows})
+    # the observed turns the rows judge (reports before `live_turn_no` existed: the row's own number)
+    judged = {t.get("live_turn_no", t.get("turn_no")) for t in data.get("turns") or [] if isinstance(t, dict)}
+    left_out = _left_out(data, {n for n in judged if isinstance(n, int)})
     return Shown(key, origin, rows, report, agent, release, reference_id, left_out=left_out)
 
 

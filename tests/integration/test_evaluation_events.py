@@ -111,3 +111,28 @@ def test_the_queue_is_bounded_and_what_does_not_fit_is_counted_not_waited_for(tm
         assert events.counts() == {"evaluation_events_sent": 0.0, "evaluation_events_dropped": n - 3.0}
         events.close()
     assert events.counts() == {"evaluation_events_sent": 0.0, "evaluation_events_dropped": float(n)}
+
+
+def test_a_row_renumbered_by_the_alignment_gets_the_event_of_its_own_span() -> None:
+    """Alignment with gold renumbers rows (a gold call no live turn made is a row of its own): each
+    event goes on the span of the observed turn its row judges (`live_turn_no`), a gold turn nobody
+    made on the conversation's root span."""
+    from monitor.publish.evaluation_events import events_of
+
+    report = {
+        "conversation_id": "c", "scored": True, "version": 1, "trace_id": "a" * 32, "span_id": "0" * 16,
+        "test_pass": False, "success_rate": 0.5,
+        "observed_turns": [
+            {"turn_no": 1, "trace_id": "a" * 32, "span_id": "1" * 16},
+            {"turn_no": 2, "trace_id": "a" * 32, "span_id": "2" * 16},
+        ],
+        "turns": [
+            {"turn_no": 1, "live_turn_no": 1, "success": True, "checks": []},
+            {"turn_no": 2, "live_turn_no": None, "success": False, "failure_reason": "missing_action", "checks": []},
+            {"turn_no": 3, "live_turn_no": 2, "success": True, "checks": []},
+        ],
+    }  # fmt: skip
+    spans = {
+        e.attributes["aem.turn_no"]: e.span_id for e in events_of(report) if "aem.turn_no" in e.attributes
+    }
+    assert spans == {1: "1" * 16, 2: "0" * 16, 3: "2" * 16}

@@ -489,6 +489,9 @@ def test_a_conversation_moved_to_a_new_replica_keeps_the_spans_its_traces_sent_a
     children, roots, rest, replayed = traffic.children, traffic.roots, traffic.rest, traffic.replayed_spans
     assert len(children) > 10 and rest
     topics = Topics(broker, "t11")
+    # r1 must report the conversations it holds before they move (their roots carry the end marker):
+    # the marker closes at once here, as with no grace, so each moved conversation is reported by both
+    topics.env["AGENT_MONITOR_WINDOWS__END_MARKER_GRACE_S"] = "0"
     r1 = topics.replica("r1", tmp_path / "gold")
     r2 = None
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.compare.facts import extract_facts
+from monitor.compare.facts import act_of, extract_facts
 from monitor.compare.ladder import Ladder
 from monitor.score.response import score_response
 
@@ -53,7 +53,21 @@ DIFFERENT = [
     ("one thousand two hundred fifty dollars", "$1,205"),
     ("3/4 of the amount", "March 4 of the amount"),  # a fraction, not a day
     ("he said 1/2", "he said January 2"),
+    # numbers, counts and words that only look like the forms above (a review of the first round)
+    ("twenty one-way tickets", "21 one-way tickets"),
+    ("between ninety and one hundred dollars", "9100 dollars"),
+    ("Installment 2/2 is due", "Installment February 2 is due"),
+    ("Unit 4/17 George St", "Unit April 17 George St"),
+    ("每晚300元，今年价格不变", "每年300元"),
+    ("not weekdays", "Monday to Friday"),
+    ("非工作日不发货", "周一到周五不发货"),
+    ("/stats/2024/month", "2024 per month"),
 ]
+
+
+def test_a_request_turned_down_is_no_request() -> None:
+    assert act_of("您的订单已取消，不用麻烦您再提供材料了。") != "ask"
+    assert act_of("麻烦您先上传一下照片。") == "ask"
 
 
 @pytest.mark.parametrize(("a", "b"), SAME)

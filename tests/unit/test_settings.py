@@ -85,3 +85,9 @@ def test_a_mapping_value_from_the_environment_is_not_taken_for_a_typo(
 def test_a_bad_flag_is_named_as_a_flag() -> None:
     with pytest.raises(ConfigError, match=r"server.http_port: .*65535 \(a command-line flag\)"):
         load_settings(None, {"server": {"http_port": 99999}})
+
+
+def test_an_environment_value_that_is_not_json_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_MONITOR_EVALUATION_EVENTS__HEADERS", "{bad")
+    with pytest.raises(ConfigError, match="environment: invalid config"):
+        load_settings(None)

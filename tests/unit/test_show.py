@@ -172,7 +172,9 @@ def test_the_turns_a_table_leaves_out_are_named_with_why(
     """The user's messages have no row, nor has a reply no gold turn asks for: the table says which
     turns it leaves out and why, in the terminal and on the page."""
     data = json.loads(streamed("c1"))
-    data["turns"] = [{**t, "turn_no": t["turn_no"] + 1} for t in data["turns"]]  # live turns 2–6
+    data["turns"] = [
+        {**t, "turn_no": t["turn_no"] + 1, "live_turn_no": t["turn_no"] + 1} for t in data["turns"]
+    ]
     roles = {1: "User", 2: "Agent", 3: "Tool", 4: "Tool", 5: "Tool", 6: "Agent", 7: "User", 8: "Agent"}
     data["observed_turns"] = [{"turn_no": n, "role": r} for n, r in roles.items()]
     data["unmatched"] = [{"live_turn_no": 8, "type": "response", "why": "reply_without_gold"}]

@@ -150,3 +150,22 @@ def test_held_conversations_wait_and_a_redelivered_span_reopens_nothing() -> Non
     assert closed.closed_by == "end_marker"
     store.add(first, 20 * S)  # the same span again (at-least-once delivery): already reported
     assert not store.open and store.duplicates == 1
+
+
+def test_a_marker_on_a_trace_named_later_in_its_request_still_closes_the_conversation() -> None:
+    store = WindowStore(WindowConfig(end_marker_grace_s=0))
+    store.add(agent_span(None, 2, trace="t1", end=True), 0)  # the marker, on a span that names nothing
+    store.add(agent_span("a", 1, trace="t1"), 0)  # the root names the trace's conversation
+    [closed] = store.close_marked()
+    assert (closed.conversation.conversation_id, closed.closed_by) == ("a", "end_marker")
+    assert len(closed.conversation.spans) == 2
+
+
+def test_a_late_span_after_the_marker_reopens_a_conversation_that_still_ends_after_the_grace() -> None:
+    store = WindowStore(WindowConfig(end_marker_grace_s=2, inactivity_s=30))
+    store.add(agent_span("a", 5, trace="t2", end=True), 0)
+    [first] = store.advance(3 * S)
+    store.add(agent_span("a", 1, trace="t1"), 10 * S)  # a Collector's split trace, after the report
+    [again] = store.advance(13 * S)  # the grace again, not the 30 s of inactivity
+    assert (first.closed_by, again.closed_by, again.conversation.version) == ("end_marker", "end_marker", 2)
+    assert len(again.conversation.spans) == 2
