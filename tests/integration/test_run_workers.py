@@ -62,6 +62,8 @@ def test_run_with_two_workers_reports_what_replay_reports(tmp_path: Path) -> Non
         **os.environ,
         "AGENT_MONITOR_SERVER__METRICS_PORT": str(_port()),
         "AGENT_MONITOR_WINDOWS__INACTIVITY_S": "3600",  # only end markers and the shutdown close
+        # as replay: a marker closes at once, so late spans make the same re-reports (versions) as there
+        "AGENT_MONITOR_WINDOWS__END_MARKER_GRACE_S": "0",
     }
     reports = tmp_path / "run.jsonl"
     cmd = [sys.executable, "-m", "monitor", "run", "--workers", "2", "--gold", str(out / "gold"),
