@@ -38,6 +38,7 @@ economy`) decide before any alignment.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -360,17 +361,20 @@ def _moved_around_a_direction(
     """The same words, a block of them moved across a word that gives direction or rank (`from Paris to
     London` / `from London to Paris`, `the charge higher than the quote` / `the quote higher than the
     charge`): the spans, else (). Alignment reads such a move as words taken out here and added there."""
-    if len(ops) != 2 or sorted(fg) != sorted(fp):
-        return ()
-    (_, g1, g2, p1, p2), (_, h1, h2, q1, q2) = ops
-    taken, added = [*fg[g1:g2], *fg[h1:h2]], [*fp[p1:p2], *fp[q1:q2]]
-    if not taken or sorted(taken) != sorted(added):
-        return ()
-    # a short move (not two sentences swapped) across a word that gives direction (not 到 in 收到)
-    around = fg[min(g1, h1) : max(g2, h2)]
-    if len(around) > _limit(around) * _MOVE_REACH // MAX_SPAN or not _directions(around):
-        return ()
-    return ((" ".join(fg[g1:g2]), " ".join(fp[p1:p2])), (" ".join(fg[h1:h2]), " ".join(fp[q1:q2])))
+    alone = sorted(fg) == sorted(fp)  # nothing differs but the move
+    for (_, g1, g2, p1, p2), (_, h1, h2, q1, q2) in itertools.pairwise(ops):
+        # two neighbouring differences that move the same words; in English, other differences
+        # elsewhere in the sentence (`will be shipped` / `will ship`) do not hide the move (Chinese
+        # moves a measure phrase freely: 一张机票 / 机票一张, so there only a move alone counts)
+        taken, added = [*fg[g1:g2], *fg[h1:h2]], [*fp[p1:p2], *fp[q1:q2]]
+        if not taken or sorted(taken) != sorted(added) or (not alone and has_cjk("".join(taken))):
+            continue
+        # a short move (not two sentences swapped) across a word that gives direction (not 到 in 收到)
+        around = fg[min(g1, h1) : max(g2, h2)]
+        if len(around) > _limit(around) * _MOVE_REACH // MAX_SPAN or not _directions(around):
+            continue
+        return ((" ".join(fg[g1:g2]), " ".join(fp[p1:p2])), (" ".join(fg[h1:h2]), " ".join(fp[q1:q2])))
+    return ()
 
 
 #: Who a pronoun names: the speaker's side (1), the user (2), someone else (3). `please` / 请 asks the user

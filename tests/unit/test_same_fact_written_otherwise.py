@@ -123,3 +123,20 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
 )
 def test_a_reply_with_another_fact_still_fails(multilingual_ladder: Ladder, gold: str, reply: str) -> None:
     assert _fails(multilingual_ladder, gold, reply)
+
+
+def test_a_route_turned_round_fails_even_when_the_sentence_is_reworded(multilingual_ladder: Ladder) -> None:
+    """`from Dallas to Seattle` / `from Seattle to Dallas` beside `will be shipped` / `will ship`: the
+    move of the same words around a direction is found among the other differences (blind set 7)."""
+    gold = "Your package will be shipped from Dallas to Seattle on Monday."
+    assert _fails(multilingual_ladder, gold, "Your package will ship from Seattle to Dallas on Monday.")
+    assert not _fails(multilingual_ladder, gold, "Your package will ship from Dallas to Seattle on Monday.")
+
+
+def test_a_chinese_measure_phrase_moved_is_no_turned_round_route(multilingual_ladder: Ladder) -> None:
+    gold = "您的积分余额为12,500分，可以兑换一张国内往返机票。"
+    assert not _fails(multilingual_ladder, gold, "您现在有1.25万积分，足够兑换国内往返机票一张。")
+
+
+def test_check_in_and_checkout_are_opposites(multilingual_ladder: Ladder) -> None:
+    assert multilingual_ladder.compare("value", "checkout", "check-in").equal is False
