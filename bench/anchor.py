@@ -42,7 +42,7 @@ from typing import Any
 
 import httpx
 
-from bench.pipeline import Service, _port, write_results
+from bench.pipeline import Service, free_port, write_results
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "bench" / "collector" / "build.sh"
@@ -95,7 +95,7 @@ class Collector:
     """The built Collector, otlp (HTTP only) → batch → nop, on a free port; its own metrics off."""
 
     def __init__(self, binary: Path, workdir: Path) -> None:
-        self.http = _port()
+        self.http = free_port()
         config = workdir / "anchor.yaml"
         config.write_text(
             f"receivers: {{otlp: {{protocols: {{http: {{endpoint: '127.0.0.1:{self.http}'}}}}}}}}\n"

@@ -184,7 +184,8 @@ def open_memory(n: int) -> dict[str, Any]:
 # -- `run` as a subprocess --------------------------------------------------------------------
 
 
-def _port() -> int:
+def free_port() -> int:
+    """A port nothing listens on now (the OS picks it)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -195,15 +196,15 @@ class Service:
 
     def __init__(self, workdir: Path, gold: Path, env_extra: dict[str, str] | None = None) -> None:
         self.out = workdir / "reports.jsonl"
-        self.http = _port()
+        self.http = free_port()
         env = {
             **os.environ,
-            "AGENT_MONITOR_SERVER__METRICS_PORT": str(_port()),
+            "AGENT_MONITOR_SERVER__METRICS_PORT": str(free_port()),
             "AGENT_MONITOR_SERVER__TICK_S": "0.2",
             **(env_extra or {}),
         }
         cmd = [sys.executable, "-m", "monitor", "run", "--gold", str(gold), "--out", str(self.out),
-               "--http-port", str(self.http), "--grpc-port", str(_port())]  # fmt: skip
+               "--http-port", str(self.http), "--grpc-port", str(free_port())]  # fmt: skip
         self.log = (workdir / "service.log").open("w")
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
         self.seen: dict[str, float] = {}  # conversation -> wall time its first report line appeared

@@ -53,7 +53,7 @@ from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from bench.pipeline import generate, ladder, references, replay, write_results
+from bench.pipeline import free_port, generate, ladder, references, replay, write_results
 from monitor.compare.embedder import OnnxEmbedder
 from monitor.config import EvaluationEventsConfig
 from monitor.publish.evaluation_events import EvaluationEvents
@@ -172,16 +172,10 @@ def one(system: str, conversations: int, seed: int) -> tuple[int, float, float |
 def _events_sink() -> tuple[subprocess.Popen[bytes], EvaluationEvents]:
     """For `replay exact + events`: a sink in a process of its own (`bench.otlp_sink`: the exporter's
     thread counts in this process's CPU time, the receiver's does not) and the exporter sending to it."""
-    port = _free_port()
+    port = free_port()
     sink = subprocess.Popen([sys.executable, "-m", "bench.otlp_sink", str(port)], cwd=ROOT)
     _wait_listening(port)
     return sink, EvaluationEvents(EvaluationEventsConfig(endpoint=f"http://127.0.0.1:{port}"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_listening(port: int) -> None:

@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 
 from bench.anchor import cpu_by_process, load_traffic, send, traffic_args
-from bench.pipeline import ROOT, Service, _pct, _port, write_results
+from bench.pipeline import ROOT, Service, _pct, free_port, write_results
 
 
 def _spin(seconds: float) -> float:
@@ -93,7 +93,7 @@ class Prober:
 def one_round(
     workers: int, mode: str, workdir: Path, gold: Path, bodies: list[bytes], everyone: set[str], args: Any
 ) -> dict[str, Any]:
-    metrics_port = _port()
+    metrics_port = free_port()
     env = {
         "AGENT_MONITOR_SERVER__WORKERS": str(workers),
         "AGENT_MONITOR_SERVER__METRICS_PORT": str(metrics_port),

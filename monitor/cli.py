@@ -552,10 +552,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from monitor.runtime.pipeline import Pipeline
     from monitor.sources.files import read_payloads
 
-    config = load_settings(args.config, _service_flags(args))
     # the whole input has arrived when it is read: an end marker closes its conversation at once
-    windows = config.windows.model_copy(update={"end_marker_grace_s": 0})
-    config = config.model_copy(update={"windows": windows})
+    config = load_settings(args.config, {**_service_flags(args), "windows": {"end_marker_grace_s": 0}})
     references = load_references(args.gold)
     policies = load_policies(args.policy)
     sink = JsonlSink(args.out)

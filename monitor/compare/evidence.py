@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from monitor.compare.facts import (
+    MONTH_NAMES,
     NUMBER_WORD,
     act_of,
     extract_facts,
@@ -1011,10 +1012,6 @@ _UNIT_AFTER = re.compile(
 )
 
 
-_MONTH_NAMES = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december",
-)  # fmt: skip
 _MONTH = (
     r"(?P<m>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -1031,7 +1028,7 @@ def _month_days(reply: str) -> list[tuple[str, str]]:
     out = []
     for m in _MONTH_DAY.finditer(reply):
         name, day = (m["m"], m["d"]) if m["m"] else (m["m2"], m["d2"])
-        month = next(i for i, full in enumerate(_MONTH_NAMES, start=1) if full.startswith(name.lower()[:3]))
+        month = next(i for i, full in enumerate(MONTH_NAMES, start=1) if full.startswith(name.lower()[:3]))
         if 1 <= int(day) <= 31:
             out.append((f"md:{month:02d}-{int(day):02d}", m.group(0)))
     return out

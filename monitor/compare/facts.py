@@ -374,7 +374,7 @@ _MONTH_YEAR = re.compile(
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = re.compile(r"\b(?P<d>" + "|".join(_WEEKDAYS) + r")s?\b", re.IGNORECASE)
-_MONTH_NAMES = (
+MONTH_NAMES = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
     "november", "december",
 )  # fmt: skip
@@ -439,7 +439,7 @@ _ZH_FREQUENCY = re.compile(
 )
 #: 99元一个月 / 99元/月 / 99元每月 say what 每月99元 says: the period is moved before the amount.
 _ZH_PER_PERIOD = re.compile(r"(?P<amount>\d+(?:\.\d+)?元)(?:/|每|一个?)(?P<p>季度|星期|[天日晚周月年])")
-_MONTH_ABBR = {"sept": 9, **{m[:3]: i for i, m in enumerate(_MONTH_NAMES, start=1)}}
+_MONTH_ABBR = {"sept": 9, **{m[:3]: i for i, m in enumerate(MONTH_NAMES, start=1)}}
 #: Periods relative to now: "last quarter" (period:-1|quarter) ≠ "next quarter" (period:1|quarter).
 _RELATIVE = {
     "last": -1, "previous": -1, "past": -1, "prior": -1,
@@ -930,7 +930,7 @@ def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str
                 return m.group(0)
             readings = [(b, a)] if day_first else [(a, b)]
         month, day = readings[0]
-        return f"{month}月{day}日" if zh else f"{_MONTH_NAMES_EN[month - 1]} {day}"
+        return f"{month}月{day}日" if zh else f"{MONTH_NAMES[month - 1].capitalize()} {day}"
 
     return said
 
@@ -939,10 +939,6 @@ _DATE_CUE = re.compile(
     r"(?i)\b(?:on|by|from|until|till|through|due|before|after|since|starting|effective|expires?|renews?)\s*$"
     r"|[于至到在从]$|日期[:：]?\s*$"
 )
-_MONTH_NAMES_EN = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-    "November", "December",
-)  # fmt: skip
 
 
 def in_digits(text: str) -> str:
@@ -980,7 +976,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         )
         text = per
         text = _MONTH_SLASH_DAY.sub(_month_slash_day(day_first, has_cjk(text)), text)
-    text = _RANGE_UNIT.sub(r"\g<a> \g<unit> \g<join> \g<b> \g<unit>", text)
+    if _DIGIT.search(text):
+        text = _RANGE_UNIT.sub(r"\g<a> \g<unit> \g<join> \g<b> \g<unit>", text)
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
     if has_cjk(text):
@@ -1318,7 +1315,7 @@ def _canon_month(m: re.Match[str]) -> str:
 def _month_number(name: str) -> int:
     """A month's number from its name or abbreviation as matched (`April`, `Sept`, `jan`)."""
     folded = _fold(name)
-    return _MONTH_NAMES.index(folded) + 1 if folded in _MONTH_NAMES else _MONTH_ABBR[folded]
+    return MONTH_NAMES.index(folded) + 1 if folded in MONTH_NAMES else _MONTH_ABBR[folded]
 
 
 #: What joins the two ends of a range of months: `January to March 2024`, `2024年1月至3月`.

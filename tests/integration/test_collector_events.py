@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,8 @@ import httpx
 import pytest
 
 from bench.otlp_sink import otlp_sink
+from bench.pipeline import free_port
+from tests.integration.test_dashboards import _wait
 from tests.integration.test_evaluation_events import FIXTURES, GOLD, recorded_spans
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,12 +40,6 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_the_fanout_config_is_valid_for_the_collector_it_names() -> None:
     env = {**os.environ, "TRACE_BACKEND": "http://127.0.0.1:1", "AEM_ENDPOINT": "http://127.0.0.1:2"}
     done = subprocess.run(
@@ -54,7 +49,7 @@ def test_the_fanout_config_is_valid_for_the_collector_it_names() -> None:
 
 
 def test_verdicts_reach_the_trace_backend_through_the_collector(tmp_path: Path) -> None:
-    monitor_http, collector_http, collector_grpc = _free_port(), _free_port(), _free_port()
+    monitor_http, collector_http, collector_grpc = free_port(), free_port(), free_port()
     out = tmp_path / "reports.jsonl"
     with otlp_sink() as backend:
         monitor = subprocess.Popen(
@@ -77,10 +72,14 @@ def test_verdicts_reach_the_trace_backend_through_the_collector(tmp_path: Path) 
             files = sorted((FIXTURES / "strands").glob("*.pb")) + sorted(
                 (FIXTURES / "openai-agents").glob("*.pb")
             )
-            _wait(lambda: _accepts(f"http://127.0.0.1:{monitor_http}/readyz"), "the monitor up")
+            _wait(lambda: _accepts(f"http://127.0.0.1:{monitor_http}/readyz"), "the monitor up", WAIT_S)
             with httpx.Client(timeout=10) as client:
-                _wait(lambda: _posts(client, collector_http, files), "the Collector taking the recordings")
-            _wait(lambda: out.exists() and len(out.read_text().splitlines()) >= 4, "four reports")
+                _wait(
+                    lambda: _posts(client, collector_http, files),
+                    "the Collector taking the recordings",
+                    WAIT_S,
+                )
+            _wait(lambda: out.exists() and len(out.read_text().splitlines()) >= 4, "four reports", WAIT_S)
             reports = [json.loads(line) for line in out.read_text().splitlines()]
             turns = sum(len(r["turns"]) for r in reports)
             _wait(
@@ -89,6 +88,7 @@ def test_verdicts_reach_the_trace_backend_through_the_collector(tmp_path: Path) 
                     >= turns
                 ),
                 "the events at the backend",
+                WAIT_S,
             )
             time.sleep(2)  # anything more would be a duplicate
             records = backend.records()
@@ -129,12 +129,3 @@ def _posts(client: httpx.Client, port: int, files: list[Path]) -> bool:
     except httpx.HTTPError:
         return False
     return True
-
-
-def _wait(condition: object, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
-            return
-        time.sleep(0.25)
-    raise AssertionError(f"timed out waiting for {what}")

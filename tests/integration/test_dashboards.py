@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ import httpx
 import jsonschema
 import pytest
 
+from bench.pipeline import free_port
 from dashboards.build import build
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.reference.policy import load_policies
@@ -74,12 +74,6 @@ def test_every_panel_query_is_valid_promql(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_every_panel_query_returns_data_from_a_real_prometheus(ladder: Any, tmp_path: Path) -> None:
     binary = shutil.which("prometheus")
     assert binary, "prometheus not found: .ci/test installs Debian's 'prometheus' package"
@@ -92,7 +86,7 @@ def test_every_panel_query_returns_data_from_a_real_prometheus(ladder: Any, tmp_
             "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
             "scrape_configs": [{"job_name": "agent-monitor", "static_configs": [{"targets": [f"127.0.0.1:{metrics_port}"]}]}],
         }))  # fmt: skip
-        port = _free_port()
+        port = free_port()
         prom = subprocess.Popen(
             [binary, f"--config.file={tmp_path / 'prometheus.yml'}", f"--storage.tsdb.path={tmp_path / 'data'}",
              f"--web.listen-address=127.0.0.1:{port}", "--enable-feature=exemplar-storage"],

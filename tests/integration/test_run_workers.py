@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ import httpx
 import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
+from bench.pipeline import free_port
 from monitor.cli import load_references, main
 from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
@@ -27,12 +27,6 @@ from tests.integration.test_run_service import GOLD, PB, Running, fixture_bytes,
 from tests.workers_hold import held
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _read(path: Path) -> list[dict[str, Any]]:
@@ -57,17 +51,17 @@ def test_run_with_two_workers_reports_what_replay_reports(tmp_path: Path) -> Non
     replayed = tmp_path / "replay.jsonl"
     assert main(["replay", str(out / "traffic"), "--gold", str(out / "gold"), "--out", str(replayed)]) == 0
 
-    http = _port()
+    http = free_port()
     env = {
         **os.environ,
-        "AGENT_MONITOR_SERVER__METRICS_PORT": str(_port()),
+        "AGENT_MONITOR_SERVER__METRICS_PORT": str(free_port()),
         "AGENT_MONITOR_WINDOWS__INACTIVITY_S": "3600",  # only end markers and the shutdown close
         # as replay: a marker closes at once, so late spans make the same re-reports (versions) as there
         "AGENT_MONITOR_WINDOWS__END_MARKER_GRACE_S": "0",
     }
     reports = tmp_path / "run.jsonl"
     cmd = [sys.executable, "-m", "monitor", "run", "--workers", "2", "--gold", str(out / "gold"),
-           "--out", str(reports), "--http-port", str(http), "--grpc-port", str(_port())]  # fmt: skip
+           "--out", str(reports), "--http-port", str(http), "--grpc-port", str(free_port())]  # fmt: skip
     log = (tmp_path / "run.log").open("w")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
