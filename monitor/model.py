@@ -510,6 +510,10 @@ class AgentSpan(BaseModel):
     attribute_prefixes: tuple[str, ...] = Field(
         default=(), description="a span no adapter understood: its attribute prefixes, for the report"
     )
+    unread_tool: str | None = Field(
+        default=None,
+        description="a span read as no tool call whose name or attribute keys speak of a tool: what did",
+    )
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Span
-from monitor.normalize.common import bare, identity
+from monitor.normalize.common import bare, identity, unread_tool
 from monitor.normalize.genai import is_genai, normalize_genai
 from monitor.normalize.names import split_plugin_names
 from monitor.normalize.openinference import is_openinference, normalize_openinference
@@ -46,6 +46,7 @@ def _adapt(span: Span, config: NormalizeConfig) -> AgentSpan:
         end_marker=who.end_marker,
         evidence=who.evidence,
         attribute_prefixes=tuple(sorted({key.split(".", 1)[0] for key in span.attributes})),
+        unread_tool=unread_tool(span),
     )
 
 

@@ -8,6 +8,7 @@ convention carries the same way apart from where it nests them.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -303,6 +304,19 @@ def bare(span: Span) -> Span:
     return span.model_copy(update={"attributes": {}, "events": (), "resource": {}})
 
 
+_TOOLISH = re.compile(r"tool|function_call|__call__", re.IGNORECASE)
+
+
+def unread_tool(span: Span) -> str | None:
+    """What says that a span read as no tool call may be one: its name or an attribute key that speaks
+    of a tool. A conversation whose gold calls are all missing while such spans exist was not understood
+    (it is reported unscored, not failed)."""
+    if _TOOLISH.search(span.name):
+        return f"span {span.name!r}"
+    key = next((k for k in span.attributes if _TOOLISH.search(k)), None)
+    return None if key is None else f"attribute {key!r}"
+
+
 def build_agent_span(
     span: Span,
     who: Identity,
@@ -334,6 +348,7 @@ def build_agent_span(
         evidence=who.evidence,
         tool_definitions=definitions or {},
         setup=setup,
+        unread_tool=unread_tool(span) if kind == "other" else None,
     )
 
 

@@ -29,6 +29,26 @@ TURN_BUCKETS = (1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30)
 SECONDS_BUCKETS = (0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
+#: an unscored report's reason as a label (a bounded set): the named reasons as they are, the worded
+#: ones (which carry details) by how they start
+_NAMED_REASONS = frozenset({"content_not_captured", "no_agent_activity_recognized"})
+_WORDED_REASONS = (
+    ("reference ", "reference_not_found"),
+    ("no reference id", "no_reference"),
+    ("a span could not be read", "unreadable_span"),
+    ("scoring failed", "scoring_failed"),
+    ("the scoring worker process died", "scoring_failed"),
+    ("the report could not be redacted", "redaction_failed"),
+)
+
+
+def unscored_label(reason: Any) -> str:
+    """Why a conversation was not scored, as a metric label."""
+    text = str(reason or "")
+    if text in _NAMED_REASONS:
+        return text
+    return next((label for start, label in _WORDED_REASONS if text.startswith(start)), "other")
+
 
 @dataclass(frozen=True)
 class Spec:
@@ -48,6 +68,7 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_turn_failures_total", "counter", ("agent", "release", "sub_metric", "reason"), "Failed turns by failure reason (final, so cascades count as prior_action_failed) and sub-metric."),
     Spec("aem_failures_total", "counter", ("agent", "release", "attribution"), "Failed turns by attribution: root_cause or cascade."),
     Spec("aem_conversations_total", "counter", ("agent", "release", "scored", "test_pass"), "Reported conversations; test_pass is 'true', 'false' or 'none' when not scored."),
+    Spec("aem_unscored_conversations_total", "counter", ("agent", "release", "reason"), "Conversations reported unscored (scored: false), by why: content_not_captured, no_agent_activity_recognized (spans no adapter understood: never counted as failures), no_reference, reference_not_found, unreadable_span, scoring_failed, redaction_failed, other."),
     Spec("aem_conversation_success_rate", "histogram", ("agent", "release"), "Per-conversation AEM success rate (share of passing turns).", RATE_BUCKETS),
     Spec("aem_first_failure_turn", "histogram", ("agent", "release"), "Turn number of the first root-cause failure in failing conversations.", TURN_BUCKETS),
     Spec("aem_chain_turns_total", "counter", ("agent", "release", "chain_length", "verdict"), "Turns inside action chains by chain length (1, 2, 3+) and verdict."),
@@ -168,6 +189,8 @@ class MonitorMetrics:
         if report.get("process"):
             self._observe_process(agent, release, report["process"])
         if not scored:
+            reason = unscored_label(report.get("unscored_reason"))
+            self._m["aem_unscored_conversations_total"].labels(agent, release, reason).inc()
             return
         self._m["aem_conversation_success_rate"].labels(agent, release).observe(report["success_rate"])
         self._observe_matching(agent, release, report)

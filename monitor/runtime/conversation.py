@@ -144,7 +144,10 @@ def score_conversation(
         dict(policies or {}), agent, builtin=builtin_policy and gold is None and bool(live)
     )
     capture_hint = content_capture_hint(spans)
-    if capture_hint is not None:  # nothing to score: the agent is not to blame for a setting
+    # spans no adapter understood are never failures: no turn read at all, or gold asks for calls while
+    # the only calls in sight are spans no adapter could read
+    unread = None if capture_hint is not None else _not_understood(spans, live, gold)
+    if capture_hint is not None or unread is not None:  # nothing to score: not the agent's fault
         gold, policy = None, None
     span_schemas = {name: schema for s in spans for name, schema in s.tool_definitions.items()}
     dialog_report = None
@@ -188,9 +191,9 @@ def score_conversation(
             dialog_report = _with_provenance(dialog_report, provenance)
     elif capture_hint is not None:
         reason = "content_not_captured"
-    elif not live and builtin_policy:
+    elif unread is not None or (not live and builtin_policy):
         reason = "no_agent_activity_recognized"
-        unscored_detail = _unrecognized(spans)
+        unscored_detail = unread or _unrecognized(spans)
     elif reference_id:
         reason = f"reference {reference_id!r} not found among the loaded gold dialogs, and no policy applies"
     else:
@@ -336,15 +339,38 @@ def describe(exc: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def _not_understood(spans: Sequence[AgentSpan], live: Sequence[DialogTurn], gold: Dialog | None) -> str | None:
+    """Why a conversation with a reference cannot be judged on what was read, or None: no turn was read
+    from its spans, or gold asks for tool calls, none was read, and spans no adapter read look like
+    tool calls (`AgentSpan.unread_tool`). Without gold, the built-in policy applies only to what was
+    read (an agent that called no tool is not suspect)."""
+    if gold is None:
+        return None
+    if not live:
+        return _unrecognized(spans)
+    read_calls = any(isinstance(t.predict_turn, ActionContent) for t in live)
+    gold_calls = any(isinstance(t.gold_turn, ActionContent) for t in gold.turns)
+    unread = sorted({s.unread_tool for s in spans if s.unread_tool})
+    if read_calls or not gold_calls or not unread:
+        return None
+    shown = ", ".join(unread[:5]) + (f" … ({len(unread)} in all)" if len(unread) > 5 else "")
+    return (
+        f"gold asks for tool calls and none was read, while {sum(1 for s in spans if s.unread_tool)} "
+        f"spans no adapter could read look like tool calls ({shown}); {_adapters_seen(spans)}"
+    )
+
+
 def _unrecognized(spans: Sequence[AgentSpan]) -> str:
-    """Which adapters read a conversation's spans, and what attribute prefixes those spans carry."""
+    """Nothing was read: from how many spans, which adapters read them, what attribute prefixes they carry."""
+    return f"no tool call or message was read from {len(spans)} spans ({_adapters_seen(spans)})"
+
+
+def _adapters_seen(spans: Sequence[AgentSpan]) -> str:
+    """Which adapters read a conversation's spans, and what attribute prefixes the unread ones carry."""
     adapters: list[str] = sorted({s.convention for s in spans}) or ["none"]
     prefixes = sorted({prefix for s in spans for prefix in s.attribute_prefixes})
     shown = ", ".join(prefixes[:12]) + (f" … ({len(prefixes)} in all)" if len(prefixes) > 12 else "")
-    return (
-        f"no tool call or message was read from {len(spans)} spans (adapters: {', '.join(adapters)}; "
-        f"attribute prefixes seen: {shown or 'none'})"
-    )
+    return f"adapters: {', '.join(adapters)}; attribute prefixes seen: {shown or 'none'}"
 
 
 def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> ConversationEvidence:

@@ -138,3 +138,28 @@ def test_a_scrape_is_answered_while_a_conversation_is_being_scored() -> None:
         release.set()
         flushing.join(60)
     assert value(samples(metrics), "aem_conversations_total") == 8
+
+
+def test_unscored_conversations_are_counted_by_a_bounded_reason_never_as_failures() -> None:
+    metrics = MonitorMetrics()
+    for version, reason in enumerate(
+        (
+            "no_agent_activity_recognized",
+            "content_not_captured",
+            "reference 'travel' not found among the loaded gold dialogs, and no policy applies",
+            "scoring failed: ValueError: x",
+            "something new",
+        ),
+        start=1,
+    ):
+        metrics.observe_report(
+            {"conversation_id": f"c{version}", "agent": "a", "release": "r", "scored": False,
+             "unscored_reason": reason, "duration_ms": 1}
+        )  # fmt: skip
+    s = samples(metrics)
+    reasons = {dict(ls)["reason"]: v for (n, ls), v in s.items() if n == "aem_unscored_conversations_total"}
+    assert reasons == {
+        "no_agent_activity_recognized": 1, "content_not_captured": 1, "reference_not_found": 1,
+        "scoring_failed": 1, "other": 1,
+    }  # fmt: skip
+    assert value(s, "aem_turn_failures_total") == 0 and value(s, "aem_turns_total") == 0

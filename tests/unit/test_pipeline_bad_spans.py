@@ -72,3 +72,59 @@ def test_unknown_convention_is_still_a_reported_conversation(ladder: Ladder) -> 
     assert report["unscored_reason"] == "no_agent_activity_recognized"
     assert "adapters: unknown" in report["unscored_detail"] and "db" in report["unscored_detail"]
     assert pipeline.stats["spans_unknown"] == 1
+
+
+def _travel_gold() -> dict[str, Any]:
+    from pathlib import Path
+
+    from monitor.reference.golden import load_dialogs
+
+    gold = Path(__file__).resolve().parents[1] / "fixtures" / "travel" / "gold" / "travel-booking.json"
+    return {d.dialog_id: d for d in load_dialogs(gold).dialogs}
+
+
+def _chat(user: str, reply: str, span_id: bytes) -> dict[str, Any]:
+    messages = '[{"role": "user", "parts": [{"type": "text", "content": "%s"}]}]' % user
+    output = '[{"role": "assistant", "parts": [{"type": "text", "content": "%s"}]}]' % reply
+    return {"name": "chat m", "span_id": span_id, "attrs": {
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": messages, "gen_ai.output.messages": output,
+        "session.id": "c1", "aem.reference_id": "travel-booking"}}  # fmt: skip
+
+
+def test_spans_nobody_understood_are_unscored_even_with_gold(ladder: Ladder) -> None:
+    reports: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, _travel_gold(), reports.append)
+    unknown = {"session.id": "c1", "aem.reference_id": "travel-booking", "ai.operationId": "ai.generateText"}
+    pipeline.ingest(request({"name": "ai.generateText", "attrs": unknown}), "application/x-protobuf", "test")
+    pipeline.flush()
+    [report] = reports
+    # gold asks for three calls, but nothing was read: no alert storm of missing_action, a reason instead
+    assert (report["scored"], report["unscored_reason"]) == (False, "no_agent_activity_recognized")
+    assert "adapters: unknown; attribute prefixes seen: aem, ai, session" in report["unscored_detail"]
+
+
+def test_gold_calls_missing_while_tool_spans_went_unread_is_unscored_not_failed(ladder: Ladder) -> None:
+    reports: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, _travel_gold(), reports.append)
+    payload = request(
+        _chat("What's the weather in Paris today?", "It is sunny and 21 degrees in Paris today.", b"\x00" * 7 + b"\x01"),
+        {"name": "get_weather.__call__", "attrs": {"session.id": "c1", "dspy.args": '{"city": "Paris"}'}},
+    )
+    pipeline.ingest(payload, "application/x-protobuf", "test")
+    pipeline.flush()
+    [report] = reports
+    assert (report["scored"], report["unscored_reason"]) == (False, "no_agent_activity_recognized")
+    assert "span 'get_weather.__call__'" in report["unscored_detail"]
+    # the same conversation where the call was read is scored, and fails what gold misses
+    reports.clear()
+    pipeline = Pipeline(ScoringConfig(), ladder, _travel_gold(), reports.append)
+    payload = request(
+        _chat("What's the weather in Paris today?", "It is sunny and 21 degrees in Paris today.", b"\x00" * 7 + b"\x01"),
+        {**tool("get_weather", '{"city": "Paris"}', '{"forecast": "sunny"}', "k1"),
+         "attrs": {**tool("get_weather", '{"city": "Paris"}', '{"forecast": "sunny"}', "k1")["attrs"],
+                   "aem.reference_id": "travel-booking"}},
+    )  # fmt: skip
+    pipeline.ingest(payload, "application/x-protobuf", "test")
+    pipeline.flush()
+    [report] = reports
+    assert report["scored"] and not report["test_pass"]
