@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -84,8 +85,8 @@ def _travel_gold() -> dict[str, Any]:
 
 
 def _chat(user: str, reply: str, span_id: bytes) -> dict[str, Any]:
-    messages = '[{"role": "user", "parts": [{"type": "text", "content": "%s"}]}]' % user
-    output = '[{"role": "assistant", "parts": [{"type": "text", "content": "%s"}]}]' % reply
+    messages = json.dumps([{"role": "user", "parts": [{"type": "text", "content": user}]}])
+    output = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": reply}]}])
     return {"name": "chat m", "span_id": span_id, "attrs": {
         "gen_ai.operation.name": "chat", "gen_ai.input.messages": messages, "gen_ai.output.messages": output,
         "session.id": "c1", "aem.reference_id": "travel-booking"}}  # fmt: skip
@@ -107,7 +108,11 @@ def test_gold_calls_missing_while_tool_spans_went_unread_is_unscored_not_failed(
     reports: list[dict[str, Any]] = []
     pipeline = Pipeline(ScoringConfig(), ladder, _travel_gold(), reports.append)
     payload = request(
-        _chat("What's the weather in Paris today?", "It is sunny and 21 degrees in Paris today.", b"\x00" * 7 + b"\x01"),
+        _chat(
+            "What's the weather in Paris today?",
+            "It is sunny and 21 degrees in Paris today.",
+            b"\x00" * 7 + b"\x01",
+        ),
         {"name": "get_weather.__call__", "attrs": {"session.id": "c1", "dspy.args": '{"city": "Paris"}'}},
     )
     pipeline.ingest(payload, "application/x-protobuf", "test")
