@@ -339,7 +339,9 @@ def describe(exc: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _not_understood(spans: Sequence[AgentSpan], live: Sequence[DialogTurn], gold: Dialog | None) -> str | None:
+def _not_understood(
+    spans: Sequence[AgentSpan], live: Sequence[DialogTurn], gold: Dialog | None
+) -> str | None:
     """Why a conversation with a reference cannot be judged on what was read, or None: no turn was read
     from its spans, or gold asks for tool calls, none was read, and spans no adapter read look like
     tool calls (`AgentSpan.unread_tool`). Without gold, the built-in policy applies only to what was
