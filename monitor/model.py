@@ -480,7 +480,7 @@ class AgentSpan(BaseModel):
 
     model_config = ConfigDict(frozen=True, populate_by_name=True)
     span: Span
-    convention: Literal["genai", "strands", "openinference", "traceloop", "unknown"]
+    convention: Literal["genai", "strands", "openinference", "traceloop", "haystack", "vercel", "unknown"]
     kind: Literal["agent", "llm", "tool", "other"]
     conversation_id: str | None = None
     reference_id: str | None = None

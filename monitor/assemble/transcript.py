@@ -9,9 +9,10 @@ the same message appears many times. A message counts as often as it appears in 
 shows it most (a user who really says "yes" twice shows it twice in later histories), at the time of
 the earliest span that shows it. A tool call is its id, name and arguments (models reuse ids); a tool
 span without an id (OpenInference, Traceloop) takes the id of the requested call with the same name and
-arguments. A
-call requested by a model but never executed in a span still becomes a turn, with the result the
-next model call was given. Invariant: the same spans in any order give the same turns.
+arguments. A call requested by a model but never executed in a span still becomes a turn, with the
+result the next model call was given (Haystack's Agent runs its tools inside itself: its calls exist
+only in the model's messages); a requested call without an id counts like a message, as often as the
+history that shows it most. Invariant: the same spans in any order give the same turns.
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     results: dict[str, str] = {}
     for s in spans:
         latest: dict[str, str] = {}  # call id -> key of the latest call with it in this history
+        unnamed: Counter[tuple[str, str]] = Counter()  # calls without an id in this history, by name, args
         for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
             for m in messages:
                 if m.role == "tool" and m.tool_call_id and m.text is not None:
@@ -118,24 +120,27 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                     if key is not None:
                         results.setdefault(key, m.text)
                 for c in m.tool_calls:
-                    if not c.call_id:
-                        continue
                     canon = _canon(c.arguments)
-                    key = f"{c.call_id}\x1f{c.name}\x1f{canon}"
-                    latest[c.call_id] = key
+                    if c.call_id:
+                        call_id = c.call_id
+                        key = f"{call_id}\x1f{c.name}\x1f{canon}"
+                        latest[call_id] = key
+                    else:
+                        unnamed[(c.name, canon)] += 1
+                        key, call_id = _unnamed_call(c.name, canon, unnamed[(c.name, canon)], requested)
                     if key not in calls:
                         deps = _results_since_user(s.input_messages) if where == "out" else set()
                         calls[key] = ObservedTurn(
                             kind="call",
                             time_ns=s.span.end_ns,
                             tool=c.name,
-                            call_id=c.call_id,
+                            call_id=call_id,
                             arguments=c.arguments,
                             span_id=s.span.span_id,
                             trace_id=s.span.trace_id,
                             depends_on_calls=deps,
                         )
-                        requested.append((key, c.call_id, c.name, canon))
+                        requested.append((key, call_id, c.name, canon))
     claimed: set[str] = set()
     for s in sorted((s for s in spans if s.kind == "tool" and s.tool is not None), key=_start):
         tool = s.tool
@@ -164,6 +169,19 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
             turn.result = _maybe_json(results[key])
             turn.error = turn.error or _error_result(turn.result)
     return list(calls.values())
+
+
+def _unnamed_call(
+    name: str, canon: str, nth: int, requested: Sequence[tuple[str, str, str, str]]
+) -> tuple[str, str]:
+    """The key and id of a requested call that carries no id (some instrumentations drop it): the
+    `nth` call with its name and arguments in one history is the `nth` such call of the conversation,
+    whether an earlier history showed it with an id or without."""
+    same = [(key, cid) for key, cid, n, c in requested if n == name and c == canon]
+    if len(same) >= nth:
+        return same[nth - 1]
+    call_id = f"{name}#{nth}" if nth > 1 else name
+    return f"{call_id}\x1f{name}\x1f{canon}", call_id
 
 
 def _answered_call(

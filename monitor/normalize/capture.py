@@ -14,8 +14,18 @@ from collections.abc import Sequence
 
 from monitor.model import AgentSpan
 
+#: convention adapter -> how to turn content capture on (tracers whose scope name the user chooses)
+_CONVENTION_HINTS = {
+    "haystack": "set HAYSTACK_CONTENT_TRACING_ENABLED=true (Haystack's tracer records content only then)",
+    "vercel": "set experimental_telemetry.recordInputs and recordOutputs to true (Vercel AI SDK)",
+}
 #: (instrumentation scope prefix, how to turn content capture on), most specific first
 _HINTS = (
+    (
+        "agent_framework",
+        "call agent_framework.observability.enable_instrumentation(enable_sensitive_data=True), or set "
+        "ENABLE_SENSITIVE_DATA=true (Microsoft Agent Framework)",
+    ),
     (
         "opentelemetry.instrumentation.openai_v2",
         "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; this instrumentation then sends the "
@@ -61,6 +71,9 @@ def content_capture_hint(spans: Sequence[AgentSpan]) -> str | None:
                     return None
     if not tools_named:
         return None
+    for convention, hint in _CONVENTION_HINTS.items():
+        if any(s.convention == convention for s in spans):
+            return hint
     scopes = sorted({s.span.scope for s in spans if s.span.scope})
     for prefix, hint in _HINTS:
         if any(scope.startswith(prefix) for scope in scopes):

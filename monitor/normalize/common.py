@@ -57,7 +57,15 @@ def json_arguments(value: Any) -> tuple[Any, str | None]:
 
 
 def result_value(value: Any) -> Any:
-    """A tool result: JSON decoded; Strands/Bedrock text blocks `[{"text": "..."}]` unwrapped."""
+    """A tool result: JSON decoded; Strands/Bedrock text blocks `[{"text": "..."}]` unwrapped; a JSON
+    string literal of a JSON document (the Vercel AI SDK records a tool's returned string as JSON) read
+    as that document."""
+    if isinstance(value, str) and value[:2] in ('"{', '"['):
+        try:
+            inner = parse_json(value)
+        except ValueError:
+            inner = None
+        value = inner if isinstance(inner, str) else value
     value = loads(value)
     if (
         isinstance(value, list)
@@ -203,10 +211,17 @@ class Identity:
 def identity(span: Span, config: NormalizeConfig, agent_keys: tuple[str, ...] = ()) -> Identity:
     """Conversation, reference, agent and release of a span, wherever its convention nests them."""
     attrs, res = span.attributes, span.resource
-    nested = {**_dict(attrs.get("metadata")), **_prefixed(attrs, "traceloop.association.properties.")}
+    nested = {
+        **_dict(attrs.get("metadata")),
+        **_prefixed(attrs, "traceloop.association.properties."),
+        # Vercel AI SDK: experimental_telemetry.metadata (6.x), telemetry runtime context (7.x)
+        **_prefixed(attrs, "ai.telemetry.metadata."),
+        **_prefixed(attrs, "ai.settings.context."),
+    }
     conversation = _first(attrs, ("gen_ai.conversation.id", "session.id")) or _first(
         nested,
-        ("session_id", "session.id", "thread_id"),  # thread_id: LangGraph's checkpointer thread
+        # thread_id: LangGraph's checkpointer thread; the camel-case ones: what Vercel AI SDK users pass
+        ("session_id", "session.id", "thread_id", "sessionId", "conversationId", "threadId"),
     )
     if conversation is None and config.conversation_attribute:
         conversation = _first(attrs, (config.conversation_attribute,)) or _first(

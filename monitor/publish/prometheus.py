@@ -302,6 +302,8 @@ class PipelineCollector(Collector):
                 "strands",
                 "openinference",
                 "traceloop",
+                "haystack",
+                "vercel",
                 "unknown",
             ):
                 spans.add_metric([key.removeprefix("spans_")], value)

@@ -38,7 +38,19 @@ FRAMEWORKS = {
     "crewai": ("openinference", True),  # CrewAI's instrumentor alone: the reply is the AGENT span's
     "adk": ("genai", True),  # OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY
     "adk-legacy": ("genai", True),  # ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1: gcp.vertex.agent.* attributes
+    "agno": ("openinference", True),  # Agno's session_id, on its AGENT span only
+    "maf": ("genai", True),  # Microsoft Agent Framework; conversation_id run option, on invoke_agent only
+    "langchain-v1-openinference": ("openinference", True),  # create_agent, thread_id
+    "langchain-v1-openllmetry": ("traceloop", True),
+    "haystack": ("haystack", True),  # Haystack's own tracer; session.id on the app's span around a run
+    "haystack-openinference": ("openinference", True),  # no tool spans: the calls are the model's
+    "vercel-6": ("vercel", True),  # experimental_telemetry.metadata.sessionId
+    "vercel-7": ("genai", True),  # @ai-sdk/otel; runtimeContext sessionId, on invoke_agent and step only
 }
+#: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
+#: objects (and the later histories' tool messages carry only their role): the calls come from the
+#: model's messages, without their results
+NO_RESULTS = {"haystack-openinference"}
 #: what a Semantic Kernel user configures: its four traces per conversation share only the agent's id
 CONFIG = {"semantic-kernel": "normalize:\n  conversation_attribute: gen_ai.agent.id\n"}
 
@@ -75,8 +87,9 @@ def test_correct_run_is_one_conversation_and_passes(tmp_path: Path, framework: s
         ("search_flights", {"origin": "CDG", "destination": "JFK", "date": "2026-12-15"}),
         ("book_flight", {"flight_id": "AF022", "passenger_name": "Jane Doe"}),
     ]
-    assert calls[1]["result"]["flights"][0]["flight_id"] == "AF022"
-    assert calls[2]["result"] == {"booking_id": "BK-AF022", "flight_id": "AF022", "status": "confirmed"}
+    if framework not in NO_RESULTS:
+        assert calls[1]["result"]["flights"][0]["flight_id"] == "AF022"
+        assert calls[2]["result"] == {"booking_id": "BK-AF022", "flight_id": "AF022", "status": "confirmed"}
     assert turns[-1]["predicted"]["response"] == "You're welcome, have a great trip!"
     assert report["tool_calls"] == 3 and report["tool_errors"] == 0
     assert (report["scored"], report["test_pass"], report["success_rate"]) == (True, True, 1.0)
@@ -107,6 +120,8 @@ def test_wrong_destination_is_the_root_and_the_booking_its_cascade(tmp_path: Pat
     [
         ("openai-v2-default", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"),
         ("adk-default", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
+        ("haystack-default", "HAYSTACK_CONTENT_TRACING_ENABLED=true"),
+        ("maf-default", "enable_sensitive_data=True"),
     ],
 )
 def test_content_not_captured_is_reported_unscored_with_the_setting(
