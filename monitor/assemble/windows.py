@@ -21,8 +21,10 @@ Spans beyond `max_spans` in one conversation are dropped and counted (`spans_dro
 
 Spans without a conversation id belong to their trace's conversation: they wait under `trace:<id>`
 and join the conversation as soon as any span of the same trace names it (instrumentations often put
-`session.id` only on the application's root span, which is exported after its children); a trace
-never named becomes its own conversation. `on_join` is told of every span that joins this way.
+`session.id` only on the application's root span, which is exported after its children). A trace
+never named joins the conversation whose history its model calls continue (history.py: a framework
+that starts a trace per user turn resends the conversation so far with every model call); otherwise
+it becomes its own conversation. `on_join` is told of every span that joins either way.
 
 Versions: a conversation's first report is version 1, or one more than the highest version noted for
 it (`note_version`: an earlier Kafka owner's report), so versions stay monotonic across owners.
@@ -47,6 +49,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from monitor.assemble.history import history_keys
 from monitor.config import WindowConfig
 from monitor.model import AgentSpan
 
@@ -82,6 +85,11 @@ class WindowStore:
         self.open: OrderedDict[str, OpenConversation] = OrderedDict()
         self.closed: OrderedDict[str, OpenConversation] = OrderedDict()
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation id (bounded)
+        # a model call's history digest (history.py) -> the trace that saw it, None when two
+        # conversations did (bounded): a trace with no conversation id joins the one it continues
+        self.histories: OrderedDict[bytes, str | None] = OrderedDict()
+        self.continuations: OrderedDict[bytes, str] = OrderedDict()  # history digest -> a trace awaiting it
+        self.joined_by_history = 0
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
@@ -102,11 +110,24 @@ class WindowStore:
         """Add one span that arrived at `now_ns`; returns conversations that must close now (eviction).
         An end marker closes its conversation at `close_marked`, after the rest of the request."""
         span = self._clamp(span, now_ns)
-        trace_key = f"trace:{span.span.trace_id}"
-        cid = span.conversation_id or self.trace_owner.get(span.span.trace_id) or trace_key
+        trace_id = span.span.trace_id
+        trace_key = f"trace:{trace_id}"
+        continues, state = history_keys(span)
+        if not span.conversation_id and trace_id not in self.trace_owner and continues is not None:
+            earlier = self.histories.get(continues)
+            if earlier is not None and earlier != trace_id:  # a new trace of a conversation already seen
+                self._own_trace(trace_id, self._owner(earlier))
+                self.joined_by_history += 1
+            elif continues not in self.histories:  # its history may come after it (spans in any order)
+                self.continuations[continues] = trace_id
+                while len(self.continuations) > 10 * self.config.max_open:
+                    self.continuations.popitem(last=False)
+        cid = span.conversation_id or (self._owner(trace_id) if trace_id in self.trace_owner else trace_key)
         out: list[Closed] = []
         if span.conversation_id:
-            self._own_trace(span.span.trace_id, cid)
+            self._own_trace(trace_id, cid)
+        if state is not None:
+            self._note_history(state, trace_id)
         conv = self.open.get(cid)
         if conv is None:
             reported = self.closed.get(cid)
@@ -156,22 +177,15 @@ class WindowStore:
             conv.spans.append(span)
             if not span.conversation_id and cid != trace_key and self.on_join is not None:
                 self.on_join(cid, [span])  # unnamed, joined the conversation its trace named earlier
-        if span.conversation_id and trace_key in self.open:  # spans that arrived before their trace was named
-            pending = self.open.pop(trace_key)
-            joined = pending.spans[: max(0, self.config.max_spans - len(conv.spans))]
-            conv.spans.extend(joined)
-            conv.span_ids |= pending.span_ids
-            if joined and self.on_join is not None:
-                self.on_join(cid, joined)
-            if pending.marked and not conv.marked:  # the marker came with the trace's unnamed spans
-                conv.marked = True
-                heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
-            if trace_key in self.marked:  # ... and, with no grace, is closed by this request's end
-                del self.marked[trace_key]
-                self.marked[cid] = None
-            if pending.first_ns < conv.first_ns:  # open since its trace's first span: max age from there
-                conv.first_ns = pending.first_ns
-                heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+        if cid != trace_key and trace_key in self.open:  # spans that arrived before their trace was named
+            self._absorb(conv, trace_key)
+        if state is not None:  # a trace that arrived first and continues this history joins it now
+            later = self.continuations.pop(state, None)
+            if later is not None and later != trace_id and later not in self.trace_owner:
+                self._own_trace(later, cid)
+                self.joined_by_history += 1
+                if f"trace:{later}" in self.open:
+                    self._absorb(conv, f"trace:{later}")
         conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
             if self.config.end_marker_grace_s <= 0:
@@ -211,6 +225,51 @@ class WindowStore:
         reported = self.closed.get(conversation_id)
         if reported is not None and reported.version < known:
             reported.version = known
+
+    def _absorb(self, conv: OpenConversation, trace_key: str) -> None:
+        """The spans waiting under `trace_key` belong to `conv` (their trace was named, or joined it)."""
+        cid = conv.conversation_id
+        pending = self.open.pop(trace_key)
+        joined = pending.spans[: max(0, self.config.max_spans - len(conv.spans))]
+        conv.spans.extend(joined)
+        conv.span_ids |= pending.span_ids
+        conv.spans_dropped += pending.spans_dropped + len(pending.spans) - len(joined)
+        self.spans_dropped += len(pending.spans) - len(joined)  # (the pending ones dropped: counted then)
+        if joined and self.on_join is not None:
+            self.on_join(cid, joined)
+        if pending.marked and not conv.marked:  # the marker came with the trace's unnamed spans
+            conv.marked = True
+            heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+        if trace_key in self.marked:  # ... and, with no grace, is closed by this request's end
+            del self.marked[trace_key]
+            self.marked[cid] = None
+        if pending.first_ns < conv.first_ns:  # open since its trace's first span: max age from there
+            conv.first_ns = pending.first_ns
+            heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+
+    def _owner(self, trace_id: str) -> str:
+        """The conversation a trace belongs to. A trace joined to another trace's conversation while that
+        one was still unnamed (`trace:<id>`) follows it once it is named."""
+        cid = self.trace_owner.get(trace_id) or f"trace:{trace_id}"
+        for _ in range(8):  # joins chain one trace per user turn; each hop is one earlier trace
+            nxt = self.trace_owner.get(cid[6:]) if cid.startswith("trace:") else None
+            if nxt is None or nxt == cid:
+                break
+            cid = nxt
+        return cid
+
+    def _note_history(self, digest: bytes, trace_id: str) -> None:
+        """`trace_id` saw this history. Seen by two conversations (two users who said the same thing and
+        got the same answer), it joins nothing: it is marked None, for good."""
+        if digest in self.histories:
+            earlier = self.histories[digest]
+            if earlier is not None and earlier != trace_id and self._owner(earlier) != self._owner(trace_id):
+                self.histories[digest] = None
+        else:
+            self.histories[digest] = trace_id
+        self.histories.move_to_end(digest)
+        while len(self.histories) > 10 * self.config.max_open:
+            self.histories.popitem(last=False)
 
     def _own_trace(self, trace_id: str, cid: str) -> None:
         self.trace_owner[trace_id] = cid

@@ -1,4 +1,8 @@
-"""Was the content captured? A conversation's normalized spans → a hint, or None. Pure.
+"""Setup hints from a conversation's normalized spans: was the content captured, and how to give the
+spans a conversation id. Pure.
+
+`conversation_id_hint`: a conversation no span names (grouped by trace, or traces joined by their
+resent history) says so, and names the setting of the instrumentation that wrote it.
 
 Most instrumentations record message content and tool arguments only when asked to (it may hold
 personal data). Without it a conversation still shows which tools ran, but nothing to score: every
@@ -79,3 +83,45 @@ def content_capture_hint(spans: Sequence[AgentSpan]) -> str | None:
         if any(scope.startswith(prefix) for scope in scopes):
             return hint
     return _DEFAULT
+
+
+#: (instrumentation scope prefix or convention, how to give the spans a conversation id), most specific first
+_ID_HINTS = (
+    (
+        "agent_framework",
+        "pass options={'conversation_id': <id>} to Agent.run (Microsoft Agent Framework then writes "
+        "gen_ai.conversation.id on its invoke_agent spans)",
+    ),
+    (
+        "opentelemetry.instrumentation.openai_agents",
+        "RunConfig(group_id=…) does not reach these spans: set session.id on a span of yours around each "
+        "Runner.run",
+    ),
+    (
+        "vercel",
+        "pass experimental_telemetry.metadata.sessionId (AI SDK 6; AI SDK 7: runtimeContext {sessionId} with "
+        "telemetry.includeRuntimeContext)",
+    ),
+    (
+        "gen_ai",
+        "AI SDK 7: pass runtimeContext {sessionId} with telemetry.includeRuntimeContext {sessionId: true}",
+    ),
+    ("openinference.", "wrap each turn in openinference.instrumentation.using_session(<id>)"),
+    ("haystack", "set session.id on a span of yours around each run (Haystack has no conversation id)"),
+)
+_ID_DEFAULT = (
+    "set gen_ai.conversation.id or session.id on the spans, or name the attribute that carries it in "
+    "normalize.conversation_attribute"
+)
+
+
+def conversation_id_hint(spans: Sequence[AgentSpan]) -> str:
+    """How many traces a conversation without an id was built from, and how to give it one."""
+    traces = len({s.span.trace_id for s in spans})
+    how = "grouped by its trace" if traces <= 1 else f"{traces} traces joined by the history each resends"
+    marks = {s.convention for s in spans} | {s.span.scope for s in spans if s.span.scope}
+    hint = next(
+        (hint for prefix, hint in _ID_HINTS if any(m == prefix or m.startswith(prefix) for m in marks)),
+        _ID_DEFAULT,
+    )
+    return f"no conversation id on any span: {how}; to set one, {hint}"

@@ -7,6 +7,7 @@ convention carries the same way apart from where it nests them.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -56,6 +57,17 @@ def json_arguments(value: Any) -> tuple[Any, str | None]:
     return value, "arguments are not an object"
 
 
+def python_literal(text: str) -> Any:
+    """A Python repr of a dict or list, as data (some instrumentations write `str(obj)` where JSON
+    belongs: a tool's output, a model's message); None when the text is not one."""
+    if len(text) > 1_000_000 or not text.startswith(("{'", "[{'", "[]", "{}")):
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
 def result_value(value: Any) -> Any:
     """A tool result: JSON decoded; Strands/Bedrock text blocks `[{"text": "..."}]` unwrapped; a JSON
     string literal of a JSON document (the Vercel AI SDK records a tool's returned string as JSON) read
@@ -67,6 +79,9 @@ def result_value(value: Any) -> Any:
             inner = None
         value = inner if isinstance(inner, str) else value
     value = loads(value)
+    if isinstance(value, str):
+        literal = python_literal(value)
+        value = value if literal is None else literal
     if (
         isinstance(value, list)
         and value
@@ -140,7 +155,12 @@ def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]
             continue
         kind = part.get("type")
         if kind == "text" and part.get("content") is not None:
-            texts.append(str(part["content"]))
+            said = _repr_message(str(part["content"])) if role == "assistant" else None
+            if said is None:
+                texts.append(str(part["content"]))
+            else:  # the model's message object written as its Python repr (openai-agents-v2 0.1)
+                texts += [said[0]] if said[0] else []
+                calls += said[1]
         elif kind == "tool_call":
             args, _ = json_arguments(part.get("arguments"))
             calls.append(ToolCallRef(call_id=part.get("id"), name=str(part.get("name", "")), arguments=args))
@@ -154,6 +174,22 @@ def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]
             Message(role="tool", text=_as_text(result), tool_call_id=call_id) for call_id, result in responses
         ]
     return [Message(role=role, text="".join(texts) or None, tool_calls=tuple(calls))]
+
+
+def _repr_message(text: str) -> tuple[str | None, list[ToolCallRef]] | None:
+    """An OpenAI chat message written as a Python dict repr (`{'content': None, 'role': 'assistant',
+    'tool_calls': [{'id', 'function': {'name', 'arguments'}}]}`): its text and calls; None otherwise."""
+    found = python_literal(text)
+    if not isinstance(found, dict) or found.get("role") != "assistant":
+        return None
+    calls = []
+    for call in found.get("tool_calls") or []:
+        fn = call.get("function", call) if isinstance(call, dict) else {}
+        if isinstance(fn, dict) and fn.get("name"):
+            args, _ = json_arguments(fn.get("arguments"))
+            calls.append(ToolCallRef(call_id=call.get("id"), name=str(fn["name"]), arguments=args))
+    content = found.get("content")
+    return (content if isinstance(content, str) and content else None), calls
 
 
 def strands_blocks(role: str, content: Any) -> list[Message]:

@@ -6,7 +6,8 @@ Reads `openinference.span.kind` (AGENT, CHAIN, LLM, TOOL), `tool.name`, `tool.pa
 `llm.token_count.*`, `session.id`, `agent.name`, and `metadata` (a JSON object that may carry the
 reference id). Framework payloads inside `input.value` / `output.value` (LangChain, LlamaIndex,
 smolagents) are unwrapped by payloads.py; smolagents' `final_answer` tool call is the agent's reply;
-CrewAI's AGENT span carries the conversation in `input.value.messages` and the reply in `output.value.raw`.
+CrewAI's AGENT span carries the conversation in `input.value.messages` and the reply in `output.value.raw`;
+DSPy's model calls carry formatted prompts, its modules' fields the conversation (`_dspy`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def normalize_openinference(span: Span, config: NormalizeConfig) -> AgentSpan:
     outputs = flattened_messages(attrs, "llm.output_messages.")
     if kind == "agent" and "crewai" in span.scope:
         inputs, outputs = inputs + _crewai_input(attrs), outputs + _crewai_reply(attrs)
+    if _is_dspy(span):
+        kind, tool, inputs, outputs = _dspy(span, kind, tool, inputs, outputs)
     if _is_smolagents(span):
         inputs, outputs = [_smolagents_message(m) for m in inputs], [_smolagents_message(m) for m in outputs]
         if tool is not None and tool.name == FINAL_ANSWER:  # the reply, read from the model's call
@@ -100,6 +103,62 @@ def _crewai_reply(attrs: dict[str, Any]) -> list[Message]:
     output = loads(attrs.get("output.value"))
     raw = output.get("raw") if isinstance(output, dict) else None
     return [Message(role="assistant", text=str(raw))] if raw else []
+
+
+#: DSPy ReAct's tool that ends a step loop: control flow, not a call of the agent's tools
+DSPY_FINISH = "finish"
+#: fields of DSPy modules' inputs and outputs that are their own workings, not what the user said or got
+_DSPY_WORKINGS = frozenset(
+    {"history", "trajectory", "reasoning", "next_thought", "next_tool_name", "next_tool_args"}
+)
+#: a DSPy signature's input field that holds what the user said, in order of preference
+_DSPY_INPUTS = ("user_message", "question", "message", "query", "input", "request")
+
+
+def _is_dspy(span: Span) -> bool:
+    return "dspy" in span.scope
+
+
+def _dspy(
+    span: Span, kind: str, tool: ToolInvocation | None, inputs: list[Message], outputs: list[Message]
+) -> tuple[str, ToolInvocation | None, list[Message], list[Message]]:
+    """DSPy through OpenInference. A tool span is `<tool>.__call__` (no `tool.name`), and ReAct's `finish`
+    is control flow; the model's messages are DSPy's formatted prompts (`[[ ## user_message ## ]]` …),
+    never the conversation: only their system prompt stays, as evidence. What the user said is a module's
+    input field (`user_message`, `question`, …) and the reply its output field (`answer`, …), on the
+    module spans (`ReAct.forward`, `ChainOfThought.forward`, `Predict.forward`)."""
+    if tool is not None:
+        name = tool.name.removesuffix(".__call__")
+        if name == DSPY_FINISH:
+            return "other", None, [], []
+        return kind, tool.model_copy(update={"name": name}), [], []
+    if kind == "llm":
+        return kind, None, [m for m in inputs if m.role == "system"], []
+    if not span.name.endswith(".forward"):  # the adapter's own spans (ChatAdapter.__call__): a prompt
+        return kind, None, [], []
+    given = loads(span.attributes.get("input.value"))
+    given = given.get("input_args", given) if isinstance(given, dict) else None
+    answer = loads(span.attributes.get("output.value"))
+    said = _dspy_field(given, _DSPY_INPUTS)
+    reply = _dspy_field(answer, ("answer", "response", "reply", "output"))
+    return (
+        kind,
+        None,
+        [Message(role="user", text=said)] if said else [],
+        [Message(role="assistant", text=reply)] if reply else [],
+    )
+
+
+def _dspy_field(fields: Any, preferred: tuple[str, ...]) -> str | None:
+    """The text field of a DSPy module's inputs or outputs that the user said or got: a preferred name,
+    else the only text field that is not the module's own workings."""
+    if not isinstance(fields, dict):
+        return None
+    for key in preferred:
+        if isinstance(fields.get(key), str) and fields[key].strip():
+            return str(fields[key])
+    texts = [v for k, v in fields.items() if k not in _DSPY_WORKINGS and isinstance(v, str) and v.strip()]
+    return texts[0] if len(texts) == 1 else None
 
 
 #: smolagents' tool-calling agent answers the user by calling this tool

@@ -36,6 +36,9 @@ _KINDS = {"workflow": "agent", "agent": "agent", "tool": "tool", "task": "other"
 #: OpenLLMetry's instrumentation scopes (`opentelemetry.instrumentation.openai.v1`, `...anthropic`, …);
 #: the contrib package's is `opentelemetry.instrumentation.openai_v2`, which is plain GenAI.
 _OPENLLMETRY_SCOPE = "opentelemetry.instrumentation."
+#: GenAI instrumentations of opentelemetry-python-contrib, under the same scope prefix as OpenLLMetry's:
+#: their spans are plain OTel GenAI (the `_v2` packages; openai-agents-v2 names its scope without it)
+_CONTRIB_SCOPES = ("_v2", ".openai_agents", ".google_genai", ".vertexai")
 
 
 def is_traceloop(span: Span) -> bool:
@@ -43,7 +46,7 @@ def is_traceloop(span: Span) -> bool:
     legacy = "gen_ai.prompt.0.role" in a or "gen_ai.completion.0.role" in a or "llm.request.type" in a
     scope = (
         span.scope.startswith(_OPENLLMETRY_SCOPE)
-        and not span.scope.endswith("_v2")
+        and not span.scope.endswith(_CONTRIB_SCOPES)
         and "gen_ai.operation.name" in a
     )
     return "traceloop.span.kind" in a or legacy or scope

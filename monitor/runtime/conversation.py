@@ -22,13 +22,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from monitor.assemble.history import begins_conversation
 from monitor.assemble.transcript import build_transcript
 from monitor.assemble.turns import to_dialog_turns
 from monitor.assemble.windows import OpenConversation
 from monitor.compare.ladder import Ladder
 from monitor.config import AlignmentConfig, CompositionConfig, ScoringConfig
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogReport, DialogTurn
-from monitor.normalize.capture import content_capture_hint
+from monitor.normalize.capture import content_capture_hint, conversation_id_hint
 from monitor.normalize.payloads import bind_declared
 from monitor.reference.policy import Policy, select_policy
 from monitor.score.align import align_to_gold
@@ -64,6 +65,11 @@ class ConversationReport(BaseModel):
     unscored_reason: str | None = None
     capture_hint: str | None = Field(
         default=None, description="with content_not_captured: the setting that turns content capture on"
+    )
+    conversation_hint: str | None = Field(
+        default=None,
+        description="no span names the conversation: how it was grouped (its trace, or traces joined by "
+        "their resent history) and the setting that gives it an id",
     )
     unscored_detail: str | None = Field(
         default=None,
@@ -215,6 +221,7 @@ def score_conversation(
         unscored_reason=reason,
         unscored_detail=unscored_detail,
         capture_hint=capture_hint,
+        conversation_hint=None if any(s.conversation_id for s in spans) else conversation_id_hint(spans),
         closed_by=closed_by,
         spans=len(spans),
         spans_dropped=spans_dropped,
@@ -379,7 +386,8 @@ def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> Convers
     """What the conversation states beside its turns: its system prompts (every distinct one any model call
     was given), the values of `normalize.evidence_attributes` and its date (UTC, from its first span, so
     that `tomorrow` can be grounded); and whether all of it was recorded: no
-    span dropped, and a conversation id on the spans (a conversation grouped by trace may be cut)."""
+    span dropped, and a conversation id on the spans or a model call that shows its beginning (a conversation
+    grouped by trace, or joined by history, may otherwise be cut)."""
     system = {
         m.text: None
         for s in spans
@@ -390,7 +398,8 @@ def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> Convers
     why = ""
     if spans_dropped:
         why = f"evidence incomplete: {spans_dropped} spans were dropped"
-    elif not any(s.conversation_id for s in spans):  # grouped by trace: earlier traces may hold the rest
+    elif not any(s.conversation_id for s in spans) and not begins_conversation(spans):
+        # grouped by trace, and no model call shows the conversation's start: earlier traces may hold the rest
         why = "evidence incomplete: no conversation id on the spans, so this trace may be part of a longer conversation"
     starts = [s.span.start_ns for s in spans if s.span.start_ns > 0]
     today = datetime.fromtimestamp(min(starts) / 1e9, UTC).date().isoformat() if starts else None

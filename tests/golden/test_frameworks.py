@@ -46,6 +46,7 @@ FRAMEWORKS = {
     "haystack-openinference": ("openinference", True),  # no tool spans: the calls are the model's
     "vercel-6": ("vercel", True),  # experimental_telemetry.metadata.sessionId
     "vercel-7": ("genai", True),  # @ai-sdk/otel; runtimeContext sessionId, on invoke_agent and step only
+    "dspy": ("openinference", True),  # ReAct; tool spans `<tool>.__call__`, `finish` is control flow
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
 #: objects (and the later histories' tool messages carry only their role): the calls come from the
@@ -55,14 +56,14 @@ NO_RESULTS = {"haystack-openinference"}
 CONFIG = {"semantic-kernel": "normalize:\n  conversation_attribute: gen_ai.agent.id\n"}
 
 
-def replay(tmp_path: Path, *paths: Path, config: str | None = None) -> list[dict[str, Any]]:
+def replay(tmp_path: Path, *paths: Path, config: str | None = None, gold: bool = True) -> list[dict[str, Any]]:
     tmp_path = Path(tempfile.mkdtemp(dir=tmp_path))  # one replay, one file (the JSONL sink appends)
     out = tmp_path / "reports.jsonl"
-    extra = []
+    extra = ["--gold", str(GOLD)] if gold else []
     if config is not None:
         (tmp_path / "monitor.yaml").write_text(config)
-        extra = ["--config", str(tmp_path / "monitor.yaml")]
-    assert main(["replay", *map(str, paths), "--gold", str(GOLD), "--out", str(out), *extra]) == 0
+        extra += ["--config", str(tmp_path / "monitor.yaml")]
+    assert main(["replay", *map(str, paths), "--out", str(out), *extra]) == 0
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
@@ -156,13 +157,48 @@ def test_a_setup_trace_is_not_a_conversation(tmp_path: Path, capsys: pytest.Capt
     assert "1 conversation report (1 scored" in capsys.readouterr().err
 
 
-def test_semantic_kernel_without_a_conversation_attribute_is_one_conversation_per_turn(
-    tmp_path: Path,
+def test_semantic_kernel_without_a_conversation_attribute_is_joined_by_its_history(tmp_path: Path) -> None:
+    """Semantic Kernel exports one trace per get_response and no thread id; each model call resends the
+    thread, so the four traces join into one conversation without the setting of CONFIG, and the report
+    says how it was grouped."""
+    [report] = replay(tmp_path, *run_files("semantic-kernel", "correct"))
+    assert report["conversation_id"].startswith("trace:") and report["test_pass"] is True
+    assert "4 traces joined by the history each resends" in report["conversation_hint"]
+
+
+#: setups whose spans carry no conversation id at all (the framework's default, or none reaches them)
+NO_ID = {
+    "maf-noid": "conversation_id",
+    "vercel-7-noid": "runtimeContext",
+    "haystack-noid": "session.id",
+    "openai-agents-genai": "Runner.run",  # RunConfig(group_id) was set: it reaches no span
+    "openai-agents-genai-noid": "Runner.run",
+}
+
+
+@pytest.mark.parametrize("framework", sorted(NO_ID))
+def test_traces_without_a_conversation_id_join_by_their_history_and_say_how_to_set_one(
+    tmp_path: Path, framework: str
 ) -> None:
-    """Semantic Kernel exports one trace per get_response and no thread id: without the setting of
-    CONFIG each user turn is a conversation of its own (docs/streaming.md: the convention table says so)."""
-    reports = replay(tmp_path, *run_files("semantic-kernel", "correct"))
-    assert len(reports) == 4 and all(r["reference_id"] == "travel-booking-plugins" for r in reports)
+    """One trace per user turn and no id: each turn's model calls resend the conversation so far, which
+    joins the four traces into one conversation, whole, once; the verdicts are those of the named runs."""
+    [correct] = replay(tmp_path, *run_files(framework, "correct"))
+    assert correct["test_pass"] is True and correct["tool_calls"] == 3
+    assert len({t["trace_id"] for t in correct["observed_turns"]}) == 4
+    assert (
+        "4 traces joined" in correct["conversation_hint"] and NO_ID[framework] in correct["conversation_hint"]
+    )
+    [wrong] = replay(tmp_path, *run_files(framework, "wrong"))
+    assert (wrong["root_cause"], wrong["root_cause_count"], wrong["cascading_count"]) == (
+        "inconsistent_parameter_values", 1, 3,
+    )  # fmt: skip
+    search = {t["turn_no"]: t for t in wrong["turns"]}[wrong["first_failure_turn"]]
+    assert search["predicted"]["args"]["destination"] == "LHR"
+
+
+def test_a_named_conversation_carries_no_conversation_hint(tmp_path: Path) -> None:
+    [report] = replay(tmp_path, *run_files("maf", "correct"))
+    assert report["conversation_id"] == "maf-correct" and report["conversation_hint"] is None
 
 
 def test_autogen_alone_is_content_not_captured_and_its_create_agent_no_conversation(tmp_path: Path) -> None:
@@ -191,3 +227,30 @@ def test_crewai_with_the_openai_instrumentor_too_passes(tmp_path: Path) -> None:
         1,
         3,
     )
+
+
+@pytest.mark.parametrize("framework", sorted((set(FRAMEWORKS) | set(NO_ID)) - NO_RESULTS))
+def test_without_gold_the_invented_destination_is_the_root_and_what_used_it_cascades(
+    tmp_path: Path, framework: str
+) -> None:
+    """No gold and no policy: the built-in policy's grounding. The user asked for JFK; LHR appears in no
+    user message, tool result or prompt, so the search is the root cause, and the reply naming its
+    flight, the booking of that flight and the booking's reply are its cascades (the data flow)."""
+    [correct] = replay(tmp_path, *run_files(framework, "correct"), config=CONFIG.get(framework), gold=False)
+    assert (correct["references"], correct["test_pass"]) == (["policy:builtin"], True)
+    [wrong] = replay(tmp_path, *run_files(framework, "wrong"), config=CONFIG.get(framework), gold=False)
+    assert (wrong["root_cause"], wrong["root_cause_count"], wrong["cascading_count"]) == (
+        "ungrounded_parameter_value", 1, 3,
+    )  # fmt: skip
+    search = {t["turn_no"]: t for t in wrong["turns"]}[wrong["first_failure_turn"]]
+    assert search["predicted"]["action"] == "search_flights" and search["fields"] == ["destination"]
+
+
+def test_without_tool_results_an_invented_value_is_uncertain_never_failed(tmp_path: Path) -> None:
+    """OpenInference's Haystack spans carry no tool results: what a result might have stated is unknown,
+    so the invented destination is uncertain, not failed (and gold still fails it: above)."""
+    [wrong] = replay(tmp_path, *run_files("haystack-openinference", "wrong"), gold=False)
+    search = next(t for t in wrong["turns"] if (t["predicted"] or {}).get("action") == "search_flights")
+    assert search["success"] and search["uncertain"]
+    [destination] = [c for c in search["comparisons"] if c["field"] == "destination"]
+    assert destination["uncertain"] and "recorded no result" in destination["note"]

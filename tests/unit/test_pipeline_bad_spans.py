@@ -95,13 +95,13 @@ def _chat(user: str, reply: str, span_id: bytes) -> dict[str, Any]:
 def test_spans_nobody_understood_are_unscored_even_with_gold(ladder: Ladder) -> None:
     reports: list[dict[str, Any]] = []
     pipeline = Pipeline(ScoringConfig(), ladder, _travel_gold(), reports.append)
-    unknown = {"session.id": "c1", "aem.reference_id": "travel-booking", "ai.operationId": "ai.generateText"}
-    pipeline.ingest(request({"name": "ai.generateText", "attrs": unknown}), "application/x-protobuf", "test")
+    unknown = {"session.id": "c1", "aem.reference_id": "travel-booking", "acme.agent.step": "plan"}
+    pipeline.ingest(request({"name": "acme.step", "attrs": unknown}), "application/x-protobuf", "test")
     pipeline.flush()
     [report] = reports
     # gold asks for three calls, but nothing was read: no alert storm of missing_action, a reason instead
     assert (report["scored"], report["unscored_reason"]) == (False, "no_agent_activity_recognized")
-    assert "adapters: unknown; attribute prefixes seen: aem, ai, session" in report["unscored_detail"]
+    assert "adapters: unknown; attribute prefixes seen: acme, aem, session" in report["unscored_detail"]
 
 
 def test_gold_calls_missing_while_tool_spans_went_unread_is_unscored_not_failed(ladder: Ladder) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from monitor.assemble.windows import WindowStore
 from monitor.config import WindowConfig
 from monitor.model import AgentSpan
@@ -169,3 +171,49 @@ def test_a_late_span_after_the_marker_reopens_a_conversation_that_still_ends_aft
     [again] = store.advance(13 * S)  # the grace again, not the 30 s of inactivity
     assert (first.closed_by, again.closed_by, again.conversation.version) == ("end_marker", "end_marker", 2)
     assert len(again.conversation.spans) == 2
+
+
+def chat(trace: str, history: list[tuple[str, str]], reply: str, start_s: float) -> AgentSpan:
+    """A model call with no conversation id: the history it was sent, and its answer."""
+    messages = [{"role": r, "parts": [{"type": "text", "content": t}]} for r, t in history]
+    answer = [{"role": "assistant", "parts": [{"type": "text", "content": reply}]}]
+    attrs = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(messages),
+             "gen_ai.output.messages": json.dumps(answer)}  # fmt: skip
+    return normalize_span(span("chat", attrs, trace=trace, start_s=start_s))
+
+
+TURN_1 = chat("a1", [("system", "Be brief."), ("user", "Weather in Paris?")], "Sunny.", 0)
+TURN_2 = chat(
+    "a2", [("user", "Weather in Paris?"), ("assistant", "Sunny."), ("user", "And Rome?")], "Rain.", 5
+)
+
+
+def test_a_trace_that_continues_an_earlier_history_joins_its_conversation_in_any_order() -> None:
+    for order in ((TURN_1, TURN_2), (TURN_2, TURN_1)):
+        store = WindowStore(WindowConfig())
+        for n, s in enumerate(order):
+            store.add(s, n * S)
+        [closed] = store.flush()
+        assert closed.conversation.conversation_id == "trace:" + "a1".ljust(32, "0")
+        assert len(closed.conversation.spans) == 2 and store.joined_by_history == 1
+
+
+def test_two_users_who_said_the_same_thing_are_never_joined() -> None:
+    """Two conversations open with the same exchange; the second turn of one of them continues a history
+    both showed: ambiguous, so it joins neither (three conversations, none cut or merged wrongly)."""
+    other_1 = chat("b1", [("user", "Weather in Paris?")], "Sunny.", 1)
+    store = WindowStore(WindowConfig())
+    for n, s in enumerate((TURN_1, other_1, TURN_2)):
+        store.add(s, n * S)
+    closed = store.flush()
+    assert sorted(len(c.conversation.spans) for c in closed) == [1, 1, 1] and store.joined_by_history == 0
+
+
+def test_a_joined_trace_follows_its_conversation_once_a_later_span_names_it() -> None:
+    store = WindowStore(WindowConfig())
+    store.add(TURN_1, 0)
+    store.add(TURN_2, S)
+    store.add(agent_span("c7", 2, trace="a1"), 2 * S)  # the first trace's root names the conversation
+    store.add(agent_span(None, 3, trace="a2"), 3 * S)  # a later span of the joined trace
+    [closed] = store.flush()
+    assert closed.conversation.conversation_id == "c7" and len(closed.conversation.spans) == 4
