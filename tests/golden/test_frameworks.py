@@ -56,7 +56,9 @@ NO_RESULTS = {"haystack-openinference"}
 CONFIG = {"semantic-kernel": "normalize:\n  conversation_attribute: gen_ai.agent.id\n"}
 
 
-def replay(tmp_path: Path, *paths: Path, config: str | None = None, gold: bool = True) -> list[dict[str, Any]]:
+def replay(
+    tmp_path: Path, *paths: Path, config: str | None = None, gold: bool = True
+) -> list[dict[str, Any]]:
     tmp_path = Path(tempfile.mkdtemp(dir=tmp_path))  # one replay, one file (the JSONL sink appends)
     out = tmp_path / "reports.jsonl"
     extra = ["--gold", str(GOLD)] if gold else []
