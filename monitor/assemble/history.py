@@ -7,28 +7,105 @@ call had seen and answered. `history_keys` gives two digests per span that carri
 - `continues`: the history before its newest user message (None when that is empty);
 - `state`: everything it saw and answered (input then output).
 A span whose `continues` equals an earlier span's `state` continues that span's conversation
-(windows.py joins them). System messages are left out (instructions are often rebuilt per call), and
-tool-call ids too (some frameworks mint new ones when they resend a history). The digests are stable
+(`HistoryIndex` keeps the states and which were continued; windows.py chooses and joins). System
+messages are left out of the digests (instructions are often rebuilt per call) and kept apart as a
+tie-break; tool calls count with their ids (minted per call by the model's provider and resent
+unchanged), which tell apart two conversations whose messages read the same. The digests are stable
 across processes (BLAKE2b), so ingest replicas agree.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from monitor.model import AgentSpan, Message
 
 
-def history_keys(span: AgentSpan) -> tuple[bytes | None, bytes | None]:
-    """(continues, state) of a span's messages; (None, None) for a span without any."""
+@dataclass(frozen=True)
+class HistoryKeys:
+    continues: bytes | None  # the history before the span's newest user message (None: nothing before it)
+    state: bytes | None  # all it saw and answered (None: no messages)
+    system: bytes = b""  # its system messages, agent, release and reference: tells apart conversations
+    # whose other messages read the same
+
+
+NO_HISTORY = HistoryKeys(None, None)
+
+
+def history_keys(span: AgentSpan) -> HistoryKeys:
+    """The digests of a span's messages."""
     seen = [m for m in span.input_messages if m.role != "system"]
     answered = [m for m in span.output_messages if m.role != "system"]
     if not seen and not answered:
-        return None, None
-    last_user = max((i for i, m in enumerate(seen) if m.role == "user"), default=0)
+        return NO_HISTORY
+    last_user = next((i for i in range(len(seen) - 1, 0, -1) if seen[i].role == "user"), 0)
     continues = _digest(seen[:last_user]) if last_user > 0 else None
-    return continues, _digest(seen + answered)
+    system = hashlib.blake2b(digest_size=16)
+    for part in (span.reference_id, span.agent, span.release):  # who the spans say answered, and against what
+        system.update(f"{part or ''}\x1e".encode("utf-8", "surrogatepass"))
+    system.update(_digest([m for m in span.input_messages if m.role == "system"]))
+    return HistoryKeys(continues, _digest(seen + answered), system.digest())
+
+
+class HistoryIndex:
+    """Which earlier trace a trace without a conversation id continues. Bounded: `limit` digests.
+
+    A state digest may have been seen by several traces (conversations that opened with the same
+    exchange, down to their calls' ids). Each is continued at most once (a conversation has one next
+    turn), so a continuation takes the earliest trace not yet continued whose system messages, agent,
+    release and reference are its own (where none is, the earliest): those candidates' histories read
+    the same, so whichever it takes, the conversation's turns come out the same. A continuation that arrives before the history it
+    continues waits for it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._seen: OrderedDict[bytes, list[tuple[str, bytes]]] = OrderedDict()  # state -> [(trace, system)]
+        self._claimed: OrderedDict[tuple[bytes, str], None] = OrderedDict()  # (state, trace) continued
+
+    def candidates(self, keys: HistoryKeys, trace_id: str) -> list[str]:
+        """The earlier traces `trace_id` may continue, not yet continued, in the order they came: those
+        whose system messages, agent, release and reference are its own, where any is."""
+        if keys.continues is None:
+            return []
+        open_ = [
+            (t, system)
+            for t, system in self._seen.get(keys.continues, ())
+            if t != trace_id and (keys.continues, t) not in self._claimed
+        ]
+        same = [t for t, system in open_ if system == keys.system]
+        return same or [t for t, _ in open_]
+
+    def claim(self, state: bytes, trace_id: str) -> bool:
+        """`trace_id`'s history `state` is continued now; False if it already was."""
+        if (state, trace_id) in self._claimed:
+            return False
+        self._claim(state, trace_id)
+        return True
+
+    def saw(self, keys: HistoryKeys, trace_id: str) -> None:
+        """`trace_id` saw (and answered) this history."""
+        if keys.state is not None:
+            seen = self._bounded(self._seen, keys.state)
+            if all(t != trace_id for t, _ in seen):
+                seen.append((trace_id, keys.system))
+
+    def _claim(self, state: bytes, trace_id: str) -> None:
+        self._claimed[(state, trace_id)] = None
+        while len(self._claimed) > self.limit:
+            self._claimed.popitem(last=False)
+
+    def _bounded(
+        self, table: OrderedDict[bytes, list[tuple[str, bytes]]], key: bytes
+    ) -> list[tuple[str, bytes]]:
+        found = table.setdefault(key, [])
+        table.move_to_end(key)
+        while len(table) > self.limit:
+            table.popitem(last=False)
+        del found[:-16]  # a history shown by more traces than that is a greeting, not a conversation
+        return found
 
 
 def begins_conversation(spans: Sequence[AgentSpan]) -> bool:
@@ -51,11 +128,30 @@ def begins_conversation(spans: Sequence[AgentSpan]) -> bool:
 def _digest(messages: Sequence[Message]) -> bytes:
     h = hashlib.blake2b(digest_size=16)
     for m in messages:
-        h.update(m.role.encode())
-        h.update(b"\x1e")
-        h.update((m.text or "").strip().encode("utf-8", "surrogatepass"))
-        for call in m.tool_calls:
-            h.update(b"\x1f")
-            h.update(call.name.encode("utf-8", "surrogatepass"))
-        h.update(b"\x1d")
+        h.update(_message_digest(m))
     return h.digest()
+
+
+_MESSAGE_DIGESTS: dict[int, tuple[Message, bytes]] = {}  # by object: histories resend shared messages
+
+
+def _message_digest(m: Message) -> bytes:
+    """One message's digest, computed once per message object (normalize shares equal messages, so a
+    resent history costs a lookup per message, not a hash of its text). Bounded; the object is kept
+    beside its digest, so a reused id is never mistaken for it."""
+    found = _MESSAGE_DIGESTS.get(id(m))
+    if found is not None and found[0] is m:
+        return found[1]
+    h = hashlib.blake2b(digest_size=16)
+    h.update(m.role.encode())
+    h.update(b"\x1e")
+    h.update((m.text or "").strip().encode("utf-8", "surrogatepass"))
+    for call in m.tool_calls:  # a call's id tells apart two conversations that said the same
+        h.update(b"\x1f")
+        h.update(f"{call.name}\x1c{call.call_id or ''}".encode("utf-8", "surrogatepass"))
+    h.update(f"\x1b{m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
+    digest = h.digest()
+    if len(_MESSAGE_DIGESTS) >= 50_000:
+        _MESSAGE_DIGESTS.clear()
+    _MESSAGE_DIGESTS[id(m)] = (m, digest)
+    return digest

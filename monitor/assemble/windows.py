@@ -49,7 +49,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from monitor.assemble.history import history_keys
+from monitor.assemble.history import NO_HISTORY, HistoryIndex, HistoryKeys, history_keys
 from monitor.config import WindowConfig
 from monitor.model import AgentSpan
 
@@ -85,10 +85,11 @@ class WindowStore:
         self.open: OrderedDict[str, OpenConversation] = OrderedDict()
         self.closed: OrderedDict[str, OpenConversation] = OrderedDict()
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation id (bounded)
-        # a model call's history digest (history.py) -> the trace that saw it, None when two
-        # conversations did (bounded): a trace with no conversation id joins the one it continues
-        self.histories: OrderedDict[bytes, str | None] = OrderedDict()
-        self.continuations: OrderedDict[bytes, str] = OrderedDict()  # history digest -> a trace awaiting it
+        # model calls' history digests (history.py): a trace with no conversation id joins the one it continues
+        self.histories = HistoryIndex(10 * config.max_open)
+        # traces that continue an earlier trace's history (their digests), joined once their root is in
+        # (`_settle`)
+        self.undecided: dict[str, HistoryKeys] = {}
         self.joined_by_history = 0
         self.evictions = 0
         self.duplicates = 0
@@ -112,22 +113,16 @@ class WindowStore:
         span = self._clamp(span, now_ns)
         trace_id = span.span.trace_id
         trace_key = f"trace:{trace_id}"
-        continues, state = history_keys(span)
-        if not span.conversation_id and trace_id not in self.trace_owner and continues is not None:
-            earlier = self.histories.get(continues)
-            if earlier is not None and earlier != trace_id:  # a new trace of a conversation already seen
-                self._own_trace(trace_id, self._owner(earlier))
-                self.joined_by_history += 1
-            elif continues not in self.histories:  # its history may come after it (spans in any order)
-                self.continuations[continues] = trace_id
-                while len(self.continuations) > 10 * self.config.max_open:
-                    self.continuations.popitem(last=False)
+        # a span that names its conversation is never joined by history, and traces of one framework are
+        # named alike: only unnamed spans' histories are kept (a whole-named stream pays nothing)
+        keys = NO_HISTORY if span.conversation_id else history_keys(span)
+        if not span.conversation_id and keys.continues is not None and trace_id not in self.trace_owner:
+            self.undecided.setdefault(trace_id, keys)  # it continues a history: joined by `_settle`
         cid = span.conversation_id or (self._owner(trace_id) if trace_id in self.trace_owner else trace_key)
         out: list[Closed] = []
         if span.conversation_id:
             self._own_trace(trace_id, cid)
-        if state is not None:
-            self._note_history(state, trace_id)
+
         conv = self.open.get(cid)
         if conv is None:
             reported = self.closed.get(cid)
@@ -179,13 +174,7 @@ class WindowStore:
                 self.on_join(cid, [span])  # unnamed, joined the conversation its trace named earlier
         if cid != trace_key and trace_key in self.open:  # spans that arrived before their trace was named
             self._absorb(conv, trace_key)
-        if state is not None:  # a trace that arrived first and continues this history joins it now
-            later = self.continuations.pop(state, None)
-            if later is not None and later != trace_id and later not in self.trace_owner:
-                self._own_trace(later, cid)
-                self.joined_by_history += 1
-                if f"trace:{later}" in self.open:
-                    self._absorb(conv, f"trace:{later}")
+        self.histories.saw(keys, trace_id)
         conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
             if self.config.end_marker_grace_s <= 0:
@@ -199,6 +188,7 @@ class WindowStore:
         """Close the conversations an end marker ended. Called once the whole request is added: spans
         of one request arrive in any order, and the marker's own request still belongs to it. Those
         `hold` names (a Kafka owner still re-reading their partition) stay marked for a later call."""
+        self._settle()
         out: list[Closed] = []
         kept: dict[str, None] = {}
         for cid in self.marked:
@@ -225,6 +215,43 @@ class WindowStore:
         reported = self.closed.get(conversation_id)
         if reported is not None and reported.version < known:
             reported.version = known
+
+    def _settle(self, final: bool = False) -> None:
+        """Join the traces that continue an earlier trace's history, once their root span is in (or at
+        `final`): a trace's root often names its conversation and ends, so is exported, last — a trace
+        named so is not joined by history. Among several earlier traces that showed the same history
+        (conversations that opened with the very same exchange) the one whose conversation names the
+        same reference, agent and release as the trace's own spans, else the earliest, is taken: either
+        way the turns read the same."""
+        for trace_id, keys in list(self.undecided.items()):
+            pending = self.open.get(f"trace:{trace_id}")
+            if trace_id in self.trace_owner or pending is None:  # named meanwhile, or already reported
+                del self.undecided[trace_id]
+                continue
+            if not pending.has_root and not final:
+                continue  # its root (which may name it) is still to come
+            # the candidates now: traces seen since count, and one taken meanwhile no longer does
+            still = [
+                c for c in self.histories.candidates(keys, trace_id) if self._owner(c) != f"trace:{trace_id}"
+            ]
+            if not still and not final:
+                continue  # the history it continues has not arrived yet (spans come in any order)
+            del self.undecided[trace_id]
+            own = _identity(pending.spans)
+            chosen = next((c for c in still if self._identity_of(c) == own), None)
+            for c in [chosen] if chosen is not None else still:
+                if keys.continues is not None and self.histories.claim(keys.continues, c):
+                    self._own_trace(trace_id, self._owner(c))
+                    self.joined_by_history += 1
+                    target = self.open.get(self._owner(c))
+                    if target is not None:
+                        self._absorb(target, pending.conversation_id)
+                    break
+
+    def _identity_of(self, trace_id: str) -> tuple[str | None, str | None, str | None] | None:
+        cid = self._owner(trace_id)
+        conv = self.open.get(cid) or self.closed.get(cid)
+        return _identity(conv.spans) if conv is not None else None
 
     def _absorb(self, conv: OpenConversation, trace_key: str) -> None:
         """The spans waiting under `trace_key` belong to `conv` (their trace was named, or joined it)."""
@@ -258,19 +285,6 @@ class WindowStore:
             cid = nxt
         return cid
 
-    def _note_history(self, digest: bytes, trace_id: str) -> None:
-        """`trace_id` saw this history. Seen by two conversations (two users who said the same thing and
-        got the same answer), it joins nothing: it is marked None, for good."""
-        if digest in self.histories:
-            earlier = self.histories[digest]
-            if earlier is not None and earlier != trace_id and self._owner(earlier) != self._owner(trace_id):
-                self.histories[digest] = None
-        else:
-            self.histories[digest] = trace_id
-        self.histories.move_to_end(digest)
-        while len(self.histories) > 10 * self.config.max_open:
-            self.histories.popitem(last=False)
-
     def _own_trace(self, trace_id: str, cid: str) -> None:
         self.trace_owner[trace_id] = cid
         self.trace_owner.move_to_end(trace_id)
@@ -295,6 +309,7 @@ class WindowStore:
     def advance(self, watermark_ns: int, hold: Callable[[str], bool] | None = None) -> list[Closed]:
         """Close what the processing time `watermark_ns` says is over (inactivity or maximum age), except
         what `hold` names: those are due again at the next call."""
+        self._settle()
         out = []
         held = []
         gap = int(self.config.inactivity_s * 1e9)
@@ -336,6 +351,7 @@ class WindowStore:
         return conv.first_ns + int(self.config.trace_root_wait_s * 1e9) if conv.waiting_for_root else 0
 
     def flush(self, reason: str = "end_of_input") -> list[Closed]:
+        self._settle(final=True)
         out = [self._close(conv, reason) for conv in self.open.values()]
         self.open.clear()
         self._due.clear()
@@ -353,3 +369,12 @@ class WindowStore:
     @property
     def open_spans(self) -> int:
         return sum(len(c.spans) for c in self.open.values())
+
+
+def _identity(spans: list[AgentSpan]) -> tuple[str | None, str | None, str | None]:
+    """The reference, agent and release the spans name (the first that names each)."""
+    return (
+        next((s.reference_id for s in spans if s.reference_id), None),
+        next((s.agent for s in spans if s.agent), None),
+        next((s.release for s in spans if s.release), None),
+    )

@@ -599,6 +599,14 @@ def choose_faults(ref: Reference, rng: random.Random, fault_rate: float) -> list
     return [rng.choice(FAULTS) if rng.random() < fault_rate else None for _ in ref.tasks]
 
 
+def _call_id(conversation_id: str, call_no: int) -> str:
+    """A call id as a model provider mints one: random-looking and unique (`call_` and 24 characters),
+    so two conversations that say the same thing still differ in their calls' ids, as in real traffic.
+    Derived from the conversation and the call's number: the same seed gives the same traffic."""
+    digest = hashlib.blake2b(f"{conversation_id}/{call_no}".encode(), digest_size=12).hexdigest()
+    return f"call_{digest}"
+
+
 def play(
     ref: Reference, faults: Sequence[str | None], conversation_id: str, rng: random.Random
 ) -> Conversation:
@@ -674,7 +682,7 @@ def play(
                 # the failed attempt is forgiven once the retry works (alignment.failed_attempts'
                 # default, forgive_if_recovered): no verdict of its own, counted in `recovery`
                 add(LiveTurn("call", tool=tool, args=plain, error="ServiceUnavailable: 503 from upstream",
-                             call_id=f"call_{call_no}"),
+                             call_id=_call_id(conversation_id, call_no)),
                     TruthTurn(n, "Tool", None, None, None, own))  # fmt: skip
                 applied.append(own)
                 own = None
@@ -683,7 +691,9 @@ def play(
             if own == "tool_error_unrecovered":
                 error = "TimeoutError: the tool did not answer within 30 s"
                 add(
-                    LiveTurn("call", tool=tool, args=plain, error=error, call_id=f"call_{call_no}"),
+                    LiveTurn(
+                        "call", tool=tool, args=plain, error=error, call_id=_call_id(conversation_id, call_no)
+                    ),
                     TruthTurn(n, "Tool", False, "tool_execution_error", None, own),
                 )
                 failed_unrecovered = (n, tool, error.split(":")[0])
@@ -703,7 +713,12 @@ def play(
                 applied.append(own)
             if believed is not None:  # the agent reports the value it used: a wrong one reaches the reply
                 facts[believed] = _Value(args[believed].value, n)
-            add(LiveTurn("call", tool=tool, args=plain, result=result, call_id=f"call_{call_no}"), verdict)
+            add(
+                LiveTurn(
+                    "call", tool=tool, args=plain, result=result, call_id=_call_id(conversation_id, call_no)
+                ),
+                verdict,
+            )
             taint = root_of_result if result != gold_result else None
             for k, v in result.items():
                 results[f"{planned.key}.{k}"] = facts[f"{planned.key}.{k}"] = _Value(v, taint)

@@ -173,13 +173,19 @@ def test_a_late_span_after_the_marker_reopens_a_conversation_that_still_ends_aft
     assert len(again.conversation.spans) == 2
 
 
-def chat(trace: str, history: list[tuple[str, str]], reply: str, start_s: float) -> AgentSpan:
-    """A model call with no conversation id: the history it was sent, and its answer."""
+def chat(
+    trace: str, history: list[tuple[str, str]], reply: str, start_s: float, child: bool = False
+) -> AgentSpan:
+    """A model call with no conversation id: the history it was sent, and its answer (as a trace's root
+    span, or its `child`)."""
     messages = [{"role": r, "parts": [{"type": "text", "content": t}]} for r, t in history]
     answer = [{"role": "assistant", "parts": [{"type": "text", "content": reply}]}]
     attrs = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(messages),
              "gen_ai.output.messages": json.dumps(answer)}  # fmt: skip
-    return normalize_span(span("chat", attrs, trace=trace, start_s=start_s))
+    model_call = span("chat", attrs, trace=trace, start_s=start_s)
+    if child:
+        model_call = model_call.model_copy(update={"parent_span_id": "ff" * 8})
+    return normalize_span(model_call)
 
 
 TURN_1 = chat("a1", [("system", "Be brief."), ("user", "Weather in Paris?")], "Sunny.", 0)
@@ -198,15 +204,38 @@ def test_a_trace_that_continues_an_earlier_history_joins_its_conversation_in_any
         assert len(closed.conversation.spans) == 2 and store.joined_by_history == 1
 
 
-def test_two_users_who_said_the_same_thing_are_never_joined() -> None:
-    """Two conversations open with the same exchange; the second turn of one of them continues a history
-    both showed: ambiguous, so it joins neither (three conversations, none cut or merged wrongly)."""
+def test_two_conversations_that_opened_alike_each_take_one_of_the_first_traces() -> None:
+    """Two conversations open with the very same exchange; the second turn of one continues a history
+    both showed. It joins one of them (the earlier), never both: two conversations, none merged into
+    the other, and the one it joined reads exactly as its own would (the first traces read the same)."""
     other_1 = chat("b1", [("user", "Weather in Paris?")], "Sunny.", 1)
     store = WindowStore(WindowConfig())
     for n, s in enumerate((TURN_1, other_1, TURN_2)):
         store.add(s, n * S)
     closed = store.flush()
-    assert sorted(len(c.conversation.spans) for c in closed) == [1, 1, 1] and store.joined_by_history == 0
+    assert sorted(len(c.conversation.spans) for c in closed) == [1, 2] and store.joined_by_history == 1
+
+
+def test_a_trace_whose_root_names_it_is_not_joined_by_history() -> None:
+    """The root span ends, and is exported, last, and may name the conversation: a trace that continues
+    a history waits for it before it is joined by that history."""
+    store = WindowStore(WindowConfig())
+    store.add(TURN_1, 0)
+    second = chat(
+        "a2",
+        [("user", "Weather in Paris?"), ("assistant", "Sunny."), ("user", "And Rome?")],
+        "Rain.",
+        5,
+        child=True,
+    )
+    store.add(second, S)  # its trace's root, which names it, is still to come
+    store.close_marked()  # the end of that request: not joined yet
+    root = normalize_span(
+        span("agent", {"gen_ai.operation.name": "invoke_agent", "session.id": "c9"}, trace="a2")
+    )
+    store.add(root, 2 * S)
+    closed = {c.conversation.conversation_id: len(c.conversation.spans) for c in store.flush()}
+    assert closed == {"trace:" + "a1".ljust(32, "0"): 1, "c9": 2} and store.joined_by_history == 0
 
 
 def test_a_joined_trace_follows_its_conversation_once_a_later_span_names_it() -> None:
