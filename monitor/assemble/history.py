@@ -51,29 +51,31 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
 
 
 class HistoryIndex:
-    """Which earlier trace a trace without a conversation id continues. Bounded: `limit` digests.
+    """Which earlier traces a trace without a conversation id may continue. Bounded: `limit` digests.
 
     A state digest may have been seen by several traces (conversations that opened with the same
     exchange, down to their calls' ids). Each is continued at most once (a conversation has one next
-    turn), so a continuation takes the earliest trace not yet continued whose system messages, agent,
-    release and reference are its own (where none is, the earliest): those candidates' histories read
-    the same, so whichever it takes, the conversation's turns come out the same. A continuation that arrives before the history it
-    continues waits for it."""
+    turn): `claim` takes one; windows.py chooses among the candidates, once the continuing trace is in
+    (a continuation that arrives before the history it continues simply finds it later)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._seen: OrderedDict[bytes, list[tuple[str, bytes]]] = OrderedDict()  # state -> [(trace, system)]
+        # state -> [(trace, system, answered by)], in the order they came
+        self._seen: OrderedDict[bytes, list[tuple[str, bytes, int]]] = OrderedDict()
         self._claimed: OrderedDict[tuple[bytes, str], None] = OrderedDict()  # (state, trace) continued
 
-    def candidates(self, keys: HistoryKeys, trace_id: str) -> list[str]:
+    def candidates(self, keys: HistoryKeys, trace_id: str, starts_ns: int | None = None) -> list[str]:
         """The earlier traces `trace_id` may continue, not yet continued, in the order they came: those
-        whose system messages, agent, release and reference are its own, where any is."""
+        that had answered before it started (`starts_ns`, event time), and of those the ones whose system
+        messages, agent, release and reference are its own, where any is."""
         if keys.continues is None:
             return []
         open_ = [
             (t, system)
-            for t, system in self._seen.get(keys.continues, ())
-            if t != trace_id and (keys.continues, t) not in self._claimed
+            for t, system, ended in self._seen.get(keys.continues, ())
+            if t != trace_id
+            and (keys.continues, t) not in self._claimed
+            and (starts_ns is None or ended <= starts_ns)
         ]
         same = [t for t, system in open_ if system == keys.system]
         return same or [t for t, _ in open_]
@@ -85,12 +87,12 @@ class HistoryIndex:
         self._claim(state, trace_id)
         return True
 
-    def saw(self, keys: HistoryKeys, trace_id: str) -> None:
-        """`trace_id` saw (and answered) this history."""
+    def saw(self, keys: HistoryKeys, trace_id: str, ended_ns: int) -> None:
+        """`trace_id` saw this history and answered it by `ended_ns` (event time)."""
         if keys.state is not None:
             seen = self._bounded(self._seen, keys.state)
-            if all(t != trace_id for t, _ in seen):
-                seen.append((trace_id, keys.system))
+            if all(t != trace_id for t, _, _ in seen):
+                seen.append((trace_id, keys.system, ended_ns))
 
     def _claim(self, state: bytes, trace_id: str) -> None:
         self._claimed[(state, trace_id)] = None
@@ -98,8 +100,8 @@ class HistoryIndex:
             self._claimed.popitem(last=False)
 
     def _bounded(
-        self, table: OrderedDict[bytes, list[tuple[str, bytes]]], key: bytes
-    ) -> list[tuple[str, bytes]]:
+        self, table: OrderedDict[bytes, list[tuple[str, bytes, int]]], key: bytes
+    ) -> list[tuple[str, bytes, int]]:
         found = table.setdefault(key, [])
         table.move_to_end(key)
         while len(table) > self.limit:

@@ -174,7 +174,7 @@ class WindowStore:
                 self.on_join(cid, [span])  # unnamed, joined the conversation its trace named earlier
         if cid != trace_key and trace_key in self.open:  # spans that arrived before their trace was named
             self._absorb(conv, trace_key)
-        self.histories.saw(keys, trace_id)
+        self.histories.saw(keys, trace_id, span.span.end_ns)
         conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
             if self.config.end_marker_grace_s <= 0:
@@ -231,8 +231,11 @@ class WindowStore:
             if not pending.has_root and not final:
                 continue  # its root (which may name it) is still to come
             # the candidates now: traces seen since count, and one taken meanwhile no longer does
+            starts = min(s.span.start_ns for s in pending.spans)  # it can continue only what was answered
             still = [
-                c for c in self.histories.candidates(keys, trace_id) if self._owner(c) != f"trace:{trace_id}"
+                c
+                for c in self.histories.candidates(keys, trace_id, starts)
+                if self._owner(c) != f"trace:{trace_id}"
             ]
             if not still and not final:
                 continue  # the history it continues has not arrived yet (spans come in any order)
