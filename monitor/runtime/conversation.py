@@ -221,7 +221,7 @@ def score_conversation(
         unscored_reason=reason,
         unscored_detail=unscored_detail,
         capture_hint=capture_hint,
-        conversation_hint=None if any(s.conversation_id for s in spans) else conversation_id_hint(spans),
+        conversation_hint=None if _named(spans) else conversation_id_hint(spans),
         closed_by=closed_by,
         spans=len(spans),
         spans_dropped=spans_dropped,
@@ -382,6 +382,12 @@ def _adapters_seen(spans: Sequence[AgentSpan]) -> str:
     return f"adapters: {', '.join(adapters)}; attribute prefixes seen: {shown or 'none'}"
 
 
+def _named(spans: Sequence[AgentSpan]) -> bool:
+    """A span names the conversation. The Kafka ingest keys a trace nobody named `trace:<id>` and writes
+    that key as its spans' conversation: no name either."""
+    return any(s.conversation_id and not s.conversation_id.startswith("trace:") for s in spans)
+
+
 def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> ConversationEvidence:
     """What the conversation states beside its turns: its system prompts (every distinct one any model call
     was given), the values of `normalize.evidence_attributes` and its date (UTC, from its first span, so
@@ -398,7 +404,7 @@ def _evidence_context(spans: Sequence[AgentSpan], spans_dropped: int) -> Convers
     why = ""
     if spans_dropped:
         why = f"evidence incomplete: {spans_dropped} spans were dropped"
-    elif not any(s.conversation_id for s in spans) and not begins_conversation(spans):
+    elif not _named(spans) and not begins_conversation(spans):
         # grouped by trace, and no model call shows the conversation's start: earlier traces may hold the rest
         why = "evidence incomplete: no conversation id on the spans, so this trace may be part of a longer conversation"
     starts = [s.span.start_ns for s in spans if s.span.start_ns > 0]

@@ -22,6 +22,11 @@ from typing import Any
 import pytest
 
 from monitor.cli import main
+from monitor.compare.ladder import Ladder
+from monitor.decode.otlp import decode_logs_request, decode_request
+from monitor.model import AgentSpan
+from monitor.normalize import normalize_span
+from monitor.runtime.conversation import score_conversation
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAVEL = ROOT / "tests" / "fixtures" / "travel"
@@ -256,3 +261,27 @@ def test_without_tool_results_an_invented_value_is_uncertain_never_failed(tmp_pa
     assert search["success"] and search["uncertain"]
     [destination] = [c for c in search["comparisons"] if c["field"] == "destination"]
     assert destination["uncertain"] and "recorded no result" in destination["note"]
+
+
+def test_a_trace_the_kafka_ingest_keyed_by_its_id_is_still_a_conversation_without_one(ladder: Ladder) -> None:
+    """The Kafka ingest writes `trace:<id>` as the conversation of spans no span names (their key). Each
+    such trace is scored as `consume` scores it: its report says no id was found and how to set one,
+    and with no gold an invented value in it is uncertain (the trace may be part of a longer
+    conversation), never failed, as in `run`."""
+    spans = []
+    for path in run_files("maf-noid", "wrong"):
+        decode = decode_logs_request if path.name.endswith(".logs.pb") else decode_request
+        spans += [
+            normalize_span(s) for s in decode(path.read_bytes(), "application/x-protobuf", str(path)).spans
+        ]
+    by_trace: dict[str, list[AgentSpan]] = {}
+    for s in spans:
+        by_trace.setdefault(s.span.trace_id, []).append(
+            s.model_copy(update={"conversation_id": f"trace:{s.span.trace_id}"})
+        )
+    reports = [
+        score_conversation(f"trace:{t}", group, {}, ladder, builtin_policy=True).to_json()
+        for t, group in by_trace.items()
+    ]
+    assert len(reports) == 4 and all("grouped by its trace" in r["conversation_hint"] for r in reports)
+    assert not any(t["failure_reason"] == "ungrounded_parameter_value" for r in reports for t in r["turns"])
