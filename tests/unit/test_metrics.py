@@ -13,6 +13,7 @@ from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
 from monitor.publish.prometheus import MonitorMetrics, metrics_doc
 from monitor.runtime.pipeline import Pipeline
+from tests.unit.test_pipeline_bad_spans import travel_gold, request
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -163,3 +164,24 @@ def test_unscored_conversations_are_counted_by_a_bounded_reason_never_as_failure
         "scoring_failed": 1, "other": 1,
     }  # fmt: skip
     assert value(s, "aem_turn_failures_total") == 0 and value(s, "aem_turns_total") == 0
+
+
+def test_spans_of_an_unknown_convention_count_no_failure_anywhere(ladder: Ladder) -> None:
+    """A framework nobody tuned for, with gold for its reference: one unscored report with the reason,
+    counted by that reason, and not one failed turn, failure or failed conversation in any metric."""
+    metrics = MonitorMetrics()
+    reports: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, travel_gold(), reports.append, metrics)
+    attrs = {"session.id": "c1", "aem.reference_id": "travel-booking", "acme.step": "plan"}
+    pipeline.ingest(request({"name": "acme.plan", "attrs": attrs}, {"name": "acme.act", "attrs": attrs}),
+                    "application/x-protobuf", "test")  # fmt: skip
+    pipeline.flush()
+    [report] = reports
+    assert (report["scored"], report["unscored_reason"]) == (False, "no_agent_activity_recognized")
+    s = samples(metrics)
+    assert value(s, "aem_unscored_conversations_total", reason="no_agent_activity_recognized") == 1
+    assert value(s, "aem_conversations_total", scored="false", test_pass="none") == 1
+    for failures in ("aem_turn_failures_total", "aem_failures_total"):
+        assert value(s, failures) == 0
+    assert value(s, "aem_turns_total", verdict="fail") == 0
+    assert value(s, "aem_conversations_total", test_pass="false") == 0

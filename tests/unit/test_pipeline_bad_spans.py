@@ -75,7 +75,7 @@ def test_unknown_convention_is_still_a_reported_conversation(ladder: Ladder) -> 
     assert pipeline.stats["spans_unknown"] == 1
 
 
-def _travel_gold() -> dict[str, Any]:
+def travel_gold() -> dict[str, Any]:
     from pathlib import Path
 
     from monitor.reference.golden import load_dialogs
@@ -94,7 +94,7 @@ def _chat(user: str, reply: str, span_id: bytes) -> dict[str, Any]:
 
 def test_spans_nobody_understood_are_unscored_even_with_gold(ladder: Ladder) -> None:
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(ScoringConfig(), ladder, _travel_gold(), reports.append)
+    pipeline = Pipeline(ScoringConfig(), ladder, travel_gold(), reports.append)
     unknown = {"session.id": "c1", "aem.reference_id": "travel-booking", "acme.agent.step": "plan"}
     pipeline.ingest(request({"name": "acme.step", "attrs": unknown}), "application/x-protobuf", "test")
     pipeline.flush()
@@ -106,7 +106,7 @@ def test_spans_nobody_understood_are_unscored_even_with_gold(ladder: Ladder) -> 
 
 def test_gold_calls_missing_while_tool_spans_went_unread_is_unscored_not_failed(ladder: Ladder) -> None:
     reports: list[dict[str, Any]] = []
-    pipeline = Pipeline(ScoringConfig(), ladder, _travel_gold(), reports.append)
+    pipeline = Pipeline(ScoringConfig(), ladder, travel_gold(), reports.append)
     payload = request(
         _chat(
             "What's the weather in Paris today?",
@@ -122,7 +122,7 @@ def test_gold_calls_missing_while_tool_spans_went_unread_is_unscored_not_failed(
     assert "span 'get_weather.__call__'" in report["unscored_detail"]
     # the same conversation where the call was read is scored, and fails what gold misses
     reports.clear()
-    pipeline = Pipeline(ScoringConfig(), ladder, _travel_gold(), reports.append)
+    pipeline = Pipeline(ScoringConfig(), ladder, travel_gold(), reports.append)
     payload = request(
         _chat("What's the weather in Paris today?", "It is sunny and 21 degrees in Paris today.", b"\x00" * 7 + b"\x01"),
         {**tool("get_weather", '{"city": "Paris"}', '{"forecast": "sunny"}', "k1"),
