@@ -13,7 +13,7 @@ from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
 from monitor.publish.prometheus import MonitorMetrics, metrics_doc
 from monitor.runtime.pipeline import Pipeline
-from tests.unit.test_pipeline_bad_spans import travel_gold, request
+from tests.unit.test_pipeline_bad_spans import request, travel_gold
 
 ROOT = Path(__file__).resolve().parents[2]
 
