@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -433,11 +434,24 @@ class Span(BaseModel):
 # ---------------------------------------------------------------------------------------------
 
 
+def _lenient_id(value: Any) -> str | None:
+    """An id as instrumentations write it: text, or a number written as text; anything else is no id
+    (a malformed span must not make its conversation unreadable)."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+LenientId = Annotated[str | None, BeforeValidator(_lenient_id)]
+
+
 class ToolCallRef(BaseModel):
     """A tool call as a model requested it (inside a message)."""
 
     model_config = _OUTPUT
-    call_id: str | None
+    call_id: LenientId
     name: str
     arguments: Any = None
 
@@ -447,7 +461,7 @@ class Message(BaseModel):
     role: Literal["system", "user", "assistant", "tool"]
     text: str | None = None
     tool_calls: tuple[ToolCallRef, ...] = ()
-    tool_call_id: str | None = Field(default=None, description="for role tool: the call this answers")
+    tool_call_id: LenientId = Field(default=None, description="for role tool: the call this answers")
 
     @field_validator("text")
     @classmethod
@@ -461,7 +475,7 @@ class ToolInvocation(BaseModel):
 
     model_config = _OUTPUT
     name: str
-    call_id: str | None = None
+    call_id: LenientId = None
     arguments: Any = None
     arguments_error: str | None = Field(
         default=None, description="why the arguments could not be read as JSON"
@@ -512,7 +526,7 @@ class AgentSpan(BaseModel):
     )
     unread_tool: str | None = Field(
         default=None,
-        description="a span read as no tool call whose name or attribute keys speak of a tool: what did",
+        description="a span no adapter understood whose name or attribute keys speak of a tool: what did",
     )
 
 

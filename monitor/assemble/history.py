@@ -111,18 +111,19 @@ class HistoryIndex:
 
 
 def begins_conversation(spans: Sequence[AgentSpan]) -> bool:
-    """Traces joined by their history (so the framework resends it) and one model call that was sent
-    the conversation from its first user message: nothing of it came before these spans."""
+    """Traces joined by their history (so the framework resends it), and the earliest of them shows the
+    conversation's beginning: one of its model calls was sent the conversation from its first user
+    message, and none of its model calls continues a history from before it (a guardrail or title call
+    sent only the newest message is no beginning when the trace's main call shows earlier turns)."""
     if len({s.span.trace_id for s in spans}) < 2:
         return False  # one trace: whether its framework resends history, nothing here shows
-    for span in spans:  # a model call (or its log records); an agent span may show only the new message
+    first = min(spans, key=lambda s: (s.span.start_ns, s.span.span_id)).span.trace_id
+    calls = [s for s in spans if s.span.trace_id == first and s.kind != "agent"]  # model calls, log records
+    if any(history_keys(s).continues is not None for s in calls):
+        return False
+    for span in calls:  # an agent span may show only the new message
         seen = [m for m in span.input_messages if m.role != "system"]
-        if (
-            span.kind != "agent"
-            and seen
-            and seen[0].role == "user"
-            and [m.role for m in seen].count("user") == 1
-        ):
+        if seen and seen[0].role == "user":
             return True
     return False
 
@@ -135,6 +136,7 @@ def _digest(messages: Sequence[Message]) -> bytes:
 
 
 _MESSAGE_DIGESTS: dict[int, tuple[Message, bytes]] = {}  # by object: histories resend shared messages
+_DIGESTED_CHARS = [0]  # the text those messages hold: the table is bounded by it, not only by count
 
 
 def _message_digest(m: Message) -> bytes:
@@ -153,7 +155,9 @@ def _message_digest(m: Message) -> bytes:
         h.update(f"{call.name}\x1c{call.call_id or ''}".encode("utf-8", "surrogatepass"))
     h.update(f"\x1b{m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
     digest = h.digest()
-    if len(_MESSAGE_DIGESTS) >= 50_000:
+    if len(_MESSAGE_DIGESTS) >= 50_000 or _DIGESTED_CHARS[0] > 20_000_000:  # ~20 MB of text held at most
         _MESSAGE_DIGESTS.clear()
+        _DIGESTED_CHARS[0] = 0
     _MESSAGE_DIGESTS[id(m)] = (m, digest)
+    _DIGESTED_CHARS[0] += len(m.text or "")
     return digest

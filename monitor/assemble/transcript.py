@@ -108,6 +108,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     calls: dict[str, ObservedTurn] = {}
     requested: list[tuple[str, str, str, str]] = []  # (key, call_id, name, canonical args) in order
     results: dict[str, str] = {}
+    without_id: set[str] = set()  # requested calls that carried no id in the model's messages
     for s in spans:
         latest: dict[str, str] = {}  # call id -> key of the latest call with it in this history
         unnamed: Counter[tuple[str, str]] = Counter()  # calls without an id in this history, by name, args
@@ -128,6 +129,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                     else:
                         unnamed[(c.name, canon)] += 1
                         key, call_id = _unnamed_call(c.name, canon, unnamed[(c.name, canon)], requested)
+                        without_id.add(key)
                     if key not in calls:
                         deps = _results_since_user(s.input_messages) if where == "out" else set()
                         calls[key] = ObservedTurn(
@@ -145,7 +147,9 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     for s in sorted((s for s in spans if s.kind == "tool" and s.tool is not None), key=_start):
         tool = s.tool
         assert tool is not None
-        key = _answered_call(tool.call_id, tool.name, tool.arguments, requested, claimed)
+        key = _answered_call(tool.call_id, tool.name, tool.arguments, requested, claimed) or _answered_call(
+            None, tool.name, tool.arguments, [r for r in requested if r[0] in without_id], claimed
+        )  # a tool span with an id answers a call the messages showed without one
         if key is None:
             key = f"span:{s.span.span_id}"
         claimed.add(key)

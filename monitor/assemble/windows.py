@@ -90,7 +90,11 @@ class WindowStore:
         # traces that continue an earlier trace's history (their digests), joined once their root is in
         # (`_settle`)
         self.undecided: dict[str, HistoryKeys] = {}
+        self._unsettled: set[str] = set()  # undecided traces to look at again (something changed)
+        self._awaited: dict[bytes, set[str]] = {}  # a history digest -> undecided traces continuing it
+        self._root_waits: list[tuple[int, str]] = []  # (when to stop waiting for its root, trace)
         self.joined_by_history = 0
+        self.join_by_history = True  # off where a trace's spans may be held by another process (Kafka)
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
@@ -115,9 +119,14 @@ class WindowStore:
         trace_key = f"trace:{trace_id}"
         # a span that names its conversation is never joined by history, and traces of one framework are
         # named alike: only unnamed spans' histories are kept (a whole-named stream pays nothing)
-        keys = NO_HISTORY if span.conversation_id else history_keys(span)
-        if not span.conversation_id and keys.continues is not None and trace_id not in self.trace_owner:
-            self.undecided.setdefault(trace_id, keys)  # it continues a history: joined by `_settle`
+        keys = NO_HISTORY if span.conversation_id or not self.join_by_history else history_keys(span)
+        unnamed = not span.conversation_id and trace_id not in self.trace_owner
+        if unnamed and keys.continues is not None and trace_id not in self.undecided:
+            # it continues a history: joined by `_settle`
+            self.undecided[trace_id] = keys
+            self._unsettled.add(trace_id)
+            wait = now_ns + int(self.config.trace_root_wait_s * 1e9)  # a root elsewhere never comes
+            heapq.heappush(self._root_waits, (wait, trace_id))
         cid = span.conversation_id or (self._owner(trace_id) if trace_id in self.trace_owner else trace_key)
         out: list[Closed] = []
         if span.conversation_id:
@@ -131,35 +140,15 @@ class WindowStore:
             ):  # re-delivered, already reported
                 self.duplicates += 1
                 return out
-            self.closed.pop(cid, None)
-            if reported is not None:  # a late span: a new object, so the reported one stays as it was
-                conv = OpenConversation(
-                    cid,
-                    spans=list(reported.spans),
-                    first_ns=reported.first_ns,
-                    last_ns=reported.last_ns,
-                    version=reported.version + 1,
-                    spans_dropped=reported.spans_dropped,
-                    span_ids=set(reported.span_ids),
-                    has_root=reported.has_root,
-                    marked=reported.marked,  # its marker still says the conversation is over
-                )
-                self.late_reopened += 1
-            else:
-                conv = OpenConversation(
-                    cid, first_ns=now_ns, last_ns=now_ns, version=self.versions.get(cid, 0) + 1
-                )
-            if len(self.open) >= self.config.max_open:
-                _, victim = self.open.popitem(last=False)
-                self.evictions += 1
-                out.append(self._close(victim, "evicted"))
-            self.open[cid] = conv
-            heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+            conv, evicted = self._open(cid, now_ns)
+            out += evicted
         self.open.move_to_end(cid)
         if span.span.span_id in conv.span_ids:  # a re-delivered span (at-least-once sources): already here
             self.duplicates += 1
             return out
         conv.span_ids.add(span.span.span_id)
+        if not span.span.parent_span_id and trace_id in self.undecided:
+            self._unsettled.add(trace_id)  # its root is in: it may be joined now
         if not span.span.parent_span_id and not conv.has_root:
             waited = conv.waiting_for_root
             conv.has_root = True
@@ -175,6 +164,8 @@ class WindowStore:
         if cid != trace_key and trace_key in self.open:  # spans that arrived before their trace was named
             self._absorb(conv, trace_key)
         self.histories.saw(keys, trace_id, span.span.end_ns)
+        if keys.state is not None and keys.state in self._awaited:  # a history someone waits for
+            self._unsettled |= self._awaited.pop(keys.state)
         conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
             if self.config.end_marker_grace_s <= 0:
@@ -188,8 +179,7 @@ class WindowStore:
         """Close the conversations an end marker ended. Called once the whole request is added: spans
         of one request arrive in any order, and the marker's own request still belongs to it. Those
         `hold` names (a Kafka owner still re-reading their partition) stay marked for a later call."""
-        self._settle()
-        out: list[Closed] = []
+        out: list[Closed] = self._settle()
         kept: dict[str, None] = {}
         for cid in self.marked:
             if cid not in self.open:
@@ -216,45 +206,102 @@ class WindowStore:
         if reported is not None and reported.version < known:
             reported.version = known
 
-    def _settle(self, final: bool = False) -> None:
-        """Join the traces that continue an earlier trace's history, once their root span is in (or at
-        `final`): a trace's root often names its conversation and ends, so is exported, last — a trace
-        named so is not joined by history. Among several earlier traces that showed the same history
-        (conversations that opened with the very same exchange) the one whose conversation names the
-        same reference, agent and release as the trace's own spans, else the earliest, is taken: either
-        way the turns read the same."""
-        for trace_id, keys in list(self.undecided.items()):
+    def _settle(self, final: bool = False, now_ns: int | None = None) -> list[Closed]:
+        """Join the traces that continue an earlier trace's history, once their root span is in, or
+        `trace_root_wait_s` has passed (a root in another service never comes), or at `final`: a trace's
+        root often names its conversation and ends, so is exported, last — a trace named so is not joined
+        by history. Only traces where something changed are looked at (their root came, the history
+        they continue came, their wait ran out). Among several earlier traces that showed the same
+        history (conversations that opened with the very same exchange): those whose conversation is
+        still open first, then the one that names the same reference, agent and release as the trace's
+        own spans, else the earliest; their first turns read the same, so the conversation's turns do
+        too. A conversation already reported is reopened (`version + 1`), as a late span reopens it.
+        Returns what reopening evicted."""
+        if now_ns is not None:
+            while self._root_waits and self._root_waits[0][0] <= now_ns:
+                _, trace_id = heapq.heappop(self._root_waits)
+                if trace_id in self.undecided:
+                    self._unsettled.add(trace_id)
+        out: list[Closed] = []
+        # in the order they became undecided (a set's order would make ties differ from run to run)
+        for trace_id in [t for t in self.undecided if final or t in self._unsettled]:
+            self._unsettled.discard(trace_id)
+            keys = self.undecided.get(trace_id)
             pending = self.open.get(f"trace:{trace_id}")
-            if trace_id in self.trace_owner or pending is None:  # named meanwhile, or already reported
+            if keys is None:
+                continue
+            if trace_id in self.trace_owner or pending is None:  # named meanwhile, or reported alone
                 del self.undecided[trace_id]
                 continue
-            if not pending.has_root and not final:
+            waited = now_ns is not None and now_ns - pending.first_ns >= self.config.trace_root_wait_s * 1e9
+            if not (pending.has_root or waited or final):
                 continue  # its root (which may name it) is still to come
-            # the candidates now: traces seen since count, and one taken meanwhile no longer does
             starts = min(s.span.start_ns for s in pending.spans)  # it can continue only what was answered
-            still = [
+            found = [
                 c
                 for c in self.histories.candidates(keys, trace_id, starts)
-                if self._owner(c) != f"trace:{trace_id}"
+                if self._owner(c) != pending.conversation_id
+                and (self._owner(c) in self.open or self._owner(c) in self.closed)
             ]
-            if not still and not final:
-                continue  # the history it continues has not arrived yet (spans come in any order)
+            if not found:
+                if final:
+                    del self.undecided[trace_id]
+                elif keys.continues is not None:  # the history it continues has not come yet
+                    if len(self._awaited) >= 10 * self.config.max_open:
+                        self._awaited.clear()  # bounded: those still undecided are looked at on flush
+                    self._awaited.setdefault(keys.continues, set()).add(trace_id)
+                continue
             del self.undecided[trace_id]
             own = _identity(pending.spans)
-            chosen = next((c for c in still if self._identity_of(c) == own), None)
-            for c in [chosen] if chosen is not None else still:
-                if keys.continues is not None and self.histories.claim(keys.continues, c):
-                    self._own_trace(trace_id, self._owner(c))
-                    self.joined_by_history += 1
-                    target = self.open.get(self._owner(c))
-                    if target is not None:
-                        self._absorb(target, pending.conversation_id)
-                    break
+            found.sort(key=lambda c: self._owner(c) not in self.open)  # stable: earliest first within
+            chosen = next((c for c in found if self._identity_of(c) == own), found[0])
+            if keys.continues is None or not self.histories.claim(keys.continues, chosen):
+                continue
+            cid = self._owner(chosen)
+            self._own_trace(trace_id, cid)
+            self.joined_by_history += 1
+            target = self.open.get(cid)
+            if target is None:  # reported already: reopened with every span so far, as a late span does
+                target, evicted = self._open(cid, pending.last_ns)
+                out += evicted
+            self._absorb(target, pending.conversation_id)
+            target.last_ns = max(target.last_ns, pending.last_ns)
+        return out
 
     def _identity_of(self, trace_id: str) -> tuple[str | None, str | None, str | None] | None:
         cid = self._owner(trace_id)
         conv = self.open.get(cid) or self.closed.get(cid)
         return _identity(conv.spans) if conv is not None else None
+
+    def _open(self, cid: str, now_ns: int) -> tuple[OpenConversation, list[Closed]]:
+        """Open `cid`: new, or reopened from its report (a late span: a new object, so the reported one
+        stays as it was, with every span so far and `version + 1`). Returns it and what was evicted."""
+        out: list[Closed] = []
+        reported = self.closed.pop(cid, None)
+        if reported is not None:
+            conv = OpenConversation(
+                cid,
+                spans=list(reported.spans),
+                first_ns=reported.first_ns,
+                last_ns=reported.last_ns,
+                version=reported.version + 1,
+                spans_dropped=reported.spans_dropped,
+                span_ids=set(reported.span_ids),
+                has_root=reported.has_root,
+                marked=reported.marked,  # its marker still says the conversation is over
+            )
+            self.late_reopened += 1
+        else:
+            conv = OpenConversation(
+                cid, first_ns=now_ns, last_ns=now_ns, version=self.versions.get(cid, 0) + 1
+            )
+        if len(self.open) >= self.config.max_open:
+            _, victim = self.open.popitem(last=False)
+            self.evictions += 1
+            out.append(self._close(victim, "evicted"))
+        self.open[cid] = conv
+        heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+        return conv, out
 
     def _absorb(self, conv: OpenConversation, trace_key: str) -> None:
         """The spans waiting under `trace_key` belong to `conv` (their trace was named, or joined it)."""
@@ -312,8 +359,7 @@ class WindowStore:
     def advance(self, watermark_ns: int, hold: Callable[[str], bool] | None = None) -> list[Closed]:
         """Close what the processing time `watermark_ns` says is over (inactivity or maximum age), except
         what `hold` names: those are due again at the next call."""
-        self._settle()
-        out = []
+        out = self._settle(now_ns=watermark_ns)
         held = []
         gap = int(self.config.inactivity_s * 1e9)
         age = int(self.config.max_age_s * 1e9)
@@ -354,14 +400,16 @@ class WindowStore:
         return conv.first_ns + int(self.config.trace_root_wait_s * 1e9) if conv.waiting_for_root else 0
 
     def flush(self, reason: str = "end_of_input") -> list[Closed]:
-        self._settle(final=True)
-        out = [self._close(conv, reason) for conv in self.open.values()]
+        out = self._settle(final=True)
+        out += [self._close(conv, reason) for conv in self.open.values()]
         self.open.clear()
         self._due.clear()
         return out
 
     def _close(self, conv: OpenConversation, reason: str) -> Closed:
         conv.ended = True
+        if conv.conversation_id.startswith("trace:"):  # reported alone: no longer a trace to join
+            self.undecided.pop(conv.conversation_id[6:], None)
         if self.config.late_retention:
             self.closed[conv.conversation_id] = conv
             self.closed.move_to_end(conv.conversation_id)

@@ -57,15 +57,35 @@ def json_arguments(value: Any) -> tuple[Any, str | None]:
     return value, "arguments are not an object"
 
 
+LITERAL_MAX_CHARS = 100_000  # literal_eval is linear but recursive, and memory-hungry: longer texts stay text
+
+
 def python_literal(text: str) -> Any:
-    """A Python repr of a dict or list, as data (some instrumentations write `str(obj)` where JSON
-    belongs: a tool's output, a model's message); None when the text is not one."""
-    if len(text) > 1_000_000 or not text.startswith(("{'", "[{'", "[]", "{}")):
+    """A Python literal (some instrumentations write `str(obj)` where JSON belongs: a tool's output, a
+    model's message, LangChain's `input_str`), as JSON data; None when the text is not one, is longer
+    than `LITERAL_MAX_CHARS`, or holds what JSON cannot (bytes, sets, Ellipsis, complex numbers)."""
+    if len(text) > LITERAL_MAX_CHARS:
         return None
     try:
-        return ast.literal_eval(text)
+        found = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
+    return found if _json_data(found) else None
+
+
+def _json_data(value: Any, depth: int = 0) -> bool:
+    """Only what JSON can hold (dicts with text keys, lists, text, numbers, booleans, null)."""
+    if value is None or isinstance(value, str | bool | int):
+        return True
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if depth > 50:
+        return False
+    if isinstance(value, list | tuple):
+        return all(_json_data(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_data(v, depth + 1) for k, v in value.items())
+    return False
 
 
 def result_value(value: Any) -> Any:
@@ -79,7 +99,7 @@ def result_value(value: Any) -> Any:
             inner = None
         value = inner if isinstance(inner, str) else value
     value = loads(value)
-    if isinstance(value, str):
+    if isinstance(value, str) and value[:2] in ("{'", "[{", "[]", "{}", "['"):
         literal = python_literal(value)
         value = value if literal is None else literal
     if (
@@ -183,7 +203,8 @@ def _repr_message(text: str) -> tuple[str | None, list[ToolCallRef]] | None:
     if not isinstance(found, dict) or found.get("role") != "assistant":
         return None
     calls = []
-    for call in found.get("tool_calls") or []:
+    listed = found.get("tool_calls")
+    for call in listed if isinstance(listed, list) else []:
         fn = call.get("function", call) if isinstance(call, dict) else {}
         if isinstance(fn, dict) and fn.get("name"):
             args, _ = json_arguments(fn.get("arguments"))
@@ -359,9 +380,10 @@ _TOOLISH = re.compile(r"tool|function_call|__call__", re.IGNORECASE)
 
 
 def unread_tool(span: Span) -> str | None:
-    """What says that a span read as no tool call may be one: its name or an attribute key that speaks
-    of a tool. A conversation whose gold calls are all missing while such spans exist was not understood
-    (it is reported unscored, not failed)."""
+    """What says that a span no adapter understood may be a tool call: its name or an attribute key that
+    speaks of a tool. A conversation whose gold calls are all missing while such spans exist was not
+    understood (it is reported unscored, not failed). Spans an adapter read (a LangGraph `tools` node, a
+    chain span listing tools) are never suspects: that adapter knows what it read."""
     if _TOOLISH.search(span.name):
         return f"span {span.name!r}"
     key = next((k for k in span.attributes if _TOOLISH.search(k)), None)
@@ -399,7 +421,6 @@ def build_agent_span(
         evidence=who.evidence,
         tool_definitions=definitions or {},
         setup=setup,
-        unread_tool=unread_tool(span) if kind == "other" else None,
     )
 
 

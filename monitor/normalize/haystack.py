@@ -35,7 +35,8 @@ _PREFIX = "haystack."
 
 
 def is_haystack(span: Span) -> bool:
-    return span.name.startswith(_PREFIX) or any(k.startswith(_PREFIX) for k in span.attributes)
+    """Haystack's tracer names its spans `haystack.*` (agent, steps, pipeline) and tags components."""
+    return span.name.startswith(_PREFIX) or "haystack.component.type" in span.attributes
 
 
 def normalize_haystack(span: Span, config: NormalizeConfig) -> AgentSpan:
@@ -120,7 +121,10 @@ def _message(item: dict[str, Any], default_role: str | None) -> list[Message]:
     texts: list[str] = []
     calls: list[ToolCallRef] = []
     results: list[Message] = []
-    for part in item.get("content", item.get("_content")) or []:
+    content = item.get("content", item.get("_content"))
+    if isinstance(content, str):  # a plain text message
+        content = [{"text": content}]
+    for part in content if isinstance(content, list) else []:
         if not isinstance(part, dict):
             continue
         if part.get("text") is not None:

@@ -18,16 +18,15 @@ tool whose own parameters happen to be named `kwargs` or `inputs` is left alone.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from monitor.model import AgentSpan
 from monitor.normalize.common import loads, result_value
+from monitor.normalize.common import python_literal as literal
 
 _SMOLAGENTS_INPUT = {"args", "kwargs", "sanitize_inputs_outputs"}
-_LITERAL_MAX_CHARS = 100_000  # literal_eval is linear but recursive: longer texts stay text
 
 
 @dataclass(frozen=True)
@@ -124,12 +123,10 @@ def as_json_schema(value: Any) -> dict[str, Any] | None:
 def python_literal(text: Any) -> Any:
     """LangChain's `input_str` is `str(dict)`: a Python literal, not JSON. Kept as text if it is neither."""
     parsed = loads(text)
-    if not isinstance(parsed, str) or len(parsed) > _LITERAL_MAX_CHARS:
+    if not isinstance(parsed, str):
         return parsed
-    try:
-        return ast.literal_eval(parsed)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return parsed
+    found = literal(parsed)
+    return parsed if found is None else found
 
 
 def _failed(data: dict[str, Any]) -> str | None:

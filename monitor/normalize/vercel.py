@@ -39,7 +39,8 @@ _STEPS = tuple(f"{c}.{step}" for c in _CALLS for step in ("doGenerate", "doStrea
 
 
 def is_vercel(span: Span) -> bool:
-    return "ai.operationId" in span.attributes or any(k.startswith("ai.") for k in span.attributes)
+    """The AI SDK writes `ai.operationId` on every span it makes (another `ai.*` key proves nothing)."""
+    return "ai.operationId" in span.attributes
 
 
 def normalize_vercel(span: Span, config: NormalizeConfig) -> AgentSpan:

@@ -300,11 +300,13 @@ def report_closed(
                 composition=config.composition,
                 alignment_config=config.alignment,
             )
+            data = report.to_json()  # writing it out may fail too (a value JSON cannot hold)
         except Exception as exc:  # one conversation's fault must not cost the others theirs
             error = describe(exc)
             report = unscored_report(conv, closed_by, f"scoring failed: {error}")
     failure = report.unscored_reason if unreadable is not None or error is not None else None
-    data = report.to_json()
+    if unreadable is not None or error is not None:
+        data = report.to_json()
     return Outcome(data, report.scored, time.perf_counter() - started, failure, error)
 
 

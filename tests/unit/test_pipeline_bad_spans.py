@@ -133,3 +133,17 @@ def test_gold_calls_missing_while_tool_spans_went_unread_is_unscored_not_failed(
     pipeline.flush()
     [report] = reports
     assert report["scored"] and not report["test_pass"]
+
+
+def test_a_tool_output_python_cannot_write_as_json_costs_no_other_conversation(ladder: Ladder) -> None:
+    """A tool output written as a Python repr holding bytes (`{'body': b'…'}`) is kept as text; the
+    conversation closing beside it is reported too."""
+    png = tool("fetch", '{"url": "x"}', "{'body': b'\\x89PNG'}", "k1")
+    other = {
+        **_chat("hi", "hello", b"\x00" * 7 + b"\x09"),
+        "attrs": {**_chat("hi", "hello", b"\x00" * 7 + b"\x09")["attrs"], "session.id": "c2"},
+    }
+    [first, second], _ = run(ladder, request(png, other))
+    assert {first["conversation_id"], second["conversation_id"]} == {"c1", "c2"}
+    fetch = next(r for r in (first, second) if r["conversation_id"] == "c1")
+    assert fetch["observed_turns"][0]["predicted"]["result"] == "{'body': b'\\x89PNG'}"

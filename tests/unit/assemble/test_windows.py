@@ -246,3 +246,60 @@ def test_a_joined_trace_follows_its_conversation_once_a_later_span_names_it() ->
     store.add(agent_span(None, 3, trace="a2"), 3 * S)  # a later span of the joined trace
     [closed] = store.flush()
     assert closed.conversation.conversation_id == "c7" and len(closed.conversation.spans) == 4
+
+
+def test_a_user_who_answers_after_the_window_closed_reopens_their_conversation() -> None:
+    """The first trace was reported (30 s without a span); the second turn comes a minute later and
+    continues its history: the conversation is reported again, whole, as version 2 — never the second
+    turn alone."""
+    store = WindowStore(WindowConfig())
+    store.add(TURN_1, 0)
+    [first] = store.advance(40 * S)
+    assert (first.conversation.conversation_id, first.closed_by) == (
+        "trace:" + "a1".ljust(32, "0"),
+        "inactivity",
+    )
+    store.add(TURN_2, 60 * S)
+    [again] = store.flush()
+    assert again.conversation.conversation_id == first.conversation.conversation_id
+    assert (again.conversation.version, len(again.conversation.spans)) == (2, 2)
+
+
+def test_a_trace_whose_root_is_in_another_service_joins_once_the_root_wait_is_over() -> None:
+    """A child span whose parent lives in another service: its trace never shows a root here. It joins
+    the conversation it continues when `trace_root_wait_s` has passed, before inactivity closes it."""
+    second = chat(
+        "a2",
+        [("user", "Weather in Paris?"), ("assistant", "Sunny."), ("user", "And Rome?")],
+        "Rain.",
+        5,
+        child=True,
+    )
+    store = WindowStore(WindowConfig(inactivity_s=30, trace_root_wait_s=60))
+    store.add(
+        TURN_1.model_copy(update={"span": TURN_1.span.model_copy(update={"parent_span_id": "ee" * 8})}), 0
+    )
+    store.add(second, S)
+    closed = store.advance(200 * S)
+    assert [len(c.conversation.spans) for c in closed] == [2] and store.joined_by_history == 1
+
+
+def test_a_conversation_joined_first_is_preferred_over_one_already_reported() -> None:
+    """Two users said "Weather in Paris?" and got "Sunny."; the first left (reported). The second user's
+    next turn joins the second user's conversation, still open, not the reported one."""
+    left = chat("b1", [("user", "Weather in Paris?")], "Sunny.", 0)
+    store = WindowStore(WindowConfig())
+    store.add(left, 0)
+    store.advance(40 * S)  # the first user's conversation is reported
+    store.add(chat("a1", [("user", "Weather in Paris?")], "Sunny.", 50), 50 * S)
+    store.add(
+        chat(
+            "a2", [("user", "Weather in Paris?"), ("assistant", "Sunny."), ("user", "And Rome?")], "Rain.", 60
+        ),
+        60 * S,
+    )
+    [closed] = store.flush()
+    assert (
+        closed.conversation.conversation_id == "trace:" + "a1".ljust(32, "0")
+        and len(closed.conversation.spans) == 2
+    )
