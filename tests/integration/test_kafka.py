@@ -622,3 +622,73 @@ def test_genai_events_on_the_logs_topic_join_their_spans(broker: Broker, ladder:
     assert {r["conversation_id"]: verdict(r) for r in replayed} == {k: verdict(v) for k, v in reports.items()}
     assert reports["openai-v2-correct"]["test_pass"] is True
     assert reports["openai-v2-wrong"]["root_cause"] == "inconsistent_parameter_values"
+
+
+def per_trace(path: Path, shift: int) -> list[bytes]:
+    """A recorded request as a Collector's Kafka exporter may write it: one trace per message, in the
+    order the traces started, timestamps moved by `shift`."""
+    request = ExportTraceServiceRequest.FromString(path.read_bytes())
+    spans = [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
+    starts: dict[bytes, int] = {}
+    for s in spans:
+        s.start_time_unix_nano += shift
+        s.end_time_unix_nano += shift
+        starts[s.trace_id] = min(starts.get(s.trace_id, s.start_time_unix_nano), s.start_time_unix_nano)
+    out = []
+    for trace_id in sorted(starts, key=starts.__getitem__):
+        one = ExportTraceServiceRequest()
+        for rs in request.resource_spans:
+            r = one.resource_spans.add()
+            r.resource.CopyFrom(rs.resource)
+            for ss in rs.scope_spans:
+                scope = r.scope_spans.add()
+                scope.scope.CopyFrom(ss.scope)
+                for s in ss.spans:
+                    if s.trace_id == trace_id:
+                        scope.spans.add().CopyFrom(s)
+        out.append(one.SerializeToString())
+    return out
+
+
+def test_traces_without_a_conversation_id_are_joined_by_their_history(broker: Broker, ladder: Ladder) -> None:
+    """Vercel AI SDK 7 with no conversation id: one trace per user turn, each written as its own
+    message under a random key, so the four traces of a conversation land on different partitions. The
+    ingest joins each to the conversation whose history it resends, as `run` does, and the consumer
+    group gives replay's verdicts: one report per run, whole (all four traces), with the hint."""
+    travel = ROOT / "tests" / "fixtures" / "travel"
+    runs = [travel / "vercel-7-noid" / f"{run}.000.pb" for run in ("correct", "wrong")]
+    # both runs moved to now together: they keep their recorded times (the wrong run after the correct
+    # one), as two users' conversations do; their first exchange reads the same, down to the call ids
+    last = max(s.end_time_unix_nano for p in runs for s in _spans(p))
+    requests = [r for p in runs for r in per_trace(p, time.time_ns() - last)]
+    topics = Topics(broker, "t12")
+    replica = topics.replica("r1", travel / "gold")
+    try:
+        wait_for_group(topics)
+        topics.produce(requests)
+        reports, _ = latest(topics.read(topics.results, want=2))
+    finally:
+        stop(replica)
+    replayed: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, load_references(travel / "gold"), replayed.append)
+    for r in requests:
+        pipeline.ingest(r, "application/x-protobuf", "test")
+    pipeline.flush()
+    assert len(replayed) == 2 and len(reports) == 2
+
+    def same(found: list[dict[str, Any]]) -> list[str]:
+        return sorted(json.dumps(verdict(r), sort_keys=True) for r in found)
+
+    assert same(replayed) == same(list(reports.values()))
+    for report in reports.values():
+        assert len({t["trace_id"] for t in report["observed_turns"]}) == 4
+        assert "4 traces joined" in report["conversation_hint"]
+    assert sorted(str(r.get("root_cause")) for r in reports.values()) == [
+        "None",
+        "inconsistent_parameter_values",
+    ]
+
+
+def _spans(path: Path) -> list[Any]:
+    request = ExportTraceServiceRequest.FromString(path.read_bytes())
+    return [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
