@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from confluent_kafka import Consumer, Producer
@@ -614,11 +614,9 @@ def test_genai_events_on_the_logs_topic_join_their_spans(broker: Broker, ladder:
         reports, _ = latest(topics.read(topics.results, want=2))
     finally:
         stop(replica)
-    replayed: list[dict[str, Any]] = []
-    pipeline = Pipeline(ScoringConfig(), ladder, load_references(travel / "gold"), replayed.append)
-    for f in files:
-        pipeline.ingest(f.read_bytes(), "application/x-protobuf", str(f), "logs" if f in logs else "traces")
-    pipeline.flush()
+    replayed = replay(
+        ladder, travel / "gold", [(f.read_bytes(), "logs" if f in logs else "traces") for f in files]
+    )
     assert {r["conversation_id"]: verdict(r) for r in replayed} == {k: verdict(v) for k, v in reports.items()}
     assert reports["openai-v2-correct"]["test_pass"] is True
     assert reports["openai-v2-wrong"]["root_cause"] == "inconsistent_parameter_values"
@@ -669,11 +667,7 @@ def test_traces_without_a_conversation_id_are_joined_by_their_history(broker: Br
         reports, _ = latest(topics.read(topics.results, want=2))
     finally:
         stop(replica)
-    replayed: list[dict[str, Any]] = []
-    pipeline = Pipeline(ScoringConfig(), ladder, load_references(travel / "gold"), replayed.append)
-    for r in requests:
-        pipeline.ingest(r, "application/x-protobuf", "test")
-    pipeline.flush()
+    replayed = replay(ladder, travel / "gold", [(r, "traces") for r in requests])
     assert len(replayed) == 2 and len(reports) == 2
 
     def same(found: list[dict[str, Any]]) -> list[str]:
@@ -692,3 +686,15 @@ def test_traces_without_a_conversation_id_are_joined_by_their_history(broker: Br
 def _spans(path: Path) -> list[Any]:
     request = ExportTraceServiceRequest.FromString(path.read_bytes())
     return [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
+
+
+def replay(
+    ladder: Ladder, gold: Path, requests: list[tuple[bytes, Literal["traces", "logs"]]]
+) -> list[dict[str, Any]]:
+    """What `replay` reports for the same requests (`traces` or `logs`), in the order given."""
+    reports: list[dict[str, Any]] = []
+    pipeline = Pipeline(ScoringConfig(), ladder, load_references(gold), reports.append)
+    for body, signal_ in requests:
+        pipeline.ingest(body, "application/x-protobuf", "test", signal_)
+    pipeline.flush()
+    return reports
