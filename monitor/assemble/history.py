@@ -64,28 +64,21 @@ class HistoryIndex:
         self._seen: OrderedDict[bytes, list[tuple[str, bytes, int]]] = OrderedDict()
         self._claimed: OrderedDict[tuple[bytes, str], None] = OrderedDict()  # (state, trace) continued
 
-    def candidates(
-        self, keys: HistoryKeys, trace_id: str, starts_ns: int | None = None, latest_first: bool = False
-    ) -> list[str]:
-        """The earlier traces `trace_id` may continue, not yet continued: those that had answered before
-        it started (`starts_ns`, event time), in the order they came — or, `latest_first`, the latest
-        answer first (where traces arrive out of order: a user's next turn follows their own last
-        answer) — and of those the ones whose system messages, agent, release and reference are its own,
-        where any is."""
+    def candidates(self, keys: HistoryKeys, trace_id: str, starts_ns: int | None = None) -> list[str]:
+        """The earlier traces `trace_id` may continue, not yet continued, in the order they came: those
+        that had answered before it started (`starts_ns`, event time), and of those the ones whose system
+        messages, agent, release and reference are its own, where any is."""
         if keys.continues is None:
             return []
-        open_ = sorted(
-            (
-                (t, system, ended)
-                for t, system, ended in self._seen.get(keys.continues, ())
-                if t != trace_id
-                and (keys.continues, t) not in self._claimed
-                and (starts_ns is None or ended <= starts_ns)
-            ),
-            key=lambda c: -c[2] if latest_first else 0,
-        )
-        same = [t for t, system, _ in open_ if system == keys.system]
-        return same or [t for t, _, _ in open_]
+        open_ = [
+            (t, system)
+            for t, system, ended in self._seen.get(keys.continues, ())
+            if t != trace_id
+            and (keys.continues, t) not in self._claimed
+            and (starts_ns is None or ended <= starts_ns)
+        ]
+        same = [t for t, system in open_ if system == keys.system]
+        return same or [t for t, _ in open_]
 
     def claim(self, state: bytes, trace_id: str) -> bool:
         """`trace_id`'s history `state` is continued now; False if it already was."""

@@ -13,9 +13,7 @@ named, else `trace:<id>`. Exporters send a trace's children before its root (the
 often in another request, and only the root may carry the conversation id: so the first time an
 ingest replica sees a trace named, it also produces a *link* (`aem.kind: link`, keyed `trace:<id>`)
 to the replica that holds that trace's early spans, which sends them on under their conversation's
-key (and forwards later ones straight away). A trace no span names that continues the history of an
-earlier trace (frameworks start a trace per user turn and resend the conversation) is joined to that
-trace's conversation the same way, with a link (`IngestStage._histories`). Where one score replica holds both partitions and joins
+key (and forwards later ones straight away). Where one score replica holds both partitions and joins
 a trace's early spans to their conversation in memory, it still copies them to the conversation's
 partition: every span of a conversation is on that partition, so whichever replica owns it next
 rebuilds the conversation whole (re-read copies are dropped by span id).
@@ -69,7 +67,6 @@ from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
-from monitor.assemble.history import HistoryIndex, HistoryKeys, history_keys
 from monitor.config import KafkaConfig, NormalizeConfig
 from monitor.decode.otlp import decode_logs_request, decode_request
 from monitor.errors import InputError
@@ -110,29 +107,12 @@ def ensure_topics(config: KafkaConfig) -> None:
 
 
 class IngestStage:
-    def __init__(
-        self,
-        config: KafkaConfig,
-        replica: str,
-        stats: Any,
-        normalize: NormalizeConfig,
-        root_wait_s: float = 60.0,
-        settle_s: float = 2.0,
-    ) -> None:
+    def __init__(self, config: KafkaConfig, replica: str, stats: Any, normalize: NormalizeConfig) -> None:
         self.config = config
         self.stats = stats
         self.normalize = normalize
         self.consumer, self.producer = _clients(config, config.ingest_group, f"{replica}-ingest")
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # a trace here named for the first time: link
-        # traces no span names, joined by the history they resend (assemble/history.py), as in `run`:
-        # decided here, where every trace arrives, and sent on as a link, as a name is
-        self.histories = HistoryIndex(100_000)
-        self.undecided: OrderedDict[str, tuple[HistoryKeys, int, float]] = (
-            OrderedDict()
-        )  # (keys, start, seen)
-        self.roots: OrderedDict[str, str] = OrderedDict()  # traces whose root span came through here
-        self.root_wait_s = root_wait_s
-        self.settle_s = settle_s
         self._last_commit = time.monotonic()
         self._pending = False
 
@@ -143,9 +123,6 @@ class IngestStage:
             while not stop.is_set():
                 for msg in self.consumer.consume(num_messages=BATCH, timeout=0.5):
                     self._handle(msg)
-                if self.undecided:
-                    self._settle()
-                    self.producer.poll(0)
                 self._maybe_commit()
             self._commit()
         finally:
@@ -190,11 +167,10 @@ class IngestStage:
                 if n.span.trace_id not in self.trace_owner:
                     self._link(n.span.trace_id, n.conversation_id)
                 _remember(self.trace_owner, n.span.trace_id, n.conversation_id)
-        self._histories(named)
         # end markers last: one conversation's spans keep their order on its partition, so its marker
         # reaches the score stage after the rest of the request it came with
         for n in sorted(named, key=lambda n: n.end_marker):
-            key = n.conversation_id or self._owner(n.span.trace_id)
+            key = n.conversation_id or self.trace_owner.get(n.span.trace_id) or f"trace:{n.span.trace_id}"
             if not n.conversation_id:
                 n = n.model_copy(update={"conversation_id": key})
             self.producer.produce(
@@ -202,66 +178,6 @@ class IngestStage:
             )
         self.producer.poll(0)
         _count(self.stats, "kafka_spans_repartitioned", len(named))
-
-    def _histories(self, spans: list[AgentSpan]) -> None:
-        """Join the traces no span names to the conversation whose history they continue, once their
-        root span came (it may name them; a root in another service: after `root_wait_s`) and
-        `settle_s` has passed since the trace was first seen here (traces come out of order from the
-        input partitions: an earlier trace of its own may still come): of the earlier traces not yet
-        continued that had answered before it started, the latest answer. The trace is then owned like
-        a named one: a link sends its early spans on, and its later spans are keyed so. Looked at once
-        per consumed message and once per poll (`_settle`: a quiet topic must still settle)."""
-        for n in spans:
-            trace_id = n.span.trace_id
-            if n.conversation_id or trace_id in self.trace_owner:
-                continue
-            keys = history_keys(n)
-            self.histories.saw(keys, trace_id, n.span.end_ns)
-            if not n.span.parent_span_id:
-                _remember(self.roots, trace_id, "")
-            if keys.continues is None:
-                continue
-            known = self.undecided.get(trace_id)
-            start = min(n.span.start_ns, known[1]) if known else n.span.start_ns
-            self.undecided[trace_id] = (
-                known[0] if known else keys,
-                start,
-                known[2] if known else time.monotonic(),
-            )
-            while len(self.undecided) > 100_000:
-                self.undecided.popitem(last=False)
-        self._settle()
-
-    def _settle(self) -> None:
-        now = time.monotonic()
-        for trace_id, (keys, start, seen) in list(self.undecided.items()):
-            if trace_id in self.trace_owner:
-                del self.undecided[trace_id]
-                continue
-            if now - seen < self.settle_s or (trace_id not in self.roots and now - seen < self.root_wait_s):
-                continue  # traces come out of order from the input partitions: its own may still come
-            found = self.histories.candidates(keys, trace_id, start, latest_first=True)
-            if not found or keys.continues is None:
-                if now - seen > 2 * max(self.root_wait_s, self.settle_s):  # its history never came here
-                    del self.undecided[trace_id]
-                continue
-            del self.undecided[trace_id]
-            if self.histories.claim(keys.continues, found[0]):
-                owner = self._owner(found[0])
-                self._link(trace_id, owner)
-                _remember(self.trace_owner, trace_id, owner)
-                _count(self.stats, "kafka_traces_joined_by_history")
-
-    def _owner(self, trace_id: str) -> str:
-        """The conversation a trace's spans are keyed by: its name, the conversation it joined (followed
-        while that one is a trace named since), or `trace:<id>`."""
-        key = self.trace_owner.get(trace_id) or f"trace:{trace_id}"
-        for _ in range(8):
-            nxt = self.trace_owner.get(key[6:]) if key.startswith("trace:") else None
-            if nxt is None or nxt == key:
-                break
-            key = nxt
-        return key
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
         """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
@@ -427,16 +343,9 @@ class ScoreStage:
             # forgot it: taken as a late span it would report a fragment under a higher version
             self.pipeline.stats["kafka_copies_already_reported"] += 1
             return None
-        if cid.startswith("trace:") and cid != f"trace:{span.span.trace_id}":
-            # keyed by another trace's conversation (the ingest joined it by history): on to that
-            # conversation's partition if a link named that trace since, else a span of that conversation
-            owner = self._linked(cid[6:])
-            if owner is not None and owner != cid:
-                self._forward([span], owner)
-                return None
-        elif cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
-            owner = self._linked(span.span.trace_id)
-            if owner is not None and owner != cid:  # named (or joined) by a link: on to its partition
+        if cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
+            owner = self.links.get(span.span.trace_id)
+            if owner is not None:  # named by a link: on to its conversation's partition
                 self._forward([span], owner)
                 return None
             # unnamed for the window store too, so it joins its trace's conversation if one here named
@@ -461,19 +370,8 @@ class ScoreStage:
         else:
             raise ValueError(f"unknown aem.kind {kind!r}")
 
-    def _linked(self, trace_id: str) -> str | None:
-        """The conversation links say a trace belongs to, followed while that is a trace linked since."""
-        owner = self.links.get(trace_id)
-        for _ in range(8):
-            nxt = self.links.get(owner[6:]) if owner is not None and owner.startswith("trace:") else None
-            if nxt is None or nxt == owner:
-                break
-            owner = nxt
-        return owner
-
     def _follow_link(self, trace_id: str, owner: str) -> None:
         _remember(self.links, trace_id, owner)
-        owner = self._linked(trace_id) or owner
         held = self.pipeline.take(f"trace:{trace_id}")
         if held:
             self._forward(held, owner)

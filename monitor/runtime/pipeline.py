@@ -322,10 +322,7 @@ class Pipeline:
         out["open_conversations"] = len(self.store.open)
         out["open_spans"] = self.store.open_spans
         out["evictions"] = self.store.evictions
-        # joined here (run, replay) or by this process's Kafka ingest stage (consume)
-        out["traces_joined_by_history"] = self.store.joined_by_history + out.get(
-            "kafka_traces_joined_by_history", 0
-        )
+        out["traces_joined_by_history"] = self.store.joined_by_history
         out["spans_dropped"] = self.store.spans_dropped
         out["spans_time_clamped"] = self.store.spans_clamped
         if self.pool is not None:  # summed over the workers (each has its own embedder and cache)

@@ -186,9 +186,7 @@ def consume(config: ScoringConfig, pipeline: Pipeline, replica: str, stage: str)
 
     threads = []
     if stage in ("ingest", "both"):
-        ingest = IngestStage(
-            config.kafka, replica, pipeline.stats, config.normalize, config.windows.trace_root_wait_s
-        )
+        ingest = IngestStage(config.kafka, replica, pipeline.stats, config.normalize)
         threads.append(guarded("ingest", ingest.run, stop))
     if stage in ("score", "both"):
         score = ScoreStage(config.kafka, replica, pipeline)
