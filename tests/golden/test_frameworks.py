@@ -130,6 +130,7 @@ def test_wrong_destination_is_the_root_and_the_booking_its_cascade(tmp_path: Pat
         ("adk-default", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
         ("haystack-default", "HAYSTACK_CONTENT_TRACING_ENABLED=true"),
         ("maf-default", "enable_sensitive_data=True"),
+        ("vercel-6-no-content", "recordInputs and recordOutputs"),
     ],
 )
 def test_content_not_captured_is_reported_unscored_with_the_setting(
