@@ -126,15 +126,37 @@ def genai_messages(value: Any, default_role: str | None = None) -> list[Message]
     later call: an item already read (recognised by its serialized bytes) gives the same messages
     again without being read a second time."""
     value = loads(value)
-    if isinstance(value, dict):
-        value = [value]
+    return read_items(
+        [value] if isinstance(value, dict) else value,
+        _ITEMS,
+        partial(_genai_item, default_role=default_role),
+        default_role,
+    )
+
+
+def read_items(
+    items: Any, memo: MessageMemo, read: Callable[[dict[str, Any]], Sequence[Message]], tag: str | None = None
+) -> list[Message]:
+    """The messages of a list of message objects (dicts; anything else is skipped), each distinct object
+    read once: every model call resends the history. `memo` is the reader's own table, `tag` whatever
+    else the reading depends on (a default role)."""
     out: list[Message] = []
-    for item in value if isinstance(value, list) else []:
-        if not isinstance(item, dict):
-            continue
-        # the canonical spelling keeps NaN, Infinity and null apart
-        out += _ITEMS.get((default_role, canonical_json(item)), partial(_genai_item, item, default_role))
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict):  # the canonical spelling keeps NaN, Infinity and null apart
+            out += memo.get((tag, canonical_json(item)), partial(read, item))
     return out
+
+
+def openai_tool_calls(value: Any) -> list[ToolCallRef]:
+    """OpenAI chat `tool_calls` (`[{id, function: {name, arguments}}]`, or the function's fields at the
+    top) as calls; what is not such a list gives none."""
+    calls = []
+    for call in value if isinstance(value, list) else []:
+        fn = call.get("function", call) if isinstance(call, dict) else None
+        if isinstance(fn, dict):
+            args, _ = json_arguments(fn.get("arguments"))
+            calls.append(ToolCallRef(call_id=call.get("id"), name=str(fn.get("name", "")), arguments=args))
+    return calls
 
 
 class MessageMemo:
@@ -202,13 +224,7 @@ def _repr_message(text: str) -> tuple[str | None, list[ToolCallRef]] | None:
     found = python_literal(text)
     if not isinstance(found, dict) or found.get("role") != "assistant":
         return None
-    calls = []
-    listed = found.get("tool_calls")
-    for call in listed if isinstance(listed, list) else []:
-        fn = call.get("function", call) if isinstance(call, dict) else {}
-        if isinstance(fn, dict) and fn.get("name"):
-            args, _ = json_arguments(fn.get("arguments"))
-            calls.append(ToolCallRef(call_id=call.get("id"), name=str(fn["name"]), arguments=args))
+    calls = [c for c in openai_tool_calls(found.get("tool_calls")) if c.name]
     content = found.get("content")
     return (content if isinstance(content, str) and content else None), calls
 

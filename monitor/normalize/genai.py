@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from monitor.config import NormalizeConfig
-from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
+from monitor.model import AgentSpan, Message, Span, ToolInvocation
 from monitor.normalize.adk import adk_messages, adk_tool_arguments, adk_tool_result, is_adk
 from monitor.normalize.adk import unwrap_result as adk_unwrap
 from monitor.normalize.common import (
@@ -27,6 +27,7 @@ from monitor.normalize.common import (
     identity,
     json_arguments,
     loads,
+    openai_tool_calls,
     result_value,
     tokens,
     tool_definitions,
@@ -151,12 +152,7 @@ _EVENTS = MessageMemo()
 
 def _read_event(role: str, attrs: dict[str, Any], call_id: Any) -> Message:
     content = loads(attrs.get("content"))
-    calls = []
-    for call in loads(attrs.get("tool_calls")) or []:
-        if isinstance(call, dict):
-            fn = call.get("function", call)
-            args, _ = json_arguments(fn.get("arguments"))
-            calls.append(ToolCallRef(call_id=call.get("id"), name=str(fn.get("name", "")), arguments=args))
+    calls = openai_tool_calls(loads(attrs.get("tool_calls")))
     text = (
         content
         if isinstance(content, str)

@@ -17,7 +17,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from monitor.compare.facts import canonical_json
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
 from monitor.normalize.common import (
@@ -26,6 +25,7 @@ from monitor.normalize.common import (
     identity,
     json_arguments,
     loads,
+    read_items,
     result_value,
     role_of,
     tool_definitions,
@@ -102,13 +102,7 @@ def _tools(value: Any) -> list[Any]:
 
 
 def _messages(value: Any, default_role: str | None = None) -> list[Message]:
-    value = loads(value)
-    out: list[Message] = []
-    for item in value if isinstance(value, list) else []:
-        if isinstance(item, dict):
-            key = (default_role, canonical_json(item))
-            out += _ITEMS.get(key, partial(_message, item, default_role))
-    return out
+    return read_items(loads(value), _ITEMS, partial(_message, default_role=default_role), default_role)
 
 
 _ITEMS = MessageMemo()  # every model call resends the history: each distinct message is read once

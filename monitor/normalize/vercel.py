@@ -15,10 +15,8 @@ output: {type, value} | result}`). The conversation id is what the user passes i
 from __future__ import annotations
 
 import json
-from functools import partial
 from typing import Any
 
-from monitor.compare.facts import canonical_json
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
 from monitor.normalize.common import (
@@ -27,6 +25,7 @@ from monitor.normalize.common import (
     identity,
     json_arguments,
     loads,
+    read_items,
     result_value,
     role_of,
     tokens,
@@ -116,11 +115,7 @@ def _prompt(value: Any) -> list[Message]:
 
 
 def _messages(value: Any) -> list[Message]:
-    out: list[Message] = []
-    for item in _list(value):
-        if isinstance(item, dict):
-            out += _ITEMS.get((canonical_json(item),), partial(_message, item))
-    return out
+    return read_items(_list(value), _ITEMS, _message)
 
 
 _ITEMS = MessageMemo()  # every step resends the history: each distinct message is read once
