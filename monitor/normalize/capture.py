@@ -15,35 +15,57 @@ results anywhere — and names the setting that turns capture on for the instrum
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from monitor.model import AgentSpan
 
-#: convention adapter -> how to turn content capture on (tracers whose scope name the user chooses)
-_CONVENTION_HINTS = {
-    "haystack": "set HAYSTACK_CONTENT_TRACING_ENABLED=true (Haystack's tracer records content only then)",
-    "vercel": "set experimental_telemetry.recordInputs and recordOutputs to true (Vercel AI SDK)",
-}
-#: (instrumentation scope prefix, how to turn content capture on), most specific first
-_HINTS = (
+#: which spans a hint is for: those an adapter read (`convention`: tracers whose scope name the user
+#: chooses) or an instrumentation wrote (`scope`: a prefix of its scope name); the first that matches wins
+Hints = tuple[tuple[Literal["convention", "scope"], str, str], ...]
+
+#: how to turn content capture on, most specific first
+_HINTS: Hints = (
     (
+        "convention",
+        "haystack",
+        "set HAYSTACK_CONTENT_TRACING_ENABLED=true (Haystack's tracer records content only then)",
+    ),
+    (
+        "convention",
+        "vercel",
+        "set experimental_telemetry.recordInputs and recordOutputs to true (Vercel AI SDK)",
+    ),
+    (
+        "scope",
         "agent_framework",
         "call agent_framework.observability.enable_instrumentation(enable_sensitive_data=True), or set "
         "ENABLE_SENSITIVE_DATA=true (Microsoft Agent Framework)",
     ),
     (
+        "scope",
         "opentelemetry.instrumentation.openai_v2",
         "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; this instrumentation then sends the "
         "content as log records (GenAI events): export logs to the monitor's /v1/logs as well",
     ),
-    ("opentelemetry.instrumentation.", "set TRACELOOP_TRACE_CONTENT=true (OpenLLMetry)"),
+    ("scope", "opentelemetry.instrumentation.", "set TRACELOOP_TRACE_CONTENT=true (OpenLLMetry)"),
     (
+        "scope",
         "gcp.vertex.agent",
         "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (Google ADK 2.x; SPAN_AND_EVENT also "
         "sends log records: export them to /v1/logs)",
     ),
-    ("openinference.", "unset OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_OUTPUTS (OpenInference)"),
-    ("strands", "Strands records content by default; check that no span processor strips event attributes"),
     (
+        "scope",
+        "openinference.",
+        "unset OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_OUTPUTS (OpenInference)",
+    ),
+    (
+        "scope",
+        "strands",
+        "Strands records content by default; check that no span processor strips event attributes",
+    ),
+    (
+        "scope",
         "autogen",
         "AutoGen's own spans carry no arguments or messages: add an instrumentation of its model client that "
         "captures them, e.g. opentelemetry-instrumentation-openai-v2 with "
@@ -75,39 +97,40 @@ def content_capture_hint(spans: Sequence[AgentSpan]) -> str | None:
                     return None
     if not tools_named:
         return None
-    for convention, hint in _CONVENTION_HINTS.items():
-        if any(s.convention == convention for s in spans):
-            return hint
-    scopes = sorted({s.span.scope for s in spans if s.span.scope})
-    for prefix, hint in _HINTS:
-        if any(scope.startswith(prefix) for scope in scopes):
-            return hint
-    return _DEFAULT
+    return _hint(spans, _HINTS, _DEFAULT)
 
 
-#: (instrumentation scope prefix or convention, how to give the spans a conversation id), most specific first
-_ID_HINTS = (
+#: how to give the spans a conversation id, most specific first
+_ID_HINTS: Hints = (
     (
+        "scope",
         "agent_framework",
         "pass options={'conversation_id': <id>} to Agent.run (Microsoft Agent Framework then writes "
         "gen_ai.conversation.id on its invoke_agent spans)",
     ),
     (
+        "scope",
         "opentelemetry.instrumentation.openai_agents",
         "RunConfig(group_id=…) does not reach these spans: set session.id on a span of yours around each "
         "Runner.run",
     ),
     (
+        "convention",
         "vercel",
         "pass experimental_telemetry.metadata.sessionId (AI SDK 6; AI SDK 7: runtimeContext {sessionId} with "
         "telemetry.includeRuntimeContext)",
     ),
     (
+        "scope",
         "gen_ai",
         "AI SDK 7: pass runtimeContext {sessionId} with telemetry.includeRuntimeContext {sessionId: true}",
     ),
-    ("openinference.", "wrap each turn in openinference.instrumentation.using_session(<id>)"),
-    ("haystack", "set session.id on a span of yours around each run (Haystack has no conversation id)"),
+    ("scope", "openinference.", "wrap each turn in openinference.instrumentation.using_session(<id>)"),
+    (
+        "convention",
+        "haystack",
+        "set session.id on a span of yours around each run (Haystack has no conversation id)",
+    ),
 )
 _ID_DEFAULT = (
     "set gen_ai.conversation.id or session.id on the spans, or name the attribute that carries it in "
@@ -119,9 +142,14 @@ def conversation_id_hint(spans: Sequence[AgentSpan]) -> str:
     """How many traces a conversation without an id was built from, and how to give it one."""
     traces = len({s.span.trace_id for s in spans})
     how = "grouped by its trace" if traces <= 1 else f"{traces} traces joined by the history each resends"
-    marks = {s.convention for s in spans} | {s.span.scope for s in spans if s.span.scope}
-    hint = next(
-        (hint for prefix, hint in _ID_HINTS if any(m == prefix or m.startswith(prefix) for m in marks)),
-        _ID_DEFAULT,
-    )
-    return f"no conversation id on any span: {how}; to set one, {hint}"
+    return f"no conversation id on any span: {how}; to set one, {_hint(spans, _ID_HINTS, _ID_DEFAULT)}"
+
+
+def _hint(spans: Sequence[AgentSpan], table: Hints, default: str) -> str:
+    """The first hint of `table` for these spans, else `default`."""
+    conventions = {s.convention for s in spans}
+    scopes = {s.span.scope for s in spans if s.span.scope}
+    for kind, key, hint in table:
+        if key in conventions if kind == "convention" else any(scope.startswith(key) for scope in scopes):
+            return hint
+    return default
