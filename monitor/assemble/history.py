@@ -89,25 +89,20 @@ class HistoryIndex:
 
     def saw(self, keys: HistoryKeys, trace_id: str, ended_ns: int) -> None:
         """`trace_id` saw this history and answered it by `ended_ns` (event time)."""
-        if keys.state is not None:
-            seen = self._bounded(self._seen, keys.state)
-            if all(t != trace_id for t, _, _ in seen):
-                seen.append((trace_id, keys.system, ended_ns))
+        if keys.state is None:
+            return
+        seen = self._seen.setdefault(keys.state, [])
+        self._seen.move_to_end(keys.state)
+        while len(self._seen) > self.limit:
+            self._seen.popitem(last=False)
+        if all(t != trace_id for t, _, _ in seen):
+            seen.append((trace_id, keys.system, ended_ns))
+            del seen[:-16]  # a history shown by more traces than that is a greeting, not a conversation
 
     def _claim(self, state: bytes, trace_id: str) -> None:
         self._claimed[(state, trace_id)] = None
         while len(self._claimed) > self.limit:
             self._claimed.popitem(last=False)
-
-    def _bounded(
-        self, table: OrderedDict[bytes, list[tuple[str, bytes, int]]], key: bytes
-    ) -> list[tuple[str, bytes, int]]:
-        found = table.setdefault(key, [])
-        table.move_to_end(key)
-        while len(table) > self.limit:
-            table.popitem(last=False)
-        del found[:-16]  # a history shown by more traces than that is a greeting, not a conversation
-        return found
 
 
 def begins_conversation(spans: Sequence[AgentSpan]) -> bool:

@@ -237,11 +237,11 @@ class WindowStore:
             if not (pending.has_root or waited or final):
                 continue  # its root (which may name it) is still to come
             starts = min(s.span.start_ns for s in pending.spans)  # it can continue only what was answered
+            owners = {c: self._owner(c) for c in self.histories.candidates(keys, trace_id, starts)}
             found = [
                 c
-                for c in self.histories.candidates(keys, trace_id, starts)
-                if self._owner(c) != pending.conversation_id
-                and (self._owner(c) in self.open or self._owner(c) in self.closed)
+                for c, cid in owners.items()
+                if cid != pending.conversation_id and (cid in self.open or cid in self.closed)
             ]
             if not found:
                 if final:
@@ -253,11 +253,11 @@ class WindowStore:
                 continue
             del self.undecided[trace_id]
             own = _identity(pending.spans)
-            found.sort(key=lambda c: self._owner(c) not in self.open)  # stable: earliest first within
-            chosen = next((c for c in found if self._identity_of(c) == own), found[0])
+            found.sort(key=lambda c: owners[c] not in self.open)  # stable: earliest first within
+            chosen = next((c for c in found if self._identity(owners[c]) == own), found[0])
             if keys.continues is None or not self.histories.claim(keys.continues, chosen):
                 continue
-            cid = self._owner(chosen)
+            cid = owners[chosen]
             self._own_trace(trace_id, cid)
             self.joined_by_history += 1
             target = self.open.get(cid)
@@ -268,8 +268,7 @@ class WindowStore:
             target.last_ns = max(target.last_ns, pending.last_ns)
         return out
 
-    def _identity_of(self, trace_id: str) -> tuple[str | None, str | None, str | None] | None:
-        cid = self._owner(trace_id)
+    def _identity(self, cid: str) -> tuple[str | None, str | None, str | None] | None:
         conv = self.open.get(cid) or self.closed.get(cid)
         return _identity(conv.spans) if conv is not None else None
 
