@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -37,13 +38,21 @@ def test_the_demo_reports_every_recorded_conversation_as_its_recording_ends(tmp_
         env={"AGENT_MONITOR_SERVER__METRICS_PORT": "0", "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     expected = recorded()
+    lines: list[str] = []  # the log as it comes: the sender says what it sent after its last request
+    stdout = service.stdout
+    assert stdout is not None
+    reader = threading.Thread(target=lambda: lines.extend(iter(stdout.readline, "")), daemon=True)
+    reader.start()
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline and service.poll() is None:
-        if out.exists() and len(out.read_text().splitlines()) >= len(expected):
+        reported = out.exists() and len(out.read_text().splitlines()) >= len(expected)
+        if reported and any("demo: sent" in line for line in lines):
             break
         time.sleep(0.2)
     service.send_signal(signal.SIGINT)
-    log, _ = service.communicate(timeout=60)
+    service.wait(timeout=60)
+    reader.join(timeout=10)
+    log = "".join(lines)
     reports = [json.loads(line) for line in out.read_text().splitlines()]
     # closed by the end of its recording, not by the inactivity window nor the Ctrl-C flush
     assert [r["closed_by"] for r in reports] == ["end_marker"] * len(expected), log
