@@ -103,6 +103,7 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_embedding_texts_total", "counter", ("source",), "Texts the embedder served, by source (model, cache).", scrape=True),
     Spec("aem_embedding_batches_total", "counter", (), "Model inference calls of the embedder.", scrape=True),
     Spec("aem_evaluation_events_total", "counter", ("outcome",), "gen_ai.evaluation.result events by outcome: sent (the endpoint took them), dropped (queue full, or the endpoint refused or was down).", scrape=True),
+    Spec("aem_evaluation_events_cpu_seconds_total", "counter", (), "CPU seconds the evaluation events took: read from reports and queued on the scoring thread, encoded and sent on the exporter's.", scrape=True),
 )  # fmt: skip
 
 _BY_NAME = {s.name: s for s in METRICS}
@@ -341,6 +342,10 @@ class PipelineCollector(Collector):
             for outcome in ("sent", "dropped"):
                 events.add_metric([outcome], s.get(f"evaluation_events_{outcome}", 0))
             yield events
+            spec = _BY_NAME["aem_evaluation_events_cpu_seconds_total"]
+            yield CounterMetricFamily(
+                spec.name.removesuffix("_total"), spec.help, value=s.get("evaluation_events_cpu_seconds", 0)
+            )
         for name, key in _SCALARS:
             spec = _BY_NAME[name]
             family = CounterMetricFamily if spec.kind == "counter" else GaugeMetricFamily

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from bench.otlp_sink import otlp_sink
@@ -108,9 +109,34 @@ def test_the_queue_is_bounded_and_what_does_not_fit_is_counted_not_waited_for(tm
         )  # fmt: skip
         events = EvaluationEvents(config)
         events(report)
-        assert events.counts() == {"evaluation_events_sent": 0.0, "evaluation_events_dropped": n - 3.0}
+        counts = events.counts()
+        assert (counts["evaluation_events_sent"], counts["evaluation_events_dropped"]) == (0.0, n - 3.0)
         events.close()
-    assert events.counts() == {"evaluation_events_sent": 0.0, "evaluation_events_dropped": float(n)}
+    counts = events.counts()
+    assert (counts["evaluation_events_sent"], counts["evaluation_events_dropped"]) == (0.0, float(n))
+    assert counts["evaluation_events_cpu_seconds"] > 0  # queueing them took some: it is counted
+
+
+def test_the_attribute_length_limit_an_operator_sets_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`OTEL_LOGRECORD_ATTRIBUTE_VALUE_LENGTH_LIMIT` bounds every string attribute, as the SDK's own
+    logger would (the explanation of a failing turn is the long one)."""
+    from monitor.config import EvaluationEventsConfig
+    from monitor.publish.evaluation_events import EvaluationEvents
+
+    reports, _ = replay(tmp_path, "http://127.0.0.1:9", "strands")
+    report = next(r for r in reports if r["conversation_id"] == "strands-wrong-metric")
+    monkeypatch.setenv("OTEL_LOGRECORD_ATTRIBUTE_VALUE_LENGTH_LIMIT", "12")
+    with otlp_sink() as sink:
+        events = EvaluationEvents(EvaluationEventsConfig(endpoint=sink.url, schedule_delay_s=0.05))
+        events(report)
+        events.close()
+        records = sink.records()
+    assert records and events.counts()["evaluation_events_sent"] == len(records)
+    failing = next(a for *_, a in records if a["gen_ai.evaluation.score.label"] == "fail")
+    assert failing["gen_ai.evaluation.explanation"] == "inconsistent"  # 12 characters of the reason
+    assert all(len(v) <= 12 for *_, a in records for v in a.values() if isinstance(v, str))
 
 
 def test_a_row_renumbered_by_the_alignment_gets_the_event_of_its_own_span() -> None:
