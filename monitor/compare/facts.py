@@ -235,6 +235,11 @@ _UNITS: dict[str, tuple[str, float]] = {
     "d": ("s", 86400),
     "week": ("s", 604800),
     "weeks": ("s", 604800),
+    # a month and a year of the calendar on average (365.25 / 12 days): `36 months` = `three years`
+    "month": ("s", 2_629_800),
+    "months": ("s", 2_629_800),
+    "year": ("s", 31_557_600),
+    "years": ("s", 31_557_600),
     "天": ("s", 86400),
     "小时": ("s", 3600),
     "分钟": ("s", 60),
@@ -399,7 +404,7 @@ _TIME = re.compile(
 _TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
 _TIME_WORD_HINT = re.compile(r"(?i)noon|mid")
 _ZH_TIME = re.compile(
-    r"(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<half>半)|(?P<ke>[一三13])刻(?!钟))?"
+    r"(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<zm2>[1-5]\d)(?![\d.%]|[万千百元块个公里斤米克升GMT])|(?P<half>半)|(?P<ke>[一三13])刻(?!钟))?"
 )
 _ZH_PM = frozenset({"中午", "下午", "傍晚", "晚上"})
 #: How often: daily / every day / 每天 (frequency:day) ≠ monthly / 每月 (frequency:month).
@@ -507,7 +512,7 @@ _ZH_MONTH = re.compile(
 #: way `one` is in English: 一个小时 = 1小时).
 _ZH_MEASURES = (
     "天|个|件|张|位|家|份|条|台|次|元|块|年|小时|分钟|周|人|公里|公斤|千克|毫升|升(?!级)|克|斤|米"
-    "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱|GB|MB|TB"
+    "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱|节(?!日)|GB|MB|TB"
 )
 _ZH_NUMBER = re.compile(
     r"[〇零一二三四五六七八九]{4}(?=年)|(?<=点)(?:[一二两三四五六七八九]?十[一二三四五六七八九]?|零[一二三四五六七八九])(?=分)|(?<!星期)(?<!礼拜)(?<![周哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
@@ -612,6 +617,7 @@ _ZH_DECIMAL = re.compile(
     rf"(?<![午晨晚早])(?<!早上)(?<!晚上)(?<![{_ZH_NUMERALS}\d.])(?P<i>[{_ZH_NUMERALS}\d]+)点(?P<f>[零〇一二三四五六七八九\d]+)"
     r"(?=毫升|升|公斤|千克|克|斤|公里|千米|厘米|毫米|米|元|块|倍|万|亿|GB|MB|TB)"
 )
+_RMB_BEFORE = re.compile(r"人民币\s*(?=\d[\d,]*(?:\.\d+)?(?P<yuan>\s*[元块])?)")
 _YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
 
 
@@ -876,7 +882,11 @@ def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
 
 
 #: `42 dollars and 17 cents` is `$42.17`.
-_DOLLARS_AND_CENTS = re.compile(r"(?i)\b(?P<d>\d+)\s+dollars?,?\s+(?:and\s+)?(?P<c>\d{1,2})\s+cents?\b")
+_DOLLARS_AND_CENTS = re.compile(
+    r"(?i)\b(?P<d>\d+)\s+(?P<cur>dollars?|pounds?|euros?),?\s+(?:and\s+)?(?P<c>\d{1,2})"
+    r"(?:\s+(?:cents?|pence|p)\b|(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|will|has|have|must|and|to|for|in|on|by|per|each|due)\b))"
+)  # `23 pounds 60 is due` too, never `5 pounds 3 ounces`
+_CENTS_SIGN = {"d": "$", "p": "£", "e": "€"}
 #: `a ten-dollar credit`, `a ten-session pack`: the count said as an adjective, joined to its noun.
 _AMOUNT_ADJECTIVE = re.compile(r"\b(?P<n>\d+)-(?P<u>[a-z]{3,})\b")
 #: `two additional days`, `one extra night`: a word between a count and its unit of time.
@@ -950,8 +960,10 @@ def in_digits(text: str) -> str:
         for start, end, number in reversed(number_runs(text)):
             text = f"{text[:start]}{number}{text[end:]}"
     text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), text)
-    if "cent" in text:
-        text = _DOLLARS_AND_CENTS.sub(lambda m: f"${m['d']}.{int(m['c']):02d}", text)
+    if "dollar" in text or "pound" in text or "euro" in text:
+        text = _DOLLARS_AND_CENTS.sub(
+            lambda m: f"{_CENTS_SIGN[m['cur'][0].lower()]}{m['d']}.{int(m['c']):02d}", text
+        )
     if "-" in text:
         text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
     text = _COUNT_MORE.sub(lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text)
@@ -1130,6 +1142,9 @@ def _zh_text(text: str) -> str:
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
     if "¥" in text and not _JAPANESE.search(text):
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
+    if "人民币" in text:  # 人民币860元 is 860元; 人民币860 too
+        text = _RMB_BEFORE.sub(lambda m: "" if m["yuan"] else "¥", text)
+        text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
     text = _ZH_AND_A_HALF.sub(r"\g<n>.5小时", text)  # 1个半小时 is 1.5 hours, not 半小时
     return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))
 
@@ -1293,8 +1308,8 @@ def _canon_time(m: re.Match[str]) -> str | None:
 
 def _canon_zh_time(m: re.Match[str]) -> str | None:
     quarters = 0 if not m["ke"] else 1 if m["ke"] in "一1" else 3
-    hour, minute = int(m["zh"]), 30 if m["half"] else 15 * quarters or int(m["zm"] or 0)
-    said = m["zm"] or m["half"] or m["ke"]
+    hour, minute = int(m["zh"]), 30 if m["half"] else 15 * quarters or int(m["zm"] or m["zm2"] or 0)
+    said = m["zm"] or m["zm2"] or m["half"] or m["ke"]
     if hour > 24 or minute > 59 or (not m["zp"] and hour <= 12 and not said):
         return None  # 3点 alone: a time, or 3 points; with its minutes (3点一刻) it is 3:15 as `3:15` is
     if m["zp"] in _ZH_PM and hour < 12:

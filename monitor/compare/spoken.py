@@ -181,7 +181,8 @@ def number_runs(text: str) -> list[tuple[int, int, int]]:
                     continue
                 word = None  # ends the run
             known = word is not None and (word[2] in _SMALL or word[2] in _SCALES)
-            if word is not None and _COMPOUND.match(text, m.start() + word[1]):
+            joined = run and text[m.start() + word[0] - 1] == "-" if word is not None else False
+            if word is not None and _COMPOUND.match(text, m.start() + word[1]) and not joined:
                 known = False  # `twenty one-way tickets`: `one` belongs to `one-way`, not to `twenty`
             if word is not None and known and (not run or _continues(run[-1][2], word[2])):
                 run.append(word)
@@ -192,9 +193,10 @@ def number_runs(text: str) -> list[tuple[int, int, int]]:
     return out
 
 
-#: after a number word: a hyphen and a word that is no number (`one-way`, `one-hour`)
+#: after a number word: a hyphen and a word that is no number (`one-way`, `one-hour`). A word joined to
+#: the run by a hyphen keeps its compound for the whole number: `three-hundred-dollar` is 300-dollar.
 _COMPOUND = re.compile(
-    r"-(?!(?:" + "|".join(k for k in _SMALL if len(k) > 2) + r")\b)[A-Za-z]", re.IGNORECASE
+    r"-(?!(?:" + "|".join(k for k in (*_SMALL, *_SCALES) if len(k) > 2) + r")\b)[A-Za-z]", re.IGNORECASE
 )
 
 

