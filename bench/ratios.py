@@ -21,10 +21,11 @@ round so that a slow moment of the machine falls on all of them.
 - `replay exact + events`: `replay exact` sending each verdict as OTLP evaluation events (issue 28) to a
   sink in another process, the exporter flushed inside the timed part; `evaluation events cost` is its
   ratio to `replay exact` (at most 10 % more CPU: ≥ 0.91). Two runs in two processes differ by more
-  than that here, so the same run also gives `events cost, in-run`: its CPU time against the same time
-  less the events' own (`evaluation_events_cpu_seconds`: every `__call__` on the scoring thread and
-  every export on the sending thread, each timed by its thread's CPU clock). It leaves out what the
-  second thread costs the first indirectly (the lock, caches), which only the two-run ratio includes;
+  than that here, so the same run also gives `events, in-run (bound)`: its CPU time against the same
+  time less the events' own (`evaluation_events_cpu_seconds`: every `__call__` on the scoring thread and
+  every export on the sending thread, each timed by its thread's CPU clock). It is a bound, not the
+  cost — it leaves out what the second thread costs the first indirectly (the lock, caches, thread
+  switches), which only the two-run ratio includes — so it is printed without a target;
 - `replay embedding`: the same as shipped, with the ONNX embedding rung (its cache cold each round);
 - `model floor`: the CPU time of the embedding model alone on the texts `replay embedding` embedded
   (each once, by a fresh embedder, as the shipped `exact_per_text` runs them): the most `replay
@@ -240,7 +241,7 @@ def measure(conversations: int, seed: int, rounds: int, only: str | None = None)
     for label, (_, base, with_it), target in (
         ("grounding cost", COSTS["grounding"], GROUNDING_TARGET),
         ("evaluation events cost", COSTS["events"], EVENTS_TARGET),
-        ("events cost, in-run", ("", "events run, less their CPU", "replay exact + events"), EVENTS_TARGET),
+        ("events, in-run (bound)", ("", "events run, less their CPU", "replay exact + events"), None),
     ):
         if base in per_cpu and with_it in per_cpu:
             cost = per_cpu[with_it] / per_cpu[base]
@@ -249,8 +250,8 @@ def measure(conversations: int, seed: int, rounds: int, only: str | None = None)
                     "system": label,
                     "spans_per_cpu_s": None,
                     "vs_parse_to_dicts": round(cost, 4),
-                    "target": round(target, 4),
-                    "reached": cost >= target,
+                    "target": None if target is None else round(target, 4),
+                    "reached": None if target is None else cost >= target,
                 }
             )
     return {

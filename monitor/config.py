@@ -455,7 +455,7 @@ class EvaluationEventsConfig(BaseModel):
     """Verdicts as OTLP `gen_ai.evaluation.result` events on the judged spans (publish/evaluation_events).
     Off until `endpoint` is set (or `--evaluation-events URL`). What is left unset here the SDK's
     exporter reads from `OTEL_EXPORTER_OTLP_LOGS_*` / `OTEL_EXPORTER_OTLP_*` (headers, certificate,
-    timeout, compression)."""
+    compression; the timeout is always `timeout_s`)."""
 
     model_config = _CONFIG
     endpoint: str | None = Field(

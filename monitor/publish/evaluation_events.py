@@ -28,11 +28,14 @@ could not deliver (endpoint down, refused, timed out after the exporter's own re
 Intake and reports never wait for it; `close` waits at most the exporter's timeout and 5 s more.
 Endpoint, headers and TLS come from the config; what the config leaves unset the exporter reads from
 the standard `OTEL_EXPORTER_OTLP_LOGS_*` / `OTEL_EXPORTER_OTLP_*` variables (headers, certificate,
-timeout, compression, gRPC `insecure`; gRPC header names are sent in lower case, as gRPC requires).
+compression, gRPC `insecure`; the timeout is always `timeout_s`; gRPC header names are sent in lower
+case, as gRPC requires).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import threading
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -41,6 +44,7 @@ from time import monotonic, thread_time, time_ns
 from typing import Any
 
 from opentelemetry._logs import LogRecord, SeverityNumber
+from opentelemetry.context import _SUPPRESS_INSTRUMENTATION_KEY, attach, set_value
 from opentelemetry.sdk._logs import LogRecordLimits, ReadableLogRecord
 from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
 from opentelemetry.sdk.resources import Resource
@@ -157,8 +161,13 @@ class EvaluationEvents:
     scoring thread here, against 15 µs for all of `__call__` (the events read from the report included).
     What is left is the SDK's encoding on the sending thread, about 45 µs a record with its HTTP.
     The attributes are built here from typed report fields (strings, ints, floats, bools), so the
-    validation has nothing to reject; the value length limit an operator sets
-    (`OTEL_LOGRECORD_ATTRIBUTE_VALUE_LENGTH_LIMIT`, `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`) still applies."""
+    validation has nothing to reject; the limits an operator sets still apply, as the SDK applies them:
+    value length (`OTEL_LOGRECORD_ATTRIBUTE_VALUE_LENGTH_LIMIT`, `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`) and
+    count (`OTEL_LOGRECORD_ATTRIBUTE_COUNT_LIMIT`, `OTEL_ATTRIBUTE_COUNT_LIMIT`; an event has at most 14).
+    So do `OTEL_SDK_DISABLED=true` (nothing is sent or counted) and the SDK's rule that its own exports
+    are not traced: the sending thread's context suppresses instrumentation, as the batch processor's
+    does. Ids that are no OTLP trace or span id (not 32 / 16 hex digits, or all zero) lose their event
+    only, counted dropped: an id the encoder cannot take would otherwise lose its whole batch."""
 
     def __init__(self, config: EvaluationEventsConfig) -> None:
         self.config = config
@@ -167,9 +176,14 @@ class EvaluationEvents:
             {"service.name": config.service_name, "service.version": __version__}
         )
         self._scope = InstrumentationScope("agent-monitor", __version__)
-        self._max_len = LogRecordLimits().max_log_record_attribute_length
+        limits = LogRecordLimits()
+        self._max_len, self._max_attributes = (
+            limits.max_log_record_attribute_length,
+            limits.max_log_record_attributes,
+        )
+        self._disabled = os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true"
         self._batch = min(config.batch_size, config.max_queue)
-        self._queue: deque[ReadableLogRecord] = deque()
+        self._queue: deque[tuple[float, ReadableLogRecord]] = deque()  # (queued at, record)
         self._wake = threading.Condition()
         self._counts: dict[str, float] = dict.fromkeys(
             ("evaluation_events_sent", "evaluation_events_dropped", "evaluation_events_cpu_seconds"), 0
@@ -180,6 +194,8 @@ class EvaluationEvents:
         self._sender.start()
 
     def __call__(self, report: Mapping[str, Any]) -> None:
+        if self._disabled or self._closed:  # after close the counts are final: nothing more is taken
+            return
         start = thread_time()
         self._queue_events(report)
         self._count("evaluation_events_cpu_seconds", thread_time() - start)
@@ -192,15 +208,15 @@ class EvaluationEvents:
             return
         now, records, lost = time_ns(), [], 0
         for e in events:
-            try:
-                ids = int(e.trace_id, 16), int(e.span_id, 16)
-            except ValueError:  # not a span id (a report rewritten by hand): that event only is lost
+            ids = _otlp_ids(e.trace_id, e.span_id)
+            if ids is None:  # not a span's ids (a report rewritten by hand): that event only is lost
                 lost += 1
                 continue
             records.append(self._record(e, ids, now))
         with self._wake:
             room = 0 if self._closing else max(0, self.config.max_queue - self._pending)
-            self._queue.extend(records[:room])
+            queued_at = monotonic()
+            self._queue.extend((queued_at, r) for r in records[:room])
             self._pending += min(room, len(records))
             self._counts["evaluation_events_dropped"] += lost + max(0, len(records) - room)
             if len(self._queue) >= self._batch:
@@ -210,6 +226,8 @@ class EvaluationEvents:
         attributes = e.attributes
         if self._max_len is not None:
             attributes = {k: v[: self._max_len] if isinstance(v, str) else v for k, v in attributes.items()}
+        if self._max_attributes is not None and len(attributes) > self._max_attributes:
+            attributes = dict(list(attributes.items())[: self._max_attributes])
         context = set_span_in_context(
             NonRecordingSpan(SpanContext(*ids, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED)))
         )
@@ -219,7 +237,7 @@ class EvaluationEvents:
             context=context,
             event_name=EVENT_NAME,
             severity_number=SeverityNumber.WARN if e.failed else SeverityNumber.INFO,
-            body=f"{attributes['gen_ai.evaluation.name']}: {attributes['gen_ai.evaluation.score.label']}",
+            body=f"{e.attributes['gen_ai.evaluation.name']}: {e.attributes['gen_ai.evaluation.score.label']}",
             attributes=attributes,
         )
         return ReadableLogRecord(
@@ -233,8 +251,10 @@ class EvaluationEvents:
     def close(self) -> None:
         """Send what is queued, waiting at most the exporter's timeout and 5 s more, then stop: what has
         not been sent by then is counted dropped, and the counts no longer change (a summary printed
-        after `close` is final)."""
+        after `close` is final). A second call does nothing."""
         with self._wake:
+            if self._closing:
+                return
             self._closing = True
             self._wake.notify()
         self._sender.join(self.config.timeout_s + 5)
@@ -247,18 +267,19 @@ class EvaluationEvents:
 
     def _send(self) -> None:
         """The sending thread: a batch when `batch_size` records wait or the oldest has waited
-        `schedule_delay_s`; at close, what is left, batch by batch."""
+        `schedule_delay_s`; at close, what is left, batch by batch. Its exports are not traced."""
+        attach(set_value(_SUPPRESS_INSTRUMENTATION_KEY, True))
         delay = self.config.schedule_delay_s
         while True:
             with self._wake:
-                due = monotonic() + delay
-                while (
-                    not self._closing and len(self._queue) < self._batch and (left := due - monotonic()) > 0
-                ):
+                while not self._closing and len(self._queue) < self._batch:
+                    left = (self._queue[0][0] + delay if self._queue else monotonic() + delay) - monotonic()
+                    if self._queue and left <= 0:
+                        break
                     self._wake.wait(left)
                 if self._closed or (self._closing and not self._queue):
                     return
-                batch = [self._queue.popleft() for _ in range(min(self._batch, len(self._queue)))]
+                batch = [self._queue.popleft()[1] for _ in range(min(self._batch, len(self._queue)))]
             if batch:
                 self._deliver(batch)
 
@@ -278,6 +299,21 @@ class EvaluationEvents:
     def _count(self, key: str, n: float) -> None:
         with self._wake:
             self._counts[key] += n
+
+
+def _otlp_ids(trace_id: object, span_id: object) -> tuple[int, int] | None:
+    """A trace id and a span id as OTLP carries them (16 and 8 bytes, not zero), or None."""
+    if not (
+        isinstance(trace_id, str) and isinstance(span_id, str) and len(trace_id) == 32 and len(span_id) == 16
+    ):
+        return None
+    if not _HEX.fullmatch(trace_id + span_id):
+        return None
+    ids = int(trace_id, 16), int(span_id, 16)
+    return ids if all(ids) else None
+
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 def _exporter(config: EvaluationEventsConfig) -> LogRecordExporter:

@@ -162,3 +162,54 @@ def test_a_row_renumbered_by_the_alignment_gets_the_event_of_its_own_span() -> N
         e.attributes["aem.turn_no"]: e.span_id for e in events_of(report) if "aem.turn_no" in e.attributes
     }
     assert spans == {1: "1" * 16, 2: "0" * 16, 3: "2" * 16}
+
+
+def test_an_id_that_is_no_span_id_loses_its_event_only(tmp_path: Path) -> None:
+    """A report whose span id was rewritten (too long, signed, not hex): that turn's event is dropped and
+    counted; every other event of the batch still arrives (the encoder would refuse the whole batch)."""
+    from monitor.config import EvaluationEventsConfig
+    from monitor.publish.evaluation_events import EvaluationEvents, events_of
+
+    reports, _ = replay(tmp_path, "http://127.0.0.1:9", "strands")
+    good = next(r for r in reports if r["conversation_id"] == "strands-correct")
+    bad = json.loads(json.dumps(next(r for r in reports if r["conversation_id"] == "strands-wrong-metric")))
+    for i, turn in enumerate(bad["observed_turns"]):
+        turn["span_id"] = ("-1", "ff" * 20, "0x_1f")[i % 3]
+    spoiled = sum(1 for e in events_of(bad) if e.span_id in ("-1", "ff" * 20, "0x_1f"))
+    assert spoiled >= 3
+    with otlp_sink() as sink:
+        events = EvaluationEvents(EvaluationEventsConfig(endpoint=sink.url, schedule_delay_s=0.05))
+        events(good)
+        events(bad)
+        events.close()
+        records = sink.records()
+    total = len(events_of(good)) + len(events_of(bad))
+    counts = events.counts()
+    assert (counts["evaluation_events_sent"], counts["evaluation_events_dropped"]) == (
+        total - spoiled,
+        spoiled,
+    )
+    assert len(records) == total - spoiled
+
+
+def test_after_close_and_with_the_sdk_disabled_nothing_is_sent_or_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from monitor.config import EvaluationEventsConfig
+    from monitor.publish.evaluation_events import EvaluationEvents
+
+    reports, _ = replay(tmp_path, "http://127.0.0.1:9", "strands")
+    with otlp_sink() as sink:
+        events = EvaluationEvents(EvaluationEventsConfig(endpoint=sink.url, schedule_delay_s=0.05))
+        events(reports[0])
+        events.close()
+        final = events.counts()
+        events(reports[1])  # a report after close: the summary printed at close stays true
+        events.close()  # and a second close does nothing
+        assert events.counts() == final and final["evaluation_events_sent"] > 0
+        monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
+        disabled = EvaluationEvents(EvaluationEventsConfig(endpoint=sink.url, schedule_delay_s=0.05))
+        disabled(reports[1])
+        disabled.close()
+        assert len(sink.records()) == final["evaluation_events_sent"]  # nothing more arrived
+    assert disabled.counts()["evaluation_events_sent"] == disabled.counts()["evaluation_events_dropped"] == 0
