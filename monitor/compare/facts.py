@@ -362,7 +362,7 @@ _MONTHS = (
 )
 _DATE = re.compile(
     rf"(?<!{_W})(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?:[T ]\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:\.\d+)?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?"
-    r"|\d{4}/\d{1,2}/\d{1,2}"
+    r"|\d{4}[/.]\d{1,2}[/.]\d{1,2}(?![.\d])"
     r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"
     rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}})(?!{_W})",
@@ -379,6 +379,13 @@ _MONTH_YEAR = re.compile(
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = re.compile(r"\b(?P<d>" + "|".join(_WEEKDAYS) + r")s?\b", re.IGNORECASE)
+#: `Mon 9 Dec`, `Mon/Wed`, `Tue 4/9`: a weekday's abbreviation, capitalised, where a date, a time or
+#: another day goes on (`_weekday_abbreviation`), never `Sat down` or `the Sun`.
+_WEEKDAY_ABBR = re.compile(r"(?<!\w)(?P<d>Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?(?!\w)")
+_WEEKDAY_ABBR_GOES_ON = re.compile(
+    r"\s*(?:\d|/|,|[-–&]|(?:and|to|through|or)\b|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
+)
+_WEEKDAY_ABBR_AFTER = re.compile(r"(?:[/&–-]|\b(?:and|or|to|through))\s*$")
 MONTH_NAMES = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
     "november", "december",
@@ -388,6 +395,8 @@ MONTH_NAMES = (
 _MONTH = re.compile(
     r"(?i:\b(?P<m>january|february|april|june|july|august|september|october|november|december)\b)"
     r"|(?<=\w[\s,(])(?P<c>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"
+    r"|(?<=\w,\s)(?P<a>Jan|Feb|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"  # `Mon, Apr 9`
+    r"|(?<=[—–:(-]\s)(?P<d>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"
     r"|^\s*(?P<w>May|March)\s*$"  # the whole value is the month: nothing else it could be
 )
 #: A time of day: 9am, 3 pm, 3:30 p.m., 15:00, noon, midnight (time:15:00); Chinese with its part of
@@ -404,9 +413,9 @@ _TIME = re.compile(
 _TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
 _TIME_WORD_HINT = re.compile(r"(?i)noon|mid")
 _ZH_TIME = re.compile(
-    r"(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<zm2>[1-5]\d)(?![\d.%]|[万千百元块个公里斤米克升GMT])|(?P<half>半)|(?P<ke>[一三13])刻(?!钟))?"
+    r"(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|昨晚)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<zm2>[1-5]\d)(?![\d.%]|[万千百元块个公里斤米克升GMT])|(?P<half>半)|(?P<ke>[一三13])刻(?!钟))?"
 )
-_ZH_PM = frozenset({"中午", "下午", "傍晚", "晚上"})
+_ZH_PM = frozenset({"中午", "下午", "傍晚", "晚上", "今晚", "明晚", "昨晚"})
 #: How often: daily / every day / 每天 (frequency:day) ≠ monthly / 每月 (frequency:month).
 _FREQUENCY_WORDS = {
     "hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter",
@@ -417,7 +426,7 @@ _ZH_PERIODS = {"天": "day", "日": "day", "晚": "day", "周": "week", "星期"
 _FREQUENCY = re.compile(
     r"\b(?:(?P<w>"
     + "|".join(_FREQUENCY_WORDS)
-    + r")|(?:every|per)\s+(?P<u>hour|day|week|month|quarter|year))\b",
+    + r")|(?:every|per|each)\s+(?P<u>hour|day|week|month|quarter|year))\b",
     re.IGNORECASE,
 )
 #: `$65/month`, `$65/mo`: after an amount, a slash and a period say `per`.
@@ -431,7 +440,7 @@ _PER_A_PERIOD = re.compile(
 )
 #: `within a day`, `in an hour`: a duration of one (`within 24 hours` is `within a day`).
 _A_PERIOD = re.compile(
-    r"(?i)\b(?P<pre>within|in|for|under|over|after|about|around|than|only)\s+(?:an?|one)\s+"
+    r"(?i)\b(?P<pre>within|in|for|under|over|after|about|around|than|only|by|add|adds|added)\s+(?:an?|one)\s+"
     r"(?P<unit>hour|day|week)\b"
 )
 #: 八个G, 50G: colloquial Chinese for gigabytes (grams are 克 there).
@@ -589,6 +598,9 @@ _CJK = re.compile(f"[{CJK_CHARS}]")
 #: Parts of an hour said in words: 一刻钟 is 15分钟, 半小时 30分钟.
 _ZH_PART_HOURS = {"一刻钟": "15分钟", "半个小时": "30分钟", "半小时": "30分钟", "半个钟头": "30分钟"}
 _ZH_PART_HOUR = re.compile("|".join(_ZH_PART_HOURS))
+_ZH_HOURS_MINUTES = re.compile(
+    r"(?P<h>\d+)个?小时(?P<m>[1-5]?\d|[一二三四五]?十?[一二三四五六七八九]?)分(?!钟)"
+)
 _ZH_AND_A_HALF = re.compile(r"(?P<n>\d+)个?半(?:小时|钟头)")
 _CJK_SPACE = re.compile(
     f"(?<=[{CJK_CHARS}])\\s+(?=\\d)|(?<=\\d)\\s+(?=[{CJK_CHARS}])"
@@ -723,6 +735,20 @@ _VALUE_SIGNS = frozenset("$€£¥₹₩%")
 def value_signs(text: str) -> frozenset[str]:
     """The currency and percent signs in a text: `$10` and `€10` normalize alike but differ."""
     return frozenset(c for c in text if c in _VALUE_SIGNS)
+
+
+#: A sentence that only greets or thanks (`Hi!`, `Thanks for waiting.`, `您好！`): it states nothing.
+_GREETING_ONLY = re.compile(
+    r"(?i)^\s*(?:(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))(?: there)?(?: [A-Z]\w+)?"
+    r"|thanks?(?: you)?(?: (?:so|very) much)?(?: for (?:waiting|your patience|reaching out|contacting us|"
+    r"your message|getting in touch))?"
+    r"|您好|你好|亲|感谢您的耐心等待|谢谢(?:您)?(?:的耐心等待)?)[\s,.!~，。！～]*$"
+)
+
+
+def only_greeting(sentence: str) -> bool:
+    """The sentence only greets or thanks (`_GREETING_ONLY`)."""
+    return bool(_GREETING_ONLY.match(sentence))
 
 
 def sentences(text: str) -> list[str]:
@@ -926,6 +952,15 @@ _MONTH_SLASH_DAY = re.compile(
 _NOT_A_DAY_BEFORE = re.compile(r"(?i)\b(?:unit|apt|no|step|part|page|item|suite|flat|installment)\.?\s*$")
 
 
+def _weekday_abbreviation(m: re.Match[str]) -> str | None:
+    """`weekday:N` of an abbreviation a date, a time or another day follows, or that follows another
+    (`Mon/Wed`, `Sat and Sun`)."""
+    after = _WEEKDAY_ABBR_GOES_ON.match(m.string, m.end())
+    if not after and not _WEEKDAY_ABBR_AFTER.search(m.string[max(0, m.start() - 9) : m.start()]):
+        return None
+    return f"weekday:{[d[:3] for d in _WEEKDAYS].index(m['d'][:3].lower()) + 1}"
+
+
 def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str]:
     def said(m: re.Match[str]) -> str:
         a, b = int(m["a"]), int(m["b"])
@@ -947,6 +982,7 @@ def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str
 
 _DATE_CUE = re.compile(
     r"(?i)\b(?:on|by|from|until|till|through|due|before|after|since|starting|effective|expires?|renews?)\s*$"
+    r"|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|rsday|urday)?\.?,?\s*$"
     r"|[于至到在从]$|日期[:：]?\s*$"
 )
 
@@ -960,6 +996,8 @@ def in_digits(text: str) -> str:
         for start, end, number in reversed(number_runs(text)):
             text = f"{text[:start]}{number}{text[end:]}"
     text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), text)
+    if "one" in text:
+        text = _ONE_OF_RANGE.sub("1", text)
     if "dollar" in text or "pound" in text or "euro" in text:
         text = _DOLLARS_AND_CENTS.sub(
             lambda m: f"{_CENTS_SIGN[m['cur'][0].lower()]}{m['d']}.{int(m['c']):02d}", text
@@ -974,6 +1012,14 @@ def in_digits(text: str) -> str:
     return text
 
 
+#: `one or two days`, `one to three weeks`: `one` is a number where a range starts with it.
+_ONE_OF_RANGE = re.compile(
+    r"(?i)\bone(?=\s+(?:or|to)\s+(?:\d|two|three|four|five|six|seven|eight|nine|ten)\b)"
+)
+#: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: [A-Z\d]{4}){2,7}(?: [A-Z\d]{1,3})?(?![\w])")
+#: `1h40m`, `1 hr 40 min`: hours and minutes in one, as `1 hour and 40 minutes` says them.
+_HOURS_MINUTES = re.compile(r"(?i)\b(?P<h>\d+)\s?(?:h|hrs?)\s?(?P<m>[1-5]?\d)\s?(?:m|mins?)\b")
 _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
 
 
@@ -981,6 +1027,10 @@ _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
     text = in_digits(plus_word(unicodedata.normalize("NFKC", value)))
+    if _HOURS_MINUTES.search(text):
+        text = _HOURS_MINUTES.sub(r"\g<h> hours \g<m> minutes", text)
+    if _IBAN.search(text):
+        text = _IBAN.sub(lambda m: m.group(0).replace(" ", ""), text)
     text = _A_PERIOD.sub(r"\g<pre> 1 \g<unit>", _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
     if "/" in text:
         per = _SLASH_PERIOD.sub(
@@ -1038,6 +1088,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         take(_PERIOD, lambda m: f"period:{_RELATIVE[_fold(m.group('rel'))]}|{_fold(m.group('unit'))}")
     if "day" in low:
         take(_WEEKDAY, lambda m: f"weekday:{_WEEKDAYS.index(_fold(m.group('d'))) + 1}")
+    take(_WEEKDAY_ABBR, _weekday_abbreviation)
     take(_MONTH, _canon_month)
     if cjk:
         take(_ZH_WEEKDAY, lambda m: f"weekday:{_zh_weekday(m.group('d'))}")
@@ -1127,16 +1178,23 @@ def _words_between(text: str, found: list[tuple[int, int, str]], keep: frozenset
     return normalize_text(" ".join(parts))
 
 
+#: The numerals of amounts on cheques and transfers (伍仟元 = 五千元 = 5000元).
+_ZH_FINANCIAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟", "一二二三三四五六六七八九十百千")
+_ZH_FINANCIAL_HINT = re.compile("[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]")
+
+
 def _zh_text(text: str) -> str:
     """Chinese text as the fact patterns read it: no space between a digit and an ideograph (`3 月 12 日`
     is how some write 3月12日), numerals as digits (两千 = 2000), 5万 as 50000, ¥ as 元 (the yuan sign,
     unless `_JAPANESE` says the yen), and parts of an hour in digits (一个半小时 = 1.5小时)."""
     text = _CJK_SPACE.sub("", text)
+    if _ZH_FINANCIAL_HINT.search(text):
+        text = text.translate(_ZH_FINANCIAL)
     text = _ZH_DECIMAL.sub(lambda m: _zh_decimal(f"{m['i']}点{m['f']}"), text)
     text = _ZH_PERCENT.sub(lambda m: _zh_decimal(m["n"]) + "%", text)
     if "千分之" in text:  # 千分之一 is 0.1%
         text = _ZH_PERMILLE.sub(lambda m: _digits(float(_zh_decimal(m["n"])) / 10) + "%", text)
-    text = _ZH_NUMBER.sub(lambda m: str(zh_number(m.group(0))), text)
+    text = _ZH_NUMBER.sub(_zh_numerals_in_digits, text)
     text = _ZH_JIAO.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}{zh_number(m['f'] or '0')}元", text)
     text = _ZH_JIAO_BARE.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}元", text)
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
@@ -1146,7 +1204,14 @@ def _zh_text(text: str) -> str:
         text = _RMB_BEFORE.sub(lambda m: "" if m["yuan"] else "¥", text)
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
     text = _ZH_AND_A_HALF.sub(r"\g<n>.5小时", text)  # 1个半小时 is 1.5 hours, not 半小时
+    text = _ZH_HOURS_MINUTES.sub(lambda m: f"{m['h']}小时{zh_number(m['m'])}分钟", text)  # 1小时四十分
     return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))
+
+
+def _zh_numerals_in_digits(m: re.Match[str]) -> str:
+    """Numerals as digits, kept apart from a number just before them (19:30四位 is 19:30 and 4位)."""
+    apart = m.start() > 0 and m.string[m.start() - 1].isdigit()
+    return (" " if apart else "") + str(zh_number(m.group(0)))
 
 
 def _zh_decimal(numerals: str) -> str:
@@ -1324,7 +1389,9 @@ def _canon_frequency(m: re.Match[str]) -> str:
 
 
 def _canon_month(m: re.Match[str]) -> str:
-    return f"month:{_month_number(m.group('m') or m.group('c') or m.group('w'))}"
+    return (
+        f"month:{_month_number(m.group('m') or m.group('c') or m.group('a') or m.group('d') or m.group('w'))}"
+    )
 
 
 def _month_number(name: str) -> int:

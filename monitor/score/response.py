@@ -36,6 +36,7 @@ from monitor.compare.facts import (
     content_words,
     extract_facts,
     normalize_text,
+    only_greeting,
     sentences,
     stated,
     value_signs,
@@ -89,6 +90,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
 
     day_first = ladder.config.ladder.date_day_first
     parts, pred_parts = sentences(gold), sentences(predicted)
+    parts = [p for p in parts if not only_greeting(p)] or parts  # `Hi!` is no part a reply must cover
     ladder.prefetch([gold, predicted, *parts, *pred_parts])
     comparisons: list[Comparison] = []
     mismatches: list[Mismatch] = []

@@ -53,6 +53,24 @@ SAME = [
     ("总价人民币八百六十元", "总价860元"),
     ("早上7点50分到校", "早上七点五十到校"),
     ("已上8节课", "已上八节课"),
+    # and sets 8 and 9's English ones: weekday abbreviations, a date after a weekday, `each day`, a
+    # range from `one`, `a week` after `added`, an IBAN in groups
+    ("Monday, 9 December, between 1 and 5 PM", "Mon 9 Dec, 13:00–17:00"),
+    ("Mondays and Wednesdays from 9:30 to 10:45 AM", "Mon/Wed 9:30–10:45 a.m."),
+    ("open Saturday and Sunday.", "open Sat and Sun."),
+    ("Tuesday, April 9 at 2:30 PM", "Tue 4/9 at 14:30"),
+    ("Tuesday, December 3", "Tue, Dec 3"),
+    ("for an extra $12 per day", "it costs $12 more each day"),
+    ("arrive in 1–2 business days", "within one or two business days"),
+    ("extended by 7 days", "added a week to"),
+    ("account DE89 3704 0044 0532 0130 00", "account DE89370400440532013000"),
+    # and set 7's: a date with dots, amounts in financial numerals, 今晚, hours and minutes in one
+    ("保障期为2024年7月1日至2025年6月30日", "保障期限：2024.7.1—2025.6.30；"),
+    ("转账5,000元已成功", "转账伍仟元已经成功"),
+    ("今晚7点半4人位", "今晚19:30四位的座位"),
+    ("延误1小时40分钟", "延误了一小时四十分"),
+    ("delayed by 1 hour and 40 minutes", "a 1h40m delay"),
+    ("frozen from May 1 to June 30", "a freeze — May 1 through June 30"),
 ]
 
 DIFFERENT = [
@@ -79,12 +97,28 @@ DIFFERENT = [
     ("twenty one-way tickets", "21-way tickets"),
     ("3点5公里", "3点50"),  # 3.5 km, not a time
     ("春节", "1节"),
+    ("Sat down and waited", "Saturday"),  # a verb, not a day
+    ("the Sun was out", "Sunday"),
+    ("Yes, May I help", "in May"),  # a verb after a comma, not the month
+    ("the one or the other", "1 or the other"),
+    ("DE89 3704 0044 0532 0130 00", "DE89 3704 0044 0532 0130 01"),
+    ("version 2024.7.1.5", "2024-07-01"),  # a version, not a date
+    ("今晚7点", "早上7点"),
+    ("a 1h40m delay", "a 1h45m delay"),
 ]
 
 
 def test_a_request_turned_down_is_no_request() -> None:
     assert act_of("您的订单已取消，不用麻烦您再提供材料了。") != "ask"
     assert act_of("麻烦您先上传一下照片。") == "ask"
+
+
+def test_a_gold_sentence_that_only_greets_is_not_required(multilingual_ladder: Ladder) -> None:
+    """Blind set 7: `Hi! Your table for 4 …` against a reply that confirms the table and says no hello;
+    the facts of the other sentence are still required."""
+    gold = "Hi! Your table for 4 at 7:30 PM tonight is confirmed."
+    assert not _fails(multilingual_ladder, gold, "You're all set — a table for four people tonight at 19:30.")
+    assert _fails(multilingual_ladder, gold, "Hello! Your table is booked.")
 
 
 @pytest.mark.parametrize(("a", "b"), SAME)
