@@ -332,7 +332,7 @@ class Evidence:
             found = self._fact_source(canon, original)
             if found is None:
                 kind = canon.partition(":")[0]
-                similar = self.lookalike(canon) if kind in _TYPED_KINDS else None
+                similar = self.lookalike(canon, _REPLY_SLIP_DAYS) if kind in _TYPED_KINDS else None
                 detail = f"the reply states {original!r}; nothing before it does"
                 if similar:
                     detail += f" (the conversation states {similar})"
@@ -436,10 +436,11 @@ class Evidence:
         key = next((k for k in _fact_keys(str(value)) if k.startswith(wanted)), None)
         return self.lookalike(key) if key else None
 
-    def lookalike(self, key: str) -> str | None:
+    def lookalike(self, key: str, slip_days: int | None = None) -> str | None:
         """A stated number, date or time one slip away from `key` (a fact key: `number:140|usd`,
         `date:2024-05-25`, `md:05-25`, `time:19:15`): a number of three digits or more, of like size, with
-        one digit changed, added, dropped or two swapped; a date up to three days off; a time one digit off.
+        one digit changed, added, dropped or two swapped; a date up to `slip_days` off (three for an
+        argument, `_REPLY_SLIP_DAYS` for a date a reply states); a time one digit off.
         What garbling a stated value looks like — where a value with no such neighbour may be a computation
         grounding does not follow."""
         kind = key.partition(":")[0]
@@ -465,7 +466,7 @@ class Evidence:
                     near = date.fromisoformat(f"2000-{other[-5:]}")
                 except ValueError:
                     continue
-                if other[-5:] != mmdd and abs((near - day).days) <= _SLIP_DAYS:
+                if other[-5:] != mmdd and abs((near - day).days) <= (slip_days or _SLIP_DAYS):
                     return other.partition(":")[2]
             return None
         if kind == "time" and len(key) == 10:
@@ -694,6 +695,10 @@ def _best(found: Sequence[tuple[Source, int | None]]) -> tuple[Source, int | Non
 
 _TYPED_KINDS = frozenset({"number", "date", "md", "time"})
 _SLIP_DAYS = 3
+#: A date a reply states is told to the user, not computed into a call: one up to nine days from a stated
+#: date and stated nowhere is more likely the stated one garbled (`May 24` / `May 28`) than an arithmetic
+#: grounding missed. Arguments keep three: agents compute the dates of calls (a stay's end, a deadline).
+_REPLY_SLIP_DAYS = 9
 
 
 def _digit_form(x: float) -> str:

@@ -149,6 +149,21 @@ def test_a_typed_value_fails_beside_a_stated_look_alike_and_is_only_uncertain_al
     assert reply_claims(steps, "It costs $310.") == ["fact: $310"]
 
 
+def test_a_date_a_reply_states_days_off_a_stated_one_fails_where_an_arguments_is_only_uncertain() -> None:
+    """τ-bench's garbled reply dates (`May 24` said as `May 28`): in a reply, a date up to nine days from a
+    stated one and stated nowhere is a slip, and fails naming the stated one; the same date as a call's
+    argument is only uncertain (agents compute the dates of calls: a stay's end, a deadline)."""
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "what is on my reservation?")
+    ev.add_call(2, "get_reservation", {}, {"flights": [{"date": "2025-05-24"}]}, failed=False, tainted=False)
+    [slip] = ev.unsupported("Your flight is on May 28.", [])
+    assert not slip.unsure and "05-24" in slip.detail
+    [far] = ev.unsupported("Your voucher expires on June 30.", [])
+    assert far.unsure  # five weeks away: a date of its own, perhaps computed
+    assert ev.lookalike_of("2025-05-28", "date") is None  # an argument keeps the three-day window
+    assert ev.lookalike_of("2025-05-26", "date") == "2025-05-24"
+
+
 def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> None:
     steps = [("user", "how much?"), ("call", ("get_reservation", {}, {"price": 300}, False))]
     assert reply_claims(steps, "It costs $300. Refunds take 7 to 10 business days; support is 24/7.") == []
