@@ -441,7 +441,7 @@ _PER_A_PERIOD = re.compile(
 #: `within a day`, `in an hour`: a duration of one (`within 24 hours` is `within a day`).
 _A_PERIOD = re.compile(
     r"(?i)\b(?P<pre>within|in|for|under|over|after|about|around|than|only|by|add|adds|added)\s+(?:an?|one)\s+"
-    r"(?P<unit>hour|day|week)\b"
+    r"(?P<unit>hour|day|week|month|year)\b"
 )
 #: 八个G, 50G: colloquial Chinese for gigabytes (grams are 克 there).
 _ZH_GIGABYTES = re.compile(
@@ -521,7 +521,7 @@ _ZH_MONTH = re.compile(
 #: way `one` is in English: 一个小时 = 1小时).
 _ZH_MEASURES = (
     "天|个|件|张|位|家|份|条|台|次|元|块|年|小时|分钟|周|人|公里|公斤|千克|毫升|升(?!级)|克|斤|米"
-    "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱|节(?!日)|GB|MB|TB"
+    "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱|节(?!日)|期|GB|MB|TB"
 )
 _ZH_NUMBER = re.compile(
     r"[〇零一二三四五六七八九]{4}(?=年)|(?<=点)(?:[一二两三四五六七八九]?十[一二三四五六七八九]?|零[一二三四五六七八九])(?=分)|(?<!星期)(?<!礼拜)(?<![周哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
@@ -598,6 +598,13 @@ _CJK = re.compile(f"[{CJK_CHARS}]")
 #: Parts of an hour said in words: 一刻钟 is 15分钟, 半小时 30分钟.
 _ZH_PART_HOURS = {"一刻钟": "15分钟", "半个小时": "30分钟", "半小时": "30分钟", "半个钟头": "30分钟"}
 _ZH_PART_HOUR = re.compile("|".join(_ZH_PART_HOURS))
+_ZH_TWO_NUMERALS = re.compile(
+    r"(?<![〇零一二两三四五六七八九十百千万\d])(?P<a>[两二三四])(?P<b>[三四五])(?=[天周个次年月日晚小分])"
+)
+_ZH_TIME_RANGE = re.compile(
+    r"(?P<p>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚)(?P<a>\d{1,2}[点时](?:\d{1,2}分?|半)?)"
+    r"(?P<j>到|至|-|–|~)(?P<b>\d{1,2}[点时])"
+)
 _ZH_HOURS_MINUTES = re.compile(
     r"(?P<h>\d+)个?小时(?P<m>[1-5]?\d|[一二三四五]?十?[一二三四五六七八九]?)分(?!钟)"
 )
@@ -620,7 +627,11 @@ _ZH_JIAO = re.compile(
     r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛](?:(?P<f>[一二三四五六七八九\d])分)?"
 )
 #: 八十六块五: the tenths said without 角 / 毛, where the amount ends (300元一节 is 300 yuan a lesson).
-_ZH_JIAO_BARE = re.compile(r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?=$|[\s,.;!?，。；！？、)）]|钱)")
+_ZH_JIAO_BARE = re.compile(
+    r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?![\d零一二两三四五六七八九十百千万毛角分]|"
+    + _ZH_MEASURES
+    + ")"
+)
 _ZH_NUMERALS = "零〇一二两三四五六七八九十百千万"
 _ZH_PERCENT = re.compile(rf"百分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
 _ZH_PERMILLE = re.compile(rf"千分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
@@ -926,6 +937,7 @@ _HOUR_PARTS = {
     "quarter of an hour": "15 minutes", "an hour and a half": "90 minutes", "one and a half hours": "90 minutes",
     "1 and a half hours": "90 minutes", "a half hour": "30 minutes", "half hour": "30 minutes",
     "half a percent": "0.5%", "half a per cent": "0.5%",
+    "3-quarters of an hour": "45 minutes", "3 quarters of an hour": "45 minutes",  # `three` is a digit by then
 }  # fmt: skip
 _HOUR_PART = re.compile(  # not inside `two and a half hours`
     r"(?i)(?<!\band )(?<!\band a )\b(?:" + "|".join(sorted(_HOUR_PARTS, key=len, reverse=True)) + r")\b"
@@ -997,7 +1009,7 @@ def in_digits(text: str) -> str:
             text = f"{text[:start]}{number}{text[end:]}"
     text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), text)
     if "one" in text:
-        text = _ONE_OF_RANGE.sub("1", text)
+        text = _ONE_UNIT.sub("1", _ONE_OF_RANGE.sub("1", text))
     if "dollar" in text or "pound" in text or "euro" in text:
         text = _DOLLARS_AND_CENTS.sub(
             lambda m: f"{_CENTS_SIGN[m['cur'][0].lower()]}{m['d']}.{int(m['c']):02d}", text
@@ -1016,6 +1028,9 @@ def in_digits(text: str) -> str:
 _ONE_OF_RANGE = re.compile(
     r"(?i)\bone(?=\s+(?:or|to)\s+(?:\d|two|three|four|five|six|seven|eight|nine|ten)\b)"
 )
+#: `one week`, `a one-year term`: `one` before a week, a month or a year is the count (not `one day`,
+#: which is as often `some day`, nor `one hour`, which a reply may give as `an hour` or `60 minutes`).
+_ONE_UNIT = re.compile(r"(?i)\bone(?=[\s-]+(?:week|month|year)s?\b)")
 #: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: [A-Z\d]{4}){2,7}(?: [A-Z\d]{1,3})?(?![\w])")
 #: `1h40m`, `1 hr 40 min`: hours and minutes in one, as `1 hour and 40 minutes` says them.
@@ -1026,7 +1041,7 @@ _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
 @lru_cache(maxsize=65_536)
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
-    text = in_digits(plus_word(unicodedata.normalize("NFKC", value)))
+    text = in_digits(plus_word(unicodedata.normalize("NFKC", value).replace("×", "x")))  # 4×6 = 4x6
     if _HOURS_MINUTES.search(text):
         text = _HOURS_MINUTES.sub(r"\g<h> hours \g<m> minutes", text)
     if _IBAN.search(text):
@@ -1194,6 +1209,8 @@ def _zh_text(text: str) -> str:
     text = _ZH_PERCENT.sub(lambda m: _zh_decimal(m["n"]) + "%", text)
     if "千分之" in text:  # 千分之一 is 0.1%
         text = _ZH_PERMILLE.sub(lambda m: _digits(float(_zh_decimal(m["n"])) / 10) + "%", text)
+    if "三" in text or "四" in text or "五" in text:  # 两三天 is 2到3天
+        text = _ZH_TWO_NUMERALS.sub(_zh_two_numerals, text)
     text = _ZH_NUMBER.sub(_zh_numerals_in_digits, text)
     text = _ZH_JIAO.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}{zh_number(m['f'] or '0')}元", text)
     text = _ZH_JIAO_BARE.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}元", text)
@@ -1204,8 +1221,16 @@ def _zh_text(text: str) -> str:
         text = _RMB_BEFORE.sub(lambda m: "" if m["yuan"] else "¥", text)
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
     text = _ZH_AND_A_HALF.sub(r"\g<n>.5小时", text)  # 1个半小时 is 1.5 hours, not 半小时
+    if "点" in text or "时" in text:  # 下午2点到4点: the end of the range is the afternoon's too
+        text = _ZH_TIME_RANGE.sub(r"\g<p>\g<a>\g<j>\g<p>\g<b>", text)
     text = _ZH_HOURS_MINUTES.sub(lambda m: f"{m['h']}小时{zh_number(m['m'])}分钟", text)  # 1小时四十分
     return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))
+
+
+def _zh_two_numerals(m: re.Match[str]) -> str:
+    """两三天 = 2到3天: two numerals one apart before a measure word are a range (not 二十, not 一二三)."""
+    a, b = _ZH_DIGITS[m["a"]], _ZH_DIGITS[m["b"]]
+    return f"{a}到{b}" if b == a + 1 else m.group(0)
 
 
 def _zh_numerals_in_digits(m: re.Match[str]) -> str:
@@ -1432,7 +1457,7 @@ def _meridiem_for_ranges(text: str, found: list[tuple[int, int, str]]) -> None:
         (s1, e1, _), (s2, e2, c2) = found[i], found[i + 1]
         if not c2.startswith("time:"):
             continue
-        start = _BARE_HOUR.fullmatch(text[s1:e1])
+        start = _BARE_HOUR.fullmatch(text[s1:e1].strip())  # `Thursday, 1–5 p.m.`: the number took the space
         if start is None or not _HOURS_JOIN.fullmatch(text[e1:s2]):
             continue
         if not _MERIDIEM.search(text[s2:e2]) or not 1 <= int(start["h"]) <= 12:

@@ -71,6 +71,16 @@ SAME = [
     ("延误1小时40分钟", "延误了一小时四十分"),
     ("delayed by 1 hour and 40 minutes", "a 1h40m delay"),
     ("frozen from May 1 to June 30", "a freeze — May 1 through June 30"),
+    # and set 11's: a range's meridiem after a comma, three-quarters of an hour, `one` before a unit of
+    # time, 4×6, a Chinese range's 下午 for its end, 两三天, 三块五 before a verb, 期 as a measure word
+    ("Thursday between 1 and 5 PM", "this Thursday, 1–5 p.m."),
+    ("within 45 minutes", "in three-quarters of an hour"),
+    ("suspended for 7 days", "a one-week suspension"),
+    ("48 4x6 prints", "forty-eight 4×6 prints"),
+    ("下午2点到4点上门", "14:00-16:00上门"),
+    ("预计2到3天送达", "大概两三天能到"),
+    ("逾期费用3.5元已免除", "逾期的三块五已经给您免掉了"),
+    ("可分6期免息", "可以分六期"),
 ]
 
 DIFFERENT = [
@@ -105,6 +115,9 @@ DIFFERENT = [
     ("version 2024.7.1.5", "2024-07-01"),  # a version, not a date
     ("今晚7点", "早上7点"),
     ("a 1h40m delay", "a 1h45m delay"),
+    ("the one I ordered", "1 I ordered"),  # `one` alone stays a pronoun
+    ("二十三天", "2到3天"),  # 二十三 is 23, not a range
+    ("三块五个", "3.5元"),  # 3 yuan, then five of something
 ]
 
 
