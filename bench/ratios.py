@@ -238,10 +238,10 @@ def measure(conversations: int, seed: int, rounds: int, only: str | None = None)
         }
         for name, value in per_cpu.items()
     ]
-    for label, (_, base, with_it), target in (
-        ("grounding cost", COSTS["grounding"], GROUNDING_TARGET),
-        ("evaluation events cost", COSTS["events"], EVENTS_TARGET),
-        ("events, in-run (bound)", ("", "events run, less their CPU", "replay exact + events"), None),
+    for label, base, with_it, target in (
+        ("grounding cost", *COSTS["grounding"][1:], GROUNDING_TARGET),
+        ("evaluation events cost", *COSTS["events"][1:], EVENTS_TARGET),
+        ("events, in-run (bound)", "events run, less their CPU", "replay exact + events", None),
     ):
         if base in per_cpu and with_it in per_cpu:
             cost = per_cpu[with_it] / per_cpu[base]

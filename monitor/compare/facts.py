@@ -385,6 +385,7 @@ _WEEKDAY_ABBR = re.compile(r"(?<!\w)(?P<d>Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)
 _WEEKDAY_ABBR_GOES_ON = re.compile(
     r"\s*(?:\d|/|,|[-–&]|(?:and|to|through|or)\b|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
 )
+_WEEKDAY_ABBRS = tuple(d[:3] for d in _WEEKDAYS)
 _WEEKDAY_ABBR_AFTER = re.compile(r"(?:[/&–-]|\b(?:and|or|to|through))\s*$")
 MONTH_NAMES = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -412,8 +413,12 @@ _TIME = re.compile(
 )
 _TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
 _TIME_WORD_HINT = re.compile(r"(?i)noon|mid")
+#: Chinese parts of the day a time of day may follow (下午3点); `_ZH_PM` are the afternoon's and evening's.
+_ZH_DAY_PARTS = "凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|昨晚"
 _ZH_TIME = re.compile(
-    r"(?P<zp>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|昨晚)?(?P<zh>\d{1,2})[点时](?:(?P<zm>\d{1,2})分|(?P<zm2>[1-5]\d)(?![\d.%]|[万千百元块个公里斤米克升GMT])|(?P<half>半)|(?P<ke>[一三13])刻(?!钟))?"
+    "(?P<zp>" + _ZH_DAY_PARTS + ")?"
+    r"(?P<zh>\d{1,2})[点时]"
+    r"(?:(?P<zm>\d{1,2})分|(?P<zm2>[1-5]\d)(?![\d.%]|[万千百元块个公里斤米克升GMT])|(?P<half>半)|(?P<ke>[一三13])刻(?!钟))?"
 )
 _ZH_PM = frozenset({"中午", "下午", "傍晚", "晚上", "今晚", "明晚", "昨晚"})
 #: How often: daily / every day / 每天 (frequency:day) ≠ monthly / 每月 (frequency:month).
@@ -602,11 +607,12 @@ _ZH_TWO_NUMERALS = re.compile(
     r"(?<![〇零一二两三四五六七八九十百千万\d])(?P<a>[两二三四])(?P<b>[三四五])(?=[天周个次年月日晚小分])"
 )
 _ZH_TIME_RANGE = re.compile(
-    r"(?P<p>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚)(?P<a>\d{1,2}[点时](?:\d{1,2}分?|半)?)"
+    "(?P<p>" + _ZH_DAY_PARTS + ")"
+    r"(?P<a>\d{1,2}[点时](?:\d{1,2}分?|半)?)"
     r"(?P<j>到|至|-|–|~)(?P<b>\d{1,2}[点时])"
 )
 _ZH_HOURS_MINUTES = re.compile(
-    r"(?P<h>\d+)个?小时(?P<m>[1-5]?\d|[一二三四五]?十?[一二三四五六七八九]?)分(?!钟)"
+    r"(?P<h>\d+)个?小时(?P<m>[1-5]?\d|[一二三四五]?十[一二三四五六七八九]?|[一二三四五六七八九])分(?!钟)"
 )
 _ZH_AND_A_HALF = re.compile(r"(?P<n>\d+)个?半(?:小时|钟头)")
 _CJK_SPACE = re.compile(
@@ -970,7 +976,7 @@ def _weekday_abbreviation(m: re.Match[str]) -> str | None:
     after = _WEEKDAY_ABBR_GOES_ON.match(m.string, m.end())
     if not after and not _WEEKDAY_ABBR_AFTER.search(m.string[max(0, m.start() - 9) : m.start()]):
         return None
-    return f"weekday:{[d[:3] for d in _WEEKDAYS].index(m['d'][:3].lower()) + 1}"
+    return f"weekday:{_WEEKDAY_ABBRS.index(m['d'][:3].lower()) + 1}"
 
 
 def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str]:

@@ -273,8 +273,11 @@ class EvaluationEvents:
         while True:
             with self._wake:
                 while not self._closing and len(self._queue) < self._batch:
-                    left = (self._queue[0][0] + delay if self._queue else monotonic() + delay) - monotonic()
-                    if self._queue and left <= 0:
+                    if not self._queue:
+                        self._wake.wait(delay)  # nothing queued: look again after a delay, or when woken
+                        continue
+                    left = self._queue[0][0] + delay - monotonic()  # until the oldest has waited its delay
+                    if left <= 0:
                         break
                     self._wake.wait(left)
                 if self._closed or (self._closing and not self._queue):

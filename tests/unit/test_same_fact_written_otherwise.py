@@ -81,6 +81,7 @@ SAME = [
     ("预计2到3天送达", "大概两三天能到"),
     ("逾期费用3.5元已免除", "逾期的三块五已经给您免掉了"),
     ("可分6期免息", "可以分六期"),
+    ("昨晚20:00到22:00", "昨晚8点到10点"),  # every part of the day a time reads carries to a range's end
 ]
 
 DIFFERENT = [
@@ -118,6 +119,7 @@ DIFFERENT = [
     ("the one I ordered", "1 I ordered"),  # `one` alone stays a pronoun
     ("二十三天", "2到3天"),  # 二十三 is 23, not a range
     ("三块五个", "3.5元"),  # 3 yuan, then five of something
+    ("用了1小时分", "用了1小时0分钟"),  # no minutes said is no `0 minutes`
 ]
 
 
