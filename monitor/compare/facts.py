@@ -18,6 +18,7 @@ and `canonical_json` (one spelling of equal values, for keys).
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 import unicodedata
@@ -305,8 +306,9 @@ _CODES = ("usd", "eur", "gbp", "jpy", "cny", "rmb", "chf", "cad", "aud", "inr", 
 #: A word character that is not CJK (Han, kana, hangul): Chinese and Japanese have no spaces, so an
 #: identifier or a number ends where the ideographs start ("订单A123物流" holds the identifier A123).
 _W = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]"
-#: Words a unit's ideograph begins, where it is no unit: 17升级 is 17, then 升级 "upgrade".
-_UNIT_NOT = "(?![级职值温])"
+#: Words a unit's ideograph begins, where it is no unit: 17升级 is 17, then 升级 "upgrade"; 18周岁 is
+#: an age, no 18 weeks.
+_UNIT_NOT = "(?![级职值温岁])"
 
 
 #: An amount: a currency sign or ISO code before it (then `M` / `B` are million / billion), a scale
@@ -443,10 +445,12 @@ _SLASH_UNITS = {"mo": "month", "wk": "week", "yr": "year", "hr": "hour"}
 _PER_A_PERIOD = re.compile(
     r"(?i)(?P<amount>\d[\d,.]*(?:\s?[%a-z€$£¥]+)?|\btwice|\bonce)\s+an?\s+(?P<unit>hour|day|week|month|year)\b"
 )
-#: `within a day`, `in an hour`: a duration of one (`within 24 hours` is `within a day`).
+#: `within a day`, `in an hour`, `a year from today`: a duration of one (`within 24 hours` is `within a
+#: day`, `12 months from today` is `a year from today`).
 _A_PERIOD = re.compile(
     r"(?i)\b(?P<pre>within|in|for|under|over|after|about|around|than|only|by|add|adds|added)\s+(?:an?|one)\s+"
     r"(?P<unit>hour|day|week|month|year)\b"
+    r"|\b(?:an?|one)\s+(?P<unit_from>hour|day|week|month|year)(?=\s+(?:from|after|later|ago|before|earlier)\b)"
 )
 #: 八个G, 50G: colloquial Chinese for gigabytes (grams are 克 there).
 _ZH_GIGABYTES = re.compile(
@@ -495,9 +499,10 @@ _ORDINAL_WORDS |= {f"{tens}-{w}": tens + n for tens in (20, 30) for w, n in list
 _ORDINAL_ALT = "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True))
 _ORDINAL = re.compile(
     rf"\b(?:(?:the|my|your|our|his|her|its|their)\s+(?P<o>{_ORDINAL_ALT})\b(?=\s+\w)"
-    rf"|on\s+the\s+(?P<d>{_ORDINAL_ALT})\b)",
+    rf"|on\s+the\s+(?P<d>{_ORDINAL_ALT})\b"
+    rf"|(?P<q>{_ORDINAL_ALT})(?=\s+(?:in|on)\s+(?:the\s+)?(?:line|queue|wait(?:ing)?[\s-]?list)\b))",
     re.IGNORECASE,
-)
+)  # a place in a queue is its number: `third in line` = `number 3 in the queue`
 _ORDINAL_DIGITS = re.compile(r"\b(?P<n>\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
 #: Chinese weekdays (星期二 = 周二 = 礼拜二 = Tuesday) and months (四月 = 4月 = April), as the English.
 _ZH_DIGITS = {
@@ -1023,11 +1028,26 @@ def in_digits(text: str) -> str:
     if "-" in text:
         text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
     text = _COUNT_MORE.sub(lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text)
-    if "half" in text or "quarter" in text:
+    if "half" in text or "quarter" in text or "fifth" in text or "tenth" in text:
+        text = _FRACTION_OF_PRICE.sub(_fraction_as_percent, text)
         text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[m.group(0).lower()], text)
     if "weekdays" in text or "工作日" in text:
         text = _WEEKDAYS_WORD.sub(lambda m: "Monday to Friday" if m[0][-1] == "s" else "周一到周五", text)
     return text
+
+
+#: `one-fifth off`, `half off`, `a quarter of the price`: a share of a price is its percent (20 %, 50 %,
+#: 25 %); thirds are left alone (33 % and 33.3 % are both said for them).
+_FRACTION_OF_PRICE = re.compile(
+    r"(?i)\b(?:(?P<n>an?|one|\d)[\s-]+)?(?P<f>half|quarters?|fifths?|tenths?)(?=\s+off\b"
+    r"|\s+of\s+(?:the|your|its|their)\s+(?:price|cost|fee|fare|bill|total|amount|balance|order|rent)\b)"
+)
+_FRACTIONS = {"half": 50, "quarter": 25, "fifth": 20, "tenth": 10}
+
+
+def _fraction_as_percent(m: re.Match[str]) -> str:
+    count = int(m["n"]) if m["n"] and m["n"].isdigit() else 1
+    return f"{count * _FRACTIONS[m['f'].lower().rstrip('s')]}%"
 
 
 #: `one or two days`, `one to three weeks`: `one` is a number where a range starts with it.
@@ -1039,12 +1059,25 @@ _ONE_OF_RANGE = re.compile(
 _ONE_UNIT = re.compile(r"(?i)\bone(?=[\s-]+(?:week|month|year)s?\b)")
 #: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: [A-Z\d]{4}){2,7}(?: [A-Z\d]{1,3})?(?![\w])")
+#: A number written in groups of four digits, three groups or more, after a word that names one (a
+#: tracking or card number: `tracking number is 7712 3456 9981`, 卡号 6222 0212 3456 7890), is the one
+#: written run together; `Rooms 1203 1204 1205` are three numbers.
+_DIGIT_GROUPS = re.compile(
+    r"(?i)(?P<cue>(?:\b(?:tracking|card|account|acct|reference|ref|confirmation|policy|membership|member"
+    r"|serial|imei|number|no\.?|id)|[#号码])(?:\s+(?:number|no\.?|is|was))*[\s:#：]*)"
+    r"(?P<n>\d{4}(?: \d{4}){2,})(?!\d|[.,]\d|\s\d)"
+)
 #: `1h40m`, `1 hr 40 min`: hours and minutes in one, as `1 hour and 40 minutes` says them.
 _HOURS_MINUTES = re.compile(r"(?i)\b(?P<h>\d+)\s?(?:h|hrs?)\s?(?P<m>[1-5]?\d)\s?(?:m|mins?)\b")
 _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
 
 
 @lru_cache(maxsize=65_536)
+def _a_period(m: re.Match[str]) -> str:
+    """`within a day` → `within 1 day`, `a year from` → `1 year from` (`_A_PERIOD`)."""
+    return f"{m['pre']} 1 {m['unit']}" if m["pre"] else f"1 {m['unit_from']}"
+
+
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
     text = in_digits(plus_word(unicodedata.normalize("NFKC", value).replace("×", "x")))  # 4×6 = 4x6
@@ -1052,7 +1085,9 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         text = _HOURS_MINUTES.sub(r"\g<h> hours \g<m> minutes", text)
     if _IBAN.search(text):
         text = _IBAN.sub(lambda m: m.group(0).replace(" ", ""), text)
-    text = _A_PERIOD.sub(r"\g<pre> 1 \g<unit>", _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
+    if _DIGIT_GROUPS.search(text):
+        text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)
+    text = _A_PERIOD.sub(_a_period, _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
     if "/" in text:
         per = _SLASH_PERIOD.sub(
             lambda m: f"{m['amount']} per {_SLASH_UNITS.get(m['unit'].lower(), m['unit'])}", text
@@ -1118,7 +1153,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     take(_FREQUENCY, _canon_frequency)
     if "每" in text or "费" in text or "租" in text or "供" in text:
         take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z'] or m['f']]}")
-    take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[_fold(m.group('o') or m.group('d'))]}")
+    take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[_fold(m['o'] or m['d'] or m['q'])]}")
     if phone:
         take(_PHONE, _canon_phone)
     if digit:
@@ -1145,6 +1180,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         kinds = {c.partition(":")[0] for _, _, c in found}
         if "time" in kinds:
             _meridiem_for_ranges(text, found)
+        if "month" in kinds and "date" in kinds:
+            _year_for_days(text, found)
         if "month" in kinds or "date" in kinds:
             _year_for_months(text, found)
             _quarters_of_months(text, found)
@@ -1230,7 +1267,20 @@ def _zh_text(text: str) -> str:
     if "点" in text or "时" in text:  # 下午2点到4点: the end of the range is the afternoon's too
         text = _ZH_TIME_RANGE.sub(r"\g<p>\g<a>\g<j>\g<p>\g<b>", text)
     text = _ZH_HOURS_MINUTES.sub(lambda m: f"{m['h']}小时{zh_number(m['m'])}分钟", text)  # 1小时四十分
+    if "底" in text:  # 8月底 is 8月31日, 2025年年底 2025年12月31日
+        text = _ZH_MONTH_END.sub(_zh_month_end, _ZH_YEAR_END.sub(r"\g<y>年12月31日", text))
     return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))
+
+
+#: 8月底 / 八月底, 2025年年底 / 2025年底: the month's or the year's last day.
+_ZH_MONTH_END = re.compile(r"(?:(?P<y>\d{4})年)?(?P<m>1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])月份?底")
+_ZH_YEAR_END = re.compile(r"(?P<y>\d{4})年年?底")
+
+
+def _zh_month_end(m: re.Match[str]) -> str:
+    month = zh_number(m["m"])
+    last = calendar.monthrange(int(m["y"] or 2001), month)[1]  # no year: February's 28 days
+    return f"{m['y'] + '年' if m['y'] else ''}{month}月{last}日"
 
 
 def _zh_two_numerals(m: re.Match[str]) -> str:
@@ -1449,6 +1499,61 @@ def _year_for_months(text: str, found: list[tuple[int, int, str]]) -> None:
             found[i] = (s1, e1, f"date:{int(y2) - (m1 > m2):04d}-{m1:02d}")
         else:
             found[i + 1] = (s2, e2, f"date:{int(y1) + (m2 < m1):04d}-{m2:02d}")
+
+
+_DAY_SUFFIX = re.compile(r"^(?:日|号|(?:st|nd|rd|th)\b)?,?")
+
+
+def _year_for_days(text: str, found: list[tuple[int, int, str]]) -> None:
+    """A year said once for a range of days holds for both ends: `January 1 through June 30, 2025` is
+    `1/1/2025 to 6/30/2025`, as `March 3, 2025 to April 2` is `2025-03-03 to 2025-04-02`; a range that
+    crosses new year takes the year before for its start. A day with no year is a month fact and a
+    number written together (`January 1`, `7月1日`)."""
+    i = 0
+    while i < len(found) - 2:
+        a, b, c = found[i], found[i + 1], found[i + 2]
+        if (
+            _month_day(text, a, b)
+            and _is_day(c)
+            and _RANGE_JOIN.fullmatch(_DAY_SUFFIX.sub("", text[b[1] : c[0]]))
+        ):
+            month, day = int(a[2][6:]), int(b[2][7:])
+            year = int(c[2][5:9]) - ((month, day) > (int(c[2][10:12]), int(c[2][13:15])))
+            if _valid_day(year, month, day):
+                found[i : i + 2] = [(a[0], b[1], f"date:{year:04d}-{month:02d}-{day:02d}")]
+        elif (
+            _is_day(a)
+            and _month_day(text, b, c)
+            and _RANGE_JOIN.fullmatch(_DAY_SUFFIX.sub("", text[a[1] : b[0]]))
+        ):
+            month, day = int(b[2][6:]), int(c[2][7:])
+            year = int(a[2][5:9]) + ((month, day) < (int(a[2][10:12]), int(a[2][13:15])))
+            if _valid_day(year, month, day):
+                found[i + 1 : i + 3] = [(b[0], c[1], f"date:{year:04d}-{month:02d}-{day:02d}")]
+        i += 1
+
+
+def _month_day(text: str, month: tuple[int, int, str], day: tuple[int, int, str]) -> bool:
+    """A month fact and the number written after it as its day (`January 1`, `7月1`)."""
+    return (
+        month[2].startswith("month:")
+        and day[2].startswith("number:")
+        and day[2][7:].isdigit()
+        and 1 <= int(day[2][7:]) <= 31
+        and not text[month[1] : day[0]].strip()
+    )
+
+
+def _is_day(fact: tuple[int, int, str]) -> bool:
+    return fact[2].startswith("date:") and len(fact[2]) == 15
+
+
+def _valid_day(year: int, month: int, day: int) -> bool:
+    try:
+        datetime(year, month, day)
+    except ValueError:
+        return False
+    return True
 
 
 _HOURS_JOIN = re.compile(r"\s*(?:and|to|until|till|-|–|—)\s*", re.IGNORECASE)

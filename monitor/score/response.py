@@ -107,8 +107,12 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         rivals = [f for f in extra if f[0] == kind_g]
         best: Comparison | None = None
         best_canon = ""
-        for rival in rivals:
+        for rival in sorted(rivals, key=lambda r: r[1] != canon_g):  # the same fact first
             cmp = ladder.compare_text("response." + kind_g, text_g, rival[2])
+            if not cmp.equal and rival[1] == canon_g:  # read in context: `January 1 through June 30, 2025`
+                cmp = cmp.model_copy(
+                    update={"equal": True, "score": 1.0, "rung": Rung.NORMALIZED, "uncertain": False}
+                )
             if cmp.equal:
                 best = cmp
                 extra.remove(rival)
@@ -118,7 +122,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         if best is not None and best.equal:
             comparisons.append(best)
         elif best is not None:
-            if _same_quantity(canon_g, best_canon):
+            if _same_quantity(canon_g, best_canon) or _count_of(canon_g, text_g, best_canon, best.predicted):
                 doubts.append(_doubt(best, "the same number in another form"))
             elif not _decisive(best, vocabulary):
                 doubts.append(_doubt(best, "worded otherwise"))
@@ -319,6 +323,27 @@ def _same_quantity(a: str, b: str) -> bool:
     return not ua or not ub or {ua, ub} <= _UNIT_FREE_CURRENCIES
 
 
+_LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _count_of(canon_a: str, text_a: str, canon_b: str, text_b: str) -> bool:
+    """A bare count and a measure that starts with the same number: `4 monthly payments` and `for four
+    months` (the measure's canonical form is in seconds, its text still says 4)."""
+    for (canon, text), (other, _) in (
+        ((canon_a, text_a), (canon_b, text_b)),
+        ((canon_b, text_b), (canon_a, text_a)),
+    ):
+        lead = _LEADING_NUMBER.match(text.strip())
+        if other.startswith("number:") and "|" not in other and "|" in canon and lead:
+            return float(lead.group(0)) == float(other[7:])
+    return False
+
+
+#: What is left of a contraction once its apostrophe is gone (`don't` → `don t`): no word of the part.
+_CONTRACTION_PARTS = frozenset(
+    {"t", "s", "d", "ll", "re", "ve", "m", "don", "won", "doesn", "didn", "isn", "aren", "wasn", "weren",
+     "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn", "mustn", "needn", "ain"}
+)  # fmt: skip
 _IDEOGRAPHS = re.compile(f"[{CJK_CHARS}]")
 _ZH_FILLER = frozenset("的了吧呢啊吗您你我们是在为将会已和与及或")
 _STEM = 5
@@ -331,7 +356,7 @@ def _said_in_words(part: str, reply: str) -> bool:
     ideographs = set(_IDEOGRAPHS.findall(part)) - _ZH_FILLER
     if ideographs:
         return 3 * len(ideographs & set(_IDEOGRAPHS.findall(reply))) >= len(ideographs)
-    words = {w for w in content_words(part) if w.isalpha()}
+    words = {w for w in content_words(part) if w.isalpha() and w not in _CONTRACTION_PARTS}
     if not words:
         return True
     reply_words = {w for w in content_words(reply) if w.isalpha()}

@@ -82,6 +82,18 @@ SAME = [
     ("逾期费用3.5元已免除", "逾期的三块五已经给您免掉了"),
     ("可分6期免息", "可以分六期"),
     ("昨晚20:00到22:00", "昨晚8点到10点"),  # every part of the day a time reads carries to a range's end
+    # and set 12's: a share of a price, a year from a day, a number in groups of four, a place in a
+    # queue, a range's year said once for days, the end of a month or a year
+    ("a 20% discount", "one-fifth off"),
+    ("50% off all items", "half off all items"),
+    ("expire 12 months from today", "expire a year from today"),
+    ("the tracking number is 7712 3456 9981.", "tracking 771234569981"),
+    ("you are number 3 on the waitlist", "you're third on the waitlist"),
+    ("valid from January 1 through June 30, 2025.", "valid 1/1/2025 to 6/30/2025"),
+    ("from March 3, 2025 to April 2", "from 2025-03-03 to 2025-04-02"),
+    ("December 20 to January 5, 2026", "2025-12-20 to 2026-01-05"),  # the start is the year before
+    ("停卡期间为7月1日至8月31日", "时间是7月1号到8月底"),
+    ("有效期至2025年12月31日", "2025年年底前有效"),
 ]
 
 DIFFERENT = [
@@ -120,6 +132,12 @@ DIFFERENT = [
     ("二十三天", "2到3天"),  # 二十三 is 23, not a range
     ("三块五个", "3.5元"),  # 3 yuan, then five of something
     ("用了1小时分", "用了1小时0分钟"),  # no minutes said is no `0 minutes`
+    ("需有18周岁以上成人在场", "需在场18周"),  # an age, not 18 weeks
+    ("a third off", "33% off"),  # thirds are left alone
+    ("1234 5678", "12345678"),  # two groups may be two numbers
+    ("Rooms 1203 1204 1205", "Rooms 120312041205"),  # and three, where no word names one number
+    ("Call January 1 or June 30, 2025", "Call 2025-01-01 or 2025-06-30"),  # `or` is no range
+    ("7月1日至8月底", "7月1日至8月30日"),
 ]
 
 
@@ -167,6 +185,16 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "麻烦您拍一张商品损坏处的照片发给我们，以便尽快处理。",
         ),
         ("您的手机号已成功办理副卡，新号码为138 0013 8000。", "副卡已开通，号码是13800138000。"),
+        (  # a count and a duration of the same number (set 12)
+            "Your $600 balance will be split into 4 monthly payments of $150, starting May 1.",
+            "Your balance of $600 is now on a payment plan — $150 a month for four months, from 1 May.",
+        ),
+        (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
+            "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
+            "they'll use the master key.",
+            "Tomorrow morning maintenance will come repair the sink leak. No need for you to be there — "
+            "they'll let themselves in with the master key.",
+        ),
     ],
 )
 def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, gold: str, reply: str) -> None:
@@ -185,6 +213,11 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ("您的手机号已成功办理副卡，新号码为138 0013 8000。", "副卡已开通，号码是13800138001。"),
         ("Your refund of $42.17 has been issued.", "I've refunded 42 dollars and 71 cents."),
         ("The clinic is open Monday to Friday.", "The clinic is open Monday to Saturday."),
+        (
+            "Your $600 balance will be split into 4 monthly payments of $150.",
+            "Your $600 balance is now $150 a month for three months.",
+        ),
+        ("Your permit is valid from January 1 through June 30, 2025.", "Permit valid 1/2/2025 to 6/30/2025."),
     ],
 )
 def test_a_reply_with_another_fact_still_fails(multilingual_ladder: Ladder, gold: str, reply: str) -> None:
