@@ -245,6 +245,8 @@ _UNITS: dict[str, tuple[str, float]] = {
     "小时": ("s", 3600),
     "分钟": ("s", 60),
     "周": ("s", 604800),
+    "个星期": ("s", 604800),
+    "个月": ("s", 2_629_800),  # and N年 as N × 12 个月 (`_ZH_YEARS`): 2024年 is a year, not a duration
     "元": ("cny", 1),
     "块": ("cny", 1),
     "人民币": ("cny", 1),
@@ -577,9 +579,17 @@ _DIGIT = re.compile(r"\d")
 #: A code of two capitals (or a capital and a digit) and a number written apart: `CA 1837` is CA1837,
 #: as airlines' flight numbers and such codes are written both ways.
 _SPACED_IDENT = re.compile(
-    r"(?<![\w-])(?!(?:ID|NO|NR|PO|OK|AM|PM|IS|IN|ON|AT|TO|OF|BY|OR|IF|MY|WE|HE|ME|SO|DO|GO|UP|US) )"
-    r"[A-Z][A-Z\d] (?=\d{2,4}(?![\w,.]?\d))\d{2,4}(?![\w])"
-)  # not `ID 4821`, `NO 12`: a label and its number
+    rf"(?<!{_W})(?<!-)(?!(?:ID|NO|NR|PO|OK|AM|PM|IS|IN|ON|AT|TO|OF|BY|OR|IF|MY|WE|HE|ME|SO|DO|GO|UP|US) )"
+    r"[A-Z][A-Z\d] (?=\d{2,4}(?!\w|[,.]\d{3}(?!\d)))\d{2,4}(?![\w])"
+)  # not `ID 4821`, `NO 12`: a label and its number; `航班CA 1831，2024年` is one
+#: Codes written in groups, the same run together: a postal code (`M5V 2T6`, `SW1A 1AA`), a UPS
+#: tracking number (`1Z 999 AA1 0123 4567 84`), a gate or a seat's letter and number (`gate B 22`), a
+#: ticket's airline prefix and number (`999-2145678903`).
+_GROUPED_CODE = re.compile(
+    r"(?P<code>\b[A-Z]\d[A-Z] \d[A-Z]\d\b|\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b|\b1Z(?: ?[A-Z\d]{1,4}){4,}\b"
+    r"|(?<![\d-])\d{2,4}-\d{7,}(?![\d-]))"
+    r"|(?P<word>(?i:\b(?:gate|seat|platform|bay|pier|zone|section|dock|stand)\s+))(?P<seat>[A-Z]) (?P<n>\d{1,3})\b"
+)
 _PERIOD_UNITS = ("quarter", "week", "month", "year")  # every unit _PERIOD reads contains one
 _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False,
           "是": True, "是的": True, "对": True,
@@ -698,7 +708,15 @@ class Facts:
 
 
 #: Sentence ends: Latin ones before whitespace; Chinese ones (。！？；) need none (Chinese puts no space).
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
+#: Where a sentence ends: not after an abbreviation's full stop (`P.O. box`, `Dr. Kim`, `e.g.`).
+_SENTENCE = re.compile(
+    r"(?<=[.!?;])"
+    + "".join(
+        f"(?<!\\b{re.escape(a)})"
+        for a in ("P.O.", "e.g.", "i.e.", "Dr.", "Mr.", "Ms.", "Mrs.", "St.", "No.", "Apt.", "vs.")
+    )
+    + r"\s+|(?<=[。！？；])\s*|\n+"
+)
 #: A sentence that asks for something without a question mark: a request to give, tell, confirm or
 #: choose (`Please confirm the address.`, `Enter your PIN.`, `麻烦提供一下你的订单号。`), after an opening
 #: clause too (`To continue, please provide …`).
@@ -1058,6 +1076,10 @@ _ONE_OF_RANGE = re.compile(
 #: which is as often `some day`, nor `one hour`, which a reply may give as `an hour` or `60 minutes`).
 _ONE_UNIT = re.compile(r"(?i)\bone(?=[\s-]+(?:week|month|year)s?\b)")
 #: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.
+#: `1. `, `2) `, `3、` opening a line: the number of an item of a list.
+_LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,2}[.)、](?=[ \t]|[\u4e00-\u9fff])")
+#: An amount written the European way: dots between thousands, a comma before the cents.
+_EUROPEAN_DECIMAL = re.compile(r"(?<![\d.,])(?P<i>\d{1,3}(?:\.\d{3})+),(?P<f>\d{2})(?![\d,])")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: [A-Z\d]{4}){2,7}(?: [A-Z\d]{1,3})?(?![\w])")
 #: A number written in groups of four digits, three groups or more, after a word that names one (a
 #: tracking or card number: `tracking number is 7712 3456 9981`, 卡号 6222 0212 3456 7890), is the one
@@ -1073,6 +1095,13 @@ _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
 
 
 @lru_cache(maxsize=65_536)
+def _grouped_code(m: re.Match[str]) -> str:
+    """`M5V 2T6` → `M5V2T6`, `999-2145678903` → `9992145678903`, `gate B 22` → `gate B22`."""
+    if m["code"]:
+        return m["code"].replace(" ", "").replace("-", "")
+    return f"{m['word']}{m['seat']}{m['n']}"
+
+
 def _a_period(m: re.Match[str]) -> str:
     """`within a day` → `within 1 day`, `a year from` → `1 year from` (`_A_PERIOD`)."""
     return f"{m['pre']} 1 {m['unit']}" if m["pre"] else f"1 {m['unit_from']}"
@@ -1085,6 +1114,12 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         text = _HOURS_MINUTES.sub(r"\g<h> hours \g<m> minutes", text)
     if _IBAN.search(text):
         text = _IBAN.sub(lambda m: m.group(0).replace(" ", ""), text)
+    if _DIGIT.search(text) and _GROUPED_CODE.search(text):
+        text = _GROUPED_CODE.sub(_grouped_code, text)
+    if "\n" in text:  # a numbered list's numbers are no facts
+        text = _LIST_NUMBER.sub("", text)
+    if "," in text and _EUROPEAN_DECIMAL.search(text):  # 2.500,00 EUR is 2500.00
+        text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)
     if _DIGIT_GROUPS.search(text):
         text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)
     text = _A_PERIOD.sub(_a_period, _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
@@ -1252,6 +1287,12 @@ def _zh_text(text: str) -> str:
     text = _ZH_PERCENT.sub(lambda m: _zh_decimal(m["n"]) + "%", text)
     if "千分之" in text:  # 千分之一 is 0.1%
         text = _ZH_PERMILLE.sub(lambda m: _digits(float(_zh_decimal(m["n"])) / 10) + "%", text)
+    if "分之" in text:  # 五分之三 is 60%, 十分之一 10%
+        text = _ZH_FRACTION.sub(_zh_fraction, text)
+    if "一半" in text:
+        text = text.replace("一半", "50%")
+    if "第" in text:  # 第二诊室 is room 2, as 2号诊室 says
+        text = _ZH_ORDINAL.sub(lambda m: f"第{zh_number(m['n'])}", text)
     if "三" in text or "四" in text or "五" in text:  # 两三天 is 2到3天
         text = _ZH_TWO_NUMERALS.sub(_zh_two_numerals, text)
     text = _ZH_NUMBER.sub(_zh_numerals_in_digits, text)
@@ -1267,11 +1308,15 @@ def _zh_text(text: str) -> str:
     if "点" in text or "时" in text:  # 下午2点到4点: the end of the range is the afternoon's too
         text = _ZH_TIME_RANGE.sub(r"\g<p>\g<a>\g<j>\g<p>\g<b>", text)
     text = _ZH_HOURS_MINUTES.sub(lambda m: f"{m['h']}小时{zh_number(m['m'])}分钟", text)  # 1小时四十分
+    if "年" in text:  # 3年 is 36个月, 半年 6个月 (上半年 is a half: `_ZH_HALF`)
+        text = _ZH_YEARS.sub(lambda m: f"{_digits(float(m['n'] or 0.5) * 12)}个月", text)
     if "底" in text:  # 8月底 is 8月31日, 2025年年底 2025年12月31日
         text = _ZH_MONTH_END.sub(_zh_month_end, _ZH_YEAR_END.sub(r"\g<y>年12月31日", text))
     return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))
 
 
+#: A count of years (one or two digits, or 半): 3年, 半年 — not 2024年, 上半年, 3年级, 年底, 每年.
+_ZH_YEARS = re.compile(r"(?:(?<![\d.])(?P<n>\d{1,2}(?:\.\d)?)|(?<![上下前后\d])半)年(?![级底初末中])")
 #: 8月底 / 八月底, 2025年年底 / 2025年底: the month's or the year's last day.
 _ZH_MONTH_END = re.compile(r"(?:(?P<y>\d{4})年)?(?P<m>1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])月份?底")
 _ZH_YEAR_END = re.compile(r"(?P<y>\d{4})年年?底")
@@ -1281,6 +1326,23 @@ def _zh_month_end(m: re.Match[str]) -> str:
     month = zh_number(m["m"])
     last = calendar.monthrange(int(m["y"] or 2001), month)[1]  # no year: February's 28 days
     return f"{m['y'] + '年' if m['y'] else ''}{month}月{last}日"
+
+
+#: 第二 before a word that numbers a place or an item (诊室, 号, 楼, 期 …); not 第二驾驶人 "a second driver".
+_ZH_ORDINAL = re.compile(
+    r"第(?P<n>[一二两三四五六七八九十百]+)(?=[号楼层排座站室诊厢窗台期届批轮道条项章节页])"
+)
+#: A fraction (N分之M); 百分之 and 千分之 are read before it.
+_ZH_FRACTION = re.compile(
+    r"(?<![百千万])(?P<d>[一二两三四五六七八九十\d]+)分之(?P<n>[一二两三四五六七八九十\d]+)"
+)
+
+
+def _zh_fraction(m: re.Match[str]) -> str:
+    """五分之三 → 60%; a share with no short percent (三分之一) is left as said."""
+    numerator, denominator = zh_number(m["n"]), zh_number(m["d"])
+    percent = 100 * numerator / denominator if denominator else 0.0
+    return f"{_digits(percent)}%" if percent and round(percent, 1) == percent else m.group(0)
 
 
 def _zh_two_numerals(m: re.Match[str]) -> str:

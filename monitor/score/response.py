@@ -27,11 +27,13 @@ ladder routes them.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from monitor.compare.facts import (
     CJK_CHARS,
+    asks,
     compare_acts,
     content_words,
     extract_facts,
@@ -161,7 +163,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             top = max(sims, key=lambda s: s.score or 0.0, default=None)
             part_scores.append((top.score or 0.0) if top else 0.0)
             facts_absent = any(text in part for _, text in absent)
-            covered = top is not None and ladder.covers(top)
+            covered = (top is not None and ladder.covers(top)) or _asked_back(part, pred_parts)
             if facts_absent or not (
                 covered or _said_in_words(part, predicted) or states_facts(part, predicted, day_first)
             ):
@@ -347,6 +349,12 @@ _CONTRACTION_PARTS = frozenset(
 _IDEOGRAPHS = re.compile(f"[{CJK_CHARS}]")
 _ZH_FILLER = frozenset("的了吧呢啊吗您你我们是在为将会已和与及或")
 _STEM = 5
+
+
+def _asked_back(part: str, reply_parts: Sequence[str]) -> bool:
+    """A gold part that only asks for a choice or a yes (`Which do you prefer?`, `Does that work?`: one
+    content word at most) is covered by any question of the reply (`Which works better for you?`)."""
+    return asks(part) and len(content_words(part)) <= 1 and any(asks(p) for p in reply_parts)
 
 
 def _said_in_words(part: str, reply: str) -> bool:

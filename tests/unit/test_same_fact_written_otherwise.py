@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.compare.facts import act_of, extract_facts
+from monitor.compare.facts import act_of, extract_facts, sentences
 from monitor.compare.ladder import Ladder
 from monitor.score.response import score_response
 
@@ -94,6 +94,23 @@ SAME = [
     ("December 20 to January 5, 2026", "2025-12-20 to 2026-01-05"),  # the start is the year before
     ("停卡期间为7月1日至8月31日", "时间是7月1号到8月底"),
     ("有效期至2025年12月31日", "2025年年底前有效"),
+    # and set 13's: Chinese durations in months and years, fractions, 一半, 第二 before a place; codes
+    # written in groups; an amount written the European way; a numbered list's numbers
+    ("期限 36 个月", "分3年"),
+    ("保障期限为一年", "共12个月"),
+    ("近 6 个月银行流水", "近半年银行流水"),
+    ("医保可报销 60%", "医保报销五分之三"),
+    ("订单金额的 10%", "订单金额的十分之一"),
+    ("手续费为票价的 50%", "手续费是票价的一半"),
+    ("心内科 2 号诊室", "心内科第二诊室"),
+    ("航班 CA1831 将于", "航班CA 1831，将于"),
+    ("票号 999-2145678903，请", "票号9992145678903。"),
+    ("Toronto, ON M5V 2T6.", "Toronto ON M5V2T6."),
+    ("London SW1A 1AA", "London SW1A1AA"),
+    ("Tracking number: 1Z 999 AA1 0123 4567 84.", "track it with 1Z999AA10123456784."),
+    ("The gate has changed to B22.", "now at gate B 22."),
+    ("a wire of €2,500.00", "a wire of 2.500,00 EUR"),
+    ("需要准备：护照原件和近 6 个月银行流水", "请准备以下材料：\n1. 近半年银行流水\n2. 护照原件"),
 ]
 
 DIFFERENT = [
@@ -138,12 +155,25 @@ DIFFERENT = [
     ("Rooms 1203 1204 1205", "Rooms 120312041205"),  # and three, where no word names one number
     ("Call January 1 or June 30, 2025", "Call 2025-01-01 or 2025-06-30"),  # `or` is no range
     ("7月1日至8月底", "7月1日至8月30日"),
+    ("2024年", "24个月"),  # a year, no duration
+    ("上半年", "6个月"),  # a half of the year
+    ("三年级", "36个月"),  # a grade
+    ("三分之一", "33%"),  # no short percent: left as said
+    ("添加第二驾驶人", "添加2驾驶人"),  # a second driver, no number 2
 ]
 
 
 def test_a_request_turned_down_is_no_request() -> None:
     assert act_of("您的订单已取消，不用麻烦您再提供材料了。") != "ask"
     assert act_of("麻烦您先上传一下照片。") == "ask"
+
+
+def test_an_abbreviation_s_full_stop_ends_no_sentence() -> None:
+    assert sentences("We don't ship to P.O. boxes. Could you give a street address?") == [
+        "We don't ship to P.O. boxes.",
+        "Could you give a street address?",
+    ]
+    assert len(sentences("Dr. Kim is out. Mr. Lee will see you.")) == 2
 
 
 def test_a_gold_sentence_that_only_greets_is_not_required(multilingual_ladder: Ladder) -> None:
@@ -188,6 +218,12 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
         (  # a count and a duration of the same number (set 12)
             "Your $600 balance will be split into 4 monthly payments of $150, starting May 1.",
             "Your balance of $600 is now on a payment plan — $150 a month for four months, from 1 May.",
+        ),
+        (  # a question that only asks for a choice, asked otherwise (set 13)
+            "We can deliver your sofa on Tuesday the 17th or Thursday the 19th, between 8 AM and noon. "
+            "Which do you prefer?",
+            "There are two delivery slots for the sofa, both 8:00–12:00: Thursday 19th or Tuesday 17th. "
+            "Which works better for you?",
         ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
