@@ -1058,7 +1058,8 @@ def in_digits(text: str) -> str:
 #: 25 %); thirds are left alone (33 % and 33.3 % are both said for them).
 _FRACTION_OF_PRICE = re.compile(
     r"(?i)\b(?:(?P<n>an?|one|\d)[\s-]+)?(?P<f>half|quarters?|fifths?|tenths?)(?=\s+off\b"
-    r"|\s+of\s+(?:the|your|its|their)\s+(?:price|cost|fee|fare|bill|total|amount|balance|order|rent)\b)"
+    r"|\s+(?:of\s+)?(?:the|your|its|their)\s+(?:[a-z]+\s+)?(?:price|cost|fee|fare|bill|total|amount|balance|order|rent"
+    r"|charges?|difference|deposit|refund)\b)"
 )
 _FRACTIONS = {"half": 50, "quarter": 25, "fifth": 20, "tenth": 10}
 
@@ -1305,6 +1306,10 @@ def _zh_text(text: str) -> str:
         text = _RMB_BEFORE.sub(lambda m: "" if m["yuan"] else "¥", text)
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
     text = _ZH_AND_A_HALF.sub(r"\g<n>.5小时", text)  # 1个半小时 is 1.5 hours, not 半小时
+    if ":" in text and ("午" in text or "晚" in text):  # 下午 3:30 is 15:30, 16日晚 7:30 19:30
+        text = _ZH_PM_CLOCK.sub(lambda m: f"{m['p']}{int(m['h']) % 12 + 12}:{m['m']}", text)
+    if "全额" in text:  # 全额扣除 is 100%扣除: a share of a cost (not 全额退款, said as 全部退款 too)
+        text = _ZH_FULL_SHARE.sub("100%", text)
     if "点" in text or "时" in text:  # 下午2点到4点: the end of the range is the afternoon's too
         text = _ZH_TIME_RANGE.sub(r"\g<p>\g<a>\g<j>\g<p>\g<b>", text)
     text = _ZH_HOURS_MINUTES.sub(lambda m: f"{m['h']}小时{zh_number(m['m'])}分钟", text)  # 1小时四十分
@@ -1329,6 +1334,11 @@ def _zh_month_end(m: re.Match[str]) -> str:
 
 
 #: 第二 before a word that numbers a place or an item (诊室, 号, 楼, 期 …); not 第二驾驶人 "a second driver".
+_ZH_FULL_SHARE = re.compile("全额(?=扣除|报销|抵扣|承担)")
+#: A clock time after a part of the day past noon: its hour is the afternoon's or the evening's.
+_ZH_PM_CLOCK = re.compile(
+    "(?P<p>" + "|".join(sorted(_ZH_PM, key=len, reverse=True)) + r"|晚)(?P<h>\d{1,2}):(?P<m>[0-5]\d)"
+)
 _ZH_ORDINAL = re.compile(
     r"第(?P<n>[一二两三四五六七八九十百]+)(?=[号楼层排座站室诊厢窗台期届批轮道条项章节页])"
 )

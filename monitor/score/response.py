@@ -101,20 +101,19 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     # -- facts: typed facts and slot words, paired by kind -----------------------------------
     gold_facts = _fact_items(gold, vocabulary, day_first)
     pred_facts = _fact_items(predicted, vocabulary, day_first)
-    missing = [f for f in gold_facts if f not in pred_facts]
-    extra = [f for f in pred_facts if f not in gold_facts]
+    # one fact written two ways is one fact: the canonical forms decide, read in context (`January 1
+    # through June 30, 2025`'s start is of 2025; `8:00到18:00`'s 18:00 is the reply's `18点`)
+    gold_canons, pred_canons = {c for _, c, _ in gold_facts}, {c for _, c, _ in pred_facts}
+    missing = [f for f in gold_facts if f[1] not in pred_canons]
+    extra = [f for f in pred_facts if f[1] not in gold_canons]
     conflicts: list[Comparison] = []
     absent: list[tuple[str, str]] = []
     for kind_g, canon_g, text_g in missing:
         rivals = [f for f in extra if f[0] == kind_g]
         best: Comparison | None = None
         best_canon = ""
-        for rival in sorted(rivals, key=lambda r: r[1] != canon_g):  # the same fact first
+        for rival in rivals:
             cmp = ladder.compare_text("response." + kind_g, text_g, rival[2])
-            if not cmp.equal and rival[1] == canon_g:  # read in context: `January 1 through June 30, 2025`
-                cmp = cmp.model_copy(
-                    update={"equal": True, "score": 1.0, "rung": Rung.NORMALIZED, "uncertain": False}
-                )
             if cmp.equal:
                 best = cmp
                 extra.remove(rival)
@@ -144,6 +143,8 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         elif kind_g != "slot" and any(_same_quantity(canon_g, c) for _, c, _ in pred_facts):
             said = next(t for _, c, t in pred_facts if _same_quantity(canon_g, c))
             doubts.append(_doubt_of("response." + kind_g, text_g, said, "the same number in another form"))
+        elif _ZERO.fullmatch(canon_g) and _FREE.search(predicted):  # `a fee of $0` / `no fee`
+            doubts.append(_doubt_of("response.number", text_g, "", "nothing to pay, said in words"))
         elif canon_g == "number:1":  # `one` / 一份 is as often an article as a count
             doubts.append(_doubt_of("response.number", text_g, "", "a count of one not repeated"))
         else:
@@ -325,6 +326,10 @@ def _same_quantity(a: str, b: str) -> bool:
     return not ua or not ub or {ua, ub} <= _UNIT_FREE_CURRENCIES
 
 
+_ZERO = re.compile(r"number:0(?:\.0+)?(?:\|\w+)?")
+_FREE = re.compile(
+    r"(?i)\b(?:free|no (?:charge|fee|cost)|waived|at no (?:extra |additional )?cost)\b|免|不收"
+)
 _LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 

@@ -110,6 +110,11 @@ SAME = [
     ("Tracking number: 1Z 999 AA1 0123 4567 84.", "track it with 1Z999AA10123456784."),
     ("The gate has changed to B22.", "now at gate B 22."),
     ("a wire of €2,500.00", "a wire of 2.500,00 EUR"),
+    # and set 14's: a clock time after 下午 / 晚, a full share of a cost, half the charge
+    ("8 月 16 日晚 7:30", "8月16日晚上7点半"),
+    ("下午 3:30 开始", "15:30开始"),
+    ("可以由父母一方 100% 扣除", "可以选择父母一方全额扣除"),
+    ("up to 50% of the excess charge", "up to half the excess charge"),
     ("需要准备：护照原件和近 6 个月银行流水", "请准备以下材料：\n1. 近半年银行流水\n2. 护照原件"),
 ]
 
@@ -160,6 +165,8 @@ DIFFERENT = [
     ("三年级", "36个月"),  # a grade
     ("三分之一", "33%"),  # no short percent: left as said
     ("添加第二驾驶人", "添加2驾驶人"),  # a second driver, no number 2
+    ("上午 9:30", "21:30"),
+    ("全额退款", "100%退款"),  # a refund in full is said 全部退款 too: no share
 ]
 
 
@@ -225,6 +232,14 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "There are two delivery slots for the sofa, both 8:00–12:00: Thursday 19th or Tuesday 17th. "
             "Which works better for you?",
         ),
+        (  # the same time written two ways beside another (set 14)
+            "每天施工时间限于 8:00 到 18:00。",
+            "每日施工时段8点到18点。",
+        ),
+        (  # nothing to pay, said in words (set 14)
+            "您向尾号 8843 的账户转账 20,000 元已成功，手续费 0 元，实时到账。",
+            "转账成功：20000元已转入尾号8843的账户，免手续费，实时到账。",
+        ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
             "they'll use the master key.",
@@ -254,6 +269,7 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
             "Your $600 balance is now $150 a month for three months.",
         ),
         ("Your permit is valid from January 1 through June 30, 2025.", "Permit valid 1/2/2025 to 6/30/2025."),
+        ("The transfer fee is $0.", "The transfer fee is $5."),
     ],
 )
 def test_a_reply_with_another_fact_still_fails(multilingual_ladder: Ladder, gold: str, reply: str) -> None:
