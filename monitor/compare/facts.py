@@ -522,7 +522,10 @@ _ZH_DIGITS = {
     "九": 9,
 }
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
-_ZH_WEEKDAY = re.compile(r"(?:星期|周|礼拜)(?P<d>[一二三四五六日天1-6])")
+#: (not a count of weeks, nor 一次 after 周: 每4周一次, 每周一次, 两个星期一次 — but 每周一, 下个星期三 are days)
+_ZH_WEEKDAY = re.compile(
+    r"(?<![\d一二两三四五六七八九十几])(?<![\d一二两三四五六七八九十几]个)(?:星期|周|礼拜)(?P<d>[一二三四五六日天1-6])(?!次)"
+)
 _ZH_MONTH = re.compile(
     r"(?<![\d一二三四五六七八九十])(?P<m>十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月(?!份?内)"
 )
@@ -661,8 +664,9 @@ _ZH_DECIMAL = re.compile(
     rf"(?<![午晨晚早])(?<!早上)(?<!晚上)(?<![{_ZH_NUMERALS}\d.])(?P<i>[{_ZH_NUMERALS}\d]+)点(?P<f>[零〇一二三四五六七八九\d]+)"
     r"(?=毫升|升|公斤|千克|克|斤|公里|千米|厘米|毫米|米|元|块|倍|万|亿|GB|MB|TB)"
 )
-_RMB_BEFORE = re.compile(r"人民币\s*(?=\d[\d,]*(?:\.\d+)?(?P<yuan>\s*[元块])?)")
-_YUAN_SIGN = re.compile(r"¥\s*(?P<n>\d[\d,]*(?:\.\d+)?)")
+#: (the amount's commas are between thousands: `¥3,000，仅限` is read after NFKC as `¥3,000,仅限`)
+_RMB_BEFORE = re.compile(r"人民币\s*(?=(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?P<yuan>\s*[元块])?)")
+_YUAN_SIGN = re.compile(r"¥\s*(?P<n>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)")
 
 
 def script_of(char: str) -> str:
@@ -954,7 +958,7 @@ _DOLLARS_AND_CENTS = re.compile(
 )  # `23 pounds 60 is due` too, never `5 pounds 3 ounces`
 _CENTS_SIGN = {"d": "$", "p": "£", "e": "€"}
 #: `a ten-dollar credit`, `a ten-session pack`: the count said as an adjective, joined to its noun.
-_AMOUNT_ADJECTIVE = re.compile(r"\b(?P<n>\d+)-(?P<u>[a-z]{3,})\b")
+_AMOUNT_ADJECTIVE = re.compile(r"\b(?P<n>\d+k?)-(?P<u>[a-z]{2,})\b")  # and `a 30-lb bag`, `60k-km`
 #: `two additional days`, `one extra night`: a word between a count and its unit of time.
 _COUNT_MORE = re.compile(
     r"(?i)\b(?P<n>\d+|one)\s+(?P<w>extra|additional|more|further|full|whole|consecutive)\s+"
@@ -1077,6 +1081,8 @@ _ONE_OF_RANGE = re.compile(
 #: which is as often `some day`, nor `one hour`, which a reply may give as `an hour` or `60 minutes`).
 _ONE_UNIT = re.compile(r"(?i)\bone(?=[\s-]+(?:week|month|year)s?\b)")
 #: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.
+_UNIT_TIMES = re.compile(r"(?<=[A-Za-z])×(?=\d)")
+_CODE_DOT = re.compile(r"(?<=[A-Za-z\d])·(?=[A-Za-z\d])")
 #: `1. `, `2) `, `3、` opening a line: the number of an item of a list.
 _LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,2}[.)、](?=[ \t]|[\u4e00-\u9fff])")
 #: An amount written the European way: dots between thousands, a comma before the cents.
@@ -1110,7 +1116,12 @@ def _a_period(m: re.Match[str]) -> str:
 
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
-    text = in_digits(plus_word(unicodedata.normalize("NFKC", value).replace("×", "x")))  # 4×6 = 4x6
+    text = unicodedata.normalize("NFKC", value)
+    if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
+        text = _UNIT_TIMES.sub(" x ", text).replace("×", "x")
+    if "·" in text:  # 沪A·5K392 is the plate 沪A5K392
+        text = _CODE_DOT.sub("", text)
+    text = in_digits(plus_word(text))
     if _HOURS_MINUTES.search(text):
         text = _HOURS_MINUTES.sub(r"\g<h> hours \g<m> minutes", text)
     if _IBAN.search(text):
@@ -1135,7 +1146,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
     if has_cjk(text):
-        text = _ZH_RANGE_UNIT.sub(r"\g<a>\g<unit>\g<join>\g<b>\g<unit>", _zh_text(text))
+        text = _ZH_RANGE_UNIT.sub(r"\g<a>\g<unit>至\g<b>\g<unit>", _zh_text(text))  # no minus sign: 1-3天
         if "G" in text:
             text = _ZH_GIGABYTES.sub(r"\g<n>GB", text)
     found: list[tuple[int, int, str]] = []
@@ -1290,6 +1301,8 @@ def _zh_text(text: str) -> str:
         text = _ZH_PERMILLE.sub(lambda m: _digits(float(_zh_decimal(m["n"])) / 10) + "%", text)
     if "分之" in text:  # 五分之三 is 60%, 十分之一 10%
         text = _ZH_FRACTION.sub(_zh_fraction, text)
+    if "日-" in text or "号-" in text:  # 11月8日-9日: a range of days, no minus nine
+        text = _ZH_DAY_DASH.sub("至", text)
     if "一半" in text:
         text = text.replace("一半", "50%")
     if "第" in text:  # 第二诊室 is room 2, as 2号诊室 says
@@ -1339,6 +1352,7 @@ _ZH_FULL_SHARE = re.compile("全额(?=扣除|报销|抵扣|承担)")
 _ZH_PM_CLOCK = re.compile(
     "(?P<p>" + "|".join(sorted(_ZH_PM, key=len, reverse=True)) + r"|晚)(?P<h>\d{1,2}):(?P<m>[0-5]\d)"
 )
+_ZH_DAY_DASH = re.compile(r"(?<=\d[日号])-(?=\d)")
 _ZH_ORDINAL = re.compile(
     r"第(?P<n>[一二两三四五六七八九十百]+)(?=[号楼层排座站室诊厢窗台期届批轮道条项章节页])"
 )

@@ -115,6 +115,16 @@ SAME = [
     ("下午 3:30 开始", "15:30开始"),
     ("可以由父母一方 100% 扣除", "可以选择父母一方全额扣除"),
     ("up to 50% of the excess charge", "up to half the excess charge"),
+    # and set 15's: ¥ before a comma, a plate's middle dot, a unit before ×, 1-3个工作日, 8日-9日,
+    # `a 30-lb bag`
+    ("每月额度为 ¥3,000，仅限工作日", "每月可用3000元，仅限工作日"),
+    ("您的车辆（沪A·5K392）已完成保养", "沪A5K392 保养做完了"),
+    ("皇家幼猫粮2kg×2袋已发货", "皇家幼猫粮2公斤，共2袋，已发货"),
+    ("预计1-3个工作日到账", "一般1到3个工作日到账"),
+    ("大会（11月8日-9日，深圳会展中心）", "大会11月8日至9日在深圳会展中心"),
+    ("the 30 lb bag", "a 30-lb bag"),
+    ("its 60,000 km service", "a 60k-km service"),
+    ("每周一闭馆", "每个星期一闭馆"),
     ("需要准备：护照原件和近 6 个月银行流水", "请准备以下材料：\n1. 近半年银行流水\n2. 护照原件"),
 ]
 
@@ -166,7 +176,12 @@ DIFFERENT = [
     ("三分之一", "33%"),  # no short percent: left as said
     ("添加第二驾驶人", "添加2驾驶人"),  # a second driver, no number 2
     ("上午 9:30", "21:30"),
-    ("全额退款", "100%退款"),  # a refund in full is said 全部退款 too: no share
+    ("全额退款", "100%退款"),
+    ("正畸复诊每4周一次", "正畸复诊每周一"),  # every four weeks, no Monday
+    (
+        "每周一次",
+        "每周一",
+    ),  # once a week, not every Monday  # a refund in full is said 全部退款 too: no share
 ]
 
 
