@@ -1101,7 +1101,6 @@ _HOURS_MINUTES = re.compile(r"(?i)\b(?P<h>\d+)\s?(?:h|hrs?)\s?(?P<m>[1-5]?\d)\s?
 _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
 
 
-@lru_cache(maxsize=65_536)
 def _grouped_code(m: re.Match[str]) -> str:
     """`M5V 2T6` → `M5V2T6`, `999-2145678903` → `9992145678903`, `gate B 22` → `gate B22`."""
     if m["code"]:
@@ -1114,6 +1113,7 @@ def _a_period(m: re.Match[str]) -> str:
     return f"{m['pre']} 1 {m['unit']}" if m["pre"] else f"1 {m['unit_from']}"
 
 
+@lru_cache(maxsize=65_536)
 def extract_facts(value: str, day_first: bool = False) -> Facts:
     """Find typed facts left to right; what is not a fact is the residual text."""
     text = unicodedata.normalize("NFKC", value)
