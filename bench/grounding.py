@@ -208,11 +208,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="?",
         const=BLIND,
         type=Path,
-        help="a blind set (default: bench/data/grounding_blind; also grounding_blind_2) instead of τ-bench",
+        help="a blind set, its folder or its conversations.jsonl (default: bench/data/grounding_blind; also "
+        "grounding_blind_2) instead of τ-bench",
     )
     args = ap.parse_args(argv)
     if args.blind:
-        convs = [json.loads(line) for line in args.blind.read_text().splitlines() if line.strip()]
+        path = (
+            args.blind / BLIND.name if args.blind.is_dir() else args.blind
+        )  # a set's folder, as the help names it
+        if not path.is_file():
+            ap.error(f"--blind: no blind set at {path}")
+        convs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         figures: dict[str, Any] = {}
         with tempfile.TemporaryDirectory() as tmp:
             out = args.out or Path(tmp)
