@@ -75,16 +75,15 @@ NEGATIONS = frozenset(
         "neither",
         "nor",
         "without",
-        *"不未没无非免缺",  # 免 "exempt from" (免人工费 = 不收人工费), 缺 "lacking" (缺货 = 没货)
+        *"不未没无非",
     }
 )
-#: Words with a negating ideograph that negate nothing: conjunctions and adverbs (未来 "the coming", 无误
-#: "correct", 不久 "soon", 缺点 "a flaw"), and courtesies a reply adds (不客气, 不好意思 "sorry"). Not 不到,
+#: Words that begin with a negating ideograph but negate nothing: conjunctions and adverbs (未来 "the
+#: coming", 无误 "correct", 不久 "soon"), and courtesies a reply adds (不客气, 不好意思 "sorry"). Not 不到,
 #: 不足 or 没问题: 找不到 / 找到, 库存不足 / 充足 and 没问题 / 有问题 are negations.
 _ZH_WORDS = (
     "不过", "不错", "不仅", "不少", "不同", "不断", "无论", "非常", "没关系",
     "未来", "无误", "不久", "不客气", "不好意思",
-    "避免", "免得", "难免", "缺点",
 )  # fmt: skip
 #: Words in which an ideograph of direction (`_DIRECTED`) gives none: 收到 "received", 至少 "at least".
 _ZH_COMPOUNDS = (

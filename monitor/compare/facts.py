@@ -522,10 +522,8 @@ _ZH_DIGITS = {
     "九": 9,
 }
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
-#: (not a count of weeks, nor 一次 after 周: 每4周一次, 每周一次, 两个星期一次 — but 每周一, 下个星期三 are days)
-_ZH_WEEKDAY = re.compile(
-    r"(?<![\d一二两三四五六七八九十几])(?<![\d一二两三四五六七八九十几]个)(?:星期|周|礼拜)(?P<d>[一二三四五六日天1-6])(?!次)"
-)
+#: (not before 次: 每4周一次, 每周一次 are counts of weeks; 每周一, 下个星期三, 9:00-18:00周一 are days)
+_ZH_WEEKDAY = re.compile(r"(?:星期|周|礼拜)(?P<d>[一二三四五六日天1-6])(?!次)")
 _ZH_MONTH = re.compile(
     r"(?<![\d一二三四五六七八九十])(?P<m>十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月(?!份?内)"
 )
@@ -583,15 +581,17 @@ _DIGIT = re.compile(r"\d")
 #: as airlines' flight numbers and such codes are written both ways.
 _SPACED_IDENT = re.compile(
     rf"(?<!{_W})(?<!-)(?!(?:ID|NO|NR|PO|OK|AM|PM|IS|IN|ON|AT|TO|OF|BY|OR|IF|MY|WE|HE|ME|SO|DO|GO|UP|US) )"
-    r"[A-Z][A-Z\d] (?=\d{2,4}(?!\w|[,.]\d{3}(?!\d)))\d{2,4}(?![\w])"
+    r"[A-Z][A-Z\d] (?=\d{2,4}(?!\w|\.\d|,\d{1,3}(?!\d)))\d{2,4}(?![\w])"
 )  # not `ID 4821`, `NO 12`: a label and its number; `航班CA 1831，2024年` is one
 #: Codes written in groups, the same run together: a postal code (`M5V 2T6`, `SW1A 1AA`), a UPS
 #: tracking number (`1Z 999 AA1 0123 4567 84`), a gate or a seat's letter and number (`gate B 22`), a
 #: ticket's airline prefix and number (`999-2145678903`).
 _GROUPED_CODE = re.compile(
-    r"(?P<code>\b[A-Z]\d[A-Z] \d[A-Z]\d\b|\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b|\b1Z(?: ?[A-Z\d]{1,4}){4,}\b"
-    r"|(?<![\d-])\d{2,4}-\d{7,}(?![\d-]))"
+    r"(?P<code>\b[A-Z]\d[A-Z] \d[A-Z]\d\b|\b[A-Z]{1,2}\d[A-Z\d]? \d(?!AM\b|PM\b)[A-Z]{2}\b"
+    r"|\b1Z ?(?:[A-Z\d] ?){15}[A-Z\d](?![A-Za-z\d])"  # 1Z and 16 more, each perhaps after a space: linear
+    r"|(?<![\d+-])(?!0)\d{3}-\d{10}(?![\d-]))"  # an airline's 3 digits and a 10-digit ticket, no phone
     r"|(?P<word>(?i:\b(?:gate|seat|platform|bay|pier|zone|section|dock|stand)\s+))(?P<seat>[A-Z]) (?P<n>\d{1,3})\b"
+    r"(?!\s*(?:minutes?|mins?|hours?|hrs?|days?|%|:|\.\d))"
 )
 _PERIOD_UNITS = ("quarter", "week", "month", "year")  # every unit _PERIOD reads contains one
 _BOOLS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False,
@@ -712,14 +712,14 @@ class Facts:
 
 
 #: Sentence ends: Latin ones before whitespace; Chinese ones (。！？；) need none (Chinese puts no space).
-#: Where a sentence ends: not after an abbreviation's full stop (`P.O. box`, `Dr. Kim`, `e.g.`).
+#: Where a sentence ends: not after an abbreviation's full stop (`P.O. box`, `Dr. Kim`, `e.g.`, `No. 5`).
 _SENTENCE = re.compile(
     r"(?<=[.!?;])"
     + "".join(
         f"(?<!\\b{re.escape(a)})"
-        for a in ("P.O.", "e.g.", "i.e.", "Dr.", "Mr.", "Ms.", "Mrs.", "St.", "No.", "Apt.", "vs.")
+        for a in ("P.O.", "e.g.", "i.e.", "Dr.", "Mr.", "Ms.", "Mrs.", "Apt.", "vs.")
     )
-    + r"\s+|(?<=[。！？；])\s*|\n+"
+    + r"(?!(?<=\bNo\.)\s+\d)\s+|(?<=[。！？；])\s*|\n+"  # `No. 5` goes on; `No. Please …` is two
 )
 #: A sentence that asks for something without a question mark: a request to give, tell, confirm or
 #: choose (`Please confirm the address.`, `Enter your PIN.`, `麻烦提供一下你的订单号。`), after an opening
@@ -958,7 +958,9 @@ _DOLLARS_AND_CENTS = re.compile(
 )  # `23 pounds 60 is due` too, never `5 pounds 3 ounces`
 _CENTS_SIGN = {"d": "$", "p": "£", "e": "€"}
 #: `a ten-dollar credit`, `a ten-session pack`: the count said as an adjective, joined to its noun.
-_AMOUNT_ADJECTIVE = re.compile(r"\b(?P<n>\d+k?)-(?P<u>[a-z]{2,})\b")  # and `a 30-lb bag`, `60k-km`
+_AMOUNT_ADJECTIVE = re.compile(  # and `a 30-lb bag`, `60k-km` (not `2-to-3`, `2-in-1`)
+    r"\b(?P<n>\d+k?)-(?P<u>[a-z]{3,}|lb|kg|km|mi|oz|ft|cm|mm|gb|mb|hr)\b"
+)
 #: `two additional days`, `one extra night`: a word between a count and its unit of time.
 _COUNT_MORE = re.compile(
     r"(?i)\b(?P<n>\d+|one)\s+(?P<w>extra|additional|more|further|full|whole|consecutive)\s+"
@@ -1050,7 +1052,8 @@ def in_digits(text: str) -> str:
     if "-" in text:
         text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
     text = _COUNT_MORE.sub(lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text)
-    if "half" in text or "quarter" in text or "fifth" in text or "tenth" in text:
+    folded = text.casefold()
+    if "half" in folded or "quarter" in folded or "fifth" in folded or "tenth" in folded:
         text = _FRACTION_OF_PRICE.sub(_fraction_as_percent, text)
         text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[m.group(0).lower()], text)
     if "weekdays" in text or "工作日" in text:
@@ -1080,20 +1083,24 @@ _ONE_OF_RANGE = re.compile(
 #: `one week`, `a one-year term`: `one` before a week, a month or a year is the count (not `one day`,
 #: which is as often `some day`, nor `one hour`, which a reply may give as `an hour` or `60 minutes`).
 _ONE_UNIT = re.compile(r"(?i)\bone(?=[\s-]+(?:week|month|year)s?\b)")
-#: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.
+#: × after a unit (`2kg×2袋`): a measure, then a count; between digits (`4×6`) a size.
 _UNIT_TIMES = re.compile(r"(?<=[A-Za-z])×(?=\d)")
+#: The middle dot inside a code (沪A·5K392, a licence plate): no break in it.
 _CODE_DOT = re.compile(r"(?<=[A-Za-z\d])·(?=[A-Za-z\d])")
 #: `1. `, `2) `, `3、` opening a line: the number of an item of a list.
 _LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,2}[.)、](?=[ \t]|[\u4e00-\u9fff])")
-#: An amount written the European way: dots between thousands, a comma before the cents.
+#: An amount written the European way: dots between thousands, a comma before the cents — read so only
+#: beside a currency that writes it (NFKC makes 汇率为7.125，12月 look the same).
 _EUROPEAN_DECIMAL = re.compile(r"(?<![\d.,])(?P<i>\d{1,3}(?:\.\d{3})+),(?P<f>\d{2})(?![\d,])")
+_EURO_HINT = re.compile(r"(?i)€|\b(?:eur|euros?|chf|sek|nok|dkk|pln|kr)\b")
+#: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: [A-Z\d]{4}){2,7}(?: [A-Z\d]{1,3})?(?![\w])")
 #: A number written in groups of four digits, three groups or more, after a word that names one (a
 #: tracking or card number: `tracking number is 7712 3456 9981`, 卡号 6222 0212 3456 7890), is the one
-#: written run together; `Rooms 1203 1204 1205` are three numbers.
+#: written run together; `Rooms 1203 1204 1205`, 房间号 1203 1204 1205 are three numbers.
 _DIGIT_GROUPS = re.compile(
     r"(?i)(?P<cue>(?:\b(?:tracking|card|account|acct|reference|ref|confirmation|policy|membership|member"
-    r"|serial|imei|number|no\.?|id)|[#号码])(?:\s+(?:number|no\.?|is|was))*[\s:#：]*)"
+    r"|serial|imei|number|no\.?|id)|#|[卡单账编]号|码)(?:\s+(?:number|no\.?|is|was))*[\s:#：]*)"
     r"(?P<n>\d{4}(?: \d{4}){2,})(?!\d|[.,]\d|\s\d)"
 )
 #: `1h40m`, `1 hr 40 min`: hours and minutes in one, as `1 hour and 40 minutes` says them.
@@ -1130,8 +1137,8 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
         text = _GROUPED_CODE.sub(_grouped_code, text)
     if "\n" in text:  # a numbered list's numbers are no facts
         text = _LIST_NUMBER.sub("", text)
-    if "," in text and _EUROPEAN_DECIMAL.search(text):  # 2.500,00 EUR is 2500.00
-        text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)
+    if "," in text and _EUROPEAN_DECIMAL.search(text) and _EURO_HINT.search(text) and not has_cjk(text):
+        text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)  # 2.500,00 EUR
     if _DIGIT_GROUPS.search(text):
         text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)
     text = _A_PERIOD.sub(_a_period, _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
@@ -1320,21 +1327,25 @@ def _zh_text(text: str) -> str:
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
     text = _ZH_AND_A_HALF.sub(r"\g<n>.5小时", text)  # 1个半小时 is 1.5 hours, not 半小时
     if ":" in text and ("午" in text or "晚" in text):  # 下午 3:30 is 15:30, 16日晚 7:30 19:30
-        text = _ZH_PM_CLOCK.sub(lambda m: f"{m['p']}{int(m['h']) % 12 + 12}:{m['m']}", text)
+        text = _ZH_PM_CLOCK.sub(_zh_pm_clock, text)
     if "全额" in text:  # 全额扣除 is 100%扣除: a share of a cost (not 全额退款, said as 全部退款 too)
         text = _ZH_FULL_SHARE.sub("100%", text)
     if "点" in text or "时" in text:  # 下午2点到4点: the end of the range is the afternoon's too
         text = _ZH_TIME_RANGE.sub(r"\g<p>\g<a>\g<j>\g<p>\g<b>", text)
     text = _ZH_HOURS_MINUTES.sub(lambda m: f"{m['h']}小时{zh_number(m['m'])}分钟", text)  # 1小时四十分
     if "年" in text:  # 3年 is 36个月, 半年 6个月 (上半年 is a half: `_ZH_HALF`)
-        text = _ZH_YEARS.sub(lambda m: f"{_digits(float(m['n'] or 0.5) * 12)}个月", text)
+        text = _ZH_YEARS.sub(
+            lambda m: f"{_digits((float(m['n'] or 0.5) + 0.5 * bool(m['half'])) * 12)}个月", text
+        )
     if "底" in text:  # 8月底 is 8月31日, 2025年年底 2025年12月31日
         text = _ZH_MONTH_END.sub(_zh_month_end, _ZH_YEAR_END.sub(r"\g<y>年12月31日", text))
     return _ZH_HOURS.sub("", _ZH_PART_HOUR.sub(lambda m: _ZH_PART_HOURS[m.group(0)], text))
 
 
-#: A count of years (one or two digits, or 半): 3年, 半年 — not 2024年, 上半年, 3年级, 年底, 每年.
-_ZH_YEARS = re.compile(r"(?:(?<![\d.])(?P<n>\d{1,2}(?:\.\d)?)|(?<![上下前后\d])半)年(?![级底初末中])")
+#: A count of years (one or two digits, or 半): 3年, 半年 — not 2024年, 上半年, 3年级, 年底, 年度.
+_ZH_YEARS = re.compile(
+    r"(?:(?<![\d.])(?P<n>\d{1,2}(?:\.\d)?)|(?<![上下前后\d])半)年(?P<half>半)?(?![\d级底初末中度双])"
+)  # 1年半 is 18个月; 25年1月1日 and 24年双十一 are years
 #: 8月底 / 八月底, 2025年年底 / 2025年底: the month's or the year's last day.
 _ZH_MONTH_END = re.compile(r"(?:(?P<y>\d{4})年)?(?P<m>1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])月份?底")
 _ZH_YEAR_END = re.compile(r"(?P<y>\d{4})年年?底")
@@ -1346,13 +1357,16 @@ def _zh_month_end(m: re.Match[str]) -> str:
     return f"{m['y'] + '年' if m['y'] else ''}{month}月{last}日"
 
 
-#: 第二 before a word that numbers a place or an item (诊室, 号, 楼, 期 …); not 第二驾驶人 "a second driver".
 _ZH_FULL_SHARE = re.compile("全额(?=扣除|报销|抵扣|承担)")
-#: A clock time after a part of the day past noon: its hour is the afternoon's or the evening's.
+#: A clock time after a part of the day past noon: its hour is the afternoon's or the evening's (not the
+#: 晚 of 最晚 "at the latest" or 早晚).
 _ZH_PM_CLOCK = re.compile(
-    "(?P<p>" + "|".join(sorted(_ZH_PM, key=len, reverse=True)) + r"|晚)(?P<h>\d{1,2}):(?P<m>[0-5]\d)"
+    "(?P<p>"
+    + "|".join(sorted(_ZH_PM, key=len, reverse=True))
+    + r"|(?<![最早])晚)(?P<h>\d{1,2}):(?P<m>[0-5]\d)"
 )
 _ZH_DAY_DASH = re.compile(r"(?<=\d[日号])-(?=\d)")
+#: 第二 before a word that numbers a place or an item (诊室, 号, 楼, 期 …); not 第二驾驶人 "a second driver".
 _ZH_ORDINAL = re.compile(
     r"第(?P<n>[一二两三四五六七八九十百]+)(?=[号楼层排座站室诊厢窗台期届批轮道条项章节页])"
 )
@@ -1360,6 +1374,16 @@ _ZH_ORDINAL = re.compile(
 _ZH_FRACTION = re.compile(
     r"(?<![百千万])(?P<d>[一二两三四五六七八九十\d]+)分之(?P<n>[一二两三四五六七八九十\d]+)"
 )
+
+
+def _zh_pm_clock(m: re.Match[str]) -> str:
+    """下午 3:30 → 15:30; 晚上12:00 and 今晚0:30 are past midnight, 中午12:30 is noon's (`_ZH_PM_CLOCK`)."""
+    hour = int(m["h"])
+    if hour in (0, 12):
+        hour = 12 if m["p"] in ("中午", "下午") else 0
+    elif hour < 12:
+        hour += 12
+    return f"{m['p']}{hour}:{m['m']}"
 
 
 def _zh_fraction(m: re.Match[str]) -> str:

@@ -37,6 +37,7 @@ from monitor.compare.facts import (
     compare_acts,
     content_words,
     extract_facts,
+    has_cjk,
     normalize_text,
     only_greeting,
     sentences,
@@ -328,14 +329,20 @@ def _same_quantity(a: str, b: str) -> bool:
 
 _ZERO = re.compile(r"number:0(?:\.0+)?(?:\|\w+)?")
 _FREE = re.compile(
-    r"(?i)\b(?:free|no (?:charge|fee|cost)|waived|at no (?:extra |additional )?cost)\b|免|不收"
+    r"(?i)\b(?:free of charge|for free|(?:is|are|be|was) free|no (?:extra |additional |further )?(?:charges?|fees?|costs?)"
+    r"|waived|at no (?:extra |additional )?cost)\b|(?<!避)免[\u4e00-\u9fff]{0,3}费|免收|不收(?:费|取)"
+)
+_INSTALMENTS = (
+    r"\s+(?:(?:monthly|weekly|daily|yearly|annual|quarterly)\b|(?:\w+\s+)?(?:payments|instal?lments)\b)"
 )
 _LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _count_of(canon_a: str, text_a: str, canon_b: str, text_b: str) -> bool:
-    """A bare count and a measure that starts with the same number: `4 monthly payments` and `for four
-    months` (the measure's canonical form is in seconds, its text still says 4)."""
+    """A bare number and a measure that starts with the same number: `4 monthly payments` / `for four
+    months`, `15` / `15天`, `8.2` / `8.2 GB` (the measure's canonical form is in its base unit, its
+    text still says the number). Uncertain, not failed: `within 5 days` / `on the 5th` goes to review
+    too, as a difference no rule can decide."""
     for (canon, text), (other, _) in (
         ((canon_a, text_a), (canon_b, text_b)),
         ((canon_b, text_b), (canon_a, text_a)),
@@ -357,9 +364,22 @@ _STEM = 5
 
 
 def _asked_back(part: str, reply_parts: Sequence[str]) -> bool:
-    """A gold part that only asks for a choice or a yes (`Which do you prefer?`, `Does that work?`: one
-    content word at most) is covered by any question of the reply (`Which works better for you?`)."""
-    return asks(part) and len(content_words(part)) <= 1 and any(asks(p) for p in reply_parts)
+    """A gold question that only asks the user to choose or to agree (`Which do you prefer?`, `Does that
+    work?`) is covered by a reply question that only does the same (`Which works better for you?`); a
+    question about a thing (`Would you like a refund?`) is not, nor is any Chinese one (its words run
+    together)."""
+    return _only_asks_to_choose(part) and any(_only_asks_to_choose(p) for p in reply_parts)
+
+
+#: What a question asks with when it only asks the user to choose or agree.
+_CHOICE_WORDS = frozenset(
+    {"prefer", "work", "works", "suit", "suits", "better", "best", "good", "fine", "sound", "sounds", "okay",
+     "ok", "right", "correct", "choose"}
+)  # fmt: skip
+
+
+def _only_asks_to_choose(sentence: str) -> bool:
+    return asks(sentence) and not has_cjk(sentence) and set(content_words(sentence)) <= _CHOICE_WORDS
 
 
 def _said_in_words(part: str, reply: str) -> bool:

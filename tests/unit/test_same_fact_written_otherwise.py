@@ -314,3 +314,50 @@ def test_a_text_is_read_for_facts_once() -> None:
     between the cache and this function once took the cache from it and halved `replay exact`)."""
     text = "Your refund of $42.17 for order A123 will arrive by 3/4."
     assert extract_facts(text) is extract_facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        # a review of the sets-12-to-15 rules, each read wrong by their first version
+        ("运单号：1Z 999 AA1 0123 4567 84已发货", ("id:1z999aa10123456784",)),
+        ("Your size is EU 42.5.", ("number:42.5",)),  # a decimal, no code `EU 42`
+        ("call +86-13812345678", ("number:13812345678", "number:86")),  # a phone, no ticket
+        ("电话：0755-12345678", ("phone:75512345678",)),
+        ("汇率为7.125，12月1日生效", ("month:12", "number:1", "number:7.125")),  # no European decimal
+        ("最晚11:00前退房", ("time:11:00",)),  # 最晚 is `at the latest`, no evening
+        ("今晚0:30发车", ("time:00:30",)),
+        ("晚上12:00关门", ("time:00:00",)),
+        ("客服时间9:00-18:00周一至周五", ("time:09:00", "time:18:00", "weekday:1", "weekday:5")),
+        ("2024/12/16周一", ("date:2024-12-16", "weekday:1")),
+        ("25年1月1日起", ("month:1", "number:1", "number:25")),  # a year, no 25 years
+        ("有效期1年半", extract_facts("有效期18个月").facts),
+        ("Half the fee is refunded.", ("number:50|percent",)),
+        ("arrives in 2-to-3 business days", ("id:2to3",)),
+        ("Meet at gate A1 3PM.", ("id:a1", "time:15:00")),
+        ("Pick-up at Zone A 15 minutes before departure", ("number:900|s",)),
+        ("房间号 1203 1204 1205", ("number:1203", "number:1204", "number:1205")),
+    ],
+)
+def test_a_form_read_as_it_is_meant(text: str, facts: tuple[str, ...]) -> None:
+    assert extract_facts(text).facts == facts
+
+
+def test_a_long_run_after_1z_is_read_at_once() -> None:
+    """The UPS pattern once split a run of letters and digits in every way before failing: 36 characters
+    took 5 s, each more twice as long. This one would not end."""
+    assert extract_facts("see /1Z" + "4F9A8B7C6D5E" * 5 + "_x").facts
+
+
+def test_a_sentence_after_no_is_its_own() -> None:
+    assert sentences("Is this the right one? No. Please send the receipt.") == [
+        "Is this the right one?",
+        "No.",
+        "Please send the receipt.",
+    ]
+    assert sentences("Room No. 5 is ready.") == ["Room No. 5 is ready."]
+
+
+def test_a_question_about_a_thing_is_not_covered_by_another_question(multilingual_ladder: Ladder) -> None:
+    gold = "Your order has been cancelled. Would you like a refund?"
+    assert _fails(multilingual_ladder, gold, "Your order has been cancelled. What is your order number?")
