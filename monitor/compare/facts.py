@@ -1461,6 +1461,11 @@ def canonical_scalar(value: object) -> str | None:
     return None
 
 
+#: A number and one capital written together (a seat, a row, a network: `14D`, `5G`): a code, though the
+#: letter in lower case is a unit (`14d`, `5g`); not a scale (`500M`, `10K`, `2B`, `1T`) nor the litre's L.
+_LETTER_CODE = re.compile(r"\d{1,3}(?![KLMBT])[A-Z]")
+
+
 def _canon_ident(m: re.Match[str]) -> str | None:
     """An identifier mixes letters and digits (A123, ORD-5567); a quantity such as 10km is not one."""
     raw = m.group(0)
@@ -1474,7 +1479,10 @@ def _canon_ident(m: re.Match[str]) -> str | None:
         and _ADDRESS_BEFORE.search(m.string[max(0, m.start() - 12) : m.start()])
     ):
         return f"id:{_alnum(raw)}"  # `Apt 5L`: a flat, not five litres
-    if _QUANTITY.fullmatch(raw) or raw.casefold() in ORDINALS or re.fullmatch(r"\d+(st|nd|rd|th)", raw, re.I):
+    quantity = _QUANTITY.fullmatch(raw)
+    if quantity and _LETTER_CODE.fullmatch(raw):
+        return f"id:{_alnum(raw)}"  # `seat 14D`, `5G`: a number and a capital, no days or grams
+    if quantity or raw.casefold() in ORDINALS or re.fullmatch(r"\d+(st|nd|rd|th)", raw, re.I):
         return None
     return f"id:{_alnum(raw)}"
 

@@ -337,6 +337,9 @@ def test_a_text_is_read_for_facts_once() -> None:
         ("Meet at gate A1 3PM.", ("id:a1", "time:15:00")),
         ("Pick-up at Zone A 15 minutes before departure", ("number:900|s",)),
         ("房间号 1203 1204 1205", ("number:1203", "number:1204", "number:1205")),
+        ("seats 14C 14D", ("id:14c", "id:14d")),  # a seat, no 14 days
+        ("a 5G network", ("id:5g",)),
+        ("within 14d", ("number:1209600|s",)),
     ],
 )
 def test_a_form_read_as_it_is_meant(text: str, facts: tuple[str, ...]) -> None:
