@@ -12,6 +12,11 @@ messages are left out of the digests (instructions are often rebuilt per call) a
 tie-break; tool calls count with their ids (minted per call by the model's provider and resent
 unchanged), which tell apart two conversations whose messages read the same. The digests are stable
 across processes (BLAKE2b), so ingest replicas agree.
+
+`opening_key` names where such a conversation lives in Kafka: the first message every one of its
+model calls resends (the user's opening), the same in each of its traces. It only routes (all traces
+of a conversation reach one partition, so one score replica joins them as `run` does); conversations
+that opened alike share a partition and are still told apart by the join.
 """
 
 from __future__ import annotations
@@ -48,6 +53,18 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
         system.update(f"{part or ''}\x1e".encode("utf-8", "surrogatepass"))
     system.update(_digest([m for m in span.input_messages if m.role == "system"]))
     return HistoryKeys(continues, _digest(seen + answered), system.digest())
+
+
+def opening_key(spans: Sequence[AgentSpan]) -> str | None:
+    """`history:<digest>` of the first non-system message of the model call that was sent the longest
+    history among `spans` (one trace; a guardrail or title call sent only the newest message is not
+    the conversation's opening), or None when no span shows its input."""
+    longest: list[Message] = []
+    for span in spans:
+        seen = [m for m in span.input_messages if m.role != "system"]
+        if len(seen) > len(longest):
+            longest = seen
+    return f"history:{_digest(longest[:1]).hex()}" if longest else None
 
 
 class HistoryIndex:

@@ -94,7 +94,12 @@ class WindowStore:
         self._awaited: dict[bytes, set[str]] = {}  # a history digest -> undecided traces continuing it
         self._root_waits: list[tuple[int, str]] = []  # (when to stop waiting for its root, trace)
         self.joined_by_history = 0
-        self.join_by_history = True  # off where a trace's spans may be held by another process (Kafka)
+        # which unnamed traces may be joined by history: all, except where a trace's spans may be held by
+        # another process (Kafka: only those routed to one partition by their opening, runtime/kafka.py)
+        self.join_by_history: Callable[[str], bool] = _every_trace
+        # Kafka: a trace joins only once the watermark has passed its arrival, as its conversation's other
+        # traces, routed from other partitions, come in any order (`_settle` joins in event-time order)
+        self.join_after_watermark = False
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
@@ -119,7 +124,9 @@ class WindowStore:
         trace_key = f"trace:{trace_id}"
         # a span that names its conversation is never joined by history, and traces of one framework are
         # named alike: only unnamed spans' histories are kept (a whole-named stream pays nothing)
-        keys = NO_HISTORY if span.conversation_id or not self.join_by_history else history_keys(span)
+        keys = (
+            NO_HISTORY if span.conversation_id or not self.join_by_history(trace_id) else history_keys(span)
+        )
         unnamed = not span.conversation_id and trace_id not in self.trace_owner
         if unnamed and keys.continues is not None and trace_id not in self.undecided:
             # it continues a history: joined by `_settle`
@@ -127,6 +134,8 @@ class WindowStore:
             self._unsettled.add(trace_id)
             wait = now_ns + int(self.config.trace_root_wait_s * 1e9)  # a root elsewhere never comes
             heapq.heappush(self._root_waits, (wait, trace_id))
+        if self.join_after_watermark and trace_id in self.undecided:  # again once the watermark passes it
+            heapq.heappush(self._root_waits, (now_ns, trace_id))
         cid = span.conversation_id or (self._owner(trace_id) if trace_id in self.trace_owner else trace_key)
         out: list[Closed] = []
         if span.conversation_id:
@@ -223,8 +232,12 @@ class WindowStore:
                 if trace_id in self.undecided:
                     self._unsettled.add(trace_id)
         out: list[Closed] = []
-        # in the order they became undecided (a set's order would make ties differ from run to run)
-        for trace_id in [t for t in self.undecided if final or t in self._unsettled]:
+        # in the order they became undecided (a set's order would make ties differ from run to run); in
+        # Kafka, where they come from other partitions in any order, in the order they started
+        ready = [t for t in self.undecided if final or t in self._unsettled]
+        if self.join_after_watermark:
+            ready.sort(key=self._started)
+        for trace_id in ready:
             self._unsettled.discard(trace_id)
             keys = self.undecided.get(trace_id)
             pending = self.open.get(f"trace:{trace_id}")
@@ -236,6 +249,8 @@ class WindowStore:
             waited = now_ns is not None and now_ns - pending.first_ns >= self.config.trace_root_wait_s * 1e9
             if not (pending.has_root or waited or final):
                 continue  # its root (which may name it) is still to come
+            if self.join_after_watermark and not final and (now_ns is None or now_ns < pending.last_ns):
+                continue  # traces of its conversation that started earlier may still be on their way
             starts = min(s.span.start_ns for s in pending.spans)  # it can continue only what was answered
             owners = {c: self._owner(c) for c in self.histories.candidates(keys, trace_id, starts)}
             found = [
@@ -267,6 +282,10 @@ class WindowStore:
             self._absorb(target, pending.conversation_id)
             target.last_ns = max(target.last_ns, pending.last_ns)
         return out
+
+    def _started(self, trace_id: str) -> int:
+        pending = self.open.get(f"trace:{trace_id}")
+        return min((s.span.start_ns for s in pending.spans), default=0) if pending is not None else 0
 
     def _identity(self, cid: str) -> tuple[str | None, str | None, str | None] | None:
         conv = self.open.get(cid) or self.closed.get(cid)
@@ -419,6 +438,10 @@ class WindowStore:
     @property
     def open_spans(self) -> int:
         return sum(len(c.spans) for c in self.open.values())
+
+
+def _every_trace(trace_id: str) -> bool:
+    return True
 
 
 def _identity(spans: list[AgentSpan]) -> tuple[str | None, str | None, str | None]:

@@ -16,7 +16,11 @@ to the replica that holds that trace's early spans, which sends them on under th
 key (and forwards later ones straight away). Where one score replica holds both partitions and joins
 a trace's early spans to their conversation in memory, it still copies them to the conversation's
 partition: every span of a conversation is on that partition, so whichever replica owns it next
-rebuilds the conversation whole (re-read copies are dropped by span id).
+rebuilds the conversation whole (re-read copies are dropped by span id). A trace that nothing names
+(a framework with no conversation id, one trace per user turn) is routed by its opening once its root
+is in: the score replica holding it produces a link to `history:<digest>` (assemble/history.py), so
+every trace of the conversation reaches one partition, where they are joined by the history they
+resend as in `run` (in the order they started, once the watermark has passed them).
 
 Poison never stops a stage (a restart would only meet it again): a message that cannot be decoded, is
 oversized, or makes a stage fail goes to `kafka.dead_letter_topic` with headers `aem.error`,
@@ -181,11 +185,7 @@ class IngestStage:
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
         """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
-        self.producer.produce(
-            self.config.internal_topic, key=f"trace:{trace_id}".encode(),
-            value=json.dumps({"trace_id": trace_id, "conversation_id": conversation_id}).encode(),
-            headers=[("aem.kind", b"link")],
-        )  # fmt: skip
+        produce_link(self.producer, self.config, trace_id, conversation_id)
 
     def _on_revoke(self, consumer: Any, partitions: list[TopicPartition]) -> None:
         """Commit what was repartitioned before the partitions move: a new owner re-reading it would
@@ -218,6 +218,16 @@ class IngestStage:
         self._last_commit = time.monotonic()
 
 
+def produce_link(producer: Producer, config: KafkaConfig, trace_id: str, owner: str) -> None:
+    """A link message on `trace:<id>`'s partition: that trace's spans belong to `owner` (a conversation
+    id, or a `history:` route), whoever reads them there."""
+    producer.produce(
+        config.internal_topic, key=f"trace:{trace_id}".encode(),
+        value=json.dumps({"trace_id": trace_id, "conversation_id": owner}).encode(),
+        headers=[("aem.kind", b"link")],
+    )  # fmt: skip
+
+
 def dead_letter(producer: Producer, config: KafkaConfig, msg: Message, error: str, stats: Any) -> None:
     """The message, as it was, to `kafka.dead_letter_topic`, with where it came from and why. One over
     `kafka.max_message_bytes` goes without its value (the headers locate the original), so every dead
@@ -247,20 +257,24 @@ class ScoreStage:
         self.config = config
         self.replica = replica
         self.pipeline = pipeline
-        # a trace keyed by its id lives on its own partition, which may move to another replica: joining
-        # it to another trace's conversation by history here would depend on the partitions this replica
-        # holds (not built for Kafka yet; each such trace is its own conversation, with the hint)
-        pipeline.store.join_by_history = False
+        # a trace keyed by its id lives on its own partition, which may move to another replica: only the
+        # traces routed here by their opening (all of their conversation's traces are on that partition)
+        # are joined by history, as `run` joins them
+        pipeline.store.join_by_history = lambda trace_id: trace_id in self.routed
+        pipeline.store.join_after_watermark = True
         self.consumer, self.producer = _clients(config, config.score_group, f"{replica}-score")
         self.offsets = OffsetTracker(pipeline.config.windows.late_grace_s)
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
+        self.routed: OrderedDict[str, str] = OrderedDict()  # trace id -> `history:` key it was read under
+        self.routing: OrderedDict[str, str] = OrderedDict()  # trace id -> route sent, its link not yet read
+        self.unroutable: OrderedDict[str, str] = OrderedDict()  # unnamed traces that show no opening
+        # traces to route by their opening once the pipeline's lock is free (True: it would close now)
+        self._to_route: dict[str, bool] = {}
         self.paused = False
         self._joined: list[tuple[str, list[AgentSpan]]] = []  # copies to send once the batch is in
         self._last_commit = time.monotonic()
         self._lock = threading.Lock()  # the tracker, between the poll loop and the metrics thread
-        pipeline.attach(
-            sink=self._publish, on_close=self._closed, hold=self._re_reading, on_join=self._copy_joined
-        )
+        pipeline.attach(sink=self._publish, on_close=self._closed, hold=self._hold, on_join=self._copy_joined)
 
     def run(self, stop: threading.Event, tick: Callable[[], None]) -> None:
         self.consumer.subscribe(
@@ -275,6 +289,7 @@ class ScoreStage:
                 self._feed(self.consumer.consume(num_messages=BATCH, timeout=0.2))
                 if time.monotonic() - last_tick >= self.pipeline.config.server.tick_s:
                     tick()
+                    self._send_routes()
                     last_tick = time.monotonic()
                     self._backpressure()
                 if time.monotonic() - last_lag >= LAG_EVERY_S:
@@ -332,6 +347,7 @@ class ScoreStage:
         joined, self._joined = self._joined, []  # produced here, not under the pipeline's lock
         for conversation_id, copies in joined:
             self._forward(copies, conversation_id, copy=True)
+        self._send_routes()
 
     def _span(
         self, msg: Message, partition: int, offset: int, copy: bool, batch: set[str]
@@ -343,11 +359,17 @@ class ScoreStage:
             # forgot it: taken as a late span it would report a fragment under a higher version
             self.pipeline.stats["kafka_copies_already_reported"] += 1
             return None
-        if cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
+        if cid.startswith("history:"):  # routed here by its opening: unnamed, joined by history as in `run`
+            _remember(self.routed, span.span.trace_id, cid)
+            span = span.model_copy(update={"conversation_id": None})
+            cid = f"trace:{span.span.trace_id}"  # its offsets pass to the conversation it joins (on_join)
+        elif cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
             owner = self.links.get(span.span.trace_id)
             if owner is not None:  # named by a link: on to its conversation's partition
                 self._forward([span], owner)
                 return None
+            if not span.span.parent_span_id:  # its root is in: unnamed still, it may be routed now
+                self._to_route.setdefault(span.span.trace_id, False)
             # unnamed for the window store too, so it joins its trace's conversation if one here named
             # it (and is copied to that conversation's partition: `_copy_joined`)
             span = span.model_copy(update={"conversation_id": None})
@@ -371,6 +393,10 @@ class ScoreStage:
             raise ValueError(f"unknown aem.kind {kind!r}")
 
     def _follow_link(self, trace_id: str, owner: str) -> None:
+        self.routing.pop(trace_id, None)
+        named = self.links.get(trace_id)
+        if owner.startswith("history:") and named is not None and not named.startswith("history:"):
+            return  # named meanwhile: a name beats a route
         _remember(self.links, trace_id, owner)
         held = self.pipeline.take(f"trace:{trace_id}")
         if held:
@@ -402,8 +428,45 @@ class ScoreStage:
         and whoever owns it next rebuilds the conversation whole (re-read copies are dropped by span
         id; one read back after its conversation was reported and forgotten is dropped). Joined in
         memory only, a moved conversation came back without them. Sent after the batch is in, outside
-        the pipeline's lock."""
+        the pipeline's lock. A trace joined by its history (`conversation_id` is `trace:<id>`) is on
+        that partition already (routed there by its opening): its offsets are held while it is open."""
+        if conversation_id.startswith("trace:"):
+            with self._lock:
+                for trace_id in {s.span.trace_id for s in spans}:
+                    self.offsets.merge(f"trace:{trace_id}", conversation_id)
+            return
         self._joined.append((conversation_id, list(spans)))
+
+    def _hold(self, conversation_id: str) -> bool:
+        """Not closable yet: being re-read (`_re_reading`), or an unnamed trace about to be routed by its
+        opening (decided once the pipeline's lock is free, `_send_routes`) or whose route is on its way."""
+        trace_id = conversation_id[6:] if conversation_id.startswith("trace:") else None
+        if trace_id is not None and not any(
+            trace_id in t for t in (self.routed, self.unroutable, self.links)
+        ):
+            if trace_id not in self.routing:
+                self._to_route[trace_id] = True
+            return True
+        return self._re_reading(conversation_id)
+
+    def _send_routes(self) -> None:
+        """Route each unnamed trace whose root came (or that would close) by its opening: a link to
+        `history:<digest>` on its own partition, read back like a name's link, sends its spans to the
+        partition where every trace of its conversation goes, so one replica joins them by history. The
+        decision is in the log, so a replica that re-reads the partition follows it. A trace that shows no
+        opening is reported alone, as before."""
+        pending, self._to_route = self._to_route, {}
+        for trace_id, closing in pending.items():
+            if trace_id in self.routing or trace_id in self.links or trace_id in self.routed:
+                continue
+            key = self.pipeline.opening(f"trace:{trace_id}")
+            if key is None:
+                if closing:
+                    _remember(self.unroutable, trace_id, "")
+                continue
+            _remember(self.routing, trace_id, key)
+            produce_link(self.producer, self.config, trace_id, key)
+            self.pipeline.stats["kafka_traces_routed_by_history"] += 1
 
     def _re_reading(self, conversation_id: str) -> bool:
         """A conversation with spans on a partition not yet re-read to where it ended when this replica
@@ -428,9 +491,11 @@ class ScoreStage:
             self.config.results_topic, key=cid.encode(),
             value=json.dumps(report, ensure_ascii=False).encode(), headers=headers,
         )  # fmt: skip
-        # a note on the conversation's own partition: a later owner re-reading it continues the versions
+        # a note on the conversation's own partition (a joined trace's: where its opening routed it): a
+        # later owner re-reading it continues the versions
+        route = self.routed.get(cid[6:]) if cid.startswith("trace:") else None
         self.producer.produce(
-            self.config.internal_topic, key=cid.encode(),
+            self.config.internal_topic, key=(route or cid).encode(),
             value=json.dumps({"conversation_id": cid, "version": version}).encode(),
             headers=[("aem.kind", b"version")],
         )  # fmt: skip
@@ -488,6 +553,7 @@ class ScoreStage:
             gone = self.offsets.revoked(partitions)
             for p in partitions:  # the autoscaler reads lag: a partition this replica no longer owns has none
                 self.pipeline.stats.pop(f"kafka_lag:{self.config.score_group}:{p}", None)
+        self.routing.clear()  # routes on their way are decided again if their traces come back here
         self.pipeline.drop(gone)
 
     def _backpressure(self) -> None:

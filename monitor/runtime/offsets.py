@@ -39,6 +39,16 @@ class OffsetTracker:
         """A span of `key` was read at `offset`; its first offset per partition is kept while open."""
         self.open_at.setdefault(key, {}).setdefault(partition, offset)
 
+    def merge(self, key: str, into: str) -> None:
+        """`key`'s spans joined `into` (a trace joined by its history on the same partition): its first
+        offsets are held as long as `into` is open, not only as long as `key` was."""
+        where = self.open_at.pop(key, None) if key != into else None
+        if where is None:
+            return
+        target = self.open_at.setdefault(into, {})
+        for partition, first in where.items():
+            target[partition] = min(first, target.get(partition, first))
+
     def forget(self, key: str) -> None:
         """`key` no longer needs its offsets (its spans were sent on, and are flushed before a commit)."""
         self.open_at.pop(key, None)

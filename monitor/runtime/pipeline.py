@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from monitor.assemble.history import opening_key
 from monitor.assemble.windows import Closed, OpenConversation, WindowStore
 from monitor.compare.ladder import Ladder
 from monitor.config import NormalizeConfig, ScoringConfig
@@ -297,6 +298,12 @@ class Pipeline:
     def names_trace(self, trace_id: str) -> bool:
         """A span seen here named the conversation of this trace (its unnamed spans join it here)."""
         return trace_id in self.store.trace_owner
+
+    def opening(self, conversation_id: str) -> str | None:
+        """The routing key of an open conversation's opening message (history.opening_key), if shown."""
+        with self._lock:
+            conv = self.store.open.get(conversation_id)
+            return opening_key(conv.spans) if conv is not None else None
 
     def take(self, conversation_id: str) -> list[AgentSpan]:
         """Remove an open conversation without reporting it and return its spans (to send them on)."""

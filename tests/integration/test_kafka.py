@@ -648,32 +648,39 @@ def per_trace(path: Path, shift: int) -> list[bytes]:
     return out
 
 
-def test_traces_without_a_conversation_id_are_each_reported_once_with_the_hint(broker: Broker) -> None:
-    """Vercel AI SDK 7 with no conversation id: one trace per user turn, each written as its own message
-    under a random key. `consume` does not join traces by the history they resend (`run` and `replay`
-    do; docs/streaming.md): every trace is reported once, whole, as a conversation of its own, and says
-    that no conversation id was found and how to set one."""
+def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
+    broker: Broker, ladder: Ladder
+) -> None:
+    """Three frameworks with no conversation id (Vercel AI SDK 7, OpenAI Agents
+    with the GenAI contrib instrumentation, Haystack's tracer): one trace per user turn, each written as
+    its own message under a random key, read by two replicas. Each trace lands on a partition of its own;
+    routed by its opening, every trace of a conversation reaches one partition, where the traces are
+    joined by the history they resend, as `replay` joins them: each conversation reported once, whole,
+    with replay's verdicts and its hint (runs that opened with the same message are still told apart)."""
     travel = ROOT / "tests" / "fixtures" / "travel"
-    runs = [travel / "vercel-7-noid" / f"{run}.000.pb" for run in ("correct", "wrong")]
+    runs = [travel / f / f"{run}.000.pb" for f in NO_ID for run in ("correct", "wrong")]
     last = max(s.end_time_unix_nano for p in runs for s in _spans(p))
     requests = [r for p in runs for r in per_trace(p, time.time_ns() - last)]
+    want = {
+        r["conversation_id"]: r for r in replay(ladder, travel / "gold", [(r, "traces") for r in requests])
+    }
+    assert len(want) == 2 * len(NO_ID) < len(requests)  # replay joins each run's traces
     topics = Topics(broker, "t12")
-    replica = topics.replica("r1", travel / "gold")
+    replicas = [topics.replica(name, travel / "gold") for name in ("r1", "r2")]
     try:
         wait_for_group(topics)
         topics.produce(requests)
-        reports, _ = latest(topics.read(topics.results, want=len(requests)))
+        reports, _ = latest(topics.read(topics.results, want=len(want), settle_s=10))
     finally:
-        stop(replica)
-    spans = {s.trace_id.hex(): 0 for p in runs for s in _spans(p)}
-    for p in runs:
-        for s in _spans(p):
-            spans[s.trace_id.hex()] += 1
-    assert sorted(reports) == sorted(f"trace:{t}" for t in spans)  # each trace once
+        stop(*replicas)
+    assert sorted(reports) == sorted(want)  # no trace reported alone, no conversation twice
     for cid, report in reports.items():
-        assert report["spans"] == spans[cid[6:]]  # whole
-        assert "grouped by its trace" in report["conversation_hint"]
-        assert "runtimeContext" in report["conversation_hint"]
+        assert report["spans"] == want[cid]["spans"]  # whole
+        assert verdict(report) == verdict(want[cid])
+        assert "joined by the history each resends" in report["conversation_hint"]
+
+
+NO_ID = ("vercel-7-noid", "openai-agents-genai-noid", "haystack-noid")  # (MAF sends its messages as logs)
 
 
 def _spans(path: Path) -> list[Any]:

@@ -111,3 +111,18 @@ def test_cutting_re_reads_short_says_whether_any_was_running() -> None:
     assert t.stop_re_reading() is False
     t.assigned(3, end=10, committed=None)
     assert t.stop_re_reading() is True and not t.catching_up
+
+
+def test_a_trace_joined_by_history_is_held_while_its_conversation_is_open() -> None:
+    """Trace B came first on the partition and joined conversation trace:A, read after it: B's offset,
+    the older, is held as long as A is open, though B is no longer a conversation of its own."""
+    t = OffsetTracker(grace_s=60)
+    t.read(0, 9)
+    t.opened("trace:b", 0, 2)
+    t.opened("trace:a", 0, 5)
+    t.merge("trace:b", into="trace:a")
+    open_now = {"trace:a"}
+    assert t.safe(open_now.__contains__, now=0) == {0: 2}
+    t.closed("trace:a", now=0)
+    assert t.safe(open_now.__contains__, now=59) == {0: 2}  # then held with its reported conversation
+    assert t.safe(open_now.__contains__, now=61) == {0: 10}
