@@ -81,15 +81,19 @@ class HistoryIndex:
         self._seen: OrderedDict[bytes, list[tuple[str, bytes, int]]] = OrderedDict()
         self._claimed: OrderedDict[tuple[bytes, str], None] = OrderedDict()  # (state, trace) continued
 
-    def candidates(self, keys: HistoryKeys, trace_id: str, starts_ns: int | None = None) -> list[str]:
-        """The earlier traces `trace_id` may continue, not yet continued, in the order they came: those
-        that had answered before it started (`starts_ns`, event time), and of those the ones whose system
-        messages, agent, release and reference are its own, where any is."""
+    def candidates(
+        self, keys: HistoryKeys, trace_id: str, starts_ns: int | None = None, latest_first: bool = False
+    ) -> list[str]:
+        """The earlier traces `trace_id` may continue, not yet continued, in the order they came (or, with
+        `latest_first`, the one that answered last first): those that had answered before it started
+        (`starts_ns`, event time), and of those the ones whose system messages, agent, release and
+        reference are its own, where any is."""
         if keys.continues is None:
             return []
+        seen = self._seen.get(keys.continues, [])
         open_ = [
             (t, system)
-            for t, system, ended in self._seen.get(keys.continues, ())
+            for t, system, ended in (sorted(seen, key=lambda s: -s[2]) if latest_first else seen)
             if t != trace_id
             and (keys.continues, t) not in self._claimed
             and (starts_ns is None or ended <= starts_ns)

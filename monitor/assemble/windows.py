@@ -252,7 +252,12 @@ class WindowStore:
             if self.join_after_watermark and not final and (now_ns is None or now_ns < pending.last_ns):
                 continue  # traces of its conversation that started earlier may still be on their way
             starts = min(s.span.start_ns for s in pending.spans)  # it can continue only what was answered
-            owners = {c: self._owner(c) for c in self.histories.candidates(keys, trace_id, starts)}
+            # in Kafka, where turns come in any order, the one that answered last before it started: its
+            # own user's previous turn, not a twin's that another turn of the twin has yet to claim
+            continued = self.histories.candidates(
+                keys, trace_id, starts, latest_first=self.join_after_watermark
+            )
+            owners = {c: self._owner(c) for c in continued}
             found = [
                 c
                 for c, cid in owners.items()

@@ -65,7 +65,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
@@ -82,6 +82,8 @@ log = logging.getLogger(__name__)
 BATCH = 500  # messages taken per consume() call
 HEADER_ROOM = 64 * 1024  # a dead letter's headers (an error of at most 2,000 bytes, its origin) and framing
 LAG_EVERY_S = 5.0
+_V = TypeVar("_V")
+ROUTE_WAIT_S = 60.0  # a trace routed by its opening waits this long for its link to come back
 
 
 def client_config(config: KafkaConfig, **extra: Any) -> dict[str, Any]:
@@ -266,7 +268,8 @@ class ScoreStage:
         self.offsets = OffsetTracker(pipeline.config.windows.late_grace_s)
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
         self.routed: OrderedDict[str, str] = OrderedDict()  # trace id -> `history:` key it was read under
-        self.routing: OrderedDict[str, str] = OrderedDict()  # trace id -> route sent, its link not yet read
+        # trace id -> when its route was sent (monotonic s), its link not yet read back
+        self.routing: OrderedDict[str, float] = OrderedDict()
         self.unroutable: OrderedDict[str, str] = OrderedDict()  # unnamed traces that show no opening
         # traces to route by their opening once the pipeline's lock is free (True: it would close now)
         self._to_route: dict[str, bool] = {}
@@ -441,12 +444,18 @@ class ScoreStage:
         """Not closable yet: being re-read (`_re_reading`), or an unnamed trace about to be routed by its
         opening (decided once the pipeline's lock is free, `_send_routes`) or whose route is on its way."""
         trace_id = conversation_id[6:] if conversation_id.startswith("trace:") else None
-        if trace_id is not None and not any(
-            trace_id in t for t in (self.routed, self.unroutable, self.links)
+        if (
+            trace_id is not None
+            and not self.paused  # paused, its link cannot be read back: holding it would wedge the stage
+            and not any(trace_id in t for t in (self.routed, self.unroutable, self.links))
         ):
-            if trace_id not in self.routing:
+            sent = self.routing.get(trace_id)
+            if sent is None:
                 self._to_route[trace_id] = True
-            return True
+                return True
+            if time.monotonic() - sent < ROUTE_WAIT_S:
+                return True
+            # its link never came back (not delivered): reported alone rather than held for ever
         return self._re_reading(conversation_id)
 
     def _send_routes(self) -> None:
@@ -464,7 +473,7 @@ class ScoreStage:
                 if closing:
                     _remember(self.unroutable, trace_id, "")
                 continue
-            _remember(self.routing, trace_id, key)
+            _remember(self.routing, trace_id, time.monotonic())
             produce_link(self.producer, self.config, trace_id, key)
             self.pipeline.stats["kafka_traces_routed_by_history"] += 1
 
@@ -553,7 +562,6 @@ class ScoreStage:
             gone = self.offsets.revoked(partitions)
             for p in partitions:  # the autoscaler reads lag: a partition this replica no longer owns has none
                 self.pipeline.stats.pop(f"kafka_lag:{self.config.score_group}:{p}", None)
-        self.routing.clear()  # routes on their way are decided again if their traces come back here
         self.pipeline.drop(gone)
 
     def _backpressure(self) -> None:
@@ -604,11 +612,10 @@ def _produce_limit(config: KafkaConfig) -> int:
     return config.max_message_bytes + HEADER_ROOM
 
 
-def _remember(
-    table: OrderedDict[str, str], trace_id: str, conversation_id: str, limit: int = 100_000
-) -> None:
-    """Trace -> conversation, most recent last, the oldest forgotten beyond `limit`."""
-    table[trace_id] = conversation_id
+def _remember(table: OrderedDict[str, _V], trace_id: str, value: _V, limit: int = 100_000) -> None:
+    """Trace -> a conversation (or when its route was sent), most recent last, the oldest forgotten
+    beyond `limit`."""
+    table[trace_id] = value
     table.move_to_end(trace_id)
     while len(table) > limit:
         table.popitem(last=False)

@@ -4,12 +4,13 @@ trace's early spans that the earlier owner joined in memory. The report has them
 
 from __future__ import annotations
 
+import time
 from typing import Any, cast
 
 from monitor.compare.ladder import Ladder
 from monitor.config import KafkaConfig, ScoringConfig
 from monitor.model import AgentSpan, Span
-from monitor.runtime.kafka import ScoreStage
+from monitor.runtime.kafka import ROUTE_WAIT_S, ScoreStage
 from monitor.runtime.pipeline import Pipeline
 
 
@@ -76,3 +77,20 @@ def test_a_copy_of_a_conversation_long_reported_and_forgotten_is_dropped() -> No
     stage._feed(cast(Any, [Msg(7, span("00000000000000a2", "00000000000000a1"), [("aem.copy", b"1")])]))
     pipeline.flush()
     assert reports == [] and pipeline.stats["kafka_copies_already_reported"] == 1
+
+
+def test_a_trace_waiting_for_its_route_never_wedges_the_stage() -> None:
+    """An unnamed trace is held while its route by opening is on its way; not while the input is paused
+    (its link could not be read back, and the open count would never fall), and not past the route's
+    wait (a link never delivered): then it is reported alone rather than held for ever."""
+    config = ScoringConfig(kafka=KafkaConfig(bootstrap_servers="127.0.0.1:9"))
+    stage = ScoreStage(config.kafka, "r2", Pipeline(config, Ladder(config, None), {}, lambda _: None))
+    trace = "trace:" + "ab" * 16
+    assert stage._hold(trace)  # to be routed once the pipeline's lock is free
+    stage.routing["ab" * 16] = time.monotonic()
+    assert stage._hold(trace) and not stage._hold("conv-a")
+    stage.paused = True
+    assert not stage._hold(trace)
+    stage.paused = False
+    stage.routing["ab" * 16] = time.monotonic() - ROUTE_WAIT_S - 1
+    assert not stage._hold(trace)

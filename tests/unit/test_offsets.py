@@ -126,3 +126,16 @@ def test_a_trace_joined_by_history_is_held_while_its_conversation_is_open() -> N
     t.closed("trace:a", now=0)
     assert t.safe(open_now.__contains__, now=59) == {0: 2}  # then held with its reported conversation
     assert t.safe(open_now.__contains__, now=61) == {0: 10}
+
+
+def test_a_reported_conversation_reopened_by_a_join_holds_its_own_offsets_again() -> None:
+    """The user answered after the first turn was reported: the joined trace reopens it, and the first
+    turn's offsets are held again with it, so a new owner re-reads the conversation whole, not the
+    second turn alone."""
+    t = OffsetTracker(grace_s=60)
+    t.read(0, 9)
+    t.opened("trace:a", 0, 2)
+    t.closed("trace:a", now=0)
+    t.opened("trace:b", 0, 7)
+    t.merge("trace:b", into="trace:a")
+    assert t.safe({"trace:a"}.__contains__, now=1000) == {0: 2}  # long past the grace: still held

@@ -305,15 +305,22 @@ def test_a_conversation_joined_first_is_preferred_over_one_already_reported() ->
     )
 
 
+def twins() -> tuple[AgentSpan, AgentSpan, AgentSpan, AgentSpan]:
+    """Two users' first and second turns; both opened with the very same exchange, the second user's
+    first turn answered after the first user's second turn began."""
+    paris = [("user", "Weather in Paris?"), ("assistant", "Sunny.")]
+    a1, b1 = (chat(t, paris[:1], "Sunny.", start) for t, start in (("a1", 0), ("b1", 100)))
+    a2 = chat("a2", [*paris, ("user", "And Rome?")], "Rain.", 5)
+    b2 = chat("b2", [*paris, ("user", "And Oslo?")], "Snow.", 105)
+    return a1, a2, b1, b2
+
+
 def test_traces_that_come_in_any_order_join_in_the_order_they_started() -> None:
     """Kafka: every trace of a conversation reaches one partition, each from its own, so they come in
     any order. Two users opened with the very same exchange; the second user's next turn comes first.
     Joined once the watermark has passed them, in the order they started, each second turn joins its
     own user's first turn (the second user's first turn answered after the first user's second began)."""
-    paris = [("user", "Weather in Paris?"), ("assistant", "Sunny.")]
-    a1, b1 = (chat(t, paris[:1], "Sunny.", start) for t, start in (("a1", 0), ("b1", 100)))
-    a2 = chat("a2", [*paris, ("user", "And Rome?")], "Rain.", 5)
-    b2 = chat("b2", [*paris, ("user", "And Oslo?")], "Snow.", 105)
+    a1, a2, b1, b2 = twins()
     store = WindowStore(WindowConfig())
     store.join_after_watermark = True
     for n, s in enumerate((b2, a1, b1, a2)):  # as they came, a tenth of a second apart
@@ -321,6 +328,26 @@ def test_traces_that_come_in_any_order_join_in_the_order_they_started() -> None:
         store.close_marked()  # what the pipeline does after each request
     assert store.joined_by_history == 0  # none joined before the watermark passed them
     store.advance(1001 * S)
+    traces = {
+        c.conversation.conversation_id[6:8]: {s.span.trace_id[:2] for s in c.conversation.spans}
+        for c in store.flush()
+    }
+    assert traces == {"a1": {"a1", "a2"}, "b1": {"b1", "b2"}} and store.joined_by_history == 2
+
+
+def test_a_turn_that_comes_before_its_twin_s_still_joins_its_own_conversation() -> None:
+    """As above, but the first user's second turn comes only after the second user's was joined: the
+    second user's turn continues the turn answered last before it began, its own user's, not the
+    first user's, which is still to be continued."""
+    a1, a2, b1, b2 = twins()
+    store = WindowStore(WindowConfig())
+    store.join_after_watermark = True
+    for n, s in enumerate((b2, a1, b1)):
+        store.add(s, 1000 * S + n * S // 10)
+        store.close_marked()
+    store.advance(1001 * S)  # the second user's turns are joined before the first user's second turn comes
+    store.add(a2, 1002 * S)
+    store.advance(1003 * S)
     traces = {
         c.conversation.conversation_id[6:8]: {s.span.trace_id[:2] for s in c.conversation.spans}
         for c in store.flush()
