@@ -251,7 +251,7 @@ class WindowStore:
                 continue  # its root (which may name it) is still to come
             if self.join_after_watermark and not final and (now_ns is None or now_ns < pending.last_ns):
                 continue  # traces of its conversation that started earlier may still be on their way
-            starts = min(s.span.start_ns for s in pending.spans)  # it can continue only what was answered
+            starts = self._started(trace_id)  # it can continue only what was answered before it started
             # in Kafka, where turns come in any order, the one that answered last before it started: its
             # own user's previous turn, not a twin's that another turn of the twin has yet to claim
             continued = self.histories.candidates(
@@ -289,6 +289,7 @@ class WindowStore:
         return out
 
     def _started(self, trace_id: str) -> int:
+        """When an unnamed trace waiting here started (event time: its earliest span)."""
         pending = self.open.get(f"trace:{trace_id}")
         return min((s.span.start_ns for s in pending.spans), default=0) if pending is not None else 0
 

@@ -47,9 +47,7 @@ class OffsetTracker:
             return
         target = self.open_at.setdefault(into, {})
         reported = self.held.pop(into, None)  # reopened by the join: its own first offsets are needed again
-        for partition, first in (reported[0] if reported else {}).items():
-            target[partition] = min(first, target.get(partition, first))
-        for partition, first in where.items():
+        for partition, first in [*(reported[0] if reported else {}).items(), *where.items()]:
             target[partition] = min(first, target.get(partition, first))
 
     def forget(self, key: str) -> None:
