@@ -258,9 +258,11 @@ class Evidence:
                 self._speak(error)
             return
         self._done.append((turn, tool, args, result))
-        for text in _leaf_strings(args):
-            self._arguments.add_text("tool_result", turn, text)
-        for number in _leaf_numbers(args):
+        leaves = _leaves(args)
+        for _, _, leaf in leaves:
+            if isinstance(leaf, str):
+                self._arguments.add_text("tool_result", turn, leaf)
+        for number in _leaf_numbers(leaves):
             self._arguments.add_number("tool_result", turn, number)
         if tainted:
             self._tainted.add(turn)
@@ -535,13 +537,20 @@ def value_kind(key: str, value: Any) -> Kind:
         return "count" if number.is_integer() and abs(number) < _SMALL_COUNT else "number"
     if not isinstance(value, str) or not value.strip():
         return "other"
-    words = set(key_words(key))
-    if words & FREE_TEXT_KEYS or len(value.split()) >= _WORDS_OF_FREE_TEXT:
+    free_key, name_key, id_key = _key_classes(key)
+    if free_key or len(value.split()) >= _WORDS_OF_FREE_TEXT:
         return "free_text"
-    kind = _string_kind(value, bool(words & NAME_KEYS))
-    if kind in ("other", "name") and words & ID_WORDS and len(value.split()) == 1:
+    kind = _string_kind(value, name_key)
+    if kind in ("other", "name") and id_key and len(value.split()) == 1:
         return "id"
     return kind
+
+
+@lru_cache(maxsize=8_192)
+def _key_classes(key: str) -> tuple[bool, bool, bool]:
+    """Whether an argument name says free text, a name, an id (`FREE_TEXT_KEYS`, `NAME_KEYS`, `ID_WORDS`)."""
+    words = set(key_words(key))
+    return bool(words & FREE_TEXT_KEYS), bool(words & NAME_KEYS), bool(words & ID_WORDS)
 
 
 @lru_cache(maxsize=65_536)
@@ -645,6 +654,7 @@ _DOUBLE = re.compile(r"(?i)\b(double|triple)\s+(\w)")
 _SEPARATORS = re.compile(r"[\W_]+")
 
 
+@lru_cache(maxsize=32_768)
 def squash(text: str) -> str:
     """A text as a dictated id reads: digit words as digits (`zero zero nine`, `一三九`), `double 7` as `77`,
     lower-case, every separator gone."""
@@ -672,7 +682,8 @@ def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | No
                 yield from found
 
 
-def _airport_names(code: str, airports: Airports) -> list[str]:
+@lru_cache(maxsize=4_096)
+def _airport_names(code: str, airports: Airports) -> tuple[str, ...]:
     """The padded names a person uses for an airport: its names, and the city its name opens with."""
     names = airports.names.get(code, ())
     out = {f" {n} " for n in names}
@@ -682,7 +693,7 @@ def _airport_names(code: str, airports: Airports) -> list[str]:
             prefix = " ".join(words[:k])
             if len(words) > k and len(prefix) >= 5:
                 out.add(f" {prefix} ")
-    return sorted(out)
+    return tuple(sorted(out))
 
 
 _SOURCE_ORDER: dict[str, int] = {"user": 0, "tool_result": 1, "system": 2, "computed": 3}
@@ -810,55 +821,79 @@ MAX_DEPTH = 32
 MAX_FACT_CHARS = 4_000
 
 
-def _leaves(value: Any, path: str = "", key: str = "", depth: int = 0) -> Iterator[tuple[str, str, Any]]:
-    """(path, the nearest argument name, leaf) for every scalar inside arguments, to `MAX_DEPTH`."""
+def _leaves(value: Any) -> list[tuple[str, str, Any]]:
+    """(path, the nearest argument name, leaf) for every scalar inside arguments, to `MAX_DEPTH`, in
+    document order. (A list filled by one recursion: a generator per level costs every leaf one resumption
+    per level above it, and grounding walks every call's arguments and results.)"""
+    out: list[tuple[str, str, Any]] = []
+    _walk_arguments(value, "", "", 0, out)
+    return out
+
+
+def _walk_arguments(value: Any, path: str, key: str, depth: int, out: list[tuple[str, str, Any]]) -> None:
     if depth > MAX_DEPTH:
         return
     if isinstance(value, dict):
         for k, v in value.items():
-            yield from _leaves(v, f"{path}.{k}" if path else str(k), str(k), depth + 1)
+            name = str(k)
+            _walk_arguments(v, f"{path}.{name}" if path else name, name, depth + 1, out)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from _leaves(v, f"{path}[{i}]", key, depth + 1)
+            _walk_arguments(v, f"{path}[{i}]", key, depth + 1, out)
     else:
-        yield path or "(arguments)", key, value
+        out.append((path or "(arguments)", key, value))
 
 
-def _result_leaves(
-    value: Any, money: bool | None = None, key: str = "", depth: int = 0
-) -> Iterator[tuple[str | float, bool, str]]:
+def _result_leaves(value: Any) -> list[tuple[str | float, bool, str]]:
     """Every key and scalar of a tool result: strings as text, numbers as numbers, each with whether it is
     an amount arithmetic may combine — a bare result (a calculator's), or a number under a key that says
     money (`price`, `amount`, `prices.economy`); seat counts and the like are stated, never combined. The
     third item is the key the leaf sits under ("" for a bare result)."""
+    out: list[tuple[str | float, bool, str]] = []
+    _walk_result(value, None, "", 0, out)
+    return out
+
+
+def _walk_result(
+    value: Any, money: bool | None, key: str, depth: int, out: list[tuple[str | float, bool, str]]
+) -> None:
     if depth > MAX_DEPTH:
         return
     if isinstance(value, dict):
         for k, v in value.items():
-            yield str(k), False, key
-            money_key = bool(set(key_words(str(k))) & MONEY_WORDS)
-            yield from _result_leaves(v, money_key or money is True, str(k), depth + 1)
+            name = str(k)
+            out.append((name, False, key))
+            _walk_result(v, _money_key(name) or money is True, name, depth + 1, out)
     elif isinstance(value, list):
         for v in value:
-            yield from _result_leaves(v, money, key, depth + 1)
+            _walk_result(v, money, key, depth + 1, out)
     elif isinstance(value, bool) or value is None:
         return
     elif isinstance(value, int | float):
         number = _finite(value)
         if number is not None:
-            yield number, money is not False, key
+            out.append((number, money is not False, key))
     else:
-        yield str(value), False, key
+        out.append((str(value), False, key))
 
 
-def _leaf_strings(value: Any) -> Iterator[str]:
-    return (leaf for _, _, leaf in _leaves(value) if isinstance(leaf, str))
+@lru_cache(maxsize=8_192)
+def _money_key(key: str) -> bool:
+    """A result key that says money (`price`, `total_amount`)."""
+    return bool(set(key_words(key)) & MONEY_WORDS)
 
 
-def _leaf_numbers(value: Any) -> Iterator[float]:
-    for _, _, leaf in _leaves(value):
+def _leaf_strings(value: Any) -> list[str]:
+    return [leaf for _, _, leaf in _leaves(value) if isinstance(leaf, str)]
+
+
+def _leaf_numbers(leaves: Iterable[tuple[str, str, Any]]) -> list[float]:
+    """The finite numbers among `_leaves` (booleans are no numbers)."""
+    out = []
+    for _, _, leaf in leaves:
         if isinstance(leaf, int | float) and not isinstance(leaf, bool) and (n := _finite(leaf)) is not None:
-            yield n
+            out.append(n)
+    return out
 
 
 def _finite(value: int | float) -> float | None:

@@ -1120,9 +1120,15 @@ def _a_period(m: re.Match[str]) -> str:
     return f"{m['pre']} 1 {m['unit']}" if m["pre"] else f"1 {m['unit_from']}"
 
 
-@lru_cache(maxsize=65_536)
 def extract_facts(value: str, day_first: bool = False) -> Facts:
-    """Find typed facts left to right; what is not a fact is the residual text."""
+    """Find typed facts left to right; what is not a fact is the residual text. One cache for every way
+    of calling it (`f(x)` and `f(x, False)` are two keys to `lru_cache`: a text read by gold scoring and
+    by grounding was read twice)."""
+    return _extract_facts(value, day_first)
+
+
+@lru_cache(maxsize=65_536)
+def _extract_facts(value: str, day_first: bool) -> Facts:
     text = unicodedata.normalize("NFKC", value)
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
         text = _UNIT_TIMES.sub(" x ", text).replace("×", "x")

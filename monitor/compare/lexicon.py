@@ -207,7 +207,7 @@ ALIASES_PATH = PATH.parent / "aliases.json"
 _IATA = re.compile(r"[A-Z]{3}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: grounding's cache of spoken names keys on it
 class Airports:
     """IATA codes and the names each goes by (`monitor/data/airports.tsv`, from airportsdata, and
     `airports_zh.tsv`, Chinese names by hand)."""

@@ -83,7 +83,10 @@ def clock_key(hour: int, minute: int) -> str:
     return f"clock:{hour % 12:02d}:{minute:02d}"
 
 
+@lru_cache(maxsize=32_768)
 def digits_of(text: str) -> str:
+    """The digits of a text, in order (`(415) 555-0132` → `4155550132`); cached: grounding asks it of
+    every id-like value it looks up."""
     return "".join(c for c in text if c.isdigit())
 
 
