@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.ratios                          # 1000 conversations, 3 rounds
     .venv/bin/python -m bench.ratios --conversations 300 --rounds 1
     .venv/bin/python -m bench.ratios --only events --rounds 7  # one cost alone: its systems, more rounds
+    .venv/bin/python -m bench.ratios --counter instructions --conversations 100  # steady, slow (~5 min)
 
 Traffic: `monitor.loadgen` (seed fixed), its OTLP protobuf requests held in memory. Every figure is
 spans per CPU-second (`time.process_time`) of a process spawned for that one measurement, so that no
@@ -36,6 +37,14 @@ round so that a slow moment of the machine falls on all of them.
 The baselines take about a second a pass, too short to read well on a shared machine, so each of
 their measurements runs them `BASELINE_PASSES` (5) times and divides.
 
+`--counter instructions` counts instructions instead of CPU time, with callgrind (valgrind, on every
+machine here): each system's process once with its timed part and once without, the difference. The
+count of one program on one input is the same on a busy machine as on a quiet one (here within 0.3 %),
+where CPU-time pairs spread by ±15 %, so it decides what a few per cent cost — grounding's 15 % — and an
+A/B of a change to the pipeline. It counts the single-threaded systems only (`COUNTED`: the events'
+exporter batches by wall-clock time on a second thread, which callgrind's slowdown distorts), and not
+cache misses or stalls: Python code against Python code, it follows the CPU ratio.
+
 Targets (issue 16): replay exact ≥ 0.35 × parse-to-dicts; replay embedding ≥ 0.10 ×. The lexicon and
 the model are loaded before timing (start-up is not throughput), and the heap is then settled as the
 CLI settles it (`settle_heap`: start-up frozen, fewer young collections), for every system alike. Absolute figures depend on the
@@ -46,13 +55,15 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
+import re
 import socket
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -67,6 +78,7 @@ from monitor.reference.policy import BUILTIN, Grounding
 from monitor.runtime.heap import settle_heap
 
 ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "results" / "ratios.json"
 TARGETS = {"replay exact": 0.35, "replay embedding": 0.10}
 SYSTEMS = (
     "protobuf only", "parse to dicts", "replay exact", "replay exact + policy", "replay exact + grounding",
@@ -136,20 +148,24 @@ def _any(v: Any, which: str | None) -> Any:
     return None
 
 
-def one(system: str, conversations: int, seed: int) -> tuple[int, float, float | None]:
+def one(
+    system: str, conversations: int, seed: int, passes: int | None = None
+) -> tuple[int, float, float | None]:
     """One measurement in a process of its own (spawned): the traffic generated, the ladder and models
     loaded and the heap settled before timing; nothing warm from an earlier measurement (the text,
     fact and message caches are per process). Returns (spans, CPU seconds of the timed part, and the
     CPU seconds of its `DERIVED` figure: for `replay embedding` the model alone on the texts it
-    embedded; for `replay exact + events` the timed part less what the exporter counted as its own)."""
+    embedded; for `replay exact + events` the timed part less what the exporter counted as its own).
+    `passes`: how often the timed part runs (default: once, the baselines `BASELINE_PASSES` times)."""
     traffic, requests, _ = generate(conversations, seed=seed)
     bodies = [r.encode() for r in requests]
     run: Callable[[], Any]
-    passes = 1
+    baseline = system in ("protobuf only", "parse to dicts")
+    passes = passes if passes is not None else BASELINE_PASSES if baseline else 1
     if system == "protobuf only":
-        run, passes = partial(protobuf_only, bodies), BASELINE_PASSES
+        run = partial(protobuf_only, bodies)
     elif system == "parse to dicts":
-        run, passes = partial(parse_to_dicts, bodies), BASELINE_PASSES
+        run = partial(parse_to_dicts, bodies)
     else:
         lad = ladder("embedding" if system == "replay embedding" else "exact", None)
         lad.compare_text("warm-up", "revenue by month", "profit by month")  # lexicon and model loaded
@@ -161,7 +177,7 @@ def one(system: str, conversations: int, seed: int) -> tuple[int, float, float |
     start = time.process_time()
     for _ in range(passes):
         run()
-    seconds = (time.process_time() - start) / passes
+    seconds = (time.process_time() - start) / max(passes, 1)
     derived_seconds = None
     if system == "replay exact + events":
         sink.terminate()
@@ -261,13 +277,74 @@ def measure(conversations: int, seed: int, rounds: int, only: str | None = None)
     }
 
 
+#: `--counter instructions`: the systems that run on one thread and never wait on the clock. Not the
+#: embedding rung (the model under valgrind takes hours), and not the events: their exporter is a second
+#: thread batching by wall-clock time, and under callgrind's ~50-fold slowdown its count disagreed with
+#: both threads' CPU clocks threefold (a 37 % cost counted, 10-13 % by the clocks in the same process)
+COUNTED = ("parse to dicts", "replay exact", "replay exact + policy", "replay exact + grounding")
+
+
+def instructions(system: str, conversations: int, seed: int, passes: int) -> int:
+    """The instructions `one(system, …, passes)` executes, every thread of its process, counted by
+    callgrind (the events' sink is another process and not counted). The same program on the same input
+    gives the same count whatever else the machine is doing, so hash seeds are fixed."""
+    command = [
+        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-m", "bench.ratios",
+        "--child", system, "--passes", str(passes), "--conversations", str(conversations), "--seed", str(seed),
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode or not found:
+        raise RuntimeError(f"callgrind of {system!r} ({passes} passes) failed:\n{done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def measure_instructions(conversations: int, seed: int, only: str | None = None) -> dict[str, Any]:
+    """Each system's timed part in instructions: its process run with one pass and with none, under
+    callgrind, the difference (start-up, traffic generation and loading are the same in both). Runs two
+    at a time; the counts do not depend on what runs beside them. Instructions are not CPU time (they
+    leave out cache misses and stalls, and what one thread costs another through them), but the ratio of
+    two Python pipelines' instructions follows their CPU ratio closely and reads the same on a busy
+    machine as on a quiet one — which the CPU-time rounds here do not (their pairs spread by ±15 %)."""
+    if only and only != "grounding":
+        raise SystemExit(f"--counter instructions measures grounding's cost only, not {only!r} (see COUNTED)")
+    systems = [s for s in COUNTED if not only or s in COSTS[only]]
+    jobs = [(s, p) for s in systems for p in (0, 1)]
+    with ThreadPoolExecutor(2) as pool:
+        counts = pool.map(lambda job: instructions(job[0], conversations, seed, job[1]), jobs)
+        counted = dict(zip(jobs, counts, strict=True))
+    spans = sum(r.spans for r in generate(conversations, seed=seed)[1])
+    per_pass = {s: counted[(s, 1)] - counted[(s, 0)] for s in systems}
+    per_span = {s: per_pass[s] / spans for s in systems}
+    rows: list[dict[str, Any]] = [
+        {
+            "system": s,
+            "instructions_per_span": round(v),
+            "vs_parse_to_dicts": round(per_span["parse to dicts"] / v, 4),
+        }
+        for s, v in per_span.items()
+    ]
+    base, with_it = COSTS["grounding"][1:]
+    cost = per_span[base] / per_span[with_it]
+    rows.append({"system": "grounding cost", "instructions_per_span": None, "vs_parse_to_dicts": round(cost, 4),
+                 "target": round(GROUNDING_TARGET, 4), "reached": cost >= GROUNDING_TARGET})  # fmt: skip
+    return {"traffic": {"conversations": conversations, "spans": spans, "seed": seed}, "counter": "instructions",
+            "rows": rows}  # fmt: skip
+
+
 def table(results: dict[str, Any]) -> str:
-    head = f"{'system':<26} {'spans/CPU-s':>12} {'vs parse-to-dicts':>18} {'target':>8}"
+    key, unit = (
+        ("instructions_per_span", "instr./span")
+        if "counter" in results
+        else ("spans_per_cpu_s", "spans/CPU-s")
+    )
+    head = f"{'system':<26} {unit:>12} {'vs parse-to-dicts':>18} {'target':>8}"
     lines = [head, "-" * len(head)]
     for r in results["rows"]:
-        target = "" if r["target"] is None else f"≥ {r['target']}" + (" ✓" if r["reached"] else " ✗")
-        per_cpu = "" if r["spans_per_cpu_s"] is None else f"{r['spans_per_cpu_s']:,}"
-        lines.append(f"{r['system']:<26} {per_cpu:>12} {r['vs_parse_to_dicts']:>18.4f} {target:>8}")
+        target = "" if r.get("target") is None else f"≥ {r['target']}" + (" ✓" if r["reached"] else " ✗")
+        figure = "" if r[key] is None else f"{r[key]:,}"
+        lines.append(f"{r['system']:<26} {figure:>12} {r['vs_parse_to_dicts']:>18.4f} {target:>8}")
     return "\n".join(lines)
 
 
@@ -276,15 +353,30 @@ def main() -> None:
     p.add_argument("--conversations", type=int, default=1000)
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ratios.json")
+    p.add_argument("--out", type=Path, default=OUT)
     p.add_argument(
         "--only",
         choices=sorted(COSTS),
         help="measure one cost alone (its systems and the baseline), more rounds for less",
     )
+    p.add_argument(
+        "--counter",
+        choices=("cpu", "instructions"),
+        default="cpu",
+        help="cpu: CPU time, medians of rounds; instructions: counted by callgrind, one round (slow, steady)",
+    )
+    p.add_argument("--child", choices=SYSTEMS, help=argparse.SUPPRESS)  # one measurement, under callgrind
+    p.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
     args = p.parse_args()
-    results = measure(args.conversations, args.seed, args.rounds, args.only)
-    write_results(results, args.out, table(results))
+    if args.child:
+        one(args.child, args.conversations, args.seed, args.passes)
+        return
+    if args.counter == "instructions":
+        results = measure_instructions(args.conversations, args.seed, args.only)
+        out = args.out.with_name(args.out.stem + "-instructions.json") if args.out == OUT else args.out
+    else:
+        results, out = measure(args.conversations, args.seed, args.rounds, args.only), args.out
+    write_results(results, out, table(results))
 
 
 if __name__ == "__main__":
