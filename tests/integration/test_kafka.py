@@ -680,6 +680,47 @@ def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
         assert "joined by the history each resends" in report["conversation_hint"]
 
 
+def test_traces_without_a_conversation_id_stay_whole_when_a_replica_is_killed_mid_route(
+    broker: Broker, ladder: Ladder
+) -> None:
+    """The same traces without a conversation id, with a replica killed (SIGKILL: no flush, no commit)
+    after the first traces of every run were routed and before the rest are sent, and a fresh replica in
+    its place. The routes are messages in the log: whoever owns a partition next follows them again, and
+    a conversation reported before its later traces came is reopened, not cut. So, as in `replay`: each
+    conversation reported once, whole (the latest report of each key), with replay's verdicts."""
+    travel = ROOT / "tests" / "fixtures" / "travel"
+    runs = [travel / f / f"{run}.000.pb" for f in NO_ID for run in ("correct", "wrong")]
+    last = max(s.end_time_unix_nano for p in runs for s in _spans(p))
+    per_run = [per_trace(p, time.time_ns() - last) for p in runs]
+    first = [r for traces in per_run for r in traces[: len(traces) // 2]]
+    rest = [r for traces in per_run for r in traces[len(traces) // 2 :]]
+    assert first and rest
+    want = {
+        r["conversation_id"]: r
+        for r in replay(ladder, travel / "gold", [(r, "traces") for traces in per_run for r in traces])
+    }
+    topics = Topics(broker, "t13")
+    topics.env["AGENT_MONITOR_KAFKA__LIBRDKAFKA"] = json.dumps(
+        {"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"}
+    )
+    procs = [topics.replica(name, travel / "gold") for name in ("r1", "r2")]
+    try:
+        wait_for_group(topics)
+        topics.produce(first)
+        time.sleep(4)  # routed (a root is in, or the trace would close), partly reported
+        procs[0].send_signal(signal.SIGKILL)
+        procs[0].wait(timeout=30)
+        procs.append(topics.replica("r3", travel / "gold"))
+        time.sleep(10)  # the group moves r1's partitions to r3, which re-reads what r1 left uncommitted
+        topics.produce(rest)
+        reports, _ = latest(topics.read(topics.results, want=len(want), settle_s=20, timeout_s=180))
+    finally:
+        stop(*procs)
+    assert sorted(reports) == sorted(want)  # no trace reported alone, no conversation under two keys
+    assert {k: r["spans"] for k, r in reports.items()} == {k: r["spans"] for k, r in want.items()}  # whole
+    assert {k: verdict(r) for k, r in reports.items()} == {k: verdict(r) for k, r in want.items()}
+
+
 NO_ID = ("vercel-7-noid", "openai-agents-genai-noid", "haystack-noid")  # (MAF sends its messages as logs)
 
 
