@@ -39,7 +39,7 @@ their measurements runs them `BASELINE_PASSES` (5) times and divides.
 
 `--counter instructions` counts instructions instead of CPU time, with callgrind (valgrind, on every
 machine here): each system's process once with its timed part and once without, the difference. The
-count of one program on one input is the same on a busy machine as on a quiet one (here within 0.3 %),
+count of one program on one input is the same on a busy machine as on a quiet one (here within 0.5 %),
 where CPU-time pairs spread by ±15 %, so it decides what a few per cent cost — grounding's 15 % — and an
 A/B of a change to the pipeline. It counts the single-threaded systems only (`COUNTED`: the events'
 exporter batches by wall-clock time on a second thread, which callgrind's slowdown distorts), and not

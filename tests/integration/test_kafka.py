@@ -24,6 +24,7 @@ from typing import Any, Literal
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from monitor.cli import load_references
@@ -719,6 +720,63 @@ def test_traces_without_a_conversation_id_stay_whole_when_a_replica_is_killed_mi
     assert sorted(reports) == sorted(want)  # no trace reported alone, no conversation under two keys
     assert {k: r["spans"] for k, r in reports.items()} == {k: r["spans"] for k, r in want.items()}  # whole
     assert {k: verdict(r) for k, r in reports.items()} == {k: verdict(r) for k, r in want.items()}
+
+
+def test_traces_without_a_conversation_id_join_with_the_messages_their_logs_carry(
+    broker: Broker, ladder: Ladder
+) -> None:
+    """Microsoft Agent Framework with no conversation id sends its messages as log records, which the
+    Collector writes to a logs topic of their own: one trace per user turn on the input topic, the log
+    records of both runs on the logs topic. A trace's log records are keyed by its id like its spans, so
+    they follow its route to the conversation's partition: each run reported once, whole, as `replay`
+    reports the same files."""
+    travel = ROOT / "tests" / "fixtures" / "travel"
+    traces = [travel / "maf-noid" / f"{run}.000.pb" for run in ("correct", "wrong")]
+    logs = [travel / "maf-noid" / f"{run}.001.logs.pb" for run in ("correct", "wrong")]
+    last = max(s.end_time_unix_nano for p in traces for s in _spans(p))
+    shift = time.time_ns() - last
+    requests = [r for p in traces for r in per_trace(p, shift)]
+    records = [_shifted_logs(p, shift) for p in logs]
+    want = {
+        r["conversation_id"]: r
+        for r in replay(
+            ladder, travel / "gold", [*[(r, "traces") for r in requests], *[(r, "logs") for r in records]]
+        )
+    }
+    assert len(want) == 2 < len(requests)  # replay joins each run's traces
+    topics = Topics(broker, "t14")
+    logs_topic = f"{topics.input}.logs"
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    for created in admin.create_topics([NewTopic(logs_topic, 2, 1)]).values():
+        created.result()
+    topics.env["AGENT_MONITOR_KAFKA__LOGS_TOPIC"] = logs_topic
+    replicas = [topics.replica(name, travel / "gold") for name in ("r1", "r2")]
+    try:
+        wait_for_group(topics)
+        topics.produce(requests)
+        producer = Producer({"bootstrap.servers": broker.bootstrap})
+        for body in records:
+            producer.produce(logs_topic, value=body)
+        assert producer.flush(30) == 0
+        reports, _ = latest(topics.read(topics.results, want=len(want), settle_s=10))
+    finally:
+        stop(*replicas)
+    assert sorted(reports) == sorted(want)
+    for cid, report in reports.items():
+        assert report["spans"] == want[cid]["spans"]
+        assert verdict(report) == verdict(want[cid])
+    assert [r["test_pass"] for r in sorted(reports.values(), key=lambda r: r["test_pass"])] == [False, True]
+
+
+def _shifted_logs(path: Path, shift: int) -> bytes:
+    """A recorded logs request with its records' times moved by `shift`, as `per_trace` moves spans."""
+    request = ExportLogsServiceRequest.FromString(path.read_bytes())
+    for rl in request.resource_logs:
+        for sl in rl.scope_logs:
+            for record in sl.log_records:
+                record.time_unix_nano += shift if record.time_unix_nano else 0
+                record.observed_time_unix_nano += shift if record.observed_time_unix_nano else 0
+    return request.SerializeToString()
 
 
 NO_ID = ("vercel-7-noid", "openai-agents-genai-noid", "haystack-noid")  # (MAF sends its messages as logs)
