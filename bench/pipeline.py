@@ -110,7 +110,13 @@ def replay(
     """`events`: also send the evaluation events (closed, so everything queued is sent, within the time)."""
     reports: list[dict[str, Any]] = []
     config = ScoringConfig(windows=WindowConfig(end_marker_grace_s=0))  # as `replay`: all input is in
-    pipeline = Pipeline(config, lad, refs, reports.append, policies=policies, events=events)
+    # as `replay`: the whole input arrives at the instant the replay starts, so nothing closes by
+    # inactivity while it is read, however slowly (under callgrind a pass takes minutes, and a running
+    # clock would close and reopen conversations that a native pass scores once)
+    started_ns = time.time_ns()
+    pipeline = Pipeline(
+        config, lad, refs, reports.append, policies=policies, events=events, clock=lambda: started_ns
+    )
     cpu0, t0 = time.process_time(), time.perf_counter()
     for r in requests:
         pipeline.ingest(r.encode(), PROTOBUF, "bench")

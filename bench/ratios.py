@@ -57,6 +57,7 @@ import argparse
 import multiprocessing
 import os
 import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -92,6 +93,10 @@ EVENTS_TARGET = 1 / 1.10
 DERIVED = {"model floor": "replay embedding", "events run, less their CPU": "replay exact + events"}
 #: the baselines take about a second: each measurement runs them this many times (CPU time divided)
 BASELINE_PASSES = 5
+#: under callgrind, the exporter's longest wait: a run there lasts ~50 times longer, so the shipped 1 s
+#: would cut its batches ~50 times smaller than the same run's natively, where 512 records queue in well
+#: under a second; an hour makes every batch full (512 records), as at full speed
+STEADY_DELAY_S = 3600.0
 
 
 def protobuf_only(bodies: list[bytes]) -> None:
@@ -149,14 +154,16 @@ def _any(v: Any, which: str | None) -> Any:
 
 
 def one(
-    system: str, conversations: int, seed: int, passes: int | None = None
+    system: str, conversations: int, seed: int, passes: int | None = None, counted: bool = False
 ) -> tuple[int, float, float | None]:
     """One measurement in a process of its own (spawned): the traffic generated, the ladder and models
     loaded and the heap settled before timing; nothing warm from an earlier measurement (the text,
     fact and message caches are per process). Returns (spans, CPU seconds of the timed part, and the
     CPU seconds of its `DERIVED` figure: for `replay embedding` the model alone on the texts it
     embedded; for `replay exact + events` the timed part less what the exporter counted as its own).
-    `passes`: how often the timed part runs (default: once, the baselines `BASELINE_PASSES` times)."""
+    `passes`: how often the timed part runs (default: once, the baselines `BASELINE_PASSES` times);
+    `counted`: run under callgrind (`instructions`): the exporter batches by size only (`STEADY_DELAY_S`),
+    and the number of reports of the last pass is printed (`reports N`), to be checked."""
     traffic, requests, _ = generate(conversations, seed=seed)
     bodies = [r.encode() for r in requests]
     run: Callable[[], Any]
@@ -171,13 +178,16 @@ def one(
         lad.compare_text("warm-up", "revenue by month", "profit by month")  # lexicon and model loaded
         run = partial(replay, requests, references(traffic), lad, _policies(system))
         if system == "replay exact + events":  # the exporter made (and its modules loaded) before timing
-            sink, events = _events_sink()
+            sink, events = _events_sink(STEADY_DELAY_S if counted else None)
             run = partial(run, events=events)
     settle_heap()  # as `replay` does once it has loaded (runtime/heap.py), for every system alike
     start = time.process_time()
+    result = None
     for _ in range(passes):
-        run()
+        result = run()
     seconds = (time.process_time() - start) / max(passes, 1)
+    if counted and isinstance(result, dict):
+        print(f"reports {result['reports']}", flush=True)
     derived_seconds = None
     if system == "replay exact + events":
         sink.terminate()
@@ -193,13 +203,17 @@ def one(
     return sum(r.spans for r in requests), seconds, derived_seconds
 
 
-def _events_sink() -> tuple[subprocess.Popen[bytes], EvaluationEvents]:
+def _events_sink(schedule_delay_s: float | None = None) -> tuple[subprocess.Popen[bytes], EvaluationEvents]:
     """For `replay exact + events`: a sink in a process of its own (`bench.otlp_sink`: the exporter's
-    thread counts in this process's CPU time, the receiver's does not) and the exporter sending to it."""
+    thread counts in this process's CPU time, the receiver's does not) and the exporter sending to it,
+    with the shipped settings, or `schedule_delay_s` as the longest a record waits."""
     port = free_port()
     sink = subprocess.Popen([sys.executable, "-m", "bench.otlp_sink", str(port)], cwd=ROOT)
     _wait_listening(port)
-    return sink, EvaluationEvents(EvaluationEventsConfig(endpoint=f"http://127.0.0.1:{port}"))
+    config = EvaluationEventsConfig(endpoint=f"http://127.0.0.1:{port}")
+    if schedule_delay_s is not None:
+        config = config.model_copy(update={"schedule_delay_s": schedule_delay_s})
+    return sink, EvaluationEvents(config)
 
 
 def _wait_listening(port: int) -> None:
@@ -277,17 +291,21 @@ def measure(conversations: int, seed: int, rounds: int, only: str | None = None)
     }
 
 
-#: `--counter instructions`: the systems that run on one thread and never wait on the clock. Not the
-#: embedding rung (the model under valgrind takes hours), and not the events: their exporter is a second
-#: thread batching by wall-clock time, and under callgrind's ~50-fold slowdown its count disagreed with
-#: both threads' CPU clocks threefold (a 37 % cost counted, 10-13 % by the clocks in the same process)
+#: `--counter instructions`: the single-threaded systems. Not the embedding rung (the model under
+#: valgrind takes hours), and not the events: with the replay's clock still and full batches (the same
+#: 113 reports and 1,036 events as at full speed), callgrind counts 1.8 G more instructions a pass with
+#: them — 1.7 M an event — where both threads' CPU clocks in one native process give ~90 µs an event. That
+#: count is not of the native run's work, for a reason not found (not the GIL's switch interval: 5 ms and
+#: 250 ms counted the same), so it decides nothing
 COUNTED = ("parse to dicts", "replay exact", "replay exact + policy", "replay exact + grounding")
 
 
-def instructions(system: str, conversations: int, seed: int, passes: int) -> int:
+def instructions(system: str, conversations: int, seed: int, passes: int) -> tuple[int, int | None]:
     """The instructions `one(system, …, passes)` executes, every thread of its process, counted by
-    callgrind (the events' sink is another process and not counted). The same program on the same input
-    gives the same count whatever else the machine is doing, so hash seeds are fixed."""
+    callgrind (the events' sink is another process and not counted), and the reports its pass made
+    (None for the baselines and with no pass). The same program on the same input gives the same count
+    whatever else the machine is doing, so hash seeds are fixed; the replay's clock stands still, as in
+    `replay`, so the slower run closes nothing early (`bench.pipeline.replay`)."""
     command = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-m", "bench.ratios",
         "--child", system, "--passes", str(passes), "--conversations", str(conversations), "--seed", str(seed),
@@ -297,7 +315,8 @@ def instructions(system: str, conversations: int, seed: int, passes: int) -> int
     found = re.search(r"Collected : (\d+)", done.stderr)
     if done.returncode or not found:
         raise RuntimeError(f"callgrind of {system!r} ({passes} passes) failed:\n{done.stderr[-2000:]}")
-    return int(found.group(1))
+    reports = re.search(r"^reports (\d+)$", done.stdout, re.MULTILINE)
+    return int(found.group(1)), int(reports.group(1)) if reports else None
 
 
 def measure_instructions(conversations: int, seed: int, only: str | None = None) -> dict[str, Any]:
@@ -307,15 +326,20 @@ def measure_instructions(conversations: int, seed: int, only: str | None = None)
     leave out cache misses and stalls, and what one thread costs another through them), but the ratio of
     two Python pipelines' instructions follows their CPU ratio closely and reads the same on a busy
     machine as on a quiet one — which the CPU-time rounds here do not (their pairs spread by ±15 %)."""
-    if only and only != "grounding":
-        raise SystemExit(f"--counter instructions measures grounding's cost only, not {only!r} (see COUNTED)")
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--counter instructions needs valgrind (Debian package valgrind) on the PATH")
     systems = [s for s in COUNTED if not only or s in COSTS[only]]
+    traffic, requests, _ = generate(conversations, seed=seed)
+    spans = sum(r.spans for r in requests)
+    native = replay(requests, references(traffic), ladder("exact", None))["reports"]  # at full speed
     jobs = [(s, p) for s in systems for p in (0, 1)]
     with ThreadPoolExecutor(2) as pool:
-        counts = pool.map(lambda job: instructions(job[0], conversations, seed, job[1]), jobs)
-        counted = dict(zip(jobs, counts, strict=True))
-    spans = sum(r.spans for r in generate(conversations, seed=seed)[1])
-    per_pass = {s: counted[(s, 1)] - counted[(s, 0)] for s in systems}
+        results = pool.map(lambda job: instructions(job[0], conversations, seed, job[1]), jobs)
+        counted = dict(zip(jobs, results, strict=True))
+    for (system, _), (_, reports) in counted.items():
+        if reports is not None and reports != native:  # the count is of different work: say so, not a ratio
+            raise RuntimeError(f"{system!r} made {reports} reports under callgrind, {native} at full speed")
+    per_pass = {s: counted[(s, 1)][0] - counted[(s, 0)][0] for s in systems}
     per_span = {s: per_pass[s] / spans for s in systems}
     rows: list[dict[str, Any]] = [
         {
@@ -369,7 +393,7 @@ def main() -> None:
     p.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        one(args.child, args.conversations, args.seed, args.passes)
+        one(args.child, args.conversations, args.seed, args.passes, counted=True)
         return
     if args.counter == "instructions":
         results = measure_instructions(args.conversations, args.seed, args.only)

@@ -654,10 +654,18 @@ _DOUBLE = re.compile(r"(?i)\b(double|triple)\s+(\w)")
 _SEPARATORS = re.compile(r"[\W_]+")
 
 
-@lru_cache(maxsize=32_768)
 def squash(text: str) -> str:
     """A text as a dictated id reads: digit words as digits (`zero zero nine`, `一三九`), `double 7` as `77`,
-    lower-case, every separator gone."""
+    lower-case, every separator gone. Cached for texts up to `MAX_FACT_CHARS` (a value may be a megabyte)."""
+    return _squash(text) if len(text) <= MAX_FACT_CHARS else _read_squashed(text)
+
+
+@lru_cache(maxsize=32_768)
+def _squash(text: str) -> str:
+    return _read_squashed(text)
+
+
+def _read_squashed(text: str) -> str:
     if "double" in text or "triple" in text or "Double" in text or "Triple" in text:
         text = _DOUBLE.sub(lambda m: m.group(2) * (2 if m.group(1).lower() == "double" else 3), text)
     text = _DIGIT_WORD.sub(lambda m: _DIGIT_WORDS[m.group(0).lower()], text)

@@ -83,10 +83,22 @@ def clock_key(hour: int, minute: int) -> str:
     return f"clock:{hour % 12:02d}:{minute:02d}"
 
 
-@lru_cache(maxsize=32_768)
 def digits_of(text: str) -> str:
-    """The digits of a text, in order (`(415) 555-0132` → `4155550132`); cached: grounding asks it of
-    every id-like value it looks up."""
+    """The digits of a text, in order (`(415) 555-0132` → `4155550132`). Cached up to `CACHED_CHARS`:
+    grounding asks it of every id-like value it looks up, and a value may be a megabyte of base64."""
+    return _digits_of(text) if len(text) <= CACHED_CHARS else _read_digits(text)
+
+
+#: the longest text a cache here keeps (a bounded cache of unbounded strings is not bounded in bytes)
+CACHED_CHARS = 4_000
+
+
+@lru_cache(maxsize=32_768)
+def _digits_of(text: str) -> str:
+    return _read_digits(text)
+
+
+def _read_digits(text: str) -> str:
     return "".join(c for c in text if c.isdigit())
 
 

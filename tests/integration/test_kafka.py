@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -182,8 +182,16 @@ class Topics:
             producer.produce(self.input, value=r, key=key)
         assert producer.flush(30) == 0
 
-    def read(self, topic: str, want: int, settle_s: float = 6.0, timeout_s: float = 120.0) -> list[Any]:
-        """All messages of a topic, once `want` distinct keys are present and nothing new came for `settle_s`."""
+    def read(
+        self,
+        topic: str,
+        want: int,
+        settle_s: float = 6.0,
+        timeout_s: float = 120.0,
+        until: Callable[[list[Any]], bool] | None = None,
+    ) -> list[Any]:
+        """All messages of a topic, once `want` distinct keys are present and nothing new came for
+        `settle_s` — or, with `until`, as soon as `until(messages)` holds (at `timeout_s`, whatever came)."""
         consumer = Consumer(
             {
                 "bootstrap.servers": self.broker.bootstrap,
@@ -200,7 +208,13 @@ class Topics:
                 if msg is not None and msg.error() is None:
                     messages.append(msg)
                     last_new = time.monotonic()
-                if len({m.key() for m in messages}) >= want and time.monotonic() - last_new >= settle_s:
+                    if until is not None and until(messages):
+                        break
+                if (
+                    until is None
+                    and len({m.key() for m in messages}) >= want
+                    and time.monotonic() - last_new >= settle_s
+                ):
                     break
         finally:
             consumer.close()
@@ -685,10 +699,11 @@ def test_traces_without_a_conversation_id_stay_whole_when_a_replica_is_killed_mi
     broker: Broker, ladder: Ladder
 ) -> None:
     """The same traces without a conversation id, with a replica killed (SIGKILL: no flush, no commit)
-    after the first traces of every run were routed and before the rest are sent, and a fresh replica in
+    once the first traces of every run were routed and before the rest are sent, and a fresh replica in
     its place. The routes are messages in the log: whoever owns a partition next follows them again, and
     a conversation reported before its later traces came is reopened, not cut. So, as in `replay`: each
-    conversation reported once, whole (the latest report of each key), with replay's verdicts."""
+    conversation reported once, whole (the latest report of each key), with replay's verdicts, and some
+    of them by the replica that took the killed one's partitions."""
     travel = ROOT / "tests" / "fixtures" / "travel"
     runs = [travel / f / f"{run}.000.pb" for f in NO_ID for run in ("correct", "wrong")]
     last = max(s.end_time_unix_nano for p in runs for s in _spans(p))
@@ -708,18 +723,37 @@ def test_traces_without_a_conversation_id_stay_whole_when_a_replica_is_killed_mi
     try:
         wait_for_group(topics)
         topics.produce(first)
-        time.sleep(4)  # routed (a root is in, or the trace would close), partly reported
-        procs[0].send_signal(signal.SIGKILL)
+        topics.read(topics.internal, want=0, timeout_s=90, until=lambda m: len(_routed(m)) >= len(first))
+        procs[0].send_signal(signal.SIGKILL)  # every first trace routed; the rest not yet sent
         procs[0].wait(timeout=30)
         procs.append(topics.replica("r3", travel / "gold"))
         time.sleep(10)  # the group moves r1's partitions to r3, which re-reads what r1 left uncommitted
         topics.produce(rest)
-        reports, _ = latest(topics.read(topics.results, want=len(want), settle_s=20, timeout_s=180))
+        spans = {k: r["spans"] for k, r in want.items()}
+        messages = topics.read(
+            topics.results,
+            want=len(want),
+            timeout_s=180,
+            until=lambda m: {k: r["spans"] for k, r in latest(m)[0].items()} == spans,
+        )
     finally:
         stop(*procs)
+    reports, replicas = latest(messages)
     assert sorted(reports) == sorted(want)  # no trace reported alone, no conversation under two keys
-    assert {k: r["spans"] for k, r in reports.items()} == {k: r["spans"] for k, r in want.items()}  # whole
+    assert {k: r["spans"] for k, r in reports.items()} == spans  # whole
     assert {k: verdict(r) for k, r in reports.items()} == {k: verdict(r) for k, r in want.items()}
+    assert any("r3" in names for names in replicas.values())  # the new owner took conversations over
+
+
+def _routed(messages: list[Any]) -> set[str]:
+    """The traces a link on the internal topic routes by their opening (`history:`)."""
+    out = set()
+    for m in messages:
+        if dict(m.headers() or []).get("aem.kind") == b"link":
+            link = json.loads(m.value())
+            if str(link["conversation_id"]).startswith("history:"):
+                out.add(link["trace_id"])
+    return out
 
 
 def test_traces_without_a_conversation_id_join_with_the_messages_their_logs_carry(
@@ -727,9 +761,10 @@ def test_traces_without_a_conversation_id_join_with_the_messages_their_logs_carr
 ) -> None:
     """Microsoft Agent Framework with no conversation id sends its messages as log records, which the
     Collector writes to a logs topic of their own: one trace per user turn on the input topic, the log
-    records of both runs on the logs topic. A trace's log records are keyed by its id like its spans, so
-    they follow its route to the conversation's partition: each run reported once, whole, as `replay`
-    reports the same files."""
+    records of both runs on the logs topic, sent after them. A trace's log records are keyed by its id
+    like its spans, so they follow its route to the conversation's partition — here the route is taken
+    when the trace would close, since its messages (what the route is computed from) come late: each
+    run reported once, whole, as `replay` reports the same files."""
     travel = ROOT / "tests" / "fixtures" / "travel"
     traces = [travel / "maf-noid" / f"{run}.000.pb" for run in ("correct", "wrong")]
     logs = [travel / "maf-noid" / f"{run}.001.logs.pb" for run in ("correct", "wrong")]
