@@ -540,7 +540,7 @@ def value_kind(key: str, value: Any) -> Kind:
     free_key, name_key, id_key = _key_classes(key)
     if free_key or len(value.split()) >= _WORDS_OF_FREE_TEXT:
         return "free_text"
-    kind = _string_kind(value, name_key)
+    kind = (_cached_kind if len(value) <= MAX_FACT_CHARS else _string_kind)(value, name_key)
     if kind in ("other", "name") and id_key and len(value.split()) == 1:
         return "id"
     return kind
@@ -554,6 +554,12 @@ def _key_classes(key: str) -> tuple[bool, bool, bool]:
 
 
 @lru_cache(maxsize=65_536)
+def _cached_kind(value: str, name_key: bool) -> Kind:
+    """`_string_kind` of a value up to `MAX_FACT_CHARS` (a cache of any length would keep a megabyte of
+    base64 per entry)."""
+    return _string_kind(value, name_key)
+
+
 def _string_kind(value: str, name_key: bool) -> Kind:
     if _CLOCK.fullmatch(value.strip()):
         return "time"
