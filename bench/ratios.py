@@ -93,10 +93,6 @@ EVENTS_TARGET = 1 / 1.10
 DERIVED = {"model floor": "replay embedding", "events run, less their CPU": "replay exact + events"}
 #: the baselines take about a second: each measurement runs them this many times (CPU time divided)
 BASELINE_PASSES = 5
-#: under callgrind, the exporter's longest wait: a run there lasts ~50 times longer, so the shipped 1 s
-#: would cut its batches ~50 times smaller than the same run's natively, where 512 records queue in well
-#: under a second; an hour makes every batch full (512 records), as at full speed
-STEADY_DELAY_S = 3600.0
 
 
 def protobuf_only(bodies: list[bytes]) -> None:
@@ -162,8 +158,8 @@ def one(
     CPU seconds of its `DERIVED` figure: for `replay embedding` the model alone on the texts it
     embedded; for `replay exact + events` the timed part less what the exporter counted as its own).
     `passes`: how often the timed part runs (default: once, the baselines `BASELINE_PASSES` times);
-    `counted`: run under callgrind (`instructions`): the exporter batches by size only (`STEADY_DELAY_S`),
-    and the number of reports of the last pass is printed (`reports N`), to be checked."""
+    `counted`: run under callgrind (`instructions`): the number of reports of the last pass is printed
+    (`reports N`), to be checked."""
     traffic, requests, _ = generate(conversations, seed=seed)
     bodies = [r.encode() for r in requests]
     run: Callable[[], Any]
@@ -178,7 +174,7 @@ def one(
         lad.compare_text("warm-up", "revenue by month", "profit by month")  # lexicon and model loaded
         run = partial(replay, requests, references(traffic), lad, _policies(system))
         if system == "replay exact + events":  # the exporter made (and its modules loaded) before timing
-            sink, events = _events_sink(STEADY_DELAY_S if counted else None)
+            sink, events = _events_sink()
             run = partial(run, events=events)
     settle_heap()  # as `replay` does once it has loaded (runtime/heap.py), for every system alike
     start = time.process_time()
@@ -203,17 +199,13 @@ def one(
     return sum(r.spans for r in requests), seconds, derived_seconds
 
 
-def _events_sink(schedule_delay_s: float | None = None) -> tuple[subprocess.Popen[bytes], EvaluationEvents]:
+def _events_sink() -> tuple[subprocess.Popen[bytes], EvaluationEvents]:
     """For `replay exact + events`: a sink in a process of its own (`bench.otlp_sink`: the exporter's
-    thread counts in this process's CPU time, the receiver's does not) and the exporter sending to it,
-    with the shipped settings, or `schedule_delay_s` as the longest a record waits."""
+    thread counts in this process's CPU time, the receiver's does not) and the exporter sending to it."""
     port = free_port()
     sink = subprocess.Popen([sys.executable, "-m", "bench.otlp_sink", str(port)], cwd=ROOT)
     _wait_listening(port)
-    config = EvaluationEventsConfig(endpoint=f"http://127.0.0.1:{port}")
-    if schedule_delay_s is not None:
-        config = config.model_copy(update={"schedule_delay_s": schedule_delay_s})
-    return sink, EvaluationEvents(config)
+    return sink, EvaluationEvents(EvaluationEventsConfig(endpoint=f"http://127.0.0.1:{port}"))
 
 
 def _wait_listening(port: int) -> None:
@@ -292,7 +284,8 @@ def measure(conversations: int, seed: int, rounds: int, only: str | None = None)
 
 
 #: `--counter instructions`: the single-threaded systems. Not the embedding rung (the model under
-#: valgrind takes hours), and not the events: with the replay's clock still and full batches (the same
+#: valgrind takes hours), and not the events: with the replay's clock still and full batches (an exporter
+#: whose longest wait was an hour, so every batch held 512 records as at full speed; the same
 #: 113 reports and 1,036 events as at full speed), callgrind counts 1.8 G more instructions a pass with
 #: them — 1.7 M an event — where both threads' CPU clocks in one native process give ~90 µs an event. That
 #: count is not of the native run's work, for a reason not found (not the GIL's switch interval: 5 ms and
@@ -389,7 +382,7 @@ def main() -> None:
         default="cpu",
         help="cpu: CPU time, medians of rounds; instructions: counted by callgrind, one round (slow, steady)",
     )
-    p.add_argument("--child", choices=SYSTEMS, help=argparse.SUPPRESS)  # one measurement, under callgrind
+    p.add_argument("--child", choices=COUNTED, help=argparse.SUPPRESS)  # one measurement, under callgrind
     p.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:

@@ -46,6 +46,7 @@ from monitor.compare.facts import (
 )
 from monitor.compare.lexicon import Airports, load_airports
 from monitor.compare.spoken import clock_key, digits_of, spoken_keys
+from monitor.compare.textcache import short_cached
 
 Source = Literal["user", "tool_result", "system", "tool_definition", "computed", "agent"]
 #: What a value is, for whether it must be grounded (module docstring).
@@ -540,7 +541,7 @@ def value_kind(key: str, value: Any) -> Kind:
     free_key, name_key, id_key = _key_classes(key)
     if free_key or len(value.split()) >= _WORDS_OF_FREE_TEXT:
         return "free_text"
-    kind = (_cached_kind if len(value) <= MAX_FACT_CHARS else _string_kind)(value, name_key)
+    kind = _string_kind(value, name_key)
     if kind in ("other", "name") and id_key and len(value.split()) == 1:
         return "id"
     return kind
@@ -553,13 +554,7 @@ def _key_classes(key: str) -> tuple[bool, bool, bool]:
     return bool(words & FREE_TEXT_KEYS), bool(words & NAME_KEYS), bool(words & ID_WORDS)
 
 
-@lru_cache(maxsize=65_536)
-def _cached_kind(value: str, name_key: bool) -> Kind:
-    """`_string_kind` of a value up to `MAX_FACT_CHARS` (a cache of any length would keep a megabyte of
-    base64 per entry)."""
-    return _string_kind(value, name_key)
-
-
+@short_cached(maxsize=65_536)
 def _string_kind(value: str, name_key: bool) -> Kind:
     if _CLOCK.fullmatch(value.strip()):
         return "time"
@@ -660,18 +655,10 @@ _DOUBLE = re.compile(r"(?i)\b(double|triple)\s+(\w)")
 _SEPARATORS = re.compile(r"[\W_]+")
 
 
+@short_cached(maxsize=32_768)
 def squash(text: str) -> str:
     """A text as a dictated id reads: digit words as digits (`zero zero nine`, `一三九`), `double 7` as `77`,
-    lower-case, every separator gone. Cached for texts up to `MAX_FACT_CHARS` (a value may be a megabyte)."""
-    return _squash(text) if len(text) <= MAX_FACT_CHARS else _read_squashed(text)
-
-
-@lru_cache(maxsize=32_768)
-def _squash(text: str) -> str:
-    return _read_squashed(text)
-
-
-def _read_squashed(text: str) -> str:
+    lower-case, every separator gone."""
     if "double" in text or "triple" in text or "Double" in text or "Triple" in text:
         text = _DOUBLE.sub(lambda m: m.group(2) * (2 if m.group(1).lower() == "double" else 3), text)
     text = _DIGIT_WORD.sub(lambda m: _DIGIT_WORDS[m.group(0).lower()], text)

@@ -22,6 +22,8 @@ import re
 from datetime import date, timedelta
 from functools import lru_cache
 
+from monitor.compare.textcache import short_cached
+
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _DAY_WORDS = {
@@ -83,22 +85,9 @@ def clock_key(hour: int, minute: int) -> str:
     return f"clock:{hour % 12:02d}:{minute:02d}"
 
 
+@short_cached(maxsize=32_768)  # grounding asks it of every id-like value it looks up
 def digits_of(text: str) -> str:
-    """The digits of a text, in order (`(415) 555-0132` → `4155550132`). Cached up to `CACHED_CHARS`:
-    grounding asks it of every id-like value it looks up, and a value may be a megabyte of base64."""
-    return _digits_of(text) if len(text) <= CACHED_CHARS else _read_digits(text)
-
-
-#: the longest text a cache here keeps (a bounded cache of unbounded strings is not bounded in bytes)
-CACHED_CHARS = 4_000
-
-
-@lru_cache(maxsize=32_768)
-def _digits_of(text: str) -> str:
-    return _read_digits(text)
-
-
-def _read_digits(text: str) -> str:
+    """The digits of a text, in order (`(415) 555-0132` → `4155550132`)."""
     return "".join(c for c in text if c.isdigit())
 
 

@@ -164,6 +164,15 @@ class Topics:
         for f in admin.create_topics([NewTopic(self.input, 4, 1)]).values():
             f.result()
 
+    def add_logs_topic(self) -> str:
+        """A logs topic of its own (GenAI events as log records), set as `kafka.logs_topic`."""
+        logs_topic = f"{self.input}.logs"
+        admin = AdminClient({"bootstrap.servers": self.broker.bootstrap})
+        for created in admin.create_topics([NewTopic(logs_topic, 2, 1)]).values():
+            created.result()
+        self.env["AGENT_MONITOR_KAFKA__LOGS_TOPIC"] = logs_topic
+        return logs_topic
+
     def replica(self, name: str, gold: Path = GOLD, *extra: str) -> subprocess.Popen[bytes]:
         # logs go to a file: a pipe nobody reads fills up and blocks the replica on its next log line
         log = (self.broker.dir / f"{self.input}-{name}.log").open("ab")
@@ -612,11 +621,7 @@ def test_genai_events_on_the_logs_topic_join_their_spans(broker: Broker, ladder:
     spans = [f for f in files if f not in logs]
     assert logs and spans
     topics = Topics(broker, "t10")
-    logs_topic = f"{topics.input}.logs"
-    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
-    for created in admin.create_topics([NewTopic(logs_topic, 2, 1)]).values():
-        created.result()
-    topics.env["AGENT_MONITOR_KAFKA__LOGS_TOPIC"] = logs_topic
+    logs_topic = topics.add_logs_topic()
     replica = topics.replica("r1", travel / "gold")
     try:
         wait_for_group(topics)
@@ -780,11 +785,7 @@ def test_traces_without_a_conversation_id_join_with_the_messages_their_logs_carr
     }
     assert len(want) == 2 < len(requests)  # replay joins each run's traces
     topics = Topics(broker, "t14")
-    logs_topic = f"{topics.input}.logs"
-    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
-    for created in admin.create_topics([NewTopic(logs_topic, 2, 1)]).values():
-        created.result()
-    topics.env["AGENT_MONITOR_KAFKA__LOGS_TOPIC"] = logs_topic
+    logs_topic = topics.add_logs_topic()
     replicas = [topics.replica(name, travel / "gold") for name in ("r1", "r2")]
     try:
         wait_for_group(topics)
