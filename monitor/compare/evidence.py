@@ -148,6 +148,17 @@ class Claim:
     unsure: bool = False
 
 
+@dataclass(frozen=True)
+class _Done:
+    """A call that succeeded, with the strings of its arguments and result (walked once, when added)."""
+
+    turn: int
+    tool: str
+    result: Any
+    arg_strings: tuple[str, ...]  # the strings among the arguments' leaves
+    result_strings: tuple[str, ...]  # the result's keys and strings (`_result_leaves`)
+
+
 @dataclass
 class _Sources:
     """Everything stated so far, indexed for look-up: normalized texts, typed facts, numbers."""
@@ -206,9 +217,7 @@ class Evidence:
         self._schemas = dict(schemas or {})
         self._airports = airports if airports is not None else load_airports()
         self._tainted: set[int] = set()
-        self._done: list[
-            tuple[int, str, Any, Any]
-        ] = []  # (turn, tool, arguments, result) of calls that succeeded
+        self._done: list[_Done] = []  # calls that succeeded
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
         self._offsets: set[int] = set()  # days the user put between dates (`the day after`, `3 nights`)
@@ -216,6 +225,7 @@ class Evidence:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
         self._reply: set[float] = set()  # the numbers of the reply being checked
+        self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
         for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95)
             self._sources.add_text("system", None, text)
             self._speak(text)
@@ -225,7 +235,8 @@ class Evidence:
     def add_user(self, turn: int, text: str) -> None:
         self._last_user = turn
         self._sources.add_text("user", turn, text)
-        for key in spoken_keys(text, self._today):  # `tomorrow`, `half past two`, `five hundred`
+        spoken = spoken_keys(text, self._today)  # `tomorrow`, `half past two`, `five hundred`
+        for key in spoken:
             self._sources.add_fact(key, "user", turn)
         if _RELATIVE_DAY.search(text):
             self._offsets.add(1)
@@ -234,7 +245,7 @@ class Evidence:
             n *= 7 if m["unit"].lower().startswith("week") else 1
             if 0 < n <= _MAX_OFFSET:
                 self._offsets |= {n, n - 1} - {0}
-        self._speak(text)
+        self._say((*_fact_keys(text), *spoken))  # the dates `today` adds are no numbers
 
     def add_confirmed(self, turn: int, proposal: str) -> None:
         """The user agreed (`yes friday`) to what the agent's last reply proposed (`Friday, April 4
@@ -243,7 +254,11 @@ class Evidence:
         self._speak(proposal)
 
     def _speak(self, text: str) -> None:
-        for key in (*_fact_keys(text), *spoken_keys(text, None)):
+        self._say((*_fact_keys(text), *spoken_keys(text, None)))
+
+    def _say(self, keys: Iterable[str]) -> None:
+        """The numbers of these fact keys are said plainly."""
+        for key in keys:
             number = _number_of(key)
             if number is not None:
                 self._spoken.add(_round(number))
@@ -258,17 +273,20 @@ class Evidence:
                 self._sources.add_text("tool_result", turn, error)
                 self._speak(error)
             return
-        self._done.append((turn, tool, args, result))
-        leaves = _leaves(args)
-        for _, _, leaf in leaves:
-            if isinstance(leaf, str):
-                self._arguments.add_text("tool_result", turn, leaf)
+        asked = self._asked
+        leaves = asked[1] if asked is not None and asked[0] is args else _leaves(args)
+        arg_strings = tuple(leaf for _, _, leaf in leaves if isinstance(leaf, str))
+        for text in arg_strings:
+            self._arguments.add_text("tool_result", turn, text)
         for number in _leaf_numbers(leaves):
             self._arguments.add_number("tool_result", turn, number)
         if tainted:
             self._tainted.add(turn)
         amounts: dict[str, list[float]] = {}  # the amounts of one key (each flight's `price`), in order
-        for leaf, money, key in _result_leaves(result):
+        result_leaves = _result_leaves(result)
+        result_strings = tuple(x for x, _, _ in result_leaves if isinstance(x, str))
+        self._done.append(_Done(turn, tool, result, arg_strings, result_strings))
+        for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
             else:
@@ -288,7 +306,9 @@ class Evidence:
     def provenance(self, tool: str, args: Any) -> list[Provenance]:
         """The provenance of every leaf of a call's arguments, before the call's own result is added."""
         schema = self._schemas.get(tool)
-        return [self._leaf(tool, path, key, value, schema) for path, key, value in _leaves(args)]
+        leaves = _leaves(args)
+        self._asked = (args, leaves)  # `add_call` of the same call walks them no more
+        return [self._leaf(tool, path, key, value, schema) for path, key, value in leaves]
 
     def _leaf(self, tool: str, path: str, key: str, value: Any, schema: Any) -> Provenance:
         kind = value_kind(key, value)
@@ -326,11 +346,7 @@ class Evidence:
         agent made calls and none of them did it."""
         claims: list[Claim] = []
         facts = _reply_facts(reply)
-        self._reply = set()  # every number the reply says, measures too: the parts of its sums
-        for key in _fact_keys(reply):
-            number = _number_of(key)
-            if number is not None:
-                self._reply.add(_round(number))
+        self._reply = set(_numbers(reply))  # every number the reply says, measures too: the parts of its sums
         for canon, original in facts:
             found = self._fact_source(canon, original)
             if found is None:
@@ -353,18 +369,14 @@ class Evidence:
                 )
         for sentence, verb in done_claims(reply):
             tools = sorted({t for t in known_tools if does(t, verb)})
-            doing = [
-                (args, result) for _, t, args, result in self._done if does(t, verb) or _says(args, verb)
-            ]
+            doing = [d for d in self._done if does(d.tool, verb) or _says(d.arg_strings, verb)]
             named = _named_ids(sentence)  # `XEHM4B and 59XX6W have been cancelled`: each by some call
-            used = {
-                normalize_text(v) for args, result in doing for v in (*_leaf_strings(args), *_strings(result))
-            }
+            used = {normalize_text(v) for d in doing for v in (*d.arg_strings, *d.result_strings)}
             if doing and named <= used:
                 continue
             if self._state_reported(verb, named):  # `… has already been cancelled`, as a lookup showed
                 continue
-            since_user = [t for turn, t, _, _ in self._done if turn > self._last_user]
+            since_user = [d.tool for d in self._done if d.turn > self._last_user]
             if tools:
                 which = f"no successful call of {' / '.join(tools)} precedes it"
             elif (
@@ -492,9 +504,9 @@ class Evidence:
         """An earlier result shows the action's state (`"status": "cancelled"`: a value of a word or two, not
         a key such as `email`) for what the claim names: the reply reports a state, it claims no action."""
         stems = ACTIONS.get(verb, (verb,))
-        for _, _, args, result in self._done:
-            values = [v for _, _, v in _leaves(result) if isinstance(v, str)]
-            if named and not named <= {normalize_text(v) for v in (*values, *_leaf_strings(args))}:
+        for d in self._done:
+            values = [v for _, _, v in _leaves(d.result) if isinstance(v, str)]
+            if named and not named <= {normalize_text(v) for v in (*values, *d.arg_strings)}:
                 continue
             short = (v for v in values if len(v.split()) <= 2)
             if any(w.startswith(stem) for v in short for w in key_words(v) for stem in stems):
@@ -884,10 +896,6 @@ def _money_key(key: str) -> bool:
     return bool(set(key_words(key)) & MONEY_WORDS)
 
 
-def _leaf_strings(value: Any) -> list[str]:
-    return [leaf for _, _, leaf in _leaves(value) if isinstance(leaf, str)]
-
-
 def _leaf_numbers(leaves: Iterable[tuple[str, str, Any]]) -> list[float]:
     """The finite numbers among `_leaves` (booleans are no numbers)."""
     out = []
@@ -952,6 +960,15 @@ def _may_hold_facts(text: str) -> bool:
         or has_cjk(text)
         or NUMBER_WORD.search(text) is not None
     )
+
+
+def _numbers(text: str) -> list[float]:
+    """The numbers among `_fact_keys(text)`, rounded (only its typed facts give numbers: the keys `_read_keys`
+    adds are dates, times and digit strings — so its extra reading is skipped)."""
+    if not _may_hold_facts(text[:MAX_FACT_CHARS]):
+        return []
+    keys = extract_facts(text[:MAX_FACT_CHARS], False).facts
+    return [_round(n) for key in keys if (n := _number_of(key)) is not None]
 
 
 def _fact_keys(text: str) -> tuple[str, ...]:
@@ -1225,15 +1242,11 @@ def _looks_read_only(tool: str) -> bool:
     return bool(words) and words[0] in _READ_VERBS
 
 
-def _strings(value: Any) -> Iterator[str]:
-    return (leaf for leaf, _, _ in _result_leaves(value) if isinstance(leaf, str))
-
-
-def _says(args: Any, action: str) -> bool:
-    """A call whose arguments name the action (`manage_booking(action="cancel")`; a word or two, not free
-    text such as a `think` tool's thought)."""
+def _says(arg_strings: Iterable[str], action: str) -> bool:
+    """A call whose arguments' strings name the action (`manage_booking(action="cancel")`; a word or two,
+    not free text such as a `think` tool's thought)."""
     stems = ACTIONS.get(action, (action,))
-    short = (text for text in _leaf_strings(args) if len(text.split()) <= 2)
+    short = (text for text in arg_strings if len(text.split()) <= 2)
     return any(w.startswith(stem) for text in short for w in key_words(text) for stem in stems)
 
 
