@@ -1203,7 +1203,7 @@ _NOUN_ACTIONS = {
 }  # fmt: skip
 
 
-@lru_cache(maxsize=32_768)
+@short_cached(maxsize=32_768)
 def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     """(sentence, action) for each action a sentence of a reply plainly claims done: first person or
     passive perfect (and each action joined to it: `upgraded … and then canceled`), or action nouns

@@ -25,7 +25,6 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -33,6 +32,7 @@ import phonenumbers
 from dateutil import parser as dateparser
 
 from monitor.compare.spoken import number_runs
+from monitor.compare.textcache import short_cached
 
 _PUNCT = re.compile(r"[^\w\s]+|_+", re.UNICODE)
 #: A `+` (or two) that ends a name, a word with a letter in it: S24+, C++, A+ — not +1 415, 2+2, 18+,
@@ -605,7 +605,7 @@ def plus_word(text: str) -> str:
     return _NAME_PLUS.sub(lambda m: m.group(1) + " Plus" * len(m.group(2)), text) if "+" in text else text
 
 
-@lru_cache(maxsize=32_768)
+@short_cached(maxsize=32_768)
 def normalize_text(value: str) -> str:
     """Rung 2: NFKC, case-folded, a name's `+` as `plus`, punctuation to spaces, whitespace collapsed.
     Cached: the same values and replies come back in every conversation of a reference and at every
@@ -753,7 +753,7 @@ _PLEASE = re.compile(
 _SENTENCE_END = re.compile(r"[.!?。！？]$")
 
 
-@lru_cache(maxsize=65_536)
+@short_cached(maxsize=65_536)
 def act_of(sentence: str) -> str:
     """`ask` (a question or a request for the user's information or decision), `tell`, or `unclear`
     (module constants above). A fragment without a sentence end and under five words (`weather in
@@ -918,7 +918,7 @@ def _reports_failure(text: str) -> str:
 
 
 # cached: the same gold reply meets the same kinds of reply, conversation after conversation
-@lru_cache(maxsize=32_768)
+@short_cached(maxsize=32_768)
 def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
     """What the two texts do, where that decides: one only asks and the other only tells (different);
     one reports a failure outright and the other plainly claims the thing done, with no word that says
@@ -1127,7 +1127,7 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
     return _extract_facts(value, day_first)
 
 
-@lru_cache(maxsize=65_536)
+@short_cached(maxsize=65_536)
 def _extract_facts(value: str, day_first: bool) -> Facts:
     text = unicodedata.normalize("NFKC", value)
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags

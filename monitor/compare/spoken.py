@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
-from functools import lru_cache
 
 from monitor.compare.textcache import short_cached
 
@@ -91,7 +90,7 @@ def digits_of(text: str) -> str:
     return "".join(c for c in text if c.isdigit())
 
 
-@lru_cache(maxsize=16_384)
+@short_cached(maxsize=16_384)
 def spoken_keys(text: str, today: str | None) -> tuple[str, ...]:
     """The fact keys a user's words mean that `extract_facts` does not read (module docstring)."""
     keys: list[str] = []

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,7 @@ from monitor.attribute.attribution import Attribution, Outcome, attribute_failur
 from monitor.attribute.dependencies import TurnFlow, infer_dependencies, leaf_texts
 from monitor.compare.facts import content_words, normalize_text, sentences
 from monitor.compare.ladder import Ladder
+from monitor.compare.textcache import short_cached
 from monitor.config import AlignmentConfig, CompositionConfig
 from monitor.model import (
     SUB_METRIC_OF,
@@ -522,7 +522,7 @@ def dialog_vocabulary(dialog: Dialog) -> frozenset[str]:
     return frozenset(words)
 
 
-@lru_cache(maxsize=32_768)
+@short_cached(maxsize=32_768)
 def _slot_words(text: str) -> tuple[str, ...]:
     """The words of one value that may be slots (the same values recur in every conversation)."""
     return tuple(w for w in content_words(text) if len(w) >= 3 and not w.isdigit())
