@@ -4,15 +4,17 @@ An `lru_cache` bounds how many entries it keeps, not their size: 32,768 entries 
 when the texts are megabytes, and a tool result, a reply or an argument value may be one (a document, a
 web page, base64). `short_cached` caches a function's results when every text among its arguments is at
 most `CACHED_CHARS` long and computes those of longer ones each time, so a cache of `maxsize` entries
-holds at most about `maxsize × CACHED_CHARS` characters of keys (and results of the same order): every
-cache of a text in `compare/` and `score/` is one of these.
+holds at most about `maxsize × CACHED_CHARS` characters of keys (and results of the same order). Every
+cache in `compare/` and `score/` whose key is a text of any length is one of these; the others' keys are
+names (argument and result keys, airport codes) or texts already cut to `evidence.MAX_FACT_CHARS`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import inspect
+from collections.abc import Callable
 from functools import lru_cache, wraps
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 #: the longest text a `short_cached` cache keeps
 CACHED_CHARS = 4_000
@@ -24,24 +26,32 @@ _R = TypeVar("_R")
 def short_cached(
     maxsize: int,
 ) -> Callable[[Callable[Concatenate[str, _P], _R]], Callable[Concatenate[str, _P], _R]]:
-    """`lru_cache(maxsize)` for calls whose texts (the first argument, and any other `str` argument) are
-    each at most `CACHED_CHARS` long."""
+    """`lru_cache(maxsize)` for calls whose texts (the first argument, and a second one that is a `str`)
+    are each at most `CACHED_CHARS` long. Arguments are passed by position. (A wrapper per arity: these
+    functions are called hundreds of thousands of times, and packing `*args` costs more than the cache.)"""
 
     def wrap(fn: Callable[Concatenate[str, _P], _R]) -> Callable[Concatenate[str, _P], _R]:
-        cached = lru_cache(maxsize=maxsize)(fn)
+        cached: Any = lru_cache(maxsize=maxsize)(fn)
+        plain: Any = fn
+        arity = len(inspect.signature(fn).parameters)
 
-        @wraps(fn)
-        def call(text: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-            if len(text) <= CACHED_CHARS and (not (args or kwargs) or _short(args, kwargs.values())):
-                return cached(text, *args, **kwargs)  # type: ignore[arg-type]  # hashable, as lru_cache needs
-            return fn(text, *args, **kwargs)
+        def call1(text: str) -> Any:
+            return cached(text) if len(text) <= CACHED_CHARS else plain(text)
 
-        call.cache_info = cached.cache_info  # type: ignore[attr-defined]  # as lru_cache's, for tests and a REPL
-        return call
+        def call2(text: str, other: Any) -> Any:
+            if len(text) <= CACHED_CHARS and not (isinstance(other, str) and len(other) > CACHED_CHARS):
+                return cached(text, other)
+            return plain(text, other)
+
+        def call(text: str, *args: Any) -> Any:
+            if len(text) <= CACHED_CHARS and not any(
+                isinstance(a, str) and len(a) > CACHED_CHARS for a in args
+            ):
+                return cached(text, *args)
+            return plain(text, *args)
+
+        chosen: Any = wraps(fn)(call1 if arity == 1 else call2 if arity == 2 else call)
+        chosen.cache_info = cached.cache_info  # as lru_cache's, for tests and a REPL
+        return cast(Callable[Concatenate[str, _P], _R], chosen)
 
     return wrap
-
-
-def _short(args: Iterable[object], more: Iterable[object]) -> bool:
-    """No text among these arguments is longer than `CACHED_CHARS`."""
-    return not any(isinstance(a, str) and len(a) > CACHED_CHARS for a in (*args, *more))
