@@ -419,10 +419,12 @@ _TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
 _TIME_WORD_HINT = re.compile(r"(?i)noon|mid")
 #: Chinese parts of the day a time of day may follow (下午3点); `_ZH_PM` are the afternoon's and evening's.
 _ZH_DAY_PARTS = "凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|昨晚"
+#: Minutes are the number after 点 that no measure word follows: 晚 6 点 10 人 is ten people at six.
 _ZH_TIME = re.compile(
     "(?P<zp>" + _ZH_DAY_PARTS + ")?"
     r"(?P<zh>\d{1,2})[点时]"
-    r"(?:(?P<zm>\d{1,2})分|(?P<zm2>[1-5]\d)(?![\d.%]|[万千百元块个公里斤米克升GMT])|(?P<half>半)|(?P<ke>[一三13])刻(?!钟))?"
+    r"(?:(?P<zm>\d{1,2})分|(?P<zm2>[1-5]\d)(?![\d.%]|[万千百元块个公里斤米克升GMT人位名张份间桌台辆件次岁层楼])"
+    r"|(?P<half>半)|(?P<ke>[一三13])刻(?!钟))?"
 )
 _ZH_PM = frozenset({"中午", "下午", "傍晚", "晚上", "今晚", "明晚", "昨晚"})
 #: How often: daily / every day / 每天 (frequency:day) ≠ monthly / 每月 (frequency:month).
@@ -450,7 +452,8 @@ _PER_A_PERIOD = re.compile(
 #: `within a day`, `in an hour`, `a year from today`: a duration of one (`within 24 hours` is `within a
 #: day`, `12 months from today` is `a year from today`).
 _A_PERIOD = re.compile(
-    r"(?i)\b(?P<pre>within|in|for|under|over|after|about|around|than|only|by|add|adds|added)\s+(?:an?|one)\s+"
+    r"(?i)\b(?P<pre>within|in|for|under|over|after|about|around|than|only|by|add|adds|added)\s+"
+    r"(?P<adv>(?:roughly|about|around|approximately|nearly|almost|just|up to|at least|at most)\s+)?(?:an?|one)\s+"
     r"(?P<unit>hour|day|week|month|year)\b"
     r"|\b(?:an?|one)\s+(?P<unit_from>hour|day|week|month|year)(?=\s+(?:from|after|later|ago|before|earlier)\b)"
 )
@@ -957,6 +960,7 @@ _DOLLARS_AND_CENTS = re.compile(
     r"(?:\s+(?:cents?|pence|p)\b|(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|will|has|have|must|and|to|for|in|on|by|per|each|due)\b))"
 )  # `23 pounds 60 is due` too, never `5 pounds 3 ounces`
 _CENTS_SIGN = {"d": "$", "p": "£", "e": "€"}
+_CENTS = re.compile(r"(?<![\d.,$])(?P<c>\d{1,2})\s?¢")
 #: `a ten-dollar credit`, `a ten-session pack`: the count said as an adjective, joined to its noun.
 _AMOUNT_ADJECTIVE = re.compile(  # and `a 30-lb bag`, `60k-km` (not `2-to-3`, `2-in-1`)
     r"\b(?P<n>\d+k?)-(?P<u>[a-z]{3,}|lb|kg|km|mi|oz|ft|cm|mm|gb|mb|hr)\b"
@@ -971,6 +975,7 @@ _HOUR_PARTS = {
     "half an hour": "30 minutes", "half a hour": "30 minutes", "a quarter of an hour": "15 minutes",
     "quarter of an hour": "15 minutes", "an hour and a half": "90 minutes", "one and a half hours": "90 minutes",
     "1 and a half hours": "90 minutes", "a half hour": "30 minutes", "half hour": "30 minutes",
+    "a quarter hour": "15 minutes", "quarter hour": "15 minutes", "quarter-hour": "15 minutes",
     "half a percent": "0.5%", "half a per cent": "0.5%",
     "3-quarters of an hour": "45 minutes", "3 quarters of an hour": "45 minutes",  # `three` is a digit by then
 }  # fmt: skip
@@ -1045,6 +1050,8 @@ def in_digits(text: str) -> str:
     text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), text)
     if "one" in text:
         text = _ONE_UNIT.sub("1", _ONE_OF_RANGE.sub("1", text))
+    if "¢" in text:  # the cent sign is a dollar's: `15¢` is $0.15
+        text = _CENTS.sub(lambda m: f"${int(m['c']) / 100:.2f}", text)
     if "dollar" in text or "pound" in text or "euro" in text:
         text = _DOLLARS_AND_CENTS.sub(
             lambda m: f"{_CENTS_SIGN[m['cur'][0].lower()]}{m['d']}.{int(m['c']):02d}", text
@@ -1117,7 +1124,7 @@ def _grouped_code(m: re.Match[str]) -> str:
 
 def _a_period(m: re.Match[str]) -> str:
     """`within a day` → `within 1 day`, `a year from` → `1 year from` (`_A_PERIOD`)."""
-    return f"{m['pre']} 1 {m['unit']}" if m["pre"] else f"1 {m['unit_from']}"
+    return f"{m['pre']} {m['adv'] or ''}1 {m['unit']}" if m["pre"] else f"1 {m['unit_from']}"
 
 
 def extract_facts(value: str, day_first: bool = False) -> Facts:

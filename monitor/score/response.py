@@ -109,6 +109,19 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     extra = [f for f in pred_facts if f[1] not in gold_canons]
     conflicts: list[Comparison] = []
     absent: list[tuple[str, str]] = []
+    # one number written two ways pairs first, before any nearer-scored rival of its kind: gold's `150 万元`
+    # with the reply's `150 万`, not with its `12个月`; `6 PM` with `6:00`, not left for `8 PM` to take
+    for fact in list(missing):
+        twin = next((f for f in extra if f[0] == fact[0] and _same_quantity(fact[1], f[1])), None)
+        if twin is None:
+            continue
+        missing.remove(fact)
+        extra.remove(twin)
+        cmp = ladder.compare_text("response." + fact[0], fact[2], twin[2])
+        if cmp.equal:
+            comparisons.append(cmp)
+        else:
+            doubts.append(_doubt(cmp, "the same number in another form"))
     for kind_g, canon_g, text_g in missing:
         rivals = [f for f in extra if f[0] == kind_g]
         best: Comparison | None = None

@@ -78,6 +78,10 @@ SAME = [
     ("suspended for 7 days", "a one-week suspension"),
     ("48 4x6 prints", "forty-eight 4×6 prints"),
     ("下午2点到4点上门", "14:00-16:00上门"),
+    # and set 16's: the cent sign, a quarter hour, an hour after an adverb
+    ("E-bikes are charged at $0.15 per minute", "E-bike use costs an extra 15¢/min"),
+    ("We'll hold the table for 15 minutes", "we can keep the table for up to a quarter hour"),
+    ("The appointment takes about 60 minutes.", "You're booked for roughly an hour."),
     ("预计2到3天送达", "大概两三天能到"),
     ("逾期费用3.5元已免除", "逾期的三块五已经给您免掉了"),
     ("可分6期免息", "可以分六期"),
@@ -255,6 +259,15 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "您向尾号 8843 的账户转账 20,000 元已成功，手续费 0 元，实时到账。",
             "转账成功：20000元已转入尾号8843的账户，免手续费，实时到账。",
         ),
+        (  # the same amount with and without its currency, beside a year said as months (set 16)
+            "您的家财险保单 PH88120457 已生效，保障期间为 2024 年 9 月 1 日至 2025 年 8 月 31 日。房屋主体保额 150 万元，"
+            "室内财产保额 20 万元。",
+            "保单 PH88120457 已经生效，保期一年：2024.9.1–2025.8.31。房屋主体保额 150 万，室内财产 20 万。",
+        ),
+        (  # ten people at six: no time of 6:10 (set 16)
+            "您预订的 3 月 8 日晚 6 点 10 人包间“牡丹厅”已确认，包间最低消费 2,000 元。请在前一天下午 5 点前确认菜单。",
+            "牡丹厅包间订好了，3 月 8 号晚上 6 点，10 位。包间低消 2000 元，菜单请在前一天下午 5 点之前定下来。",
+        ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
             "they'll use the master key.",
@@ -285,6 +298,8 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ),
         ("Your permit is valid from January 1 through June 30, 2025.", "Permit valid 1/2/2025 to 6/30/2025."),
         ("The transfer fee is $0.", "The transfer fee is $5."),
+        ("E-bikes are charged at $0.15 per minute.", "E-bike use costs an extra 51¢/min."),
+        ("We can seat you at 6 PM or 9:30 PM.", "We could seat you at 7:00 or 9:30 PM instead."),
     ],
 )
 def test_a_reply_with_another_fact_still_fails(multilingual_ladder: Ladder, gold: str, reply: str) -> None:
