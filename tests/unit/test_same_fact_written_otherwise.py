@@ -264,6 +264,16 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "室内财产保额 20 万元。",
             "保单 PH88120457 已经生效，保期一年：2024.9.1–2025.8.31。房屋主体保额 150 万，室内财产 20 万。",
         ),
+        (  # a duration and a frequency the reader does not know in the reply's form, its part there (set 16)
+            "Your Flex membership at our Shoreditch location starts on May 1. It includes 10 days per month of "
+            "hot-desk access and 4 hours of meeting-room credit.",
+            "Welcome aboard! Flex at Shoreditch kicks off 1 May: 10 hot-desk days a month plus 4 hrs of meeting "
+            "room credit.",
+        ),
+        (  # this Saturday said as Saturday (set 16)
+            "您的试听课安排在本周六下午 2 点，地点是 3 楼 305 教室，授课老师是 Emma。试听免费，时长 40 分钟。",
+            "周六 14:00 试听，免费，40 分钟，在 3 层 305 教室，Emma 老师上课。",
+        ),
         (  # ten people at six: no time of 6:10 (set 16)
             "您预订的 3 月 8 日晚 6 点 10 人包间“牡丹厅”已确认，包间最低消费 2,000 元。请在前一天下午 5 点前确认菜单。",
             "牡丹厅包间订好了，3 月 8 号晚上 6 点，10 位。包间低消 2000 元，菜单请在前一天下午 5 点之前定下来。",
@@ -300,6 +310,16 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ("The transfer fee is $0.", "The transfer fee is $5."),
         ("E-bikes are charged at $0.15 per minute.", "E-bike use costs an extra 51¢/min."),
         ("We can seat you at 6 PM or 9:30 PM.", "We could seat you at 7:00 or 9:30 PM instead."),
+        # what a part must state even when its words are there: an amount, a percentage, a date, a time
+        ("Late submissions lose 10% per day.", "Late submissions lose marks for each day."),
+        ("Your refund of $45 has been issued.", "Your refund has been issued."),
+        ("The office reopens on January 6 at 9 AM.", "The office reopens in the morning."),
+        (  # a duration replaced by one the reply states twice (set 16)
+            "The panels come with a 25-year product warranty, and our workmanship warranty covers the "
+            "installation for 10 years. The inverter warranty is 12 years.",
+            "You get a 25-year product warranty on the panels, 10 years on our workmanship, and 10 years on "
+            "the inverter too.",
+        ),
     ],
 )
 def test_a_reply_with_another_fact_still_fails(multilingual_ladder: Ladder, gold: str, reply: str) -> None:
