@@ -273,7 +273,7 @@ class Evidence:
                 self._sources.add_text("tool_result", turn, error)
                 self._speak(error)
             return
-        asked = self._asked
+        asked, self._asked = self._asked, None  # used once: it holds no call's arguments after it
         leaves = asked[1] if asked is not None and asked[0] is args else _leaves(args)
         arg_strings = tuple(leaf for _, _, leaf in leaves if isinstance(leaf, str))
         for text in arg_strings:

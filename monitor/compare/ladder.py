@@ -21,7 +21,6 @@ elements match as a set). A text the model cannot read is `unscorable` — never
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -44,6 +43,7 @@ from monitor.compare.facts import (
 )
 from monitor.compare.lexicon import build_domain, load_airports, load_aliases, load_lexicon
 from monitor.compare.similarity import PairScore, Scorer
+from monitor.compare.textcache import short_cached
 from monitor.config import KindThresholds, ScoringConfig
 from monitor.model import Comparison, Rung
 
@@ -71,9 +71,9 @@ class Ladder:
         lc = config.ladder
         self._domain = build_domain(lc.value_sets, lc.opposites, shipped=lc.shipped_domain)
         # the same values come back in every conversation of a reference: align each pair once
-        self._spans = lru_cache(maxsize=32_768)(self._spans_uncached)
+        self._spans = short_cached(maxsize=32_768)(self._spans_uncached)
         # asked of every text of every pair (each part of a reply against each of the other's): once a text
-        self._foreign = lru_cache(maxsize=32_768)(self._foreign_uncached)
+        self._foreign = short_cached(maxsize=32_768)(self._foreign_uncached)
 
     # -- public ------------------------------------------------------------------------------
 

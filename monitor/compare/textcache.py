@@ -4,9 +4,11 @@ An `lru_cache` bounds how many entries it keeps, not their size: 32,768 entries 
 when the texts are megabytes, and a tool result, a reply or an argument value may be one (a document, a
 web page, base64). `short_cached` caches a function's results when every text among its arguments is at
 most `CACHED_CHARS` long and computes those of longer ones each time, so a cache of `maxsize` entries
-holds at most about `maxsize × CACHED_CHARS` characters of keys (and results of the same order). Every
-cache in `compare/` and `score/` whose key is a text of any length is one of these; the others' keys are
-names (argument and result keys, airport codes) or texts already cut to `evidence.MAX_FACT_CHARS`.
+holds at most about `maxsize × CACHED_CHARS` characters of keys (and results of the same order). The
+caches of the fact reader, the reply rules, grounding and the ladder's span alignment are these; the
+other caches' keys are names (argument and result keys, airport codes) or texts already cut to
+`evidence.MAX_FACT_CHARS`. The embedder's vector cache (`similarity.TextCache`) still keys whole texts,
+`embedder.cache_size` of them.
 """
 
 from __future__ import annotations

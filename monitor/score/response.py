@@ -16,10 +16,10 @@ reproduce, and the embedding model ranks paraphrases of replies near chance):
 - Completeness fails (`incomplete_response`) when a typed fact or slot word of gold is not in the reply
   at all, or a part of gold (a sentence, a `;` part, Chinese `。` / `；` …) is neither covered by the
   model nor said in the reply's words (fewer than a third of its content words, or ideographs, occur).
-  A fact that only qualifies — a duration or other measure, a frequency, a period, a count under ten
-  (`_qualifies`) — missing from a part the reply covers is said in a form the reader does not know
-  (`60 minutes` / `roughly an hour`, `per month` / `a month`), not missing: uncertain. Ids, amounts,
-  percentages, dates, times, weekdays and months stay required.
+  A duration, a frequency, this week (month, year) or a count under ten that the reader did not find,
+  in a part the reply covers, while the reply holds it in a form the reader does not read (`roughly an
+  hour`, `a month`, 周六 for 本周六, 二楼: `_said_otherwise`) is said another way, not missing:
+  uncertain. Ids, amounts, percentages, doses, dates, times, weekdays and months stay required.
 - Anything else — the model finds the texts apart, a part it finds uncovered whose words are there, the
   same number in another form (`7 PM` / `7:00`, `¥360` / `360元`), two general-language kinds swapped
   (WordNet siblings: `that day` / `that date`) — is an `uncertain` comparison: the turn passes and the
@@ -109,20 +109,22 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     pred_facts = _fact_items(predicted, vocabulary, day_first)
     # one fact written two ways is one fact: the canonical forms decide, read in context (`January 1
     # through June 30, 2025`'s start is of 2025; `8:00到18:00`'s 18:00 is the reply's `18点`)
-    pred_canons = {c for _, c, _ in pred_facts}
+    gold_canons, pred_canons = {c for _, c, _ in gold_facts}, {c for _, c, _ in pred_facts}
     missing = [f for f in gold_facts if f[1] not in pred_canons]
-    # the reply's facts beyond what gold states, counted: a second `10 years` where gold has `10 years`
-    # and `12 years` is the rival of the missing `12 years`
+    extra = [f for f in pred_facts if f[1] not in gold_canons]
+    # a measure the reply states more often than gold does: a second `10 years` where gold has `10 years`
+    # and `12 years` is the rival of the missing `12 years` (measures only: a repeated amount is no rival
+    # of a fee of $0 the reply waives in words)
     in_gold = Counter(c for _, c, _ in gold_facts)
     stated: Counter[str] = Counter()
-    extra = []
+    repeats: list[tuple[str, str, str]] = []
     for f in pred_facts:
         stated[f[1]] += 1
-        if stated[f[1]] > in_gold[f[1]]:
-            extra.append(f)
+        if in_gold[f[1]] and stated[f[1]] > in_gold[f[1]] and _measure_unit(f[1]):
+            repeats.append(f)
     conflicts: list[Comparison] = []
     absent: list[tuple[str, str]] = []
-    soft: set[str] = set()  # absent facts that say how long, how often or how many (a few): `_qualifies`
+    soft: set[tuple[str, str]] = set()  # absent facts the reply says in a form not read: `_said_otherwise`
     # one number written two ways pairs first, before any nearer-scored rival of its kind: gold's `150 万元`
     # with the reply's `150 万`, not with its `12个月`; `6 PM` with `6:00`, not left for `8 PM` to take
     for fact in list(missing):
@@ -137,14 +139,16 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         else:
             doubts.append(_doubt(cmp, "the same number in another form"))
     for kind_g, canon_g, text_g in missing:
-        rivals = [f for f in extra if f[0] == kind_g]
+        rivals = [f for f in extra if f[0] == kind_g] or [
+            f for f in repeats if _measure_unit(f[1]) == _measure_unit(canon_g)
+        ]
         best: Comparison | None = None
         best_canon = ""
         for rival in rivals:
             cmp = ladder.compare_text("response." + kind_g, text_g, rival[2])
             if cmp.equal:
                 best = cmp
-                extra.remove(rival)
+                (extra if rival in extra else repeats).remove(rival)
                 break
             if best is None or (cmp.score or 0.0) > (best.score or 0.0):
                 best, best_canon = cmp, rival[1]
@@ -158,6 +162,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             else:
                 conflicts.append(best)
             extra = [f for f in extra if f[2] != best.predicted]
+            repeats = [f for f in repeats if f[2] != best.predicted]
         elif kind_g == "slot" and _slot_paraphrased(ladder, text_g, predicted, comparisons):
             continue
         elif kind_g == "slot" and (swap := _replaced_by(text_g, gold, predicted)):
@@ -177,8 +182,8 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             doubts.append(_doubt_of("response.number", text_g, "", "a count of one not repeated"))
         else:
             absent.append((kind_g, text_g))
-            if _qualifies(canon_g):
-                soft.add(text_g)
+            if _said_otherwise(canon_g, predicted):
+                soft.add((kind_g, text_g))
     comparisons.extend(conflicts)
     mismatches.extend(Mismatch("response", c.gold, c.predicted, "value") for c in conflicts)
 
@@ -198,7 +203,9 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             worded = covered or _said_in_words(part, predicted)
             if worded:
                 there.add(part)
-            facts_absent = any(text in part and not (worded and text in soft) for _, text in absent)
+            facts_absent = any(
+                text in part and not (worded and (kind, text) in soft) for kind, text in absent
+            )
             if facts_absent or not (worded or states_facts(part, predicted, day_first)):
                 uncovered.append(part)
             elif not covered:
@@ -212,12 +219,14 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     # missing but one said in a way the fact reader does not know (`60 minutes` / `roughly an hour`, `per
     # month` / `a month`, 本周六 / 周六): for review, not a failure. Which, how much and when (ids,
     # amounts, percentages, dates, times, weekdays, months) stay required.
-    forgiven = {text for _, text in absent if text in soft and any(text in p for p in there)}
+    forgiven = {
+        (kind, text) for kind, text in absent if (kind, text) in soft and any(text in p for p in there)
+    }
     doubts += [
         _doubt_of("response.fact", text, "", "not found in the reply, whose part is there: said another way")
-        for text in sorted(forgiven)
+        for _, text in sorted(forgiven)
     ]
-    absent = [(kind, text) for kind, text in absent if text not in forgiven]
+    absent = [fact for fact in absent if fact not in forgiven]
     # an absent fact is reported with the gold part it belongs to, so attribution can see that the whole
     # part went missing (a reply that skips what a failed call should have produced)
     mismatches.extend(
@@ -345,26 +354,64 @@ def _doubt_of(field: str, gold: str, predicted: str, why: str, score: float | No
 _UNIT_FREE_CURRENCIES = frozenset({"jpy", "cny"})  # `¥` is both
 
 
-#: fact kinds that say how or how often, not which, how much or when
-_HOW_KINDS = frozenset({"period", "frequency", "dial", "currency"})
+#: a unit of time as a frequency or a period says it, in English and Chinese
+_TIME_UNITS: dict[str, tuple[str, str]] = {
+    "hour": (r"hours?|hourly|hrs?", "小时|钟头"),
+    "day": (r"days?|daily|nights?", "天|日|晚"),
+    "week": (r"weeks?|weekly|wks?", "周|星期|礼拜"),
+    "month": (r"months?|monthly|mos?", "月"),
+    "quarter": (r"quarters?|quarterly", "季度|季"),
+    "year": (r"years?|yearly|annual|annually|yrs?", "年"),
+}
+#: a quantity said before a unit of time in a form the fact reader does not read as a duration:
+#: `roughly an hour`, `10 hot-desk days`, `a quarter hour`, 三个小时, 一年
+_QUANTITY = (
+    r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|half|quarter|couple|few)"
+)
+_DURATION_SAID = re.compile(
+    rf"(?i)\b{_QUANTITY}(?:[\s-]+(?:of\s+an?\s+)?[a-z]+(?:-[a-z]+)?)?[\s-]+"
+    rf"(?:{'|'.join(en for en, _ in _TIME_UNITS.values())}|minutes?|mins?)\b"
+    rf"|[\d一二两三四五六七八九十半几]+\s*个?\s*(?:{'|'.join(zh for _, zh in _TIME_UNITS.values())}|分钟)"
+)
+_COUNT_WORDS = {
+    1: "one|一", 2: "two|二|两", 3: "three|三", 4: "four|四", 5: "five|五", 6: "six|六", 7: "seven|七",
+    8: "eight|八", 9: "nine|九",
+}  # fmt: skip
 
 
-def _qualifies(canon: str) -> bool:
-    """A fact that qualifies rather than identifies: a period, frequency, dial or currency alone
-    (`_HOW_KINDS`), a measure (a number with a unit that is neither a currency nor a percentage: `60
-    minutes`, `40-foot`, `1000M`) or a count under ten."""
+def _said_otherwise(canon: str, reply: str) -> bool:
+    """Whether the reply holds, in a form the fact reader does not read, a fact of gold it did not find:
+    a duration (a quantity before a unit of time: `roughly an hour`, 三个小时), a frequency (`a month`,
+    `/month`, 每月, 一年), this week, month or year said without `this` (本周六 / 周六), or a count under
+    ten in words (2 / 二楼). Missing from a part the reply covers, such a fact is said another way, not
+    missing. Nothing else is: ids, amounts, percentages, doses, data allowances, dates, times, weekdays
+    and months must be there."""
     kind, _, rest = canon.partition(":")
-    if kind in _HOW_KINDS:
-        return True
-    if kind != "number":
-        return False
     value, _, unit = rest.partition("|")
-    if unit:
-        return unit != "percent" and not (len(unit) == 3 and unit.isalpha())  # ISO currency codes
-    try:
-        return abs(float(value)) < 10
-    except ValueError:
-        return False
+    if kind == "number" and unit == "s":
+        return _DURATION_SAID.search(reply) is not None
+    if kind == "frequency" and value in _TIME_UNITS:
+        en, zh = _TIME_UNITS[value]
+        pattern = (
+            rf"(?i)\b(?:an?|per|each|every|one)\s+(?:{en})\b|/\s*(?:{en}|{zh})|每(?:个)?(?:{zh})|一(?:{zh})"
+        )
+        return re.search(pattern, reply) is not None
+    if kind == "period" and value == "0" and unit in _TIME_UNITS:
+        en, zh = _TIME_UNITS[unit]
+        return re.search(rf"(?i)\b(?:{en})\b|{zh}", reply) is not None
+    if kind == "number" and not unit and value.isdigit() and 1 < int(value) < 10:
+        word, _, ideographs = _COUNT_WORDS[int(value)].partition("|")
+        return re.search(rf"(?i)\b{word}\b|{ideographs}", reply) is not None
+    return False
+
+
+def _measure_unit(canon: str) -> str:
+    """The unit of a measure (`number:378691200|s` → `s`); "" for an amount, a percentage or no measure."""
+    kind, _, rest = canon.partition(":")
+    unit = rest.partition("|")[2]
+    if kind != "number" or not unit or unit == "percent" or (len(unit) == 3 and unit.isalpha()):
+        return ""
+    return unit
 
 
 def _same_quantity(a: str, b: str) -> bool:

@@ -60,14 +60,17 @@ def test_conversations_with_long_results_leave_no_copies_behind() -> None:
 def test_a_long_text_is_read_the_same_and_not_cached() -> None:
     long_text = "Flight UA 123 on 2025-05-01 costs $450. " * 200
     assert len(long_text) > CACHED_CHARS
-    size = normalize_text.cache_info().currsize  # type: ignore[attr-defined]
+    misses = normalize_text.cache_info().misses  # type: ignore[attr-defined]
     assert normalize_text(long_text) == normalize_text(long_text)
-    assert normalize_text.cache_info().currsize == size  # type: ignore[attr-defined]
+    assert normalize_text.cache_info().misses == misses  # type: ignore[attr-defined]  # not asked of the cache
     facts = extract_facts(long_text)
     assert "date:2025-05-01" in facts.facts and facts == extract_facts(long_text)
     # a second text argument counts too: a short gold beside a long reply is not kept
-    size = compare_acts.cache_info().currsize  # type: ignore[attr-defined]
+    misses = compare_acts.cache_info().misses  # type: ignore[attr-defined]
     compare_acts("Your flight is booked.", long_text)
-    assert compare_acts.cache_info().currsize == size  # type: ignore[attr-defined]
-    compare_acts("Your flight is booked.", "I have booked your flight.")
-    assert compare_acts.cache_info().currsize == size + 1  # type: ignore[attr-defined]
+    compare_acts("Your flight is booked.", long_text)
+    assert compare_acts.cache_info().misses == misses  # type: ignore[attr-defined]  # not asked of the cache
+    short = f"I have booked your flight, reference {id(long_text)}."  # a pair no other test asks
+    compare_acts("Your flight is booked.", short)
+    compare_acts("Your flight is booked.", short)
+    assert compare_acts.cache_info().misses == misses + 1  # type: ignore[attr-defined]  # kept once

@@ -278,6 +278,10 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "您预订的 3 月 8 日晚 6 点 10 人包间“牡丹厅”已确认，包间最低消费 2,000 元。请在前一天下午 5 点前确认菜单。",
             "牡丹厅包间订好了，3 月 8 号晚上 6 点，10 位。包间低消 2000 元，菜单请在前一天下午 5 点之前定下来。",
         ),
+        (  # a fee of $0 waived in words beside an amount the reply repeats: no conflict of the two
+            "Your total is $45 and the booking fee is $0.",
+            "Your total is $45. We've waived the booking fee, so $45 is all you pay.",
+        ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
             "they'll use the master key.",
@@ -310,8 +314,14 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ("The transfer fee is $0.", "The transfer fee is $5."),
         ("E-bikes are charged at $0.15 per minute.", "E-bike use costs an extra 51¢/min."),
         ("We can seat you at 6 PM or 9:30 PM.", "We could seat you at 7:00 or 9:30 PM instead."),
-        # what a part must state even when its words are there: an amount, a percentage, a date, a time
+        # what a part must state even when its words are there: an amount, a percentage, a date, a time,
+        # a dose, a data allowance, a term, a number that names (review of the qualifying-fact rule)
         ("Late submissions lose 10% per day.", "Late submissions lose marks for each day."),
+        ("Take 500 mg of amoxicillin twice a day.", "Take amoxicillin twice a day."),
+        ("Your plan includes 50GB of data each month.", "Your plan includes data each month."),
+        ("You get a fixed rate for 36 months.", "You get a fixed rate."),
+        ("Your refund arrives in 5 business days.", "Your refund arrives in business days."),
+        ("You'll depart from Terminal 5 at Heathrow.", "You'll depart from Terminal 3 at Heathrow."),
         ("Your refund of $45 has been issued.", "Your refund has been issued."),
         ("The office reopens on January 6 at 9 AM.", "The office reopens in the morning."),
         (  # a duration replaced by one the reply states twice (set 16)
