@@ -41,6 +41,7 @@ from monitor.compare.facts import (
     act_of,
     extract_facts,
     has_cjk,
+    is_currency,
     normalize_text,
     sentences,
 )
@@ -1096,7 +1097,7 @@ def _measure(canon: str, original: str, reply: str) -> bool:
     """A number that measures rather than states: with a unit that is no currency (`23 kg`, `30 days`: its
     fact carries `g`, `s`), followed by one (`7 to 10 business days`), or in a ratio (`24/7`)."""
     unit = canon.partition("|")[2]
-    if unit and not (len(unit) == 3 and unit.isalpha()):  # ISO currency codes are three letters
+    if unit and not is_currency(unit):
         return True
     at = reply.find(original)
     after = reply[at + len(original) :] if at >= 0 else ""

@@ -678,6 +678,12 @@ def script_of(char: str) -> str:
     return "CJK" if first in {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"} else first
 
 
+def is_currency(unit: str) -> bool:
+    """Whether a fact's unit (`number:140|usd`) is a currency: ISO codes are three letters, every other
+    unit a fact carries (`s`, `g`, `m`, `percent`, `byte`) is not."""
+    return len(unit) == 3 and unit.isalpha()
+
+
 def has_cjk(value: str) -> bool:
     return _CJK.search(value) is not None
 
