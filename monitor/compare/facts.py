@@ -283,6 +283,22 @@ _UNITS: dict[str, tuple[str, float]] = {
     "摄氏度": ("celsius", 1),
     "°f": ("celsius", 5 / 9),  # and 32 below (`_OFFSETS`)
     "℉": ("celsius", 5 / 9),
+    # power and area: `10 kW` / 10千瓦, `110 m²` (NFKC: m2) / 110平米
+    "kw": ("w", 1000),
+    "kilowatts": ("w", 1000),
+    "kilowatt": ("w", 1000),
+    "千瓦": ("w", 1000),
+    "kwh": ("wh", 1000),
+    "千瓦时": ("wh", 1000),
+    "m2": ("m2", 1),
+    "sqm": ("m2", 1),
+    "sq m": ("m2", 1),
+    "square meters": ("m2", 1),
+    "square metres": ("m2", 1),
+    "平米": ("m2", 1),
+    "平方米": ("m2", 1),
+    "sq ft": ("m2", 0.09290304),
+    "square feet": ("m2", 0.09290304),
     "gb": ("byte", 1e9),
     "mb": ("byte", 1e6),
     "kb": ("byte", 1e3),
@@ -322,7 +338,7 @@ def _quantity(prefixes: str) -> re.Pattern[str]:
     return re.compile(
         rf"(?<!{_W})(?<!\.)(?:{prefixes})?\s?"
         rf"(?P<num>{_NUM})(?:\s?(?P<mult>(?(cur)(?:{_CURRENCY_MULT_ALT})|(?(code)(?:{_CURRENCY_MULT_ALT})|(?:{_MULT_ALT}))))\b)?"
-        rf"(?:\s?(?P<unit>{_UNIT_ALT}|%|(?-i:L)(?!\s+(?!of\b|bottles?\b|cans?\b|jugs?\b)[A-Za-z]))(?:(?<=[\u4e00-\u9fff])|(?!{_W})){_UNIT_NOT})?",
+        rf"(?:\s?(?P<unit>{_UNIT_ALT}|%|€|(?-i:L)(?!\s+(?!of\b|bottles?\b|cans?\b|jugs?\b)[A-Za-z]))(?:(?<=[\u4e00-\u9fff])|(?!{_W})){_UNIT_NOT})?",
         re.IGNORECASE,
     )
 
@@ -401,7 +417,7 @@ _MONTH = re.compile(
     r"(?i:\b(?P<m>january|february|april|june|july|august|september|october|november|december)\b)"
     r"|(?<=\w[\s,(])(?P<c>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"
     r"|(?<=\w,\s)(?P<a>Jan|Feb|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"  # `Mon, Apr 9`
-    r"|(?<=[—–:(-]\s)(?P<d>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"
+    r"|(?:(?<=[—–:(.!?-]\s)|^\s*)(?P<d>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"
     r"|^\s*(?P<w>May|March)\s*$"  # the whole value is the month: nothing else it could be
 )
 #: A time of day: 9am, 3 pm, 3:30 p.m., 15:00, noon, midnight (time:15:00); Chinese with its part of
@@ -528,7 +544,8 @@ _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
 #: (not before 次: 每4周一次, 每周一次 are counts of weeks; 每周一, 下个星期三, 9:00-18:00周一 are days)
 _ZH_WEEKDAY = re.compile(r"(?:星期|周|礼拜)(?P<d>[一二三四五六日天1-6])(?!次)")
 _ZH_MONTH = re.compile(
-    r"(?<![\d一二三四五六七八九十])(?P<m>十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月(?!份?内)"
+    r"(?:(?<![\d一二三四五六七八九十])(?=[一二三四五六七八九十])|(?<!\d)(?=\d))"  # 周六6月: a digit's month
+    r"(?P<m>十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月(?!份?内)"
 )
 #: A run of Chinese numerals read as a number: one with a place word, starting with a digit or 十 (两千,
 #: 十五, 一百二十; not 万一 "in case", 千万 "by all means", 十分 "very"), or a digit before a unit or
@@ -658,6 +675,16 @@ _ZH_JIAO_BARE = re.compile(
     r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?![\d零一二两三四五六七八九十百千万毛角分]|"
     + _ZH_MEASURES
     + ")"
+)
+#: 5毛, 五角 alone (no yuan before them): tenths of a yuan.
+_ZH_JIAO_ALONE = re.compile(
+    r"(?<![\d.零一二两三四五六七八九十百千万元块])(?P<j>[1-9一二两三四五六七八九])[毛角]"
+    r"(?!钱?[\d零一二两三四五六七八九]|[巾衣绒利线星])"
+)
+#: 七成, 两成: tenths as a share (not 一成不变, 完成, 成功: a numeral must come first, and no word after).
+_ZH_TENTHS = re.compile(
+    r"(?<![\d.零一二两三四五六七八九十百千万])(?P<n>[1-9一二两三四五六七八九])成"
+    r"(?![功为本员立交熟绩果年人都长型品就全不])"
 )
 _ZH_NUMERALS = "零〇一二两三四五六七八九十百千万"
 _ZH_PERCENT = re.compile(rf"百分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
@@ -992,7 +1019,8 @@ _HOUR_PART = re.compile(  # not inside `two and a half hours`
 _WEEKDAYS_WORD = re.compile(r"(?i)(?<!\d )(?<!\d)(?<!\bnot )(?<!\bnon-)\bweekdays\b|(?<![\d个两几非])工作日")
 #: A range whose unit is said once, after its second number: `7 to 10 days` is 7 days to 10 days.
 _RANGE_UNIT = re.compile(
-    r"(?i)(?<![\d.,:/])(?P<a>\d+(?:\.\d+)?)\s*(?P<join>to|-|–|~)\s*(?P<b>\d+(?:\.\d+)?)\s*"
+    r"(?i)(?P<between>\bbetween\s+)?(?<![\d.,:/])(?P<a>\d+(?:\.\d+)?)\s*"
+    r"(?P<join>(?(between)and|(?!))|to|-|–|~)\s*(?P<b>\d+(?:\.\d+)?)\s*"
     r"(?P<unit>(?:business\s+|working\s+)?(?:days?|nights?|weeks?|months?|years?|hours?|minutes?))\b"
 )
 _ZH_RANGE_UNIT = re.compile(
@@ -1026,6 +1054,8 @@ def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str
         before = m.string[max(0, m.start() - 16) : m.start()]
         if (a, b) == (24, 7) or not readings or _NOT_A_DAY_BEFORE.search(before):
             return m.group(0)
+        if zh and (a, b) in readings and not a < b <= 4:  # Chinese writes the month first: 6/8 is 6月8日
+            readings = [(a, b)]
         if (
             len(readings) > 1
         ):  # 3/4, 2/2: a day only after a word that introduces one (else a fraction, a count)
@@ -1078,7 +1108,7 @@ def in_digits(text: str) -> str:
 #: 25 %); thirds are left alone (33 % and 33.3 % are both said for them).
 _FRACTION_OF_PRICE = re.compile(
     r"(?i)\b(?:(?P<n>an?|one|\d)[\s-]+)?(?P<f>half|quarters?|fifths?|tenths?)(?=\s+off\b"
-    r"|\s+(?:of\s+)?(?:the|your|its|their)\s+(?:[a-z]+\s+)?(?:price|cost|fee|fare|bill|total|amount|balance|order|rent"
+    r"|\s+(?:of\s+)?(?:the|your|its|their)\s+(?:(?:[a-z]+|[$€£¥]?\d[\d,.]*)\s+){0,2}(?:price|cost|fee|fare|bill|total|amount|balance|order|rent"
     r"|charges?|difference|deposit|refund)\b)"
 )
 _FRACTIONS = {"half": 50, "quarter": 25, "fifth": 20, "tenth": 10}
@@ -1091,7 +1121,8 @@ def _fraction_as_percent(m: re.Match[str]) -> str:
 
 #: `one or two days`, `one to three weeks`: `one` is a number where a range starts with it.
 _ONE_OF_RANGE = re.compile(
-    r"(?i)\bone(?=\s+(?:or|to)\s+(?:\d|two|three|four|five|six|seven|eight|nine|ten)\b)"
+    r"(?i)(?:\bone(?=\s+(?:or|to)\s+)|(?<=\bbetween\s)one(?=\s+and\s+))"
+    r"(?=\s+\w+\s+(?:\d|two|three|four|five|six|seven|eight|nine|ten)\b)"
 )
 #: `one week`, `a one-year term`: `one` before a week, a month or a year is the count (not `one day`,
 #: which is as often `some day`, nor `one hour`, which a reply may give as `an hour` or `60 minutes`).
@@ -1119,6 +1150,24 @@ _DIGIT_GROUPS = re.compile(
 #: `1h40m`, `1 hr 40 min`: hours and minutes in one, as `1 hour and 40 minutes` says them.
 _HOURS_MINUTES = re.compile(r"(?i)\b(?P<h>\d+)\s?(?:h|hrs?)\s?(?P<m>[1-5]?\d)\s?(?:m|mins?)\b")
 _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
+#: An enclosed number opening an item of a list (①, ⑵, ❸): NFKC makes it a digit that joins the number
+#: after it (`①7天包` read 17天).
+_ENCLOSED_NUMBER = re.compile("[\u2460-\u24ff\u2776-\u2793]")
+#: `24/7` is always, no 24 and no 7.
+_ALWAYS = re.compile(r"(?<![\d/])24\s?/\s?7(?![\d/])")
+#: A size with a spaced `x` (`8 x 38 x 64 cm`) is the size `8×38×64` writes.
+_SIZE_TIMES = re.compile(r"(?<=\d) [xX] (?=\d)")
+#: Thousands after dots beside the euro (`1.120 €`, `€2.500`): a euro amount has no third decimal.
+_EURO_THOUSANDS = re.compile(
+    r"(?i)(?<![\d.,])(?P<n>\d{1,3}(?:\.\d{3})+)(?![\d.,]*\d)(?=\s?(?:€|eur\b|euros?\b))"
+    r"|(?<=€)(?P<m>\s?\d{1,3}(?:\.\d{3})+)(?![\d.,]*\d)"
+)
+#: A code said in groups of three or four digits after a word that names a code (`pickup code 482
+#: 910`, 取件码 620 418) is the one written run together.
+_CODE_GROUPS = re.compile(
+    r"(?i)(?P<cue>\b(?:code|pin|passcode)|取件码|提货码|验证码)(?P<sep>(?:\s+(?:is|was))?[\s:：]*)"
+    r"(?P<n>\d{3,4}(?: \d{3,4})+)(?!\d|[.,]\d)"
+)
 
 
 def _grouped_code(m: re.Match[str]) -> str:
@@ -1142,7 +1191,11 @@ def extract_facts(value: str, day_first: bool = False) -> Facts:
 
 @short_cached(maxsize=65_536)
 def _extract_facts(value: str, day_first: bool) -> Facts:
+    if _ENCLOSED_NUMBER.search(value):
+        value = _ENCLOSED_NUMBER.sub(" ", value)
     text = unicodedata.normalize("NFKC", value)
+    if "24" in text:
+        text = _ALWAYS.sub("around-the-clock", text)
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
         text = _UNIT_TIMES.sub(" x ", text).replace("×", "x")
     if "·" in text:  # 沪A·5K392 is the plate 沪A5K392
@@ -1160,6 +1213,12 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)  # 2.500,00 EUR
     if _DIGIT_GROUPS.search(text):
         text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)
+    if _CODE_GROUPS.search(text):
+        text = _CODE_GROUPS.sub(lambda m: m["cue"] + m["sep"] + m["n"].replace(" ", ""), text)
+    if " x " in text or " X " in text:
+        text = _SIZE_TIMES.sub("x", text)
+    if "€" in text or "eur" in text.casefold():
+        text = _EURO_THOUSANDS.sub(lambda m: (m["n"] or m["m"]).replace(".", ""), text)
     text = _A_PERIOD.sub(_a_period, _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
     if "/" in text:
         per = _SLASH_PERIOD.sub(
@@ -1168,7 +1227,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = per
         text = _MONTH_SLASH_DAY.sub(_month_slash_day(day_first, has_cjk(text)), text)
     if _DIGIT.search(text):
-        text = _RANGE_UNIT.sub(r"\g<a> \g<unit> \g<join> \g<b> \g<unit>", text)
+        text = _RANGE_UNIT.sub(r"\g<between>\g<a> \g<unit> \g<join> \g<b> \g<unit>", text)
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
     if has_cjk(text):
@@ -1251,6 +1310,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         found[:] = [f for i, f in enumerate(found) if i not in repeated]
     if len(found) > 1:  # what joins two facts: a range of hours, of months, a quarter said as months
         kinds = {c.partition(":")[0] for _, _, c in found}
+        if "number" in kinds:
+            _durations_summed(text, found)
         if "time" in kinds:
             _meridiem_for_ranges(text, found)
         if "month" in kinds and "date" in kinds:
@@ -1338,6 +1399,10 @@ def _zh_text(text: str) -> str:
     text = _ZH_NUMBER.sub(_zh_numerals_in_digits, text)
     text = _ZH_JIAO.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}{zh_number(m['f'] or '0')}元", text)
     text = _ZH_JIAO_BARE.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}元", text)
+    if "毛" in text or "角" in text:  # 5毛 is 0.5元
+        text = _ZH_JIAO_ALONE.sub(lambda m: f"0.{zh_number(m['j'])}元", text)
+    if "成" in text:  # 七成 is 70%
+        text = _ZH_TENTHS.sub(lambda m: f"{zh_number(m['n']) * 10}%", text)
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
     if "¥" in text and not _JAPANESE.search(text):
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
@@ -1498,6 +1563,8 @@ def _canon_ident(m: re.Match[str]) -> str | None:
         and _ADDRESS_BEFORE.search(m.string[max(0, m.start() - 12) : m.start()])
     ):
         return f"id:{_alnum(raw)}"  # `Apt 5L`: a flat, not five litres
+    if raw.casefold() in _UNITS and re.search(r"\d\s?$", m.string[max(0, m.start() - 2) : m.start()]):
+        return None  # `139 m2`: the unit of the number before it
     quantity = _QUANTITY.fullmatch(raw)
     if quantity and _LETTER_CODE.fullmatch(raw):
         return f"id:{_alnum(raw)}"  # `seat 14D`, `5G`: a number and a capital, no days or grams
@@ -1714,6 +1781,28 @@ def _meridiem_for_ranges(text: str, found: list[tuple[int, int, str]]) -> None:
         if pm and hour + 12 > int(c2[5:7]):
             continue  # `11 to 1 pm`: the start is the morning's
         found[i] = (s1, e1, f"time:{hour + 12 * pm:02d}:{start['m'] or '00'}")
+
+
+_DURATION_JOIN = re.compile(r"\s*(?:and\s+)?", re.IGNORECASE)
+
+
+def _durations_summed(text: str, found: list[tuple[int, int, str]]) -> None:
+    """A duration said in two units, the larger first (`1 hour 15 minutes`, `2 days and 3 hours`,
+    1小时15分钟), is one duration, as `75 minutes` says it."""
+    i = 0
+    while i < len(found) - 1:
+        (s1, e1, c1), (s2, e2, c2) = found[i], found[i + 1]
+        if (
+            c1.startswith("number:")
+            and c1.endswith("|s")
+            and c2.startswith("number:")
+            and c2.endswith("|s")
+            and float(c1[7:-2]) > float(c2[7:-2])
+            and _DURATION_JOIN.fullmatch(text[e1:s2])
+        ):
+            found[i : i + 2] = [(s1, e2, f"number:{_fmt(float(c1[7:-2]) + float(c2[7:-2]))}|s")]
+        else:
+            i += 1
 
 
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)

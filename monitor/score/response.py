@@ -18,7 +18,7 @@ reproduce, and the embedding model ranks paraphrases of replies near chance):
   model nor said in the reply's words (fewer than a third of its content words, or ideographs, occur).
   A duration, a frequency, this week (month, year) or a count under ten that the reader did not find,
   in a part the reply covers, while the reply holds it in a form the reader does not read (`roughly an
-  hour`, `a month`, 周六 for 本周六, 二楼: `_said_otherwise`) is said another way, not missing:
+  hour`, `a month`, 周六 for 本周六, 二楼, `both`: `_said_otherwise`) is said another way, not missing:
   uncertain. Ids, amounts, percentages, doses, dates, times, weekdays and months stay required.
 - Anything else — the model finds the texts apart, a part it finds uncovered whose words are there, the
   same number in another form (`7 PM` / `7:00`, `¥360` / `360元`), two general-language kinds swapped
@@ -124,8 +124,10 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         if in_gold[f[1]] and stated[f[1]] > in_gold[f[1]] and _measure_unit(f[1]):
             repeats.append(f)
     conflicts: list[Comparison] = []
-    absent: list[tuple[str, str]] = []
-    soft: set[tuple[str, str]] = set()  # absent facts the reply says in a form not read: `_said_otherwise`
+    absent: list[tuple[str, str, str]] = []  # (kind, canonical, text) of gold facts the reply lacks
+    soft: set[tuple[str, str, str]] = (
+        set()
+    )  # absent facts the reply says in a form not read: `_said_otherwise`
     # one number written two ways pairs first, before any nearer-scored rival of its kind: gold's `150 万元`
     # with the reply's `150 万`, not with its `12个月`; `6 PM` with `6:00`, not left for `8 PM` to take
     for fact in list(missing):
@@ -140,7 +142,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         else:
             doubts.append(_doubt(cmp, "the same number in another form"))
     for kind_g, canon_g, text_g in missing:
-        rivals = [f for f in extra if f[0] == kind_g] or [
+        rivals = [f for f in extra if f[0] == kind_g and _comparable(canon_g, f[1])] or [
             f for f in repeats if _measure_unit(f[1]) == _measure_unit(canon_g)
         ]
         best: Comparison | None = None
@@ -182,9 +184,9 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         elif canon_g == "number:1":  # `one` / 一份 is as often an article as a count
             doubts.append(_doubt_of("response.number", text_g, "", "a count of one not repeated"))
         else:
-            absent.append((kind_g, text_g))
+            absent.append((kind_g, canon_g, text_g))
             if _said_otherwise(canon_g, predicted):
-                soft.add((kind_g, text_g))
+                soft.add((kind_g, canon_g, text_g))
     comparisons.extend(conflicts)
     mismatches.extend(Mismatch("response", c.gold, c.predicted, "value") for c in conflicts)
 
@@ -201,7 +203,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             top = max(sims, key=lambda s: s.score or 0.0, default=None)
             part_scores.append((top.score or 0.0) if top else 0.0)
             covered = (top is not None and ladder.covers(top)) or _asked_back(part, pred_parts)
-            in_part = [(kind, text) for kind, text in absent if text in part]
+            in_part = [fact for fact in absent if _fact_in(fact, part, day_first)]
             # its words are read when they can decide: no fact of it is missing, or one said otherwise is
             worded = covered or (
                 (not in_part or any(f in soft for f in in_part)) and _said_in_words(part, predicted)
@@ -221,21 +223,20 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     # a fact the reply holds in a form the reader does not read (`_said_otherwise`: `60 minutes` /
     # `roughly an hour`, `per month` / `a month`, 本周六 / 周六), missing from a part the reply covers, is
     # for review, not a failure
-    forgiven = {
-        (kind, text) for kind, text in absent if (kind, text) in soft and any(text in p for p in there)
-    }
+    forgiven = {fact for fact in absent if fact in soft and any(_fact_in(fact, p, day_first) for p in there)}
     doubts += [
         _doubt_of("response.fact", text, "", "not found in the reply, whose part is there: said another way")
-        for _, text in sorted(forgiven)
+        for _, _, text in sorted(forgiven)
     ]
     absent = [fact for fact in absent if fact not in forgiven]
     # an absent fact is reported with the gold part it belongs to, so attribution can see that the whole
     # part went missing (a reply that skips what a failed call should have produced)
     mismatches.extend(
-        Mismatch("response", next((p for p in parts if text in p), text), None, "value") for _, text in absent
+        Mismatch("response", next((p for p in parts if _fact_in(fact, p, day_first)), fact[2]), None, "value")
+        for fact in absent
     )
 
-    completeness_fields = tuple(uncovered) or tuple(text for _, text in absent)
+    completeness_fields = tuple(uncovered) or tuple(text for _, _, text in absent)
     if completeness_fields:
         what = "; ".join(repr(x) for x in completeness_fields)
         completeness = Check(
@@ -324,6 +325,26 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     return ResponseScore(completeness, truthfulness, tuple(comparisons), tuple(mismatches), whole.score)
 
 
+def _fact_in(fact: tuple[str, str, str], part: str, day_first: bool) -> bool:
+    """Whether a gold fact (kind, canonical, text) is in this part of gold: its text, or its canonical form
+    where the reader rewrote the text (`1 to 3 months` reads `1 months`)."""
+    return fact[2] in part or any(canon == fact[1] for canon, _ in extract_facts(part, day_first).spans)
+
+
+def _comparable(gold: str, reply: str) -> bool:
+    """Whether a reply's fact can stand where gold's did: numbers of one measure (an amount for an amount,
+    a percentage for a percentage, a duration for a duration) or a bare number for either — not `25%`
+    against the `$9,000` balance the reply adds."""
+    if not gold.startswith("number:") or not reply.startswith("number:"):
+        return True
+    unit_g, unit_r = _unit_of(gold), _unit_of(reply)
+    return not unit_g or not unit_r or unit_g == unit_r or (is_currency(unit_g) and is_currency(unit_r))
+
+
+def _unit_of(canon: str) -> str:
+    return canon.partition(":")[2].partition("|")[2]
+
+
 def _decisive(c: Comparison, vocabulary: frozenset[str]) -> bool:
     """Whether a difference is evidence (module docstring): a typed fact, a rule of the differential rung,
     the judge — not the model's score alone. General-language kinds swapped (WordNet siblings) are
@@ -375,27 +396,31 @@ _DURATION_SAID = re.compile(
     rf"(?:{'|'.join(en for en, _ in _TIME_UNITS.values())}|minutes?|mins?)\b"
     rf"|[\d一二两三四五六七八九十半几]+\s*个?\s*(?:{'|'.join(zh for _, zh in _TIME_UNITS.values())}|分钟)"
 )
+
+
+#: A count under ten in words, and the words that say two or three things at once (`both`, `a pair`).
 _COUNT_WORDS = {
-    1: "one|一", 2: "two|二|两", 3: "three|三", 4: "four|四", 5: "five|五", 6: "six|六", 7: "seven|七",
-    8: "eight|八", 9: "nine|九",
+    2: "two|both|pair|twice|couple|double|二|两|双|俩", 3: "three|thrice|triple|三", 4: "four|四",
+    5: "five|五", 6: "six|六", 7: "seven|七", 8: "eight|八", 9: "nine|九",
 }  # fmt: skip
 
 
 def _said_otherwise(canon: str, reply: str) -> bool:
     """Whether the reply holds, in a form the fact reader does not read, a fact of gold it did not find:
     a duration (a quantity before a unit of time: `roughly an hour`, 三个小时), a frequency (`a month`,
-    `/month`, 每月, 一年), this week, month or year said without `this` (本周六 / 周六), or a count under
-    ten in words (2 / 二楼). Missing from a part the reply covers, such a fact is said another way, not
-    missing. Nothing else is: ids, amounts, percentages, doses, data allowances, dates, times, weekdays
-    and months must be there."""
+    `/month`, 每月, 一年, `over six months` for `6 monthly payments`), this week, month or year said without
+    `this` (本周六 / 周六), or a count under ten in words (2 / 二楼, `both`, `a pair`, `twice`). Missing
+    from a part the reply covers, such a fact is said another way, not missing. Nothing else is: ids,
+    amounts, percentages, doses, data allowances, dates, times, weekdays and months must be there."""
     kind, _, rest = canon.partition(":")
     value, _, unit = rest.partition("|")
     if kind == "number" and unit == "s":
         return _DURATION_SAID.search(reply) is not None
-    if kind == "frequency" and value in _TIME_UNITS:
+    if kind == "frequency" and value in _TIME_UNITS:  # and `over six months` for `6 monthly payments`
         en, zh = _TIME_UNITS[value]
         pattern = (
             rf"(?i)\b(?:an?|per|each|every|one)\s+(?:{en})\b|/\s*(?:{en}|{zh})|每(?:个)?(?:{zh})|一(?:{zh})"
+            rf"|\b{_QUANTITY}\s+(?:{en})\b"
         )
         return re.search(pattern, reply) is not None
     if kind == "period" and value == "0" and unit in _TIME_UNITS:
@@ -403,7 +428,7 @@ def _said_otherwise(canon: str, reply: str) -> bool:
         return re.search(rf"(?i)\b(?:{en})\b|{zh}", reply) is not None
     if kind == "number" and not unit and value.isdigit() and 1 < int(value) < 10:
         word, _, ideographs = _COUNT_WORDS[int(value)].partition("|")
-        return re.search(rf"(?i)\b{word}\b|{ideographs}", reply) is not None
+        return re.search(rf"(?i)\b(?:{word})\b|{ideographs}", reply) is not None
     return False
 
 
@@ -488,7 +513,7 @@ def _asked_back(part: str, reply_parts: Sequence[str]) -> bool:
 #: What a question asks with when it only asks the user to choose or agree.
 _CHOICE_WORDS = frozenset(
     {"prefer", "work", "works", "suit", "suits", "better", "best", "good", "fine", "sound", "sounds", "okay",
-     "ok", "right", "correct", "choose"}
+     "ok", "right", "correct", "choose", "one"}
 )  # fmt: skip
 
 
@@ -524,9 +549,11 @@ def _differential_conflicts(ladder: Ladder, gold: str, predicted: str, day_first
     marks = {c: "xfact" + "".join(chr(97 + int(d)) for d in str(i)) for i, c in enumerate(facts)}
 
     def masked(text: str) -> str:
-        for canon, original in extract_facts(text, day_first).spans:
+        # the longest first, never inside a longer number: `4` (of `January 4`) is no part of `48 hours`
+        for canon, original in sorted(extract_facts(text, day_first).spans, key=lambda s: -len(s[1].strip())):
+            original = original.strip()
             if original and original in text:
-                text = text.replace(original, f" {marks[canon]} ")
+                text = _within(original).sub(f" {marks[canon]} ", text)
         return text
 
     diff = ladder.differential(masked(gold), masked(predicted))
@@ -545,6 +572,13 @@ def _differential_conflicts(ladder: Ladder, gold: str, predicted: str, day_first
         )
         for g, p in diff.spans
     ]
+
+
+def _within(original: str) -> re.Pattern[str]:
+    """The fact's text where it is not part of a longer run of Latin letters or digits."""
+    before = r"(?<![0-9A-Za-z])" if original[0].isascii() and original[0].isalnum() else ""
+    after = r"(?![0-9A-Za-z])" if original[-1].isascii() and original[-1].isalnum() else ""
+    return re.compile(before + re.escape(original) + after)
 
 
 def _score_bare_fact(ladder: Ladder, gold: str, predicted: str) -> ResponseScore:

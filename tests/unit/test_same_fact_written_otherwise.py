@@ -84,6 +84,22 @@ SAME = [
     ("The appointment takes about 60 minutes.", "You're booked for roughly an hour."),
     ("预计2到3天送达", "大概两三天能到"),
     ("逾期费用3.5元已免除", "逾期的三块五已经给您免掉了"),
+    # and set 17's: a duration in two units, a size with a spaced `x`, the euro after European thousands,
+    # power and area units, tenths as 成 and 毛, a Chinese day and month in digits, a code in groups of
+    # three, a range said with `between`, a share of a fee its amount stands in, a month opening a text
+    ("the tour runs 75 minutes", "the tour runs 1 hour 15 minutes"),
+    ("用时1小时15分钟", "用时75分钟"),
+    ("fits up to 8 x 38 x 64 cm", "fits up to 8×38×64 cm"),
+    ("It costs €1,120.", "It costs 1.120 €."),
+    ("总装机容量10千瓦", "总容量10kW"),
+    ("您家110平米", "您家110㎡"),
+    ("按70%比例赔付", "按七成赔付"),
+    ("超时后每12小时收费0.5元", "超过之后每12小时收5毛"),
+    ("预订6月1日至6月3日", "6/1入住、6/3退房"),
+    ("use pickup code 482 910", "pickup code: 482910"),
+    ("a freeze can last 1 to 3 months", "a freeze lasts between one and three months"),
+    ("25% of the $12,000 venue fee", "a quarter of the $12,000 venue fee"),
+    ("Your train leaves on March 3.", "March 3, Manchester to Euston."),
     ("可分6期免息", "可以分六期"),
     ("昨晚20:00到22:00", "昨晚8点到10点"),  # every part of the day a time reads carries to a range's end
     # and set 12's: a share of a price, a year from a day, a number in groups of four, a place in a
@@ -167,7 +183,6 @@ DIFFERENT = [
     ("the one I ordered", "1 I ordered"),  # `one` alone stays a pronoun
     ("二十三天", "2到3天"),  # 二十三 is 23, not a range
     ("三块五个", "3.5元"),  # 3 yuan, then five of something
-    ("用了1小时分", "用了1小时0分钟"),  # no minutes said is no `0 minutes`
     ("需有18周岁以上成人在场", "需在场18周"),  # an age, not 18 weeks
     ("a third off", "33% off"),  # thirds are left alone
     ("1234 5678", "12345678"),  # two groups may be two numbers
@@ -282,6 +297,29 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "Your total is $45 and the booking fee is $0.",
             "Your total is $45. We've waived the booking fee, so $45 is all you pay.",
         ),
+        (  # a count said as `both`, a range said with `between` (set 17)
+            "Tomasz will assemble your wardrobe and two dressers for $189. A freeze can last 1 to 3 months.",
+            "For a flat $189 Tomasz puts together the wardrobe plus both dressers. You can freeze for between "
+            "one and three months.",
+        ),
+        (  # a share of a fee beside the balance the reply adds: no conflict of 25% and $9,000 (set 17)
+            "To confirm, we need a deposit of $3,000, which is 25% of the $12,000 venue fee. The balance is due "
+            "60 days before the event.",
+            "Send a $3,000 deposit (a quarter of the $12,000 venue fee) to confirm. The remaining $9,000 is "
+            "payable 60 days before the event.",
+        ),
+        (  # a day's number is no part of `48 hours` when the facts are masked (set 17)
+            "The code was redeemed on January 4. Our fraud team will reply by email within 48 hours.",
+            "That code was redeemed on 4 Jan, and the fraud team will email you back within two days.",
+        ),
+        (  # a question that only asks which one (set 17)
+            "You can upgrade to the 500 GB tier or turn on archiving. Which would you prefer?",
+            "Option A: the 500 GB tier. Option B: archiving. Which one works for you?",
+        ),
+        (  # a Chinese day and month in digits; a list's enclosed numbers (set 17)
+            "已为您预约4月20日（周六）上午9点的保洁，费用880元。7天流量包98元，或者日包每天28元。",
+            "保洁约好了：周六4/20早上九点，880元。①7天包，98元；②日包，28元/天。",
+        ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
             "they'll use the master key.",
@@ -324,6 +362,17 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ("You'll depart from Terminal 5 at Heathrow.", "You'll depart from Terminal 3 at Heathrow."),
         ("Your refund of $45 has been issued.", "Your refund has been issued."),
         ("The office reopens on January 6 at 9 AM.", "The office reopens in the morning."),
+        # the forms read since set 17, each with another value
+        ("The guided tour lasts 75 minutes.", "The guided tour lasts 1 hour 30 minutes."),
+        ("Use pickup code 482 910 by Friday.", "Use pickup code 482 901 by Friday."),
+        ("扣除免赔额后按70%比例赔付。", "扣除免赔额后按六成赔付。"),
+        ("超时后每12小时收费0.5元。", "超时后每12小时收5块。"),
+        ("已为您预约4月20日上午9点的保洁。", "保洁约好了：4/21早上九点。"),
+        ("The fee is €1,120.", "The fee is 1.210 €."),
+        (
+            "Tomasz will assemble your wardrobe and two dressers.",
+            "Tomasz will assemble your wardrobe and three dressers.",
+        ),
         (  # a duration replaced by one the reply states twice (set 16)
             "The panels come with a 25-year product warranty, and our workmanship warranty covers the "
             "installation for 10 years. The inverter warranty is 12 years.",
@@ -385,6 +434,15 @@ def test_a_text_is_read_for_facts_once() -> None:
         ("seats 14C 14D", ("id:14c", "id:14d")),  # a seat, no 14 days
         ("a 5G network", ("id:5g",)),
         ("within 14d", ("number:1209600|s",)),
+        # an enclosed list number is no digit of the number after it (①7天 is no 17 days)
+        ("①7天包98元；②日包28元/天", ("frequency:day", "number:28|cny", "number:604800|s", "number:98|cny")),
+        ("reception is open 24/7", ()),  # always: no 24, no 7
+        ("a 2 days and 3 hours delay", ("number:183600|s",)),
+        ("周六6/8早上八点", ("month:6", "number:8", "time:08:00", "weekday:6")),  # 六 before the month
+        ("一成不变", ()),  # no tenth
+        ("1/2的份额", ("number:1", "number:2")),  # a fraction, no January 2
+        ("May I help?", ()),
+        ("用了1小时分", ("number:3600|s",)),  # no minutes said is no `0 minutes`
     ],
 )
 def test_a_form_read_as_it_is_meant(text: str, facts: tuple[str, ...]) -> None:
