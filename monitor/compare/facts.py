@@ -236,6 +236,17 @@ _UNITS: dict[str, tuple[str, float]] = {
     "d": ("s", 86400),
     "week": ("s", 604800),
     "weeks": ("s", 604800),
+    # days of work: `10 business days` = `two business weeks` = 10个工作日 (a duration of days is compared
+    # with them as the same number in another form: `_same_quantity`)
+    "business days": ("bday", 1),
+    "business day": ("bday", 1),
+    "working days": ("bday", 1),
+    "working day": ("bday", 1),
+    "business weeks": ("bday", 5),
+    "business week": ("bday", 5),
+    "working weeks": ("bday", 5),
+    "个工作日": ("bday", 1),
+    "工作日": ("bday", 1),
     # a month and a year of the calendar on average (365.25 / 12 days): `36 months` = `three years`
     "month": ("s", 2_629_800),
     "months": ("s", 2_629_800),
@@ -428,7 +439,8 @@ _TIME = re.compile(
     r"|(?i:^\s*|\b(?:at|by|from|until|till|before|after|around|about|past)\s+)"  # `at 9 in the morning`, not `$9 …`
     r"(?P<hp>\d{1,2})(?::(?P<mp>[0-5]\d))?\s+(?:o['’]clock\s+)?"
     r"(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+(?P<night>night))\b"
-    r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])",
+    r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])"
+    r"|(?<![\d:.$])(?P<oc>[1-9]|1[0-2])\s?o['’]clock\b",  # `ten o'clock`: the hour, as `10:00` says it
     re.IGNORECASE,
 )
 _TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
@@ -475,8 +487,9 @@ _A_PERIOD = re.compile(
 )
 #: 八个G, 50G: colloquial Chinese for gigabytes (grams are 克 there).
 _ZH_GIGABYTES = re.compile(
-    r"(?P<n>\d+(?:\.\d+)?)个?G(?![A-Za-z])(?!网|套餐|手机|信号|基站|用户|时代|技术|覆盖)"
-)
+    r"(?P<n>\d+(?:\.\d+)?)个?(?P<u>G(?!网|套餐|手机|信号|基站|用户|时代|技术|覆盖)|T(?=的|硬盘|固态|存储|空间|容量))"
+    r"(?![A-Za-z])"
+)  # 8个G, 1T的硬盘: gigabytes, terabytes
 #: 每月, 每个季度; and a fee named by its period: 月费, 年费, 月租, 月供, 月保费 (a monthly fee).
 _ZH_FREQUENCY = re.compile(
     r"每个?(?P<z>季度|星期|[天日晚周月年])|(?<![\d个一二两三四五六七八九十本这上下每今去明当前后节假])(?P<f>[日周月年])(?=保?费|租|供)"
@@ -668,11 +681,12 @@ _JAPANESE = re.compile(
 #: before a unit (3点15 alone is a time of day).
 #: 一百二十八元五角 is 128.50元: 角 and 分 (毛 colloquially) are tenths and hundredths of a yuan.
 _ZH_JIAO = re.compile(
-    r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛](?:(?P<f>[一二三四五六七八九\d])分)?"
-)
+    r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛]"
+    r"(?:(?P<f>[一二三四五六七八九\d])(?:分|(?![\d零一二两三四五六七八九十百千万]|" + _ZH_MEASURES + r")))?"
+)  # and 18块9毛9: the fen said without 分 where the amount ends
 #: 八十六块五: the tenths said without 角 / 毛, where the amount ends (300元一节 is 300 yuan a lesson).
 _ZH_JIAO_BARE = re.compile(
-    r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?![\d零一二两三四五六七八九十百千万毛角分]|"
+    r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?![\d零一二两三四五六七八九十百千万毛角分A-Za-z]|"
     + _ZH_MEASURES
     + ")"
 )
@@ -994,6 +1008,22 @@ _DOLLARS_AND_CENTS = re.compile(
 )  # `23 pounds 60 is due` too, never `5 pounds 3 ounces`
 _CENTS_SIGN = {"d": "$", "p": "£", "e": "€"}
 _CENTS = re.compile(r"(?<![\d.,$])(?P<c>\d{1,2})\s?¢")
+_CENTS_WORD = re.compile(r"(?i)(?<![\d.,$])(?<!\band )(?P<c>\d{1,2})\s+cents?\b")
+#: `seven and a half hours` (`seven` a digit by then) is 7.5 hours.
+_AND_A_HALF = re.compile(r"(?i)\b(?P<n>\d+)\s+and\s+a\s+half\s+(?P<u>(?:hour|day|week|month|year)s?)\b")
+#: `by the end of May` is May 31.
+_MONTH_END = re.compile(
+    r"(?i)\b(?:the\s+)?end\s+of\s+(?P<m>january|february|march|april|may|june|july|august|september|october"
+    r"|november|december)\b(?:\s+(?P<y>(?:19|20)\d{2})\b)?"
+)
+
+
+def _month_end(m: re.Match[str]) -> str:
+    month = _month_number(m["m"])
+    year = int(m["y"]) if m["y"] else 2001  # a year with no 29 February: a month's end said with no year
+    return f"{m['m']} {calendar.monthrange(year, month)[1]}" + (f", {m['y']}" if m["y"] else "")
+
+
 #: `a ten-dollar credit`, `a ten-session pack`: the count said as an adjective, joined to its noun.
 _AMOUNT_ADJECTIVE = re.compile(  # and `a 30-lb bag`, `60k-km` (not `2-to-3`, `2-in-1`)
     r"\b(?P<n>\d+k?)-(?P<u>[a-z]{3,}|lb|kg|km|mi|oz|ft|cm|mm|gb|mb|hr)\b"
@@ -1020,7 +1050,7 @@ _WEEKDAYS_WORD = re.compile(r"(?i)(?<!\d )(?<!\d)(?<!\bnot )(?<!\bnon-)\bweekday
 #: A range whose unit is said once, after its second number: `7 to 10 days` is 7 days to 10 days.
 _RANGE_UNIT = re.compile(
     r"(?i)(?P<between>\bbetween\s+)?(?<![\d.,:/])(?P<a>\d+(?:\.\d+)?)\s*"
-    r"(?P<join>(?(between)and|(?!))|to|-|–|~)\s*(?P<b>\d+(?:\.\d+)?)\s*"
+    r"(?P<join>(?(between)and|(?!))|to|or|-|–|~)\s*(?P<b>\d+(?:\.\d+)?)\s*"
     r"(?P<unit>(?:business\s+|working\s+)?(?:days?|nights?|weeks?|months?|years?|hours?|minutes?))\b"
 )
 _ZH_RANGE_UNIT = re.compile(
@@ -1050,7 +1080,9 @@ def _weekday_abbreviation(m: re.Match[str]) -> str | None:
 def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str]:
     def said(m: re.Match[str]) -> str:
         a, b = int(m["a"]), int(m["b"])
-        readings = [(mo, d) for mo, d in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31]
+        readings = list(
+            dict.fromkeys((mo, d) for mo, d in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31)
+        )
         before = m.string[max(0, m.start() - 16) : m.start()]
         if (a, b) == (24, 7) or not readings or _NOT_A_DAY_BEFORE.search(before):
             return m.group(0)
@@ -1092,13 +1124,18 @@ def in_digits(text: str) -> str:
         text = _DOLLARS_AND_CENTS.sub(
             lambda m: f"{_CENTS_SIGN[m['cur'][0].lower()]}{m['d']}.{int(m['c']):02d}", text
         )
+    if "cent" in text:  # `62 cents` alone is $0.62
+        text = _CENTS_WORD.sub(lambda m: f"${int(m['c']) / 100:.2f}", text)
     if "-" in text:
         text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
     text = _COUNT_MORE.sub(lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text)
     folded = text.casefold()
     if "half" in folded or "quarter" in folded or "fifth" in folded or "tenth" in folded:
+        text = _AND_A_HALF.sub(r"\g<n>.5 \g<u>", text)
         text = _FRACTION_OF_PRICE.sub(_fraction_as_percent, text)
         text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[m.group(0).lower()], text)
+    if "end of" in folded:  # `the end of May` is May 31
+        text = _MONTH_END.sub(_month_end, text)
     if "weekdays" in text or "工作日" in text:
         text = _WEEKDAYS_WORD.sub(lambda m: "Monday to Friday" if m[0][-1] == "s" else "周一到周五", text)
     return text
@@ -1145,7 +1182,7 @@ _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: [A-Z\d]{4}){2,7}(?: [A-Z\d]{1,3})?(?![\w
 _DIGIT_GROUPS = re.compile(
     r"(?i)(?P<cue>(?:\b(?:tracking|card|account|acct|reference|ref|confirmation|policy|membership|member"
     r"|serial|imei|number|no\.?|id)|#|[卡单账编]号|码)(?:\s+(?:number|no\.?|is|was))*[\s:#：]*)"
-    r"(?P<n>\d{4}(?: \d{4}){2,})(?!\d|[.,]\d|\s\d)"
+    r"(?P<n>\d{4}(?: \d{4}){2,}(?: \d{1,3})?)(?!\d|[.,]\d|\s\d)"
 )
 #: `1h40m`, `1 hr 40 min`: hours and minutes in one, as `1 hour and 40 minutes` says them.
 _HOURS_MINUTES = re.compile(r"(?i)\b(?P<h>\d+)\s?(?:h|hrs?)\s?(?P<m>[1-5]?\d)\s?(?:m|mins?)\b")
@@ -1153,6 +1190,10 @@ _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
 #: An enclosed number opening an item of a list (①, ⑵, ❸): NFKC makes it a digit that joins the number
 #: after it (`①7天包` read 17天).
 _ENCLOSED_NUMBER = re.compile("[\u2460-\u24ff\u2776-\u2793]")
+#: Two-factor authentication is no count of two (`2FA`, `two-step verification`).
+_TWO_FACTOR = re.compile(
+    r"(?i)\b(?:two|2)[-\s]?(?:factor|step)\b(?:\s+(?:authentication|verification|auth))?|\b2fa\b|\b2sv\b"
+)
 #: `24/7` is always, no 24 and no 7.
 _ALWAYS = re.compile(r"(?<![\d/])24\s?/\s?7(?![\d/])")
 #: A size with a spaced `x` (`8 x 38 x 64 cm`) is the size `8×38×64` writes.
@@ -1194,6 +1235,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     if _ENCLOSED_NUMBER.search(value):
         value = _ENCLOSED_NUMBER.sub(" ", value)
     text = unicodedata.normalize("NFKC", value)
+    if "2" in text or "two" in text or "Two" in text:
+        text = _TWO_FACTOR.sub("twofactor", text)
     if "24" in text:
         text = _ALWAYS.sub("around-the-clock", text)
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
@@ -1232,8 +1275,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
     if has_cjk(text):
         text = _ZH_RANGE_UNIT.sub(r"\g<a>\g<unit>至\g<b>\g<unit>", _zh_text(text))  # no minus sign: 1-3天
-        if "G" in text:
-            text = _ZH_GIGABYTES.sub(r"\g<n>GB", text)
+        if "G" in text or "T" in text:
+            text = _ZH_GIGABYTES.sub(r"\g<n>\g<u>B", text)
     found: list[tuple[int, int, str]] = []
 
     def take(pattern: re.Pattern[str], canon: Callable[[re.Match[str]], str | None]) -> None:
@@ -1375,11 +1418,28 @@ _ZH_FINANCIAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟", "
 _ZH_FINANCIAL_HINT = re.compile("[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]")
 
 
+#: A month and day with a dot and no year (3.14, 7.18到7.21): a date where nothing else can be meant — a
+#: range of two such, no unit after it (1.5-2.5小时 are hours), or a weekday or part of the day after one.
+_ZH_MONTH_DOT_DAY = r"(?<![\d.])(1[0-2]|[1-9])\.(3[01]|[12]\d|[1-9])(?![\d.])"
+_ZH_DOT_DATE_RANGE = re.compile(
+    _ZH_MONTH_DOT_DAY
+    + r"\s*([到至~\-–—])\s*"
+    + _ZH_MONTH_DOT_DAY
+    + r"(?!\s*(?:[A-Za-z%]|小时|天|万|亿|元|块|倍|公里|米|克|斤|升|分|岁|寸|折|级|个|次|期|年|周|月|号))"
+)
+_ZH_DOT_DATE = re.compile(
+    _ZH_MONTH_DOT_DAY + r"(?=[（(]?(?:周|星期|礼拜)|[,，、]?\s*(?:上午|下午|早上|晚上|中午|凌晨|傍晚))"
+)
+
+
 def _zh_text(text: str) -> str:
     """Chinese text as the fact patterns read it: no space between a digit and an ideograph (`3 月 12 日`
     is how some write 3月12日), numerals as digits (两千 = 2000), 5万 as 50000, ¥ as 元 (the yuan sign,
     unless `_JAPANESE` says the yen), and parts of an hour in digits (一个半小时 = 1.5小时)."""
     text = _CJK_SPACE.sub("", text)
+    if "." in text:
+        text = _ZH_DOT_DATE_RANGE.sub(r"\1月\2日\3\4月\5日", text)
+        text = _ZH_DOT_DATE.sub(r"\1月\2日", text)
     if _ZH_FINANCIAL_HINT.search(text):
         text = text.translate(_ZH_FINANCIAL)
     text = _ZH_DECIMAL.sub(lambda m: _zh_decimal(f"{m['i']}点{m['f']}"), text)
@@ -1642,6 +1702,8 @@ def _canon_quarter(m: re.Match[str]) -> str:
 
 
 def _canon_time(m: re.Match[str]) -> str | None:
+    if m["oc"]:
+        return f"time:{int(m['oc']):02d}:00"
     if m["h24"]:
         return f"time:{int(m['h24']):02d}:{m['m24']}"
     if m["hp"]:  # 9 in the morning = 9am, 3 in the afternoon = 3pm, 11 at night = 11pm (1-4 at night: am)

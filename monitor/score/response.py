@@ -128,6 +128,25 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     soft: set[tuple[str, str, str]] = (
         set()
     )  # absent facts the reply says in a form not read: `_said_otherwise`
+    # an offset from a time of gold said as the moment it gives: `arrive 15 minutes early` for a 10:45 test
+    # is `be there by 10:30`, 开船前1小时 for a 7:30 sailing 6点半之前
+    for fact in [f for f in missing if f[1].startswith("number:") and f[1].endswith("|s")]:
+        moment = _moment_of(fact[1], gold_facts, extra)
+        if moment is not None:
+            missing.remove(fact)
+            extra.remove(moment)
+            comparisons.append(
+                Comparison(
+                    field="response.time",
+                    gold=fact[2],
+                    predicted=moment[2],
+                    equal=True,
+                    score=1.0,
+                    rung=Rung.TYPED,
+                    kind="short",
+                    note="an offset from a time of gold, said as the moment it gives",
+                )
+            )
     # one number written two ways pairs first, before any nearer-scored rival of its kind: gold's `150 万元`
     # with the reply's `150 万`, not with its `12个月`; `6 PM` with `6:00`, not left for `8 PM` to take
     for fact in list(missing):
@@ -331,6 +350,27 @@ def _fact_in(fact: tuple[str, str, str], part: str, day_first: bool) -> bool:
     return fact[2] in part or any(canon == fact[1] for canon, _ in extract_facts(part, day_first).spans)
 
 
+def _moment_of(
+    offset: str, gold_facts: list[tuple[str, str, str]], extra: list[tuple[str, str, str]]
+) -> tuple[str, str, str] | None:
+    """The reply's time (not gold's) that lies this duration before or after one of gold's times."""
+    minutes = float(offset[7:-2]) / 60
+    if not 0 < minutes < 12 * 60:
+        return None
+    times = [_minute_of_day(c) for _, c, _ in gold_facts if c.startswith("time:")]
+    for fact in extra:
+        if fact[1].startswith("time:"):
+            moment = _minute_of_day(fact[1])
+            if any(minutes in ((t - moment) % 1440, (moment - t) % 1440) for t in times):
+                return fact
+    return None
+
+
+def _minute_of_day(canon: str) -> int:
+    hours, _, minutes = canon[5:].partition(":")
+    return int(hours) * 60 + int(minutes or 0)
+
+
 def _comparable(gold: str, reply: str) -> bool:
     """Whether a reply's fact can stand where gold's did: numbers of one measure (an amount for an amount,
     a percentage for a percentage, a duration for a duration) or a bare number for either — not `25%`
@@ -338,7 +378,9 @@ def _comparable(gold: str, reply: str) -> bool:
     if not gold.startswith("number:") or not reply.startswith("number:"):
         return True
     unit_g, unit_r = _unit_of(gold), _unit_of(reply)
-    return not unit_g or not unit_r or unit_g == unit_r or (is_currency(unit_g) and is_currency(unit_r))
+    if not unit_g or not unit_r or unit_g == unit_r or {unit_g, unit_r} == {"bday", "s"}:
+        return True
+    return is_currency(unit_g) and is_currency(unit_r)
 
 
 def _unit_of(canon: str) -> str:
@@ -414,7 +456,7 @@ def _said_otherwise(canon: str, reply: str) -> bool:
     amounts, percentages, doses, data allowances, dates, times, weekdays and months must be there."""
     kind, _, rest = canon.partition(":")
     value, _, unit = rest.partition("|")
-    if kind == "number" and unit == "s":
+    if kind == "number" and unit in ("s", "bday"):
         return _DURATION_SAID.search(reply) is not None
     if kind == "frequency" and value in _TIME_UNITS:  # and `over six months` for `6 monthly payments`
         en, zh = _TIME_UNITS[value]
@@ -461,6 +503,9 @@ def _same_quantity(a: str, b: str) -> bool:
         return False
     va, _, ua = rest_a.partition("|")
     vb, _, ub = rest_b.partition("|")
+    if {ua, ub} == {"bday", "s"}:  # `5 business days` / `5 days`
+        days, seconds = (va, vb) if ua == "bday" else (vb, va)
+        return float(days) * 86400 == float(seconds)
     if va != vb:
         return False
     return not ua or not ub or {ua, ub} <= _UNIT_FREE_CURRENCIES
@@ -474,7 +519,7 @@ _FREE = re.compile(
 _INSTALMENTS = (
     r"\s+(?:(?:monthly|weekly|daily|yearly|annual|quarterly)\b|(?:\w+\s+)?(?:payments|instal?lments)\b)"
 )
-_LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_LEADING_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
 def _count_of(canon_a: str, text_a: str, canon_b: str, text_b: str) -> bool:
@@ -488,7 +533,7 @@ def _count_of(canon_a: str, text_a: str, canon_b: str, text_b: str) -> bool:
     ):
         lead = _LEADING_NUMBER.match(text.strip())
         if other.startswith("number:") and "|" not in other and "|" in canon and lead:
-            return float(lead.group(0)) == float(other[7:])
+            return float(lead.group(0).replace(",", "")) == float(other[7:])
     return False
 
 

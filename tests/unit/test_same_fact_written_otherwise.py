@@ -100,6 +100,20 @@ SAME = [
     ("a freeze can last 1 to 3 months", "a freeze lasts between one and three months"),
     ("25% of the $12,000 venue fee", "a quarter of the $12,000 venue fee"),
     ("Your train leaves on March 3.", "March 3, Manchester to Euston."),
+    # and set 18's: days of work in weeks, a day and month that read alike both ways, `and a half` after a
+    # number, `o'clock`, cents alone, a month's end, a tracking number's short last group, Chinese dotted
+    # dates, the fen without 分, a terabyte as T
+    ("the review takes about 10 business days", "allow roughly two business weeks for the review"),
+    ("posted on March 3", "hit your account 3/3"),
+    ("the walk lasts about 2.5 hours", "the walk runs roughly two and a half hours"),
+    ("starts at 10:00 on May 9", "starts at ten o'clock on 9 May"),
+    ("a dividend of $0.62 per share", "a dividend of 62 cents per share"),
+    ("due by May 31", "due by the end of May"),
+    ("tracking number 9400 1118 9922 3344 5566 77", "package 9400111899223344556677"),
+    ("年检预约在3月14日下午2点30分", "年检约好了：3.14，下午两点半"),
+    ("7月18日入住、7月21日离开", "7.18到7.21"),
+    ("退款18.99元今天已经发起了。", "18块9毛9今天给您退了。"),
+    ("更换1TB硬盘", "换1T的硬盘"),
     ("可分6期免息", "可以分六期"),
     ("昨晚20:00到22:00", "昨晚8点到10点"),  # every part of the day a time reads carries to a range's end
     # and set 12's: a share of a price, a year from a day, a number in groups of four, a place in a
@@ -320,6 +334,17 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "已为您预约4月20日（周六）上午9点的保洁，费用880元。7天流量包98元，或者日包每天28元。",
             "保洁约好了：周六4/20早上九点，880元。①7天包，98元；②日包，28元/天。",
         ),
+        (  # an offset from a time said as the moment it gives; miles said with no unit (set 18)
+            "Your road test is on Tuesday, April 22 at 10:45 AM. Arrive 15 minutes early with your permit. "
+            "Your balance is now 58,900 miles.",
+            "Road test: Tue Apr 22, 10:45 in the morning. Be there by 10:30 with your permit. That brings your "
+            "balance to 58,900.",
+        ),
+        ("请在开船前1小时到港检票，开船时间早上7:30。", "早上七点半开船，请六点半之前到码头检票。"),
+        (  # days of work said as weeks, and as days (set 18)
+            "The review takes about 15 business days. Refunds arrive in 5 business days.",
+            "The review takes roughly three business weeks. Refunds arrive in 5 days.",
+        ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
             "they'll use the master key.",
@@ -363,6 +388,13 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ("Your refund of $45 has been issued.", "Your refund has been issued."),
         ("The office reopens on January 6 at 9 AM.", "The office reopens in the morning."),
         # the forms read since set 17, each with another value
+        (
+            "Be at the terminal 30 minutes before the 7:15 AM sailing.",
+            "Be at the terminal by 6:30 for the 7:15 AM sailing.",
+        ),
+        ("The review takes about 10 business days.", "The review takes about three business weeks."),
+        ("退款18.99元今天已经发起了。", "18块9毛今天给您退了。"),
+        ("年检预约在3月14日下午2点30分。", "年检约好了：3.15，下午两点半。"),
         ("The guided tour lasts 75 minutes.", "The guided tour lasts 1 hour 30 minutes."),
         ("Use pickup code 482 910 by Friday.", "Use pickup code 482 901 by Friday."),
         ("扣除免赔额后按70%比例赔付。", "扣除免赔额后按六成赔付。"),
@@ -443,6 +475,9 @@ def test_a_text_is_read_for_facts_once() -> None:
         ("1/2的份额", ("number:1", "number:2")),  # a fraction, no January 2
         ("May I help?", ()),
         ("用了1小时分", ("number:3600|s",)),  # no minutes said is no `0 minutes`
+        ("re-enable two-factor authentication", ()),  # no count of two
+        ("预计1.5-2.5小时", ("number:5400|s", "number:9000|s")),  # hours, no dates
+        ("评分4.5，周一", ("number:4.5", "weekday:1")),  # a score, no 4月5日
     ],
 )
 def test_a_form_read_as_it_is_meant(text: str, facts: tuple[str, ...]) -> None:
