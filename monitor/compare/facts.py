@@ -1488,8 +1488,9 @@ def _zh_text(text: str) -> str:
 
 #: A count of years (one or two digits, or 半): 3年, 半年 — not 2024年, 上半年, 3年级, 年底, 年度.
 _ZH_YEARS = re.compile(
-    r"(?:(?<![\d.])(?P<n>\d{1,2}(?:\.\d)?)|(?<![上下前后\d])半)年(?P<half>半)?(?![\d级底初末中度双])"
-)  # 1年半 is 18个月; 25年1月1日 and 24年双十一 are years
+    r"(?:(?<![\d.])(?P<n>\d{1,2}(?:\.\d)?)|(?<![上下前后\d])半|(?<=[前后])半(?=年[以之]?内))年(?P<half>半)?"
+    r"(?![\d级底初末中度双])"
+)  # 1年半 is 18个月; 25年1月1日 and 24年双十一 are years; 术后半年内 is within six months
 #: 8月底 / 八月底, 2025年年底 / 2025年底: the month's or the year's last day.
 _ZH_MONTH_END = re.compile(r"(?:(?P<y>\d{4})年)?(?P<m>1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])月份?底")
 _ZH_YEAR_END = re.compile(r"(?P<y>\d{4})年年?底")

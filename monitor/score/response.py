@@ -436,7 +436,9 @@ _QUANTITY = (
 _DURATION_SAID = re.compile(
     rf"(?i)\b{_QUANTITY}(?:[\s-]+(?:of\s+an?\s+)?[a-z]+(?:-[a-z]+)?)?[\s-]+"
     rf"(?:{'|'.join(en for en, _ in _TIME_UNITS.values())}|minutes?|mins?)\b"
-    rf"|[\d一二两三四五六七八九十半几]+\s*个?\s*(?:{'|'.join(zh for _, zh in _TIME_UNITS.values())}|分钟)"
+    # 11 月 is November and 23 日 a day of it: months of time are 个月, and days 日 only within (3日内)
+    r"|[\d一二两三四五六七八九十半几]+\s*个?\s*(?:小时|钟头|天|晚|周|星期|礼拜|季度|季|年|分钟|日(?=[以之]?内))"
+    r"|[\d一二两三四五六七八九十半几]+\s*个\s*月"
 )
 
 
@@ -450,19 +452,21 @@ _COUNT_WORDS = {
 def _said_otherwise(canon: str, reply: str) -> bool:
     """Whether the reply holds, in a form the fact reader does not read, a fact of gold it did not find:
     a duration (a quantity before a unit of time: `roughly an hour`, 三个小时), a frequency (`a month`,
-    `/month`, 每月, 一年, `over six months` for `6 monthly payments`), this week, month or year said without
-    `this` (本周六 / 周六), or a count under ten in words (2 / 二楼, `both`, `a pair`, `twice`). Missing
-    from a part the reply covers, such a fact is said another way, not missing. Nothing else is: ids,
-    amounts, percentages, doses, data allowances, dates, times, weekdays and months must be there."""
+    `/month`, 每月, 一年), this week, month or year said without `this` (本周六 / 周六), or a count under
+    ten in words (2 / 二楼, `both`, `a pair`, `twice`). Missing from a part the reply covers, such a fact
+    is said another way, not missing. Nothing else is: ids, amounts, percentages, doses, data allowances,
+    dates, times, weekdays and months must be there."""
     kind, _, rest = canon.partition(":")
     value, _, unit = rest.partition("|")
-    if kind == "number" and unit in ("s", "bday"):
-        return _DURATION_SAID.search(reply) is not None
-    if kind == "frequency" and value in _TIME_UNITS:  # and `over six months` for `6 monthly payments`
+    if kind == "number" and unit in ("s", "bday"):  # a form the reader does not read as a duration
+        return any(
+            not any(c.endswith(("|s", "|bday")) for c in extract_facts(m.group(0)).facts)
+            for m in _DURATION_SAID.finditer(reply)
+        )
+    if kind == "frequency" and value in _TIME_UNITS:
         en, zh = _TIME_UNITS[value]
         pattern = (
             rf"(?i)\b(?:an?|per|each|every|one)\s+(?:{en})\b|/\s*(?:{en}|{zh})|每(?:个)?(?:{zh})|一(?:{zh})"
-            rf"|\b{_QUANTITY}\s+(?:{en})\b"
         )
         return re.search(pattern, reply) is not None
     if kind == "period" and value == "0" and unit in _TIME_UNITS:

@@ -395,6 +395,14 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ("The review takes about 10 business days.", "The review takes about three business weeks."),
         ("退款18.99元今天已经发起了。", "18块9毛今天给您退了。"),
         ("年检预约在3月14日下午2点30分。", "年检约好了：3.15，下午两点半。"),
+        # a fact missing beside others of its kind the reader did read is not said another way
+        ("退款7个工作日内到账，押金扣除一个月租金作为违约金。", "退款7个工作日内到账，押金全额退还。"),
+        ("请在3天宽限期内（即11月23日前）补足款项。", "请尽快补足，超过11月23日会产生罚息。"),
+        ("术后一年内复查免费。", "术后半年内复查免费。"),
+        (
+            "The scholarship is $8,000 per year for four years.",
+            "The scholarship is $8,000 in total over four years.",
+        ),
         ("The guided tour lasts 75 minutes.", "The guided tour lasts 1 hour 30 minutes."),
         ("Use pickup code 482 910 by Friday.", "Use pickup code 482 901 by Friday."),
         ("扣除免赔额后按70%比例赔付。", "扣除免赔额后按六成赔付。"),
