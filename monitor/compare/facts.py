@@ -440,7 +440,8 @@ _TIME = re.compile(
     r"(?P<hp>\d{1,2})(?::(?P<mp>[0-5]\d))?\s+(?:o['’]clock\s+)?"
     r"(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+(?P<night>night))\b"
     r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])"
-    r"|(?<![\d:.$])(?P<oc>[1-9]|1[0-2])\s?o['’]clock\b",  # `ten o'clock`: the hour, as `10:00` says it
+    r"|(?<![\d:.$])(?P<oc>[1-9]|1[0-2])\s?o['’]clock\b"  # `ten o'clock`: the hour, as `10:00` says it
+    r"(?:\s+(?:in\s+the\s+(?P<ocpart>morning|afternoon|evening)|at\s+(?P<ocnight>night)))?",
     re.IGNORECASE,
 )
 _TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
@@ -690,15 +691,15 @@ _ZH_JIAO_BARE = re.compile(
     + _ZH_MEASURES
     + ")"
 )
-#: 5毛, 五角 alone (no yuan before them): tenths of a yuan.
+#: 5毛 alone (no yuan before it) where it is money — paid or charged (收5毛), 5毛钱, or ending a clause —
+#: tenths of a yuan (not 一毛不拔; 角 is as often an angle or a corner: 三角形, 冰山一角).
 _ZH_JIAO_ALONE = re.compile(
-    r"(?<![\d.零一二两三四五六七八九十百千万元块])(?P<j>[1-9一二两三四五六七八九])[毛角]"
-    r"(?!钱?[\d零一二两三四五六七八九]|[巾衣绒利线星])"
+    r"(?<=[收付退花赔补减省价费要仅共每])(?P<j>[1-9一二两三四五六七八九])毛(?!钱?[\d零一二两三四五六七八九])"
+    r"|(?<![\d.零一二两三四五六七八九十百千万元块])(?P<k>[1-9一二两三四五六七八九])毛(?=钱|[，。,.;；！!？?）)\s]|$)"
 )
-#: 七成, 两成: tenths as a share (not 一成不变, 完成, 成功: a numeral must come first, and no word after).
+#: 按七成赔付, 退两成: tenths as a share paid (not 八成 "probably", 一成不变, 九成九).
 _ZH_TENTHS = re.compile(
-    r"(?<![\d.零一二两三四五六七八九十百千万])(?P<n>[1-9一二两三四五六七八九])成"
-    r"(?![功为本员立交熟绩果年人都长型品就全不])"
+    r"(?<=[按占赔退返付收打])(?P<n>[1-9一二两三四五六七八九])成(?![一二三四五六七八九十\d])"
 )
 _ZH_NUMERALS = "零〇一二两三四五六七八九十百千万"
 _ZH_PERCENT = re.compile(rf"百分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
@@ -1009,6 +1010,8 @@ _DOLLARS_AND_CENTS = re.compile(
 _CENTS_SIGN = {"d": "$", "p": "£", "e": "€"}
 _CENTS = re.compile(r"(?<![\d.,$])(?P<c>\d{1,2})\s?¢")
 _CENTS_WORD = re.compile(r"(?i)(?<![\d.,$])(?<!\band )(?P<c>\d{1,2})\s+cents?\b")
+#: `an hour and 15 minutes`, `one hour 15 minutes` is 75 minutes (`an hour` alone is left as said).
+_AN_HOUR_AND = re.compile(r"(?i)\b(?:an|one|1)\s+hour,?\s+(?:and\s+)?(?P<m>[1-5]?\d)\s+(?:minutes?|mins?)\b")
 #: `seven and a half hours` (`seven` a digit by then) is 7.5 hours.
 _AND_A_HALF = re.compile(r"(?i)\b(?P<n>\d+)\s+and\s+a\s+half\s+(?P<u>(?:hour|day|week|month|year)s?)\b")
 #: `by the end of May` is May 31.
@@ -1080,14 +1083,12 @@ def _weekday_abbreviation(m: re.Match[str]) -> str | None:
 def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str]:
     def said(m: re.Match[str]) -> str:
         a, b = int(m["a"]), int(m["b"])
-        readings = list(
-            dict.fromkeys((mo, d) for mo, d in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31)
-        )
+        readings = [(mo, d) for mo, d in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31]
         before = m.string[max(0, m.start() - 16) : m.start()]
         if (a, b) == (24, 7) or not readings or _NOT_A_DAY_BEFORE.search(before):
             return m.group(0)
-        if zh and (a, b) in readings and not a < b <= 4:  # Chinese writes the month first: 6/8 is 6月8日
-            readings = [(a, b)]
+        if zh and (a, b) in readings and _ZH_DATE_AFTER.match(m.string, m.end()):
+            readings = [(a, b)]  # Chinese writes the month first: 周六6/8早上, 6/1入住 (not 评分4/5, 3/10节)
         if (
             len(readings) > 1
         ):  # 3/4, 2/2: a day only after a word that introduces one (else a fraction, a count)
@@ -1100,6 +1101,11 @@ def _month_slash_day(day_first: bool, zh: bool) -> Callable[[re.Match[str]], str
     return said
 
 
+#: What follows a Chinese day and month in digits (6/8早上, 6/1入住, 4/20（周六）), not a fraction.
+_ZH_DATE_AFTER = re.compile(
+    r"\s*[（(]?(?:周|星期|礼拜|上午|下午|早上|晚上|中午|凌晨|傍晚|今晚|入住|退房|离店|离开|到店|出发|开课|开始|截止)"
+    r"|\s*(?:[到至~\-–—]\s*\d|\d{1,2}[:点])"
+)
 _DATE_CUE = re.compile(
     r"(?i)\b(?:on|by|from|until|till|through|due|before|after|since|starting|effective|expires?|renews?)\s*$"
     r"|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|rsday|urday)?\.?,?\s*$"
@@ -1134,6 +1140,8 @@ def in_digits(text: str) -> str:
         text = _AND_A_HALF.sub(r"\g<n>.5 \g<u>", text)
         text = _FRACTION_OF_PRICE.sub(_fraction_as_percent, text)
         text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[m.group(0).lower()], text)
+    if "hour" in folded and "min" in folded:
+        text = _AN_HOUR_AND.sub(lambda m: f"{60 + int(m['m'])} minutes", text)
     if "end of" in folded:  # `the end of May` is May 31
         text = _MONTH_END.sub(_month_end, text)
     if "weekdays" in text or "工作日" in text:
@@ -1196,19 +1204,17 @@ _TWO_FACTOR = re.compile(
 )
 #: `24/7` is always, no 24 and no 7.
 _ALWAYS = re.compile(r"(?<![\d/])24\s?/\s?7(?![\d/])")
-#: A size with a spaced `x` (`8 x 38 x 64 cm`) is the size `8×38×64` writes.
-_SIZE_TIMES = re.compile(r"(?<=\d) [xX] (?=\d)")
-#: Thousands after dots beside the euro (`1.120 €`, `€2.500`): a euro amount has no third decimal.
+#: Thousands after dots where the euro follows, as continental Europe writes it (`1.120 €`, `2.500 EUR`;
+#: its decimals take a comma). Not `€1.659` or `0.285 EUR`: a fuel or power price has three decimals.
 _EURO_THOUSANDS = re.compile(
-    r"(?i)(?<![\d.,])(?P<n>\d{1,3}(?:\.\d{3})+)(?![\d.,]*\d)(?=\s?(?:€|eur\b|euros?\b))"
-    r"|(?<=€)(?P<m>\s?\d{1,3}(?:\.\d{3})+)(?![\d.,]*\d)"
+    r"(?i)(?<![\d.,])(?P<n>[1-9]\d{0,2}(?:\.\d{3})+)(?![\d.,]*\d)(?=\s?(?:€|eur\b|euros?\b))"
 )
 #: A code said in groups of three or four digits after a word that names a code (`pickup code 482
 #: 910`, 取件码 620 418) is the one written run together.
 _CODE_GROUPS = re.compile(
     r"(?i)(?P<cue>\b(?:code|pin|passcode)|取件码|提货码|验证码)(?P<sep>(?:\s+(?:is|was))?[\s:：]*)"
-    r"(?P<n>\d{3,4}(?: \d{3,4})+)(?!\d|[.,]\d)"
-)
+    r"(?P<n>\d{3,4}(?: \d{3,4}){1,3})(?!\d|[.,]\d|\s?(?:[秒分天]|小时|s\b|sec|min|hour|day))"
+)  # at most four groups; not `验证码 4829 120秒内有效`
 
 
 def _grouped_code(m: re.Match[str]) -> str:
@@ -1235,7 +1241,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     if _ENCLOSED_NUMBER.search(value):
         value = _ENCLOSED_NUMBER.sub(" ", value)
     text = unicodedata.normalize("NFKC", value)
-    if "2" in text or "two" in text or "Two" in text:
+    folded = text.casefold()
+    if "fa" in folded or "factor" in folded or "step" in folded or "2sv" in folded:
         text = _TWO_FACTOR.sub("twofactor", text)
     if "24" in text:
         text = _ALWAYS.sub("around-the-clock", text)
@@ -1256,12 +1263,10 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)  # 2.500,00 EUR
     if _DIGIT_GROUPS.search(text):
         text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)
-    if _CODE_GROUPS.search(text):
+    if ("code" in folded or "pin" in folded or "码" in text) and _CODE_GROUPS.search(text):
         text = _CODE_GROUPS.sub(lambda m: m["cue"] + m["sep"] + m["n"].replace(" ", ""), text)
-    if " x " in text or " X " in text:
-        text = _SIZE_TIMES.sub("x", text)
-    if "€" in text or "eur" in text.casefold():
-        text = _EURO_THOUSANDS.sub(lambda m: (m["n"] or m["m"]).replace(".", ""), text)
+    if "€" in text or "eur" in folded:
+        text = _EURO_THOUSANDS.sub(lambda m: m["n"].replace(".", ""), text)
     text = _A_PERIOD.sub(_a_period, _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
     if "/" in text:
         per = _SLASH_PERIOD.sub(
@@ -1418,17 +1423,19 @@ _ZH_FINANCIAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟", "
 _ZH_FINANCIAL_HINT = re.compile("[壹贰貳叁參肆伍陆陸柒捌玖拾佰仟]")
 
 
-#: A month and day with a dot and no year (3.14, 7.18到7.21): a date where nothing else can be meant — a
-#: range of two such, no unit after it (1.5-2.5小时 are hours), or a weekday or part of the day after one.
+#: A month and day with a dot and no year (3.14, 7.18到7.21): a date only where a date's words follow — a
+#: range before a stay (7.18到7.21，三个晚上; not 1.5-2.5小时, 汇率7.18到7.21), one day before a weekday or a
+#: part of the day (3.14，下午; not 评分4.8（周五更新）).
 _ZH_MONTH_DOT_DAY = r"(?<![\d.])(1[0-2]|[1-9])\.(3[01]|[12]\d|[1-9])(?![\d.])"
 _ZH_DOT_DATE_RANGE = re.compile(
     _ZH_MONTH_DOT_DAY
     + r"\s*([到至~\-–—])\s*"
     + _ZH_MONTH_DOT_DAY
-    + r"(?!\s*(?:[A-Za-z%]|小时|天|万|亿|元|块|倍|公里|米|克|斤|升|分|岁|寸|折|级|个|次|期|年|周|月|号))"
+    + r"(?=[,，、]?\s*(?:共|住|入住|[一二两三四五六七八九十\d]+\s*个?[晚天夜]))"
 )
 _ZH_DOT_DATE = re.compile(
-    _ZH_MONTH_DOT_DAY + r"(?=[（(]?(?:周|星期|礼拜)|[,，、]?\s*(?:上午|下午|早上|晚上|中午|凌晨|傍晚))"
+    _ZH_MONTH_DOT_DAY
+    + r"(?=(?:周|星期|礼拜)[一二三四五六日天]|[,，、]?\s*(?:上午|下午|早上|晚上|中午|凌晨|傍晚))"
 )
 
 
@@ -1459,8 +1466,8 @@ def _zh_text(text: str) -> str:
     text = _ZH_NUMBER.sub(_zh_numerals_in_digits, text)
     text = _ZH_JIAO.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}{zh_number(m['f'] or '0')}元", text)
     text = _ZH_JIAO_BARE.sub(lambda m: f"{m['y']}.{zh_number(m['j'])}元", text)
-    if "毛" in text or "角" in text:  # 5毛 is 0.5元
-        text = _ZH_JIAO_ALONE.sub(lambda m: f"0.{zh_number(m['j'])}元", text)
+    if "毛" in text:  # 收5毛 is 0.5元
+        text = _ZH_JIAO_ALONE.sub(lambda m: f"0.{zh_number(m['j'] or m['k'])}元", text)
     if "成" in text:  # 七成 is 70%
         text = _ZH_TENTHS.sub(lambda m: f"{zh_number(m['n']) * 10}%", text)
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
@@ -1703,8 +1710,10 @@ def _canon_quarter(m: re.Match[str]) -> str:
 
 
 def _canon_time(m: re.Match[str]) -> str | None:
-    if m["oc"]:
-        return f"time:{int(m['oc']):02d}:00"
+    if m["oc"]:  # `8 o'clock at night` is 20:00
+        hour, part = int(m["oc"]), _fold(m["ocpart"] or m["ocnight"] or "")
+        pm = part in ("afternoon", "evening") or (part == "night" and 6 <= hour <= 11)
+        return f"time:{hour % 12 + (12 if pm else 0) if part else hour:02d}:00"
     if m["h24"]:
         return f"time:{int(m['h24']):02d}:{m['m24']}"
     if m["hp"]:  # 9 in the morning = 9am, 3 in the afternoon = 3pm, 11 at night = 11pm (1-4 at night: am)
@@ -1851,16 +1860,22 @@ _DURATION_JOIN = re.compile(r"\s*(?:and\s+)?", re.IGNORECASE)
 
 def _durations_summed(text: str, found: list[tuple[int, int, str]]) -> None:
     """A duration said in two units, the larger first (`1 hour 15 minutes`, `2 days and 3 hours`,
-    1小时15分钟), is one duration, as `75 minutes` says it."""
+    1小时15分钟), is one duration, as `75 minutes` says it — not two in one unit (`60 minutes and 30
+    minutes`, `between 9 and 5 days`), nor a smaller unit's count above the larger unit."""
     i = 0
     while i < len(found) - 1:
         (s1, e1, c1), (s2, e2, c2) = found[i], found[i + 1]
+        unit1, unit2 = _UNIT_WORD.search(text[s1:e1]), _UNIT_WORD.search(text[s2:e2])
         if (
             c1.startswith("number:")
             and c1.endswith("|s")
             and c2.startswith("number:")
             and c2.endswith("|s")
-            and float(c1[7:-2]) > float(c2[7:-2])
+            and unit1
+            and unit2
+            and _UNITS.get(_fold(unit1.group(0)), ("", 0.0))[1]
+            > _UNITS.get(_fold(unit2.group(0)), ("", 0.0))[1]
+            and float(c2[7:-2]) < _UNITS.get(_fold(unit1.group(0)), ("", 0.0))[1]
             and _DURATION_JOIN.fullmatch(text[e1:s2])
         ):
             found[i : i + 2] = [(s1, e2, f"number:{_fmt(float(c1[7:-2]) + float(c2[7:-2]))}|s")]
@@ -1868,6 +1883,7 @@ def _durations_summed(text: str, found: list[tuple[int, int, str]]) -> None:
             i += 1
 
 
+_UNIT_WORD = re.compile(r"[^\W\d_]+\s*$")
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _BETWEEN = re.compile(r"(?i)\bbetween\s+$")
 

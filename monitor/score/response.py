@@ -131,7 +131,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     # an offset from a time of gold said as the moment it gives: `arrive 15 minutes early` for a 10:45 test
     # is `be there by 10:30`, 开船前1小时 for a 7:30 sailing 6点半之前
     for fact in [f for f in missing if f[1].startswith("number:") and f[1].endswith("|s")]:
-        moment = _moment_of(fact[1], gold_facts, extra)
+        moment = _moment_of(fact, gold, gold_facts, extra)
         if moment is not None:
             missing.remove(fact)
             extra.remove(moment)
@@ -351,19 +351,39 @@ def _fact_in(fact: tuple[str, str, str], part: str, day_first: bool) -> bool:
 
 
 def _moment_of(
-    offset: str, gold_facts: list[tuple[str, str, str]], extra: list[tuple[str, str, str]]
+    offset: tuple[str, str, str],
+    gold: str,
+    gold_facts: list[tuple[str, str, str]],
+    extra: list[tuple[str, str, str]],
 ) -> tuple[str, str, str] | None:
-    """The reply's time (not gold's) that lies this duration before or after one of gold's times."""
-    minutes = float(offset[7:-2]) / 60
-    if not 0 < minutes < 12 * 60:
+    """The reply's time (not gold's) that lies this duration before one of gold's times, where gold says
+    before (`15 minutes early`, `30 minutes before`, 提前20分钟, 开船前1小时), or after it, where gold
+    says after (`30 minutes after`, 下课后30分钟). A duration gold gives no direction is no offset."""
+    direction = _direction(offset[2].strip(), gold)
+    minutes = float(offset[1][7:-2]) / 60
+    if direction == 0 or not 0 < minutes < 12 * 60:
         return None
     times = [_minute_of_day(c) for _, c, _ in gold_facts if c.startswith("time:")]
     for fact in extra:
         if fact[1].startswith("time:"):
             moment = _minute_of_day(fact[1])
-            if any(minutes in ((t - moment) % 1440, (moment - t) % 1440) for t in times):
+            if any((moment - t) % 1440 == (direction * minutes) % 1440 for t in times):
                 return fact
     return None
+
+
+_BEFORE = r"\s+(?:\w+\s+)?(?:before|early|earlier|ahead|prior|in\s+advance)\b"
+_AFTER = r"\s+(?:\w+\s+)?(?:after|later)\b"
+
+
+def _direction(duration: str, gold: str) -> int:
+    """-1 where gold says the duration comes before a moment, 1 after it, 0 where it says neither."""
+    said = re.escape(duration)
+    if re.search(rf"(?i){said}{_BEFORE}|(?:提前|前)\s*(?:约|大约)?{said}", gold):
+        return -1
+    if re.search(rf"(?i){said}{_AFTER}|后\s*(?:约|大约)?{said}", gold):
+        return 1
+    return 0
 
 
 def _minute_of_day(canon: str) -> int:
@@ -429,7 +449,7 @@ _TIME_UNITS: dict[str, tuple[str, str]] = {
     "year": (r"years?|yearly|annual|annually|yrs?", "年"),
 }
 #: a quantity said before a unit of time in a form the fact reader does not read as a duration:
-#: `roughly an hour`, `10 hot-desk days`, `a quarter hour`, 三个小时, 一年
+#: `roughly an hour`, `10 hot-desk days`, `a quarter hour`, 三个钟头, 一年
 _QUANTITY = (
     r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|half|quarter|couple|few)"
 )
@@ -442,16 +462,16 @@ _DURATION_SAID = re.compile(
 )
 
 
-#: A count under ten in words, and the words that say two or three things at once (`both`, `a pair`).
+#: A count under ten in words, and the words that say two things at once (`both`, `a pair`, `twice`).
 _COUNT_WORDS = {
-    2: "two|both|pair|twice|couple|double|二|两|双|俩", 3: "three|thrice|triple|三", 4: "four|四",
+    2: "two|both|pair|twice|二|两|俩", 3: "three|thrice|三", 4: "four|四",
     5: "five|五", 6: "six|六", 7: "seven|七", 8: "eight|八", 9: "nine|九",
 }  # fmt: skip
 
 
 def _said_otherwise(canon: str, reply: str) -> bool:
     """Whether the reply holds, in a form the fact reader does not read, a fact of gold it did not find:
-    a duration (a quantity before a unit of time: `roughly an hour`, 三个小时), a frequency (`a month`,
+    a duration (a quantity before a unit of time: `roughly an hour`, 三个钟头), a frequency (`a month`,
     `/month`, 每月, 一年), this week, month or year said without `this` (本周六 / 周六), or a count under
     ten in words (2 / 二楼, `both`, `a pair`, `twice`). Missing from a part the reply covers, such a fact
     is said another way, not missing. Nothing else is: ids, amounts, percentages, doses, data allowances,
