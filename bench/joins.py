@@ -70,8 +70,9 @@ def turns(report: dict[str, Any]) -> str:
     return json.dumps([said, report.get("test_pass"), report.get("root_cause")], sort_keys=True)
 
 
-def measure(conversations: int, conventions: str | None, seed: int) -> dict[str, Any]:
+def measure(conversations: int, conventions: str | None, seed: int, **load: Any) -> dict[str, Any]:
     kw = {"conventions": tuple(conventions.split(","))} if conventions else {}
+    kw |= {key: value for key, value in load.items() if value is not None}
     traffic, requests, _ = generate(conversations, seed=seed, **kw)
     owner: dict[str, str] = {}
     bodies = [strip_ids(r.body, owner) for r in requests]
@@ -117,9 +118,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=1000)
     parser.add_argument("--conventions", default=None, help="span shapes, comma-separated (default: all)")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--batch-spans", type=int, default=None, help="spans per request (default: loadgen's)"
+    )
+    parser.add_argument(
+        "--references", type=int, default=None, help="gold variants per family (default: loadgen's)"
+    )
+    parser.add_argument("--time-scale", type=float, default=None, help="simulated durations × (default 1)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "joins.json")
     args = parser.parse_args(argv)
-    result = measure(args.conversations, args.conventions, args.seed)
+    result = measure(
+        args.conversations,
+        args.conventions,
+        args.seed,
+        batch_spans=args.batch_spans,
+        references=args.references,
+        time_scale=args.time_scale,
+    )
     met = result["same_turns_share"] >= GOAL
     shown = "\n".join(f"{key:28} {value}" for key, value in result.items())
     write_results(result, args.out, shown + ("\ngoal met" if met else "\ngoal NOT met"))
