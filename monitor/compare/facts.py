@@ -1008,8 +1008,9 @@ _DOLLARS_AND_CENTS = re.compile(
     r"(?:\s+(?:cents?|pence|p)\b|(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|will|has|have|must|and|to|for|in|on|by|per|each|due)\b))"
 )  # `23 pounds 60 is due` too, never `5 pounds 3 ounces`
 _CENTS_SIGN = {"d": "$", "p": "£", "e": "€"}
-_CENTS = re.compile(r"(?<![\d.,$])(?P<c>\d{1,2})\s?¢")
-_CENTS_WORD = re.compile(r"(?i)(?<![\d.,$])(?<!\band )(?P<c>\d{1,2})\s+cents?\b")
+#: Cents alone are a dollar's: `15¢` and `62 cents` are $0.15 and $0.62 (not the cents of `42 dollars and
+#: 17 cents`, read whole above).
+_CENTS = re.compile(r"(?i)(?<![\d.,$])(?:(?P<c>\d{1,2})\s?¢|(?<!\band )(?P<w>\d{1,2})\s+cents?\b)")
 #: `an hour and 15 minutes`, `one hour 15 minutes` is 75 minutes (`an hour` alone is left as said).
 _AN_HOUR_AND = re.compile(r"(?i)\b(?:an|one|1)\s+hour,?\s+(?:and\s+)?(?P<m>[1-5]?\d)\s+(?:minutes?|mins?)\b")
 #: `seven and a half hours` (`seven` a digit by then) is 7.5 hours.
@@ -1124,14 +1125,12 @@ def in_digits(text: str) -> str:
     text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), text)
     if "one" in text:
         text = _ONE_UNIT.sub("1", _ONE_OF_RANGE.sub("1", text))
-    if "¢" in text:  # the cent sign is a dollar's: `15¢` is $0.15
-        text = _CENTS.sub(lambda m: f"${int(m['c']) / 100:.2f}", text)
     if "dollar" in text or "pound" in text or "euro" in text:
         text = _DOLLARS_AND_CENTS.sub(
             lambda m: f"{_CENTS_SIGN[m['cur'][0].lower()]}{m['d']}.{int(m['c']):02d}", text
         )
-    if "cent" in text:  # `62 cents` alone is $0.62
-        text = _CENTS_WORD.sub(lambda m: f"${int(m['c']) / 100:.2f}", text)
+    if "¢" in text or "cent" in text:
+        text = _CENTS.sub(lambda m: f"${int(m['c'] or m['w']) / 100:.2f}", text)
     if "-" in text:
         text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
     text = _COUNT_MORE.sub(lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text)
@@ -1865,22 +1864,23 @@ def _durations_summed(text: str, found: list[tuple[int, int, str]]) -> None:
     i = 0
     while i < len(found) - 1:
         (s1, e1, c1), (s2, e2, c2) = found[i], found[i + 1]
-        unit1, unit2 = _UNIT_WORD.search(text[s1:e1]), _UNIT_WORD.search(text[s2:e2])
-        if (
-            c1.startswith("number:")
-            and c1.endswith("|s")
-            and c2.startswith("number:")
-            and c2.endswith("|s")
-            and unit1
-            and unit2
-            and _UNITS.get(_fold(unit1.group(0)), ("", 0.0))[1]
-            > _UNITS.get(_fold(unit2.group(0)), ("", 0.0))[1]
-            and float(c2[7:-2]) < _UNITS.get(_fold(unit1.group(0)), ("", 0.0))[1]
-            and _DURATION_JOIN.fullmatch(text[e1:s2])
-        ):
-            found[i : i + 2] = [(s1, e2, f"number:{_fmt(float(c1[7:-2]) + float(c2[7:-2]))}|s")]
-        else:
-            i += 1
+        durations = (
+            c1.startswith("number:") and c1.endswith("|s") and c2.startswith("number:") and c2.endswith("|s")
+        )
+        if durations and _DURATION_JOIN.fullmatch(text[e1:s2]):
+            larger, smaller = _seconds_per_unit(text[s1:e1]), _seconds_per_unit(text[s2:e2])
+            first, second = float(c1[7:-2]), float(c2[7:-2])
+            if smaller >= 0 and larger > smaller and second < larger:
+                found[i : i + 2] = [(s1, e2, f"number:{_fmt(first + second)}|s")]
+                continue
+        i += 1
+
+
+def _seconds_per_unit(duration: str) -> float:
+    """The seconds of the unit a duration's text ends with (`15 minutes` → 60): 0 for a word no unit
+    names, -1 where no word ends it."""
+    unit = _UNIT_WORD.search(duration)
+    return _UNITS.get(_fold(unit.group(0)), ("", 0.0))[1] if unit else -1.0
 
 
 _UNIT_WORD = re.compile(r"[^\W\d_]+\s*$")

@@ -125,9 +125,8 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             repeats.append(f)
     conflicts: list[Comparison] = []
     absent: list[tuple[str, str, str]] = []  # (kind, canonical, text) of gold facts the reply lacks
-    soft: set[tuple[str, str, str]] = (
-        set()
-    )  # absent facts the reply says in a form not read: `_said_otherwise`
+    # absent facts the reply says in a form the reader does not read (`_said_otherwise`)
+    soft: set[tuple[str, str, str]] = set()
     # an offset from a time of gold said as the moment it gives: `arrive 15 minutes early` for a 10:45 test
     # is `be there by 10:30`, 开船前1小时 for a 7:30 sailing 6点半之前
     for fact in [f for f in missing if f[1].startswith("number:") and f[1].endswith("|s")]:
@@ -500,9 +499,8 @@ def _said_otherwise(canon: str, reply: str) -> bool:
 
 def _measure_unit(canon: str) -> str:
     """The unit of a measure (`number:378691200|s` → `s`); "" for an amount, a percentage or no measure."""
-    kind, _, rest = canon.partition(":")
-    unit = rest.partition("|")[2]
-    if kind != "number" or not unit or unit == "percent" or is_currency(unit):
+    unit = _unit_of(canon)
+    if not canon.startswith("number:") or not unit or unit == "percent" or is_currency(unit):
         return ""
     return unit
 
