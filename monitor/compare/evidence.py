@@ -1119,7 +1119,7 @@ def _said_number(original: str) -> float | None:
         return None
 
 
-_MEASURE_WORD = re.compile(r"\d+(?:[-–]\d+)?[- ]?[a-z]+")
+_MEASURE_WORD = re.compile(r"(?<!\d)\d+(?:[-–]\d+)?[- ]?[a-z]+")
 
 
 def _is_year(number: float, canon: str) -> bool:

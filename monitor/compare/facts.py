@@ -18,6 +18,7 @@ and `canonical_json` (one spelling of equal values, for keys).
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import json
 import re
@@ -471,12 +472,12 @@ _FREQUENCY = re.compile(
 )
 #: `$65/month`, `$65/mo`: after an amount, a slash and a period say `per`.
 _SLASH_PERIOD = re.compile(
-    r"(?i)(?<![/\w])(?P<amount>\d[\d,.]*(?:\s?[a-z€$£¥]+)?)\s?/\s?(?P<unit>mo|month|wk|week|day|yr|year|hr|hour)\b"
+    r"(?i)(?<![/\w])(?P<amount>\d[\d,.]{0,24}(?:\s?[a-z€$£¥]+)?)\s?/\s?(?P<unit>mo|month|wk|week|day|yr|year|hr|hour)\b"
 )
 _SLASH_UNITS = {"mo": "month", "wk": "week", "yr": "year", "hr": "hour"}
 #: `$10 a day`, `twice a week` say `per day`, `per week`: after an amount or a count, `a` is `per`.
 _PER_A_PERIOD = re.compile(
-    r"(?i)(?P<amount>\d[\d,.]*(?:\s?[%a-z€$£¥]+)?|\btwice|\bonce)\s+an?\s+(?P<unit>hour|day|week|month|year)\b"
+    r"(?i)(?P<amount>(?<!\d)\d[\d,.]{0,24}(?:\s?[%a-z€$£¥]+)?|\btwice|\bonce)\s+an?\s+(?P<unit>hour|day|week|month|year)\b"
 )
 #: `within a day`, `in an hour`, `a year from today`: a duration of one (`within 24 hours` is `within a
 #: day`, `12 months from today` is `a year from today`).
@@ -488,7 +489,7 @@ _A_PERIOD = re.compile(
 )
 #: 八个G, 50G: colloquial Chinese for gigabytes (grams are 克 there).
 _ZH_GIGABYTES = re.compile(
-    r"(?P<n>\d+(?:\.\d+)?)个?(?P<u>G(?!网|套餐|手机|信号|基站|用户|时代|技术|覆盖)|T(?=的|硬盘|固态|存储|空间|容量))"
+    r"(?<!\d)(?P<n>\d+(?:\.\d+)?)个?(?P<u>G(?!网|套餐|手机|信号|基站|用户|时代|技术|覆盖)|T(?=的|硬盘|固态|存储|空间|容量))"
     r"(?![A-Za-z])"
 )  # 8个G, 1T的硬盘: gigabytes, terabytes
 #: 每月, 每个季度; and a fee named by its period: 月费, 年费, 月租, 月供, 月保费 (a monthly fee).
@@ -496,7 +497,9 @@ _ZH_FREQUENCY = re.compile(
     r"每个?(?P<z>季度|星期|[天日晚周月年])|(?<![\d个一二两三四五六七八九十本这上下每今去明当前后节假])(?P<f>[日周月年])(?=保?费|租|供)"
 )
 #: 99元一个月 / 99元/月 / 99元每月 say what 每月99元 says: the period is moved before the amount.
-_ZH_PER_PERIOD = re.compile(r"(?P<amount>\d+(?:\.\d+)?元)(?:/|每|一个?)(?P<p>季度|星期|[天日晚周月年])")
+_ZH_PER_PERIOD = re.compile(
+    r"(?<!\d)(?P<amount>\d+(?:\.\d+)?元)(?:/|每|一个?)(?P<p>季度|星期|[天日晚周月年])"
+)
 _MONTH_ABBR = {"sept": 9, **{m[:3]: i for i, m in enumerate(MONTH_NAMES, start=1)}}
 #: Periods relative to now: "last quarter" (period:-1|quarter) ≠ "next quarter" (period:1|quarter).
 _RELATIVE = {
@@ -594,7 +597,7 @@ _ZH_CURRENCY = re.compile("(?P<c>人民币|美元|美金|欧元|英镑|日元|�
 #: differ only against a fact of the same kind on the other side, and their words stay in the residual.
 SOFT_FACT_KINDS = frozenset({"period", "weekday", "month", "currency", "frequency", "dial"})
 #: An email address; its characters are those of `_W` (no ideograph: 发送至a@b.cn这个邮箱 holds a@b.cn).
-_EMAIL = re.compile(rf"(?<!{_W})(?:{_W}|[.+-])+@(?:{_W}|-)+(?:\.(?:{_W}|-)+)+(?!{_W})")
+_EMAIL = re.compile(rf"(?<!{_W})(?:{_W}|[.+-]){{1,64}}@(?:{_W}|-)+(?:\.(?:{_W}|-)+)+(?!{_W})")
 #: A telephone number: an international one (`+44 20 7946 0958`) or one in groups with a separator or an
 #: area code in parentheses (`020 7946 0958`, `(415) 555-0100`), 7 to 15 digits (`_canon_phone`).
 _PHONE = re.compile(
@@ -682,12 +685,12 @@ _JAPANESE = re.compile(
 #: before a unit (3点15 alone is a time of day).
 #: 一百二十八元五角 is 128.50元: 角 and 分 (毛 colloquially) are tenths and hundredths of a yuan.
 _ZH_JIAO = re.compile(
-    r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛]"
+    r"(?<!\d)(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛]"
     r"(?:(?P<f>[一二三四五六七八九\d])(?:分|(?![\d零一二两三四五六七八九十百千万]|" + _ZH_MEASURES + r")))?"
 )  # and 18块9毛9: the fen said without 分 where the amount ends
 #: 八十六块五: the tenths said without 角 / 毛, where the amount ends (300元一节 is 300 yuan a lesson).
 _ZH_JIAO_BARE = re.compile(
-    r"(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?![\d零一二两三四五六七八九十百千万毛角分A-Za-z]|"
+    r"(?<!\d)(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?![\d零一二两三四五六七八九十百千万毛角分A-Za-z]|"
     + _ZH_MEASURES
     + ")"
 )
@@ -1282,14 +1285,20 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         if "G" in text or "T" in text:
             text = _ZH_GIGABYTES.sub(r"\g<n>\g<u>B", text)
     found: list[tuple[int, int, str]] = []
+    taken: list[
+        tuple[int, int]
+    ] = []  # found's spans in order: they never overlap, so their ends are in order
 
     def take(pattern: re.Pattern[str], canon: Callable[[re.Match[str]], str | None]) -> None:
         for m in pattern.finditer(text):
-            if any(m.start() < e and s < m.end() for s, e, _ in found):
+            start, end = m.span()
+            before = bisect.bisect_left(taken, (end,))  # the spans that start before this match ends
+            if before and taken[before - 1][1] > start:  # the last of them ends after it starts
                 continue
             c = canon(m)
             if c:
-                found.append((m.start(), m.end(), c))
+                found.append((start, end, c))
+                bisect.insort(taken, (start, end))
 
     # each pattern runs only where it can match: a Chinese pattern needs a CJK character, a pattern
     # with a digit in every match a digit, a weekday "day", … (the same facts, far fewer scans)
