@@ -64,7 +64,9 @@ class OpenConversation:
     spans_dropped: int = 0
     ended: bool = False
     span_ids: set[str] = field(default_factory=set)
-    has_root: bool = False  # a span without a parent arrived (a trace's root ends, and is exported, last)
+    # a span without a parent arrived (a trace's root ends, and is exported, last); under `trace:<id>`,
+    # the root of that trace (not of a later trace that joined it)
+    has_root: bool = False
     marked: bool = False  # an end marker arrived: it closes after `end_marker_grace_s` without spans
 
     @property
@@ -158,7 +160,7 @@ class WindowStore:
         conv.span_ids.add(span.span.span_id)
         if not span.span.parent_span_id and trace_id in self.undecided:
             self._unsettled.add(trace_id)  # its root is in: it may be joined now
-        if not span.span.parent_span_id and not conv.has_root:
+        if not span.span.parent_span_id and not conv.has_root and (cid == trace_key or cid[:6] != "trace:"):
             waited = conv.waiting_for_root
             conv.has_root = True
             if waited:  # its idle close is due sooner now: a new heap entry (the old one goes stale)
@@ -193,7 +195,7 @@ class WindowStore:
         for cid in self.marked:
             if cid not in self.open:
                 continue
-            if hold is not None and hold(cid):
+            if (hold is not None and hold(cid)) or self._fragment(self.open[cid]):
                 kept[cid] = None
             else:
                 out.append(self._close(self.open.pop(cid), "end_marker"))
@@ -394,7 +396,7 @@ class WindowStore:
                 continue
             if hold is not None and hold(cid):
                 held.append(entry)
-            elif conv.marked and watermark_ns - conv.last_ns >= self._marker_gap:
+            elif conv.marked and watermark_ns >= self._marker_due(conv):
                 out.append(self._close(self.open.pop(cid), "end_marker"))
             elif watermark_ns - conv.last_ns >= gap and watermark_ns >= self._idle_until(conv):
                 out.append(self._close(self.open.pop(cid), "inactivity"))
@@ -412,7 +414,24 @@ class WindowStore:
             max(conv.last_ns + int(self.config.inactivity_s * 1e9), self._idle_until(conv)),
             conv.first_ns + int(self.config.max_age_s * 1e9),
         )
-        return min(due, conv.last_ns + self._marker_gap) if conv.marked else due
+        return min(due, self._marker_due(conv)) if conv.marked else due
+
+    def _marker_due(self, conv: OpenConversation) -> int:
+        """When an end-marked conversation closes: `end_marker_grace_s` after its last span, or, for a
+        `_fragment`, when it would close unmarked (inactivity, and its root's wait)."""
+        if self._fragment(conv):
+            return max(conv.last_ns + int(self.config.inactivity_s * 1e9), self._idle_until(conv))
+        return conv.last_ns + self._marker_gap
+
+    def _fragment(self, conv: OpenConversation) -> bool:
+        """Spans of a trace that continues an earlier trace's history and has not joined it yet: its own
+        root (which may name the conversation, and decides the join) or the history it continues has not
+        come. An end marker (of this trace, or of a later turn joined to it) does not close them: reported
+        now, they would be a second report of one conversation beside the report of the turns they
+        continue, and a report is not taken back. They close as unmarked spans do (inactivity, and their
+        root's `trace_root_wait_s`), or join once what they wait for comes. (A trace's root ends, and is
+        exported, last; a late export brings it, or the history, after the conversation's end.)"""
+        return conv.conversation_id.startswith("trace:") and conv.conversation_id[6:] in self.undecided
 
     @property
     def _marker_gap(self) -> int:

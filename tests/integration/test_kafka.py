@@ -836,3 +836,72 @@ def replay(
         pipeline.ingest(body, "application/x-protobuf", "test", signal_)
     pipeline.flush()
     return reports
+
+
+def test_generated_conversations_without_an_id_stay_whole_through_a_replica_killed_mid_stream(
+    broker: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Generated traffic with every conversation id stripped — four span shapes, a trace per user turn,
+    conversations that open with the very same exchange, children before their roots, late spans —
+    sent over about twenty seconds while one of two replicas is killed (SIGKILL) and replaced. After
+    dedupe, what `replay` reports for the same traffic *with* its ids: the same turns in order, span
+    counts and verdicts (as multisets: a conversation without an id is keyed by its first trace, and two
+    that opened alike may swap first traces), as many reports as conversations, and every trace in
+    exactly one report."""
+    from bench.joins import strip_ids, turns
+    from monitor.cli import main
+    from monitor.report import latest_reports
+
+    args = ["--conversations", "60", "--seed", "17", "--rate", "6", "--time-scale", "0.02",
+            "--references", "4", "--batch-spans", "64"]  # fmt: skip
+    assert main(["loadgen", "--out", str(tmp_path / "files"), *args]) == 0
+    gold = tmp_path / "files" / "gold"
+    assert main(["replay", str(tmp_path / "files" / "traffic"), "--gold", str(gold),
+                 "--out", str(tmp_path / "replayed.jsonl")]) == 0  # fmt: skip
+    lines = (tmp_path / "replayed.jsonl").read_text().splitlines()
+    named = [dict(r) for r in latest_reports(json.loads(line) for line in lines).values()]
+    owner: dict[str, str] = {}
+    shift: int | None = None
+    requests = []
+    for path in sorted((tmp_path / "files" / "traffic").glob("*.pb")):
+        body = ExportTraceServiceRequest.FromString(path.read_bytes())
+        spans = [s for rs in body.resource_spans for ss in rs.scope_spans for s in ss.spans]
+        shift = shift if shift is not None else time.time_ns() - min(s.start_time_unix_nano for s in spans)
+        for s in spans:  # the traffic's own pace, from now
+            s.start_time_unix_nano += shift
+            s.end_time_unix_nano += shift
+        requests.append(strip_ids(body, owner))
+    topics = Topics(broker, "t14")
+    topics.env["AGENT_MONITOR_KAFKA__LIBRDKAFKA"] = json.dumps(
+        {"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"}
+    )
+    procs = [topics.replica(name, gold) for name in ("r1", "r2")]
+    try:
+        wait_for_group(topics)
+        for n, request in enumerate(requests):
+            topics.produce([request])
+            time.sleep(20 / len(requests))
+            if n == len(requests) // 2:
+                procs[0].send_signal(signal.SIGKILL)
+                procs[0].wait(timeout=30)
+                procs.append(topics.replica("r3", gold))
+
+        def every_trace_reported(messages: list[Any]) -> bool:
+            shown = [t["trace_id"] for r in latest(messages)[0].values() for t in r["observed_turns"]]
+            return set(shown) >= set(owner)
+
+        messages = topics.read(topics.results, want=0, timeout_s=240, until=every_trace_reported)
+        time.sleep(15)  # and whatever a replica still re-reports comes in
+        messages = topics.read(topics.results, want=len({m.key() for m in messages}), timeout_s=90)
+    finally:
+        stop(*procs)
+    capsys.readouterr()
+    reports = list(latest(messages)[0].values())
+    shown: dict[str, int] = {}
+    for report in reports:
+        for trace in {t["trace_id"] for t in report["observed_turns"] if t.get("trace_id")}:
+            shown[trace] = shown.get(trace, 0) + 1
+    assert {t: shown.get(t, 0) for t in owner} == dict.fromkeys(owner, 1)  # each trace in one report
+    assert len(reports) == len(named) == 60  # no conversation cut in two
+    said = sorted(json.dumps([turns(r), r["spans"]]) for r in reports)
+    assert said == sorted(json.dumps([turns(r), r["spans"]]) for r in named)  # whole, with replay's verdicts

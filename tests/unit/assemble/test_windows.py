@@ -353,3 +353,65 @@ def test_a_turn_that_comes_before_its_twin_s_still_joins_its_own_conversation() 
         for c in store.flush()
     }
     assert traces == {"a1": {"a1", "a2"}, "b1": {"b1", "b2"}} and store.joined_by_history == 2
+
+
+def turn_with_late_root(
+    trace: str, history: list[tuple[str, str]], reply: str, start_s: float
+) -> tuple[AgentSpan, AgentSpan]:
+    """A turn's trace as an agent framework exports it: its model call, then its root (the agent's run,
+    ended last, so exported last — here so late that it comes after the conversation's end)."""
+    model_call = chat(trace, history, reply, start_s, child=True)
+    root = normalize_span(
+        span("invoke_agent", {"gen_ai.operation.name": "invoke_agent"}, trace=trace, start_s=start_s)
+    )
+    return model_call.model_copy(
+        update={"span": model_call.span.model_copy(update={"parent_span_id": root.span.span_id})}
+    ), root
+
+
+PARIS_ROME = [("user", "Weather in Paris?"), ("assistant", "Sunny."), ("user", "And Rome?")]
+TURN_3 = [*PARIS_ROME, ("assistant", "Rain."), ("user", "Thanks, bye.")]
+
+
+def test_a_turn_whose_root_comes_after_the_end_marker_is_reported_in_its_conversation() -> None:
+    """Replay: turn 2's root comes after turn 3, which carries the end marker and joins turn 2. Closed
+    at the marker, turns 2 and 3 would be reported as a conversation of their own beside turn 1's, and
+    stay so (a report is not taken back): the marker waits for turn 2 to join, then closes all three."""
+    call_2, root_2 = turn_with_late_root("a2", PARIS_ROME, "Rain.", 5)
+    turn_3 = chat("a3", TURN_3, "Bye!", 10)
+    turn_3 = turn_3.model_copy(update={"end_marker": True})
+    store = WindowStore(WindowConfig(end_marker_grace_s=0))
+    closed = []
+    for request in ([TURN_1], [call_2], [turn_3], [root_2]):
+        for s in request:
+            store.add(s, 0)
+        closed += store.close_marked()
+    assert [c.closed_by for c in closed] == ["end_marker"] and not store.open
+    assert {s.span.trace_id[:2] for s in closed[0].conversation.spans} == {"a1", "a2", "a3"}
+    assert closed[0].conversation.conversation_id == "trace:" + "a1".ljust(32, "0")
+
+
+def test_a_turn_whose_earlier_history_comes_after_the_end_marker_is_reported_in_its_conversation() -> None:
+    """`run`: the last turn (with the end marker) comes before the model call of the turn it continues;
+    past the marker's grace it waits, then all of the conversation closes once that call has joined it."""
+    call_2, root_2 = turn_with_late_root("a2", PARIS_ROME, "Rain.", 5)
+    turn_3 = chat("a3", TURN_3, "Bye!", 10).model_copy(update={"end_marker": True})
+    store = WindowStore(WindowConfig(end_marker_grace_s=2))
+    store.add(TURN_1, 0)
+    store.add(root_2, S)
+    store.add(turn_3, 2 * S)
+    assert store.advance(10 * S) == []  # past the grace: turn 3 waits for the history it continues
+    store.add(call_2, 11 * S)
+    [closed] = store.advance(14 * S)
+    assert closed.closed_by == "end_marker" and len(closed.conversation.spans) == 4
+
+
+def test_a_marked_turn_whose_history_never_comes_is_still_reported() -> None:
+    """Nothing waits for ever: a marked turn that continues a history never seen (the monitor started
+    mid-conversation) is reported once it has been quiet for `inactivity_s`, every span in it."""
+    turn_3 = chat("a3", TURN_3, "Bye!", 10).model_copy(update={"end_marker": True})
+    store = WindowStore(WindowConfig(end_marker_grace_s=2, inactivity_s=30))
+    store.add(turn_3, 0)
+    assert store.advance(10 * S) == []
+    [closed] = store.advance(31 * S)
+    assert len(closed.conversation.spans) == 1 and not store.open
