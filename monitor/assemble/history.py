@@ -79,7 +79,8 @@ class HistoryIndex:
         self.limit = limit
         # state -> [(trace, system, answered by)], in the order they came
         self._seen: OrderedDict[bytes, list[tuple[str, bytes, int]]] = OrderedDict()
-        self._claimed: OrderedDict[tuple[bytes, str], None] = OrderedDict()  # (state, trace) continued
+        # (state, trace) continued -> by which trace
+        self._claimed: OrderedDict[tuple[bytes, str], str] = OrderedDict()
 
     def candidates(
         self, keys: HistoryKeys, trace_id: str, starts_ns: int | None = None, latest_first: bool = False
@@ -101,12 +102,28 @@ class HistoryIndex:
         same = [t for t, system in open_ if system == keys.system]
         return same or [t for t, _ in open_]
 
-    def claim(self, state: bytes, trace_id: str) -> bool:
-        """`trace_id`'s history `state` is continued now; False if it already was."""
+    def taken(self, keys: HistoryKeys, trace_id: str, starts_ns: int) -> list[tuple[str, str]]:
+        """The earlier traces `trace_id` could have continued (answered before it started) that another
+        trace continues already, in the order they came: (that earlier trace, the one continuing it)."""
+        if keys.continues is None:
+            return []
+        out = []
+        for t, _, ended in self._seen.get(keys.continues, []):
+            by = self._claimed.get((keys.continues, t))
+            if by is not None and t != trace_id and ended <= starts_ns:
+                out.append((t, by))
+        return out
+
+    def claim(self, state: bytes, trace_id: str, by: str = "") -> bool:
+        """`trace_id`'s history `state` is continued now (by the trace `by`); False if it already was."""
         if (state, trace_id) in self._claimed:
             return False
-        self._claim(state, trace_id)
+        self._claim(state, trace_id, by)
         return True
+
+    def unclaim(self, state: bytes, trace_id: str) -> None:
+        """`trace_id`'s history `state` is no longer continued (its continuation moved to a twin)."""
+        self._claimed.pop((state, trace_id), None)
 
     def saw(self, keys: HistoryKeys, trace_id: str, ended_ns: int) -> None:
         """`trace_id` saw this history and answered it by `ended_ns` (event time)."""
@@ -120,8 +137,8 @@ class HistoryIndex:
             seen.append((trace_id, keys.system, ended_ns))
             del seen[:-16]  # a history shown by more traces than that is a greeting, not a conversation
 
-    def _claim(self, state: bytes, trace_id: str) -> None:
-        self._claimed[(state, trace_id)] = None
+    def _claim(self, state: bytes, trace_id: str, by: str = "") -> None:
+        self._claimed[(state, trace_id)] = by
         while len(self._claimed) > self.limit:
             self._claimed.popitem(last=False)
 

@@ -95,7 +95,11 @@ class WindowStore:
         self._unsettled: set[str] = set()  # undecided traces to look at again (something changed)
         self._awaited: dict[bytes, set[str]] = {}  # a history digest -> undecided traces continuing it
         self._root_waits: list[tuple[int, str]] = []  # (when to stop waiting for its root, trace)
+        # a trace joined by history -> (its digests, the trace it continued); and the other way round
+        self._continued: OrderedDict[str, tuple[HistoryKeys, str]] = OrderedDict()
+        self._continued_by: dict[str, str] = {}
         self.joined_by_history = 0
+        self.moved_to_twin = 0  # joined traces moved to a twin's first turn (`_rematch`)
         # which unnamed traces may be joined by history: all, except where a trace's spans may be held by
         # another process (Kafka: only those routed to one partition by their opening, runtime/kafka.py)
         self.join_by_history: Callable[[str], bool] = _every_trace
@@ -265,6 +269,10 @@ class WindowStore:
                 for c, cid in owners.items()
                 if cid != pending.conversation_id and (cid in self.open or cid in self.closed)
             ]
+            if not found:  # every one it could continue taken: one taker may move to a twin (`_rematch`)
+                rematched = self._rematch(trace_id, keys, starts, pending.conversation_id, out)
+                if rematched is not None:
+                    found, owners = [rematched], {rematched: self._owner(rematched)}
             if not found:
                 if final:
                     del self.undecided[trace_id]
@@ -277,10 +285,11 @@ class WindowStore:
             own = _identity(pending.spans)
             found.sort(key=lambda c: owners[c] not in self.open)  # stable: earliest first within
             chosen = next((c for c in found if self._identity(owners[c]) == own), found[0])
-            if keys.continues is None or not self.histories.claim(keys.continues, chosen):
+            if keys.continues is None or not self.histories.claim(keys.continues, chosen, trace_id):
                 continue
             cid = owners[chosen]
             self._own_trace(trace_id, cid)
+            self._note_continued(trace_id, keys, chosen)
             self.joined_by_history += 1
             target = self.open.get(cid)
             if target is None:  # reported already: reopened with every span so far, as a late span does
@@ -289,6 +298,85 @@ class WindowStore:
             self._absorb(target, pending.conversation_id)
             target.last_ns = max(target.last_ns, pending.last_ns)
         return out
+
+    def _rematch(
+        self, trace_id: str, keys: HistoryKeys, starts: int, own: str, out: list[Closed]
+    ) -> str | None:
+        """Twins — conversations that opened with the very same exchange — whose next turns come out of
+        the order they began: the later-begun one, joined first, took the earlier twin's first turn, the
+        only one `trace_id` (begun before the other first turn was answered) may continue. When that
+        taker may continue another first turn still free, it moves there (with every turn joined after
+        it), and `trace_id` takes the one it freed; returns that one. Only while the taker's conversation
+        is open (a report is not taken back), and never in Kafka (`on_join`: joined spans were copied to
+        their conversation's partition). The same content either way: what changes is which first trace
+        each conversation holds, and that none is left alone."""
+        if self.on_join is not None or keys.continues is None:
+            return None
+        for earlier, taker in self.histories.taken(keys, trace_id, starts):
+            source = self.open.get(self._owner(earlier))
+            joined = self._continued.get(taker)
+            if source is None or source.conversation_id == own or joined is None:
+                continue
+            movers = [taker]
+            while movers[-1] in self._continued_by and len(movers) < 1000:
+                movers.append(self._continued_by[movers[-1]])
+            taker_start = min(
+                (s.span.start_ns for s in source.spans if s.span.trace_id == taker), default=None
+            )
+            if taker_start is None:
+                continue
+            free = [
+                c
+                for c in self.histories.candidates(joined[0], taker, taker_start)
+                if c not in movers
+                and self._owner(c) != source.conversation_id
+                and (self._owner(c) in self.open or self._owner(c) in self.closed)
+            ]
+            if not free:
+                continue
+            self.histories.unclaim(keys.continues, earlier)
+            self.histories.claim(keys.continues, free[0], taker)
+            self._note_continued(taker, joined[0], free[0])
+            self._move(source, set(movers), self._owner(free[0]), out)
+            self.moved_to_twin += 1
+            return earlier
+        return None
+
+    def _move(self, source: OpenConversation, traces: set[str], cid: str, out: list[Closed]) -> None:
+        """The spans of `traces` leave `source` (open) for the conversation `cid` (reopened if reported)."""
+        target = self.open.get(cid)
+        if target is None:
+            target, evicted = self._open(cid, source.last_ns)
+            out += evicted
+        moved = [s for s in source.spans if s.span.trace_id in traces]
+        source.spans = [s for s in source.spans if s.span.trace_id not in traces]
+        ids = {s.span.span_id for s in moved}
+        source.span_ids -= ids
+        target.spans.extend(moved)
+        target.span_ids |= ids
+        target.last_ns = max(target.last_ns, source.last_ns)
+        for trace in traces:
+            self._own_trace(trace, cid)
+        if any(s.end_marker for s in moved):  # the conversation's end came with them
+            if not any(s.end_marker for s in source.spans):
+                source.marked = False
+                self.marked.pop(source.conversation_id, None)
+            if self.config.end_marker_grace_s <= 0:
+                self.marked[cid] = None
+            target.marked = True
+        for conv in (source, target):
+            heapq.heappush(self._due, (self._deadline(conv), next(self._seq), conv.conversation_id, conv))
+
+    def _note_continued(self, trace_id: str, keys: HistoryKeys, chosen: str) -> None:
+        earlier = self._continued.get(trace_id)
+        if earlier is not None:
+            self._continued_by.pop(earlier[1], None)
+        self._continued[trace_id] = (keys, chosen)
+        self._continued.move_to_end(trace_id)
+        self._continued_by[chosen] = trace_id
+        while len(self._continued) > 10 * self.config.max_open:
+            _, (_, gone) = self._continued.popitem(last=False)
+            self._continued_by.pop(gone, None)
 
     def _started(self, trace_id: str) -> int:
         """When an unnamed trace waiting here started (event time: its earliest span)."""

@@ -355,6 +355,44 @@ def test_a_turn_that_comes_before_its_twin_s_still_joins_its_own_conversation() 
     assert traces == {"a1": {"a1", "a2"}, "b1": {"b1", "b2"}} and store.joined_by_history == 2
 
 
+def test_twins_whose_next_turns_come_out_of_order_each_keep_their_own_first_turn() -> None:
+    """Replay and `run` join a trace once its root is in, in the order traces come. The second user's
+    next turn comes first and takes the first user's first turn (the earliest answered before it
+    began); the first user's next turn, begun before the second user's first turn was answered, could
+    continue nothing else and would be reported alone. Instead the second user's turn moves to its own
+    user's first turn, still free, and each conversation is whole."""
+    a1, a2, b1, b2 = twins()
+    store = WindowStore(WindowConfig(end_marker_grace_s=0))
+    for s in (a1, b1, b2, a2):
+        store.add(s, 0)
+        store.close_marked()
+    traces = {
+        c.conversation.conversation_id[6:8]: {s.span.trace_id[:2] for s in c.conversation.spans}
+        for c in store.flush()
+    }
+    assert traces == {"a1": {"a1", "a2"}, "b1": {"b1", "b2"}}
+    assert store.joined_by_history == 2 and store.moved_to_twin == 1
+
+
+def test_a_turn_moved_to_its_twin_takes_the_turns_joined_after_it_and_the_end_marker() -> None:
+    """As above, with the second user's third turn (carrying the end marker) joined before the first
+    user's second turn comes: it moves with the turn it continues, and its marker closes the second
+    user's conversation, not the first's."""
+    a1, a2, b1, b2 = twins()
+    paris = [("user", "Weather in Paris?"), ("assistant", "Sunny.")]
+    b3 = chat("b3", [*paris, ("user", "And Oslo?"), ("assistant", "Snow."), ("user", "Thanks.")], "Bye.", 110)
+    b3 = b3.model_copy(update={"end_marker": True})
+    store = WindowStore(WindowConfig(end_marker_grace_s=2))
+    for n, s in enumerate((a1, b1, b2, b3, a2)):
+        store.add(s, n * S)
+        store.close_marked()
+    assert store.moved_to_twin == 1
+    [closed] = store.advance(10 * S)  # the marker's grace over: the second user's conversation
+    assert {s.span.trace_id[:2] for s in closed.conversation.spans} == {"b1", "b2", "b3"}
+    [rest] = store.flush()
+    assert {s.span.trace_id[:2] for s in rest.conversation.spans} == {"a1", "a2"}
+
+
 def turn_with_late_root(
     trace: str, history: list[tuple[str, str]], reply: str, start_s: float
 ) -> tuple[AgentSpan, AgentSpan]:
