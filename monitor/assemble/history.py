@@ -114,6 +114,10 @@ class HistoryIndex:
                 out.append((t, by))
         return out
 
+    def answered_by(self, state: bytes, trace_id: str) -> bool:
+        """Whether `trace_id` itself saw and answered this history (one trace holding several turns)."""
+        return any(t == trace_id for t, _, _ in self._seen.get(state, []))
+
     def claim(self, state: bytes, trace_id: str, by: str = "") -> bool:
         """`trace_id`'s history `state` is continued now (by the trace `by`); False if it already was."""
         if (state, trace_id) in self._claimed:

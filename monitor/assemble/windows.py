@@ -282,9 +282,7 @@ class WindowStore:
                     self._awaited.setdefault(keys.continues, set()).add(trace_id)
                 continue
             del self.undecided[trace_id]
-            own = _identity(pending.spans)
-            found.sort(key=lambda c: owners[c] not in self.open)  # stable: earliest first within
-            chosen = next((c for c in found if self._identity(owners[c]) == own), found[0])
+            chosen = self._choose(found, owners, _identity(pending.spans))
             if keys.continues is None or not self.histories.claim(keys.continues, chosen, trace_id):
                 continue
             cid = owners[chosen]
@@ -293,7 +291,7 @@ class WindowStore:
             self.joined_by_history += 1
             target = self.open.get(cid)
             if target is None:  # reported already: reopened with every span so far, as a late span does
-                target, evicted = self._open(cid, pending.last_ns)
+                target, evicted = self._open(cid, pending.last_ns, keep=(pending.conversation_id,))
                 out += evicted
             self._absorb(target, pending.conversation_id)
             target.last_ns = max(target.last_ns, pending.last_ns)
@@ -325,28 +323,44 @@ class WindowStore:
             )
             if taker_start is None:
                 continue
-            free = [
-                c
+            free = {
+                c: self._owner(c)
                 for c in self.histories.candidates(joined[0], taker, taker_start)
-                if c not in movers
-                and self._owner(c) != source.conversation_id
-                and (self._owner(c) in self.open or self._owner(c) in self.closed)
-            ]
+                if c not in movers and self._owner(c) != source.conversation_id
+            }
+            moving = [s for s in source.spans if s.span.trace_id in movers]
+            free = {
+                c: cid
+                for c, cid in free.items()
+                if (conv := self.open.get(cid) or self.closed.get(cid)) is not None
+                and len(conv.spans) + len(moving) <= self.config.max_spans
+            }
             if not free:
                 continue
+            there = self._choose(list(free), free, _identity(moving))
             self.histories.unclaim(keys.continues, earlier)
-            self.histories.claim(keys.continues, free[0], taker)
-            self._note_continued(taker, joined[0], free[0])
-            self._move(source, set(movers), self._owner(free[0]), out)
+            self.histories.claim(keys.continues, there, taker)
+            self._note_continued(taker, joined[0], there)
+            self._move(source, set(movers), free[there], out, keep=(source.conversation_id, own))
             self.moved_to_twin += 1
             return earlier
         return None
 
-    def _move(self, source: OpenConversation, traces: set[str], cid: str, out: list[Closed]) -> None:
-        """The spans of `traces` leave `source` (open) for the conversation `cid` (reopened if reported)."""
+    def _choose(self, found: list[str], owners: dict[str, str], own: tuple[str | None, ...]) -> str:
+        """Of the earlier traces a trace may continue (in the order they came): those whose conversation
+        is still open first, then the first whose reference, agent and release are the trace's own, else
+        the first."""
+        found = sorted(found, key=lambda c: owners[c] not in self.open)  # stable: earliest first within
+        return next((c for c in found if self._identity(owners[c]) == own), found[0])
+
+    def _move(
+        self, source: OpenConversation, traces: set[str], cid: str, out: list[Closed], keep: tuple[str, ...]
+    ) -> None:
+        """The spans of `traces` leave `source` (open) for the conversation `cid` (reopened if reported;
+        what that evicts is none of `keep`)."""
         target = self.open.get(cid)
         if target is None:
-            target, evicted = self._open(cid, source.last_ns)
+            target, evicted = self._open(cid, source.last_ns, keep)
             out += evicted
         moved = [s for s in source.spans if s.span.trace_id in traces]
         source.spans = [s for s in source.spans if s.span.trace_id not in traces]
@@ -363,7 +377,8 @@ class WindowStore:
                 self.marked.pop(source.conversation_id, None)
             if self.config.end_marker_grace_s <= 0:
                 self.marked[cid] = None
-            target.marked = True
+            else:
+                target.marked = True
         for conv in (source, target):
             heapq.heappush(self._due, (self._deadline(conv), next(self._seq), conv.conversation_id, conv))
 
@@ -387,9 +402,12 @@ class WindowStore:
         conv = self.open.get(cid) or self.closed.get(cid)
         return _identity(conv.spans) if conv is not None else None
 
-    def _open(self, cid: str, now_ns: int) -> tuple[OpenConversation, list[Closed]]:
+    def _open(
+        self, cid: str, now_ns: int, keep: tuple[str, ...] = ()
+    ) -> tuple[OpenConversation, list[Closed]]:
         """Open `cid`: new, or reopened from its report (a late span: a new object, so the reported one
-        stays as it was, with every span so far and `version + 1`). Returns it and what was evicted."""
+        stays as it was, with every span so far and `version + 1`). Returns it and what was evicted: the
+        least recently active open conversation, not one of `keep` (those a join is moving spans from)."""
         out: list[Closed] = []
         reported = self.closed.pop(cid, None)
         if reported is not None:
@@ -410,9 +428,10 @@ class WindowStore:
                 cid, first_ns=now_ns, last_ns=now_ns, version=self.versions.get(cid, 0) + 1
             )
         if len(self.open) >= self.config.max_open:
-            _, victim = self.open.popitem(last=False)
-            self.evictions += 1
-            out.append(self._close(victim, "evicted"))
+            victim_id = next((c for c in self.open if c not in keep), None)
+            if victim_id is not None:
+                self.evictions += 1
+                out.append(self._close(self.open.pop(victim_id), "evicted"))
         self.open[cid] = conv
         heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
         return conv, out
@@ -519,7 +538,15 @@ class WindowStore:
         continue, and a report is not taken back. They close as unmarked spans do (inactivity, and their
         root's `trace_root_wait_s`), or join once what they wait for comes. (A trace's root ends, and is
         exported, last; a late export brings it, or the history, after the conversation's end.)"""
-        return conv.conversation_id.startswith("trace:") and conv.conversation_id[6:] in self.undecided
+        if not conv.conversation_id.startswith("trace:"):
+            return False
+        keys = self.undecided.get(conv.conversation_id[6:])
+        # a trace that holds several turns continues its own history: no other trace is to come for it
+        return (
+            keys is not None
+            and keys.continues is not None
+            and not self.histories.answered_by(keys.continues, conv.conversation_id[6:])
+        )
 
     @property
     def _marker_gap(self) -> int:

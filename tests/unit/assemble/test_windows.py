@@ -453,3 +453,40 @@ def test_a_marked_turn_whose_history_never_comes_is_still_reported() -> None:
     assert store.advance(10 * S) == []
     [closed] = store.advance(31 * S)
     assert len(closed.conversation.spans) == 1 and not store.open
+
+
+def test_one_trace_that_holds_a_whole_conversation_closes_at_its_end_marker() -> None:
+    """A framework that keeps one trace for every turn: its second model call continues its first, in
+    the same trace. No other trace is to come for it, so its end marker closes it at once."""
+    first = chat("s1", [("user", "Weather in Paris?")], "Sunny.", 0, child=True)
+    second = chat("s1", PARIS_ROME, "Rain.", 5, child=True)
+    root = normalize_span(
+        span("invoke_agent", {"gen_ai.operation.name": "invoke_agent", "aem.conversation.end": True}, trace="s1")
+    )
+    store = WindowStore(WindowConfig(end_marker_grace_s=0))
+    for s in (first, second, root):
+        store.add(s, 0)
+    [closed] = store.close_marked()
+    assert closed.closed_by == "end_marker" and len(closed.conversation.spans) == 3
+
+
+def test_a_join_that_reopens_a_conversation_in_a_full_store_evicts_neither_side() -> None:
+    """With `max_open` reached, reopening the reported first turn a trace joins evicts the least recently
+    active conversation — never the trace's own spans or the conversation a twin's turn moves out of.
+    Every span is reported once."""
+    a1, a2, b1, b2 = twins()
+    call_a2, root_a2 = turn_with_late_root("a2", PARIS_ROME, "Rain.", 5)
+    store = WindowStore(WindowConfig(max_open=3, trace_root_wait_s=60, inactivity_s=300))
+    other = agent_span("x", 0, trace="ee")
+    closed = store.add(b1, 0)
+    closed += store.advance(400 * S)  # the second user's first turn is reported
+    for n, s in enumerate((call_a2, a1, b2, other)):  # a2's root never comes
+        closed += store.add(s, (401 + n) * S)
+        closed += store.close_marked()
+    closed += store.advance(470 * S)  # a2's root wait is over: it joins, b2 moves to b1 (reopened)
+    closed += store.flush()
+    latest = {c.conversation.conversation_id: c.conversation for c in closed}
+    spans = [s.span.span_id for c in latest.values() for s in c.spans]
+    assert sorted(spans) == sorted(s.span.span_id for s in (a1, call_a2, b1, b2, other))  # each once
+    traces = {cid[:8]: {s.span.trace_id[:2] for s in c.spans} for cid, c in latest.items()}
+    assert traces == {"trace:a1": {"a1", "a2"}, "trace:b1": {"b1", "b2"}, "x": {"ee"}}
