@@ -871,7 +871,7 @@ def test_generated_conversations_without_an_id_stay_whole_through_a_replica_kill
             s.start_time_unix_nano += shift
             s.end_time_unix_nano += shift
         requests.append(strip_ids(body, owner))
-    topics = Topics(broker, "t14")
+    topics = Topics(broker, "t15")
     topics.env["AGENT_MONITOR_KAFKA__LIBRDKAFKA"] = json.dumps(
         {"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"}
     )
