@@ -51,6 +51,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "slashes": lambda n: "1/" * (n // 2),
     "dotted letters before @": lambda n: "a." * (n // 2) + "@",
     "ids with dashes": lambda n: "a1-" * (n // 3),
+    "digits and dashes": lambda n: "1-" * (n // 2),
+    "a long word after a plus": lambda n: "C++ " + "f" * (n - 4),
     "times and amounts": lambda n: "12:30 $5 " * (n // 9),
     "Chinese numerals and digits": lambda n: "一2元" * (n // 3),
     "repeated sentence": lambda n: "Your booking ABC123 is confirmed for $120 on May 5. " * (n // 52),

@@ -37,8 +37,9 @@ from monitor.compare.textcache import short_cached
 
 _PUNCT = re.compile(r"[^\w\s]+|_+", re.UNICODE)
 #: A `+` (or two) that ends a name, a word with a letter in it: S24+, C++, A+ — not +1 415, 2+2, 18+,
-#: 2.1+ or john+orders@.
-_NAME_PLUS = re.compile(r"\b(\w*[^\W\d_]\w*)(\+{1,2})(?![\w.@+-])")
+#: 2.1+ or john+orders@. (The word taken whole, possessively: a long word tried split at every letter
+#: cost the square of its length.)
+_NAME_PLUS = re.compile(r"\b(?=\w*[^\W\d_])(\w++)(\+{1,2})(?![\w.@+-])")
 _SPACE = re.compile(r"\s+")
 
 STOPWORDS = frozenset(
@@ -612,7 +613,12 @@ _PHONE_HINT = re.compile(r"\+\d|\(\d|\d{2}[\s.-]\d{2,}[\s.-]\d{2}|\b0\d{1,4}[\s.
 _NOT_PHONE = re.compile(
     r"\d{1,2}[-.]\d{1,2}[-.]\d{2,4}|\d{4}[-.]\d{1,2}[-.]\d{1,2}|\d{1,3}(?:[ .]\d{3})+|\d+\.\d+"
 )
-_IDENT = re.compile(rf"(?<!{_W})(?=(?:{_W}|-)*\d)(?=(?:{_W}|-)*[a-zA-Z]){_W}+(?:[-_/]{_W}+)*(?!{_W})")
+#: An identifier: letters and digits, in parts joined by `-`, `_`, `/` (a digit and a letter among the
+#: first 64 characters: a lookahead that scanned a whole run of dashes and digits at each of its dashes
+#: cost the square of the run).
+_IDENT = re.compile(
+    rf"(?<!{_W})(?=(?:{_W}|-){{0,63}}\d)(?=(?:{_W}|-){{0,63}}[a-zA-Z]){_W}+(?:[-_/]{_W}+)*(?!{_W})"
+)
 _DIGIT = re.compile(r"\d")
 #: A code of two capitals (or a capital and a digit) and a number written apart: `CA 1837` is CA1837,
 #: as airlines' flight numbers and such codes are written both ways.
