@@ -419,7 +419,9 @@ _WEEKDAY_ABBR_GOES_ON = re.compile(
     r"\s*(?:\d|/|,|[-–&]|(?:and|to|through|or)\b|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
 )
 _WEEKDAY_ABBRS = tuple(d[:3] for d in _WEEKDAYS)
-_WEEKDAY_ABBR_AFTER = re.compile(r"(?:[/&–-]|\b(?:and|or|to|through))\s*$")
+_WEEKDAY_ABBR_AFTER = re.compile(
+    r"(?:[/&–-]|\b(?:and|or|to|through|this|next|last|on|by|until|till|every))\s*$"
+)
 MONTH_NAMES = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
     "november", "december",
@@ -430,7 +432,7 @@ _MONTH = re.compile(
     r"(?i:\b(?P<m>january|february|april|june|july|august|september|october|november|december)\b)"
     r"|(?<=\w[\s,(])(?P<c>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"
     r"|(?<=\w,\s)(?P<a>Jan|Feb|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"  # `Mon, Apr 9`
-    r"|(?:(?<=[—–:(.!?-]\s)|^\s*)(?P<d>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"
+    r"|(?:(?<=[—–:(.!?-]\s)|(?<=\()|^\s*)(?P<d>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"
     r"|^\s*(?P<w>May|March)\s*$"  # the whole value is the month: nothing else it could be
 )
 #: A time of day: 9am, 3 pm, 3:30 p.m., 15:00, noon, midnight (time:15:00); Chinese with its part of
@@ -486,13 +488,13 @@ _A_PERIOD = re.compile(
     r"(?i)\b(?P<pre>within|in|for|under|over|after|about|around|than|only|by|add|adds|added)\s+"
     r"(?P<adv>(?:roughly|about|around|approximately|nearly|almost|just|up to|at least|at most)\s+)?(?:an?|one)\s+"
     r"(?P<unit>hour|day|week|month|year)\b"
-    r"|\b(?:an?|one)\s+(?P<unit_from>hour|day|week|month|year)(?=\s+(?:from|after|later|ago|before|earlier)\b)"
+    r"|\b(?:an?|one)\s+(?P<unit_from>hour|day|week|month|year)(?=\s+(?:from|after|later|ago|before|earlier|long)\b)"
 )
 #: 八个G, 50G: colloquial Chinese for gigabytes (grams are 克 there).
 _ZH_GIGABYTES = re.compile(
-    r"(?<!\d)(?P<n>\d+(?:\.\d+)?)个?(?P<u>G(?!网|套餐|手机|信号|基站|用户|时代|技术|覆盖)|T(?=的|硬盘|固态|存储|空间|容量))"
-    r"(?![A-Za-z])"
-)  # 8个G, 1T的硬盘: gigabytes, terabytes
+    r"(?<!\d)(?P<n>\d+(?:\.\d+)?)个?(?P<u>G(?!网|手机|信号|基站|用户|时代|技术|覆盖)"
+    r"|T(?=的|硬盘|固态|存储|空间|容量))(?![A-Za-z])"
+)  # 8个G, 1T的硬盘, 20G套餐: gigabytes, terabytes (a 5G套餐 is a plan of the fifth generation)
 #: 每月, 每个季度; and a fee named by its period: 月费, 年费, 月租, 月供, 月保费 (a monthly fee).
 _ZH_FREQUENCY = re.compile(
     r"每个?(?P<z>季度|星期|[天日晚周月年])|(?<![\d个一二两三四五六七八九十本这上下每今去明当前后节假])(?P<f>[日周月年])(?=保?费|租|供)"
@@ -1154,7 +1156,12 @@ def in_digits(text: str) -> str:
         text = _MONTH_END.sub(_month_end, text)
     if "weekdays" in text or "工作日" in text:
         text = _WEEKDAYS_WORD.sub(lambda m: "Monday to Friday" if m[0][-1] == "s" else "周一到周五", text)
+    if "fortnight" in folded:  # `fortnightly` is every 2 weeks, `a fortnight` 2 weeks
+        text = _FORTNIGHT.sub(lambda m: "every 2 weeks" if m[0].lower().endswith("ly") else "2 weeks", text)
     return text
+
+
+_FORTNIGHT = re.compile(r"(?i)\bfortnightly\b|\b(?:(?:an?|one)\s+)?fortnight\b")
 
 
 #: `one-fifth off`, `half off`, `a quarter of the price`: a share of a price is its percent (20 %, 50 %,
@@ -1205,6 +1212,8 @@ _HOURS_MINUTES = re.compile(r"(?i)\b(?P<h>\d+)\s?(?:h|hrs?)\s?(?P<m>[1-5]?\d)\s?
 _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
 #: An enclosed number opening an item of a list (①, ⑵, ❸): NFKC makes it a digit that joins the number
 #: after it (`①7天包` read 17天).
+#: An ellipsis before digits elides what came before them (`…30217`, the card's last digits).
+_ELIDED = re.compile(r"(?<![\d.])\.{3}(?=\d)")
 _ENCLOSED_NUMBER = re.compile("[\u2460-\u24ff\u2776-\u2793]")
 #: Two-factor authentication is no count of two (`2FA`, `two-step verification`).
 _TWO_FACTOR = re.compile(
@@ -1232,6 +1241,13 @@ def _grouped_code(m: re.Match[str]) -> str:
     return f"{m['word']}{m['seat']}{m['n']}"
 
 
+def _zh_gigabytes(m: re.Match[str]) -> str:
+    """`8个G` → 8GB; not the 2G–5G of a plan (5G套餐 is a plan of the network's fifth generation)."""
+    if m["n"] in ("2", "3", "4", "5") and m["u"] == "G" and m.string.startswith("套餐", m.end()):
+        return m.group(0)
+    return f"{m['n']}{m['u']}B"
+
+
 def _a_period(m: re.Match[str]) -> str:
     """`within a day` → `within 1 day`, `a year from` → `1 year from` (`_A_PERIOD`)."""
     return f"{m['pre']} {m['adv'] or ''}1 {m['unit']}" if m["pre"] else f"1 {m['unit_from']}"
@@ -1249,6 +1265,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     if _ENCLOSED_NUMBER.search(value):
         value = _ENCLOSED_NUMBER.sub(" ", value)
     text = unicodedata.normalize("NFKC", value)
+    if "..." in text:  # `card ending …30217` (… is `...` now): the digits after an ellipsis are no decimals
+        text = _ELIDED.sub(" ", text)
     folded = text.casefold()
     if "fa" in folded or "factor" in folded or "step" in folded or "2sv" in folded:
         text = _TWO_FACTOR.sub("twofactor", text)
@@ -1289,11 +1307,10 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     if has_cjk(text):
         text = _ZH_RANGE_UNIT.sub(r"\g<a>\g<unit>至\g<b>\g<unit>", _zh_text(text))  # no minus sign: 1-3天
         if "G" in text or "T" in text:
-            text = _ZH_GIGABYTES.sub(r"\g<n>\g<u>B", text)
+            text = _ZH_GIGABYTES.sub(_zh_gigabytes, text)
     found: list[tuple[int, int, str]] = []
-    taken: list[
-        tuple[int, int]
-    ] = []  # found's spans in order: they never overlap, so their ends are in order
+    # found's spans in order: they never overlap, so their ends are in order too
+    taken: list[tuple[int, int]] = []
 
     def take(pattern: re.Pattern[str], canon: Callable[[re.Match[str]], str | None]) -> None:
         for m in pattern.finditer(text):
@@ -1853,7 +1870,9 @@ _MERIDIEM = re.compile(r"(?i)[ap]\.?m\b")
 
 def _meridiem_for_ranges(text: str, found: list[tuple[int, int, str]]) -> None:
     """A range of hours says its am / pm once, at its end: `between 1 and 5 PM` is 13:00 to 17:00, as
-    `between 1:00 and 5:00 p.m.` is. The start is an hour without a meridiem joined to a time with one."""
+    `between 1:00 and 5:00 p.m.` is. The start is an hour without a meridiem joined to a time with one.
+    On a 24-hour clock the start's bare hour is that hour (`from 11 to 11:30`, `9–17:00`), where it is
+    no later than the end and within twelve hours of it."""
     for i in range(len(found) - 1):
         (s1, e1, _), (s2, e2, c2) = found[i], found[i + 1]
         if not c2.startswith("time:"):
@@ -1861,7 +1880,12 @@ def _meridiem_for_ranges(text: str, found: list[tuple[int, int, str]]) -> None:
         start = _BARE_HOUR.fullmatch(text[s1:e1].strip())  # `Thursday, 1–5 p.m.`: the number took the space
         if start is None or not _HOURS_JOIN.fullmatch(text[e1:s2]):
             continue
-        if not _MERIDIEM.search(text[s2:e2]) or not 1 <= int(start["h"]) <= 12:
+        if not _MERIDIEM.search(text[s2:e2]):
+            end = int(c2[5:7])
+            if start["m"] is None and ":" in text[s2:e2] and 0 <= end - int(start["h"]) <= 12:
+                found[i] = (s1, e1, f"time:{int(start['h']):02d}:00")
+            continue
+        if not 1 <= int(start["h"]) <= 12:
             continue
         pm, hour = int(c2[5:7]) >= 12, int(start["h"]) % 12
         if pm and hour + 12 > int(c2[5:7]):

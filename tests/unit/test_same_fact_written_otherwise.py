@@ -158,10 +158,21 @@ SAME = [
     ("its 60,000 km service", "a 60k-km service"),
     ("每周一闭馆", "每个星期一闭馆"),
     ("需要准备：护照原件和近 6 个月银行流水", "请准备以下材料：\n1. 近半年银行流水\n2. 护照原件"),
+    # set 19's: a 24-hour range's bare start, `Sat` / `Wed.` after a word of time, `(May 31)`, the card's
+    # last digits after an ellipsis, `an hour long`, `fortnightly`, 20G套餐
+    ("Saturday 11:00–11:30", "this Sat from 11 to 11:30"),
+    ("finish by Wednesday", "wrap up by Wed."),
+    ("effective on May 31", "when the cycle ends (May 31)"),
+    ("the card ending 30217", "the card (…30217)"),
+    ("it lasts 60 minutes", "it is an hour long"),
+    ("every 2 weeks", "fortnightly"),
+    ("建议升级到20GB套餐", "可以升到20G套餐"),
 ]
 
 DIFFERENT = [
     ("two one-way tickets", "3-way tickets"),
+    ("办理5G套餐", "办理5GB套餐"),  # a plan of the fifth generation, no 5 GB
+    ("open from 9 to 17:30", "open from 10 to 17:30"),
     ("300元一节", "300.1元"),
     ("24/7 support", "July 24 support"),
     ("3 weekdays", "Monday to Friday"),
@@ -343,6 +354,11 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "The review takes about 15 business days. Refunds arrive in 5 business days.",
             "The review takes roughly three business weeks. Refunds arrive in 5 days.",
         ),
+        (  # `at no cost` negates nothing: it is `free of charge` (set 19)
+            "Your certificate was posted on 12 October. If it hasn't arrived by 9 November, we'll issue a "
+            "replacement free of charge.",
+            "We sent your certificate on Oct 12. Not there by Nov 9? We'll send a replacement at no cost.",
+        ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
             "they'll use the master key.",
@@ -407,6 +423,8 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
             "Each member can bring guests. Please double-check your booking.",
         ),
         ("Today's rate is 1 USD = 0.921 EUR.", "Today's rate is 1 USD = 921 EUR."),
+        ("There is no fee to change the date.", "There is a fee to change the date."),
+        ("A second driver is included at no extra charge.", "Adding a second driver is $12 per day."),
         # a fact missing beside others of its kind the reader did read is not said another way
         ("退款7个工作日内到账，押金扣除一个月租金作为违约金。", "退款7个工作日内到账，押金全额退还。"),
         ("请在3天宽限期内（即11月23日前）补足款项。", "请尽快补足，超过11月23日会产生罚息。"),

@@ -461,7 +461,11 @@ def test_one_trace_that_holds_a_whole_conversation_closes_at_its_end_marker() ->
     first = chat("s1", [("user", "Weather in Paris?")], "Sunny.", 0, child=True)
     second = chat("s1", PARIS_ROME, "Rain.", 5, child=True)
     root = normalize_span(
-        span("invoke_agent", {"gen_ai.operation.name": "invoke_agent", "aem.conversation.end": True}, trace="s1")
+        span(
+            "invoke_agent",
+            {"gen_ai.operation.name": "invoke_agent", "aem.conversation.end": True},
+            trace="s1",
+        )
     )
     store = WindowStore(WindowConfig(end_marker_grace_s=0))
     for s in (first, second, root):
@@ -474,8 +478,8 @@ def test_a_join_that_reopens_a_conversation_in_a_full_store_evicts_neither_side(
     """With `max_open` reached, reopening the reported first turn a trace joins evicts the least recently
     active conversation — never the trace's own spans or the conversation a twin's turn moves out of.
     Every span is reported once."""
-    a1, a2, b1, b2 = twins()
-    call_a2, root_a2 = turn_with_late_root("a2", PARIS_ROME, "Rain.", 5)
+    a1, _, b1, b2 = twins()
+    call_a2, _ = turn_with_late_root("a2", PARIS_ROME, "Rain.", 5)
     store = WindowStore(WindowConfig(max_open=3, trace_root_wait_s=60, inactivity_s=300))
     other = agent_span("x", 0, trace="ee")
     closed = store.add(b1, 0)
