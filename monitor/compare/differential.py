@@ -96,10 +96,11 @@ _ZH_COMPOUNDS = (
 _COURTESY = re.compile(
     r"(?i)^\s*(?:no problem|not a problem|no worries|not to worry|no rush|no trouble)\b[\s,.!]*"
 )
-#: Nothing to pay, said three ways, as one: `free of charge`, `at no cost`, `at no extra charge` are all
-#: `no charge` (which a reply stating a fee still contradicts: a negation on one side).
-_NO_CHARGE = re.compile(
-    r"(?i)\b(?:free of charge|(?:at|for|with) no (?:extra |additional )?(?:cost|charge))\b"
+#: Nothing to pay, said many ways, as one word: `free of charge`, `at no cost`, `at no extra charge`, `for
+#: free`, `complimentary`, `without charge` are all `free` (with no negation, which `free` has not).
+_FREE = re.compile(
+    r"(?i)\b(?:free of (?:charge|cost)|for free|complimentary|without (?:any )?(?:extra |additional )?charge"
+    r"|(?:at|for|with) no (?:extra |additional )?(?:cost|charge))\b"
 )
 #: Common Chinese surnames: one of them put for another before a title (张医生 / 李医生) is another person
 #: (not 于, 向, 万: mostly a preposition and a number).
@@ -179,8 +180,8 @@ class Difference:
 def tokens(text: str) -> list[str]:
     """Words and identifier parts, case kept (`rptEURevenue` → `rpt`, `EU`, `Revenue`)."""
     text = _CANNOT.sub("can not", _CONTRACTION.sub(" not", _COURTESY.sub("", plus_word(text))))
-    if "charge" in text or "cost" in text:
-        text = _NO_CHARGE.sub("no charge", text)
+    if "free" in text or "charge" in text or "cost" in text or "complimentary" in text:
+        text = _FREE.sub("free", text)
     return _TOKEN.findall(text)
 
 

@@ -419,9 +419,12 @@ _WEEKDAY_ABBR_GOES_ON = re.compile(
     r"\s*(?:\d|/|,|[-–&]|(?:and|to|through|or)\b|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
 )
 _WEEKDAY_ABBRS = tuple(d[:3] for d in _WEEKDAYS)
-_WEEKDAY_ABBR_AFTER = re.compile(
-    r"(?:[/&–-]|\b(?:and|or|to|through|this|next|last|on|by|until|till|every))\s*$"
-)
+_WEEKDAY_ABBR_AFTER = re.compile(r"(?:[/&–-]|\b(?:and|or|to|through))\s*$")
+#: A word of time before an abbreviation (`this Sat`, `by Wed.`), when no name goes on after it (`Sun
+#: Life`, `Wed.com`).
+_WEEKDAY_ABBR_WORD = re.compile(r"\b(?:this|next|last|on|by|until|till|every)\s+$")
+_WEEKDAY_ABBR_NAMES = re.compile(r"\.?\w|\s+[A-Z]")
+_WEEKDAY_ABBR_NAMES_AFTER_DOT = re.compile(r"\.?\w")  # `by Wed. Could you`: a sentence begins
 MONTH_NAMES = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
     "november", "december",
@@ -432,8 +435,10 @@ _MONTH = re.compile(
     r"(?i:\b(?P<m>january|february|april|june|july|august|september|october|november|december)\b)"
     r"|(?<=\w[\s,(])(?P<c>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"
     r"|(?<=\w,\s)(?P<a>Jan|Feb|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"  # `Mon, Apr 9`
-    r"|(?:(?<=[—–:(.!?-]\s)|(?<=\()|^\s*)(?P<d>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"
-    r"|^\s*(?P<w>May|March)\s*$"  # the whole value is the month: nothing else it could be
+    r"|(?<=\()(?P<p>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"
+    r"(?=\s*\d{1,2}(?:st|nd|rd|th)?\s*(?:[),;–—-]|$))"  # `(May 31)`, `(Aug 1 – Oct 31)`
+    r"|(?:(?<=[—–:(.!?-]\s)|^\s*)(?P<d>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?(?=\s*\d)"
+    r"|^\s*(?P<w>May|March|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?\s*$"  # the whole value
 )
 #: A time of day: 9am, 3 pm, 3:30 p.m., 15:00, noon, midnight (time:15:00); Chinese with its part of
 #: the day (下午3点 = 15:00, 上午9点半 = 09:30) or an hour past noon (15点); 3点 alone is left a number.
@@ -1087,7 +1092,11 @@ def _weekday_abbreviation(m: re.Match[str]) -> str | None:
     """`weekday:N` of an abbreviation a date, a time or another day follows, or that follows another
     (`Mon/Wed`, `Sat and Sun`)."""
     after = _WEEKDAY_ABBR_GOES_ON.match(m.string, m.end())
-    if not after and not _WEEKDAY_ABBR_AFTER.search(m.string[max(0, m.start() - 9) : m.start()]):
+    before = m.string[max(0, m.start() - 9) : m.start()]
+    alone = not m.string[: m.start()].strip() and not m.string[m.end() :].strip()  # the whole value
+    names = _WEEKDAY_ABBR_NAMES_AFTER_DOT if m.group(0).endswith(".") else _WEEKDAY_ABBR_NAMES
+    named = _WEEKDAY_ABBR_WORD.search(before) and not names.match(m.string, m.end())
+    if not (after or alone or named or _WEEKDAY_ABBR_AFTER.search(before)):
         return None
     return f"weekday:{_WEEKDAY_ABBRS.index(m['d'][:3].lower()) + 1}"
 
@@ -1156,12 +1165,14 @@ def in_digits(text: str) -> str:
         text = _MONTH_END.sub(_month_end, text)
     if "weekdays" in text or "工作日" in text:
         text = _WEEKDAYS_WORD.sub(lambda m: "Monday to Friday" if m[0][-1] == "s" else "周一到周五", text)
-    if "fortnight" in folded:  # `fortnightly` is every 2 weeks, `a fortnight` 2 weeks
-        text = _FORTNIGHT.sub(lambda m: "every 2 weeks" if m[0].lower().endswith("ly") else "2 weeks", text)
+    if "fortnight" in folded:  # `fortnightly`, `$50 a fortnight` are every 2 weeks; `in a fortnight` 2 weeks
+        text = _FORTNIGHT.sub(lambda m: "2 weeks" if m["span"] else "every 2 weeks", text)
     return text
 
 
-_FORTNIGHT = re.compile(r"(?i)\bfortnightly\b|\b(?:(?:an?|one)\s+)?fortnight\b")
+_FORTNIGHT = re.compile(
+    r"(?i)\bfortnightly\b|\b(?:per|every|each)\s+fortnight\b|(?<=\d\s)an?\s+fortnight\b|(?P<span>\b(?:(?:an?|one)\s+)?fortnight\b)"
+)
 
 
 #: `one-fifth off`, `half off`, `a quarter of the price`: a share of a price is its percent (20 %, 50 %,
@@ -1777,9 +1788,7 @@ def _canon_frequency(m: re.Match[str]) -> str:
 
 
 def _canon_month(m: re.Match[str]) -> str:
-    return (
-        f"month:{_month_number(m.group('m') or m.group('c') or m.group('a') or m.group('d') or m.group('w'))}"
-    )
+    return f"month:{_month_number(m['m'] or m['c'] or m['a'] or m['p'] or m['d'] or m['w'])}"
 
 
 def _month_number(name: str) -> int:
@@ -1866,13 +1875,14 @@ def _valid_day(year: int, month: int, day: int) -> bool:
 _HOURS_JOIN = re.compile(r"\s*(?:and|to|until|till|-|–|—)\s*", re.IGNORECASE)
 _BARE_HOUR = re.compile(r"(?P<h>\d{1,2})(?::(?P<m>[0-5]\d))?")
 _MERIDIEM = re.compile(r"(?i)[ap]\.?m\b")
+_RANGE_OPENS = re.compile(r"(?i)\b(?:from|between)\s+$")  # not `Gate 4 – 9:15`, `Table for 2 - 8:30`
 
 
 def _meridiem_for_ranges(text: str, found: list[tuple[int, int, str]]) -> None:
     """A range of hours says its am / pm once, at its end: `between 1 and 5 PM` is 13:00 to 17:00, as
     `between 1:00 and 5:00 p.m.` is. The start is an hour without a meridiem joined to a time with one.
-    On a 24-hour clock the start's bare hour is that hour (`from 11 to 11:30`, `9–17:00`), where it is
-    no later than the end and within twelve hours of it."""
+    On a 24-hour clock the start's bare hour after `from` or `between` is that hour (`from 11 to 11:30`),
+    where it is no later than the end and within twelve hours of it."""
     for i in range(len(found) - 1):
         (s1, e1, _), (s2, e2, c2) = found[i], found[i + 1]
         if not c2.startswith("time:"):
@@ -1881,8 +1891,8 @@ def _meridiem_for_ranges(text: str, found: list[tuple[int, int, str]]) -> None:
         if start is None or not _HOURS_JOIN.fullmatch(text[e1:s2]):
             continue
         if not _MERIDIEM.search(text[s2:e2]):
-            end = int(c2[5:7])
-            if start["m"] is None and ":" in text[s2:e2] and 0 <= end - int(start["h"]) <= 12:
+            end, opened = int(c2[5:7]), _RANGE_OPENS.search(text[max(0, s1 - 9) : s1])
+            if opened and start["m"] is None and ":" in text[s2:e2] and 0 <= end - int(start["h"]) <= 12:
                 found[i] = (s1, e1, f"time:{int(start['h']):02d}:00")
             continue
         if not 1 <= int(start["h"]) <= 12:
