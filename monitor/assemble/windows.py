@@ -323,25 +323,22 @@ class WindowStore:
             )
             if taker_start is None:
                 continue
-            free = {
-                c: self._owner(c)
-                for c in self.histories.candidates(joined[0], taker, taker_start)
-                if c not in movers and self._owner(c) != source.conversation_id
-            }
             moving = [s for s in source.spans if s.span.trace_id in movers]
-            free = {
-                c: cid
-                for c, cid in free.items()
-                if (conv := self.open.get(cid) or self.closed.get(cid)) is not None
-                and len(conv.spans) + len(moving) <= self.config.max_spans
-            }
+            free: dict[str, str] = {}  # the first turns the taker may continue instead -> their conversation
+            for c in self.histories.candidates(joined[0], taker, taker_start):
+                cid = self._owner(c)
+                conv = self.open.get(cid) or self.closed.get(cid)
+                if c in movers or cid == source.conversation_id or conv is None:
+                    continue
+                if len(conv.spans) + len(moving) <= self.config.max_spans:
+                    free[c] = cid
             if not free:
                 continue
             there = self._choose(list(free), free, _identity(moving))
             self.histories.unclaim(keys.continues, earlier)
             self.histories.claim(keys.continues, there, taker)
             self._note_continued(taker, joined[0], there)
-            self._move(source, set(movers), free[there], out, keep=(source.conversation_id, own))
+            self._move(source, moving, free[there], out, keep=(source.conversation_id, own))
             self.moved_to_twin += 1
             return earlier
         return None
@@ -354,15 +351,20 @@ class WindowStore:
         return next((c for c in found if self._identity(owners[c]) == own), found[0])
 
     def _move(
-        self, source: OpenConversation, traces: set[str], cid: str, out: list[Closed], keep: tuple[str, ...]
+        self,
+        source: OpenConversation,
+        moved: list[AgentSpan],
+        cid: str,
+        out: list[Closed],
+        keep: tuple[str, ...],
     ) -> None:
-        """The spans of `traces` leave `source` (open) for the conversation `cid` (reopened if reported;
-        what that evicts is none of `keep`)."""
+        """`moved` (spans of `source`, open, whole traces) leave it for the conversation `cid` (reopened if
+        reported; what that evicts is none of `keep`)."""
         target = self.open.get(cid)
         if target is None:
             target, evicted = self._open(cid, source.last_ns, keep)
             out += evicted
-        moved = [s for s in source.spans if s.span.trace_id in traces]
+        traces = {s.span.trace_id for s in moved}
         source.spans = [s for s in source.spans if s.span.trace_id not in traces]
         ids = {s.span.span_id for s in moved}
         source.span_ids -= ids
@@ -494,7 +496,6 @@ class WindowStore:
         what `hold` names: those are due again at the next call."""
         out = self._settle(now_ns=watermark_ns)
         held = []
-        gap = int(self.config.inactivity_s * 1e9)
         age = int(self.config.max_age_s * 1e9)
         while self._due and self._due[0][0] <= watermark_ns:
             entry = heapq.heappop(self._due)
@@ -505,7 +506,7 @@ class WindowStore:
                 held.append(entry)
             elif conv.marked and watermark_ns >= self._marker_due(conv):
                 out.append(self._close(self.open.pop(cid), "end_marker"))
-            elif watermark_ns - conv.last_ns >= gap and watermark_ns >= self._idle_until(conv):
+            elif watermark_ns >= self._idle_due(conv):
                 out.append(self._close(self.open.pop(cid), "inactivity"))
             elif watermark_ns - conv.first_ns >= age:
                 out.append(self._close(self.open.pop(cid), "max_age"))
@@ -517,18 +518,17 @@ class WindowStore:
 
     def _deadline(self, conv: OpenConversation) -> int:
         """The earliest processing time that may close `conv`; only grows as spans arrive, so never late."""
-        due = min(
-            max(conv.last_ns + int(self.config.inactivity_s * 1e9), self._idle_until(conv)),
-            conv.first_ns + int(self.config.max_age_s * 1e9),
-        )
+        due = min(self._idle_due(conv), conv.first_ns + int(self.config.max_age_s * 1e9))
         return min(due, self._marker_due(conv)) if conv.marked else due
+
+    def _idle_due(self, conv: OpenConversation) -> int:
+        """When inactivity may close `conv`: `inactivity_s` after its last span, not before its root's wait."""
+        return max(conv.last_ns + int(self.config.inactivity_s * 1e9), self._idle_until(conv))
 
     def _marker_due(self, conv: OpenConversation) -> int:
         """When an end-marked conversation closes: `end_marker_grace_s` after its last span, or, for a
-        `_fragment`, when it would close unmarked (inactivity, and its root's wait)."""
-        if self._fragment(conv):
-            return max(conv.last_ns + int(self.config.inactivity_s * 1e9), self._idle_until(conv))
-        return conv.last_ns + self._marker_gap
+        `_fragment`, when it would close unmarked (`_idle_due`)."""
+        return self._idle_due(conv) if self._fragment(conv) else conv.last_ns + self._marker_gap
 
     def _fragment(self, conv: OpenConversation) -> bool:
         """Spans of a trace that continues an earlier trace's history and has not joined it yet: its own
