@@ -180,8 +180,7 @@ class Difference:
 def tokens(text: str) -> list[str]:
     """Words and identifier parts, case kept (`rptEURevenue` → `rpt`, `EU`, `Revenue`)."""
     text = _CANNOT.sub("can not", _CONTRACTION.sub(" not", _COURTESY.sub("", plus_word(text))))
-    if "free" in text or "charge" in text or "cost" in text or "complimentary" in text:
-        text = _FREE.sub("free", text)
+    text = _FREE.sub("free", text)  # (no substring guard: `Complimentary` opens a sentence too)
     return _TOKEN.findall(text)
 
 
