@@ -218,6 +218,10 @@ _UNITS: dict[str, tuple[str, float]] = {
     "lb": ("g", 453.59237),
     "lbs": ("g", 453.59237),
     "pounds": ("g", 453.59237),
+    "tonnes": ("g", 1e6),  # the metric tonne (a `ton` alone is short, long or metric: not read)
+    "tonne": ("g", 1e6),
+    "metric tons": ("g", 1e6),
+    "metric ton": ("g", 1e6),
     "ms": ("s", 0.001),
     "s": ("s", 1),
     "sec": ("s", 1),
@@ -509,14 +513,16 @@ _ZH_PER_PERIOD = re.compile(
     r"(?<!\d)(?P<amount>\d+(?:\.\d+)?元)(?:/|每|一个?)(?P<p>季度|星期|[天日晚周月年])"
 )
 _MONTH_ABBR = {"sept": 9, **{m[:3]: i for i, m in enumerate(MONTH_NAMES, start=1)}}
-#: Periods relative to now: "last quarter" (period:-1|quarter) ≠ "next quarter" (period:1|quarter).
+#: Periods relative to now: "last quarter" (period:-1|quarter) ≠ "next quarter" (period:1|quarter); as
+#: an adjective too (`your prior-year return`).
 _RELATIVE = {
     "last": -1, "previous": -1, "past": -1, "prior": -1,
     "this": 0, "current": 0,
     "next": 1, "coming": 1, "following": 1, "upcoming": 1,
 }  # fmt: skip
 _PERIOD = re.compile(
-    r"\b(?P<rel>" + "|".join(_RELATIVE) + r")\s+(?P<unit>quarter|week|month|year|weekend)\b", re.IGNORECASE
+    r"\b(?P<rel>" + "|".join(_RELATIVE) + r")(?:\s+|-)(?P<unit>quarter|week|month|year|weekend)\b",
+    re.IGNORECASE,
 )
 #: The same in Chinese: 上个月 = last month (period:-1|month), 下周 = next week, 本季度 = this quarter, 今年 /
 #: 去年 / 明年. Only the relative word is the match, the unit is looked ahead at, so 下周二 is also
@@ -686,10 +692,13 @@ _ZH_AND_A_HALF = re.compile(r"(?P<n>\d+)个?半(?:小时|钟头)")
 _CJK_SPACE = re.compile(
     f"(?<=[{CJK_CHARS}])\\s+(?=\\d)|(?<=\\d)\\s+(?=[{CJK_CHARS}])"
 )  # digits only: not in `到 a@b.com`
-_MYRIADS = {"万": 10_000, "亿": 100_000_000}
-#: 5万 is 50000 (not after a digit and a comma: the rest of 1,5万 is not a number; a comma alone, as
-#: NFKC makes of ，, is a clause's end). No float overflow: 15 digits at most.
-_MYRIAD = re.compile(r"(?<!\d)(?<!\d,)(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>[万亿])")
+_MYRIADS = {"千": 1000, "万": 10_000, "亿": 100_000_000}
+#: 5万 is 50000, 9千 9000 (not after a digit and a comma: the rest of 1,5万 is not a number; a comma
+#: alone, as NFKC makes of ，, is a clause's end; 千 not of a unit: 5千克, 3千米, 2千瓦, 千分之). No float
+#: overflow: 15 digits at most.
+_MYRIAD = re.compile(
+    r"(?<!\d)(?<!\d,)(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>[万亿]|千(?![克米瓦卡焦帕赫兆]|分之))"
+)
 #: What says a text is about Japan, where ¥ is the yen: kana, the yen named, Japan or a Japanese city.
 _JAPANESE = re.compile(
     "[\u3040-\u30ff]|日元|日币|日本|円|东京|大阪|京都|名古屋|札幌|福冈|冲绳|横滨|神户|奈良"
@@ -701,16 +710,18 @@ _ZH_JIAO = re.compile(
     r"(?<!\d)(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛]"
     r"(?:(?P<f>[一二三四五六七八九\d])(?:分|(?![\d零一二两三四五六七八九十百千万]|" + _ZH_MEASURES + r")))?"
 )  # and 18块9毛9: the fen said without 分 where the amount ends
-#: 八十六块五: the tenths said without 角 / 毛, where the amount ends (300元一节 is 300 yuan a lesson).
+#: 八十六块五: the tenths said without 角 / 毛, where the amount ends (300元一节, 22元一桶 are 300 yuan a
+#: lesson, 22 a bucket; 2块5一平 is 2.5 yuan a square metre).
 _ZH_JIAO_BARE = re.compile(
-    r"(?<!\d)(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])(?![\d零一二两三四五六七八九十百千万毛角分A-Za-z]|"
+    r"(?<!\d)(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])"
+    r"(?!(?<=一)[\u4e00-\u9fff])(?![\d零二两三四五六七八九十百千万毛角分A-Za-z]|一(?![\u4e00-\u9fff])|"
     + _ZH_MEASURES
     + ")"
 )
 #: 5毛 alone (no yuan before it) where it is money — paid or charged (收5毛), 5毛钱, or ending a clause —
 #: tenths of a yuan (not 一毛不拔; 角 is as often an angle or a corner: 三角形, 冰山一角).
 _ZH_JIAO_ALONE = re.compile(
-    r"(?<=[收付退花赔补减省价费要仅共每])(?P<j>[1-9一二两三四五六七八九])毛(?!钱?[\d零一二两三四五六七八九])"
+    r"(?<=[收付退花赔补减省价费要仅共每钟里斤])(?P<j>[1-9一二两三四五六七八九])毛(?!钱?[\d零一二两三四五六七八九])"
     r"|(?<![\d.零一二两三四五六七八九十百千万元块])(?P<k>[1-9一二两三四五六七八九])毛(?=钱|[，。,.;；！!？?）)\s]|$)"
 )
 #: 按七成赔付, 退两成: tenths as a share paid (not 八成 "probably", 一成不变, 九成九).
@@ -1139,6 +1150,8 @@ def in_digits(text: str) -> str:
     `twelve` → 12 (not `one`: `NUMBER_WORDS`), `42 dollars and 17 cents` → $42.17, `a ten-dollar
     credit` → 10 dollar, `two extra days` → 2 days extra, `half an hour` → 30 minutes, `weekdays` →
     Monday to Friday."""
+    if "dozen" in text:  # `half a dozen` is 6, `a dozen` 12
+        text = _DOZEN.sub(lambda m: "6" if m["half"] else "12", text)
     if _NUMBER_RUN_HINT.search(text):
         for start, end, number in reversed(number_runs(text)):
             text = f"{text[:start]}{number}{text[end:]}"
@@ -1170,6 +1183,12 @@ def in_digits(text: str) -> str:
     return text
 
 
+_DOZEN = re.compile(r"(?i)\b(?:(?P<half>half\s+a)|an?|one)\s+dozen\b")
+#: A width by a length: before a unit of length, or after `a` (`a 10 by 10`), never `5 by 10 June`.
+_BY_DIMENSIONS = re.compile(
+    r"(?i)(?:(?<=\ban\s)|(?<=\ba\s)|(?<=\())(?P<a>\d{1,3})\s+by\s+(?P<b>\d{1,3})\b(?![.,:/]?\d)"
+    r"|\b(?P<c>\d{1,3})\s+by\s+(?P<d>\d{1,3})(?=\s*(?:ft|feet|foot|m|metres?|meters?|cm|mm|inch(?:es)?|in|yards?)\b)"
+)
 _FORTNIGHT = re.compile(
     r"(?i)\bfortnightly\b|\b(?:per|every|each)\s+fortnight\b|(?<=\d\s)an?\s+fortnight\b|(?P<span>\b(?:(?:an?|one)\s+)?fortnight\b)"
 )
@@ -1178,7 +1197,7 @@ _FORTNIGHT = re.compile(
 #: `one-fifth off`, `half off`, `a quarter of the price`: a share of a price is its percent (20 %, 50 %,
 #: 25 %); thirds are left alone (33 % and 33.3 % are both said for them).
 _FRACTION_OF_PRICE = re.compile(
-    r"(?i)\b(?:(?P<n>an?|one|\d)[\s-]+)?(?P<f>half|quarters?|fifths?|tenths?)(?=\s+off\b"
+    r"(?i)\b(?:(?P<n>an?|one|\d)[\s-]+)?(?P<f>half|quarters?|fifths?|tenths?)(?=\s+off\b|(?<=half)[\s-]+(?:price|refund|fare)\b"
     r"|\s+(?:of\s+)?(?:the|your|its|their)\s+(?:(?:[a-z]+|[$€£¥]?\d[\d,.]*)\s+){0,2}(?:price|cost|fee|fare|bill|total|amount|balance|order|rent"
     r"|charges?|difference|deposit|refund)\b)"
 )
@@ -1285,6 +1304,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _ALWAYS.sub("around-the-clock", text)
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
         text = _UNIT_TIMES.sub(" x ", text).replace("×", "x")
+    if " by " in text:  # `a 10 by 10`, `12 by 8 ft` is 10x10, 12x8
+        text = _BY_DIMENSIONS.sub(lambda m: f"{m['a'] or m['c']}x{m['b'] or m['d']}", text)
     if "·" in text:  # 沪A·5K392 is the plate 沪A5K392
         text = _CODE_DOT.sub("", text)
     text = in_digits(plus_word(text))

@@ -113,6 +113,23 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     gold_canons, pred_canons = {c for _, c, _ in gold_facts}, {c for _, c, _ in pred_facts}
     missing = [f for f in gold_facts if f[1] not in pred_canons]
     extra = [f for f in pred_facts if f[1] not in gold_canons]
+    # one identifier grouped otherwise is one identifier: `FR-48213` / `FR 48213`, `7730-212` / `7730212`
+    regrouped = [(f[2], run) for f, run in _regrouped(missing, predicted, extra)]
+    regrouped += [(run, f[2]) for f, run in _regrouped(extra, gold, missing)]
+    for gold_side, reply_side in regrouped:
+        what = "the same identifier grouped by other separators"
+        comparisons.append(
+            Comparison(
+                field="response.id",
+                gold=gold_side,
+                predicted=reply_side,
+                equal=True,
+                score=1.0,
+                rung=Rung.NORMALIZED,
+                kind="short",
+                note=what,
+            )
+        )
     # a measure the reply states more often than gold does: a second `10 years` where gold has `10 years`
     # and `12 years` is the rival of the missing `12 years` (measures only: a repeated amount is no rival
     # of a fee of $0 the reply waives in words)
@@ -534,6 +551,57 @@ def _same_quantity(a: str, b: str) -> bool:
 
 
 _ZERO = re.compile(r"number:0(?:\.0+)?(?:\|\w+)?")
+#: The groups of an identifier (letters and digits) and what may separate them: a space, a dash, a dot, a
+#: slash — one or two of them (`MSKU 482911-7`, `SF 1234 5678 90`, 6-2-3018, `PA–2024–118734`).
+_GROUP = re.compile(r"[A-Za-z0-9]+")
+_GROUP_GAP = re.compile(r"[\s\-\u2010-\u2014./#]{1,2}")
+
+
+def _regrouped(
+    facts: list[tuple[str, str, str]], other: str, other_facts: list[tuple[str, str, str]]
+) -> list[tuple[tuple[str, str, str], str]]:
+    """Facts of one side that the other text writes as the same letters and digits grouped otherwise
+    (kinds id, phone and numbers without a unit, of four digits or more), each with the other text's
+    run; both are taken out of `facts` and `other_facts` (the run's own readings: `FR 48213`'s 48213).
+    A digit changed, dropped or added is no regrouping: the letters and digits must be the same, in order."""
+    groups = [(m.start(), m.end(), m.group().lower()) for m in _GROUP.finditer(other)]
+    found: list[tuple[tuple[str, str, str], str]] = []
+    for fact in list(facts):
+        kind, canon, text = fact
+        if kind not in ("id", "phone", "number") or "|" in canon:
+            continue
+        parts = _GROUP.findall(text)
+        squashed = "".join(parts).lower()
+        if len(squashed) < 5 or sum(c.isdigit() for c in squashed) < 4:
+            continue
+        run = _run_of(squashed, groups, other, single=len(parts) > 1)
+        if run is None:
+            continue
+        facts.remove(fact)
+        for inside in [f for f in other_facts if f[2].strip() and f[2].strip() in run]:
+            other_facts.remove(inside)
+        found.append((fact, run))
+    return found
+
+
+def _run_of(squashed: str, groups: list[tuple[int, int, str]], text: str, single: bool) -> str | None:
+    """The stretch of `text` whose consecutive groups, joined, are `squashed` — one group only where the
+    fact itself had several (`7730-212` against `7730212`)."""
+    for i, (start, _, first) in enumerate(groups):
+        if not squashed.startswith(first):
+            continue
+        joined, j = first, i
+        while len(joined) < len(squashed) and j + 1 < len(groups):
+            gap = text[groups[j][1] : groups[j + 1][0]]
+            if not _GROUP_GAP.fullmatch(gap) or not squashed.startswith(joined + groups[j + 1][2]):
+                break
+            j += 1
+            joined += groups[j][2]
+        if joined == squashed and (j > i or single):
+            return text[start : groups[j][1]]
+    return None
+
+
 _FREE = re.compile(
     r"(?i)\b(?:free of charge|for free|(?:is|are|be|was) free|no (?:extra |additional |further )?(?:charges?|fees?|costs?)"
     r"|waived|at no (?:extra |additional )?cost)\b|(?<!避)免[\u4e00-\u9fff]{0,3}费|免收|不收(?:费|取)"
@@ -590,7 +658,8 @@ def _only_asks_to_choose(sentence: str) -> bool:
 
 def _said_in_words(part: str, reply: str) -> bool:
     """Whether a third or more of a gold part's content words (their first letters, so `reset` and
-    `resetting` meet, or a WordNet synonym: `restart` / `reboot`), or of its ideographs, occur in the
+    `resetting` meet, and a word of four letters its inflections: `need` / `needed`; or a WordNet
+    synonym: `restart` / `reboot`), or of its ideographs, occur in the
     reply: the part is there in its words, even where the model finds it uncovered."""
     ideographs = set(_IDEOGRAPHS.findall(part)) - _ZH_FILLER
     if ideographs:
@@ -600,9 +669,13 @@ def _said_in_words(part: str, reply: str) -> bool:
         return True
     reply_words = {w for w in content_words(reply) if w.isalpha()}
     stems = {w[:_STEM] for w in reply_words}
+    short = {w for w in reply_words if len(w) == 4}  # `need` for `needed`, and `needed` for `need`
+    short_of = {w[:4] for w in reply_words if len(w) > 4}
     lexicon = load_lexicon()
     found = sum(
-        w[:_STEM] in stems or any(lexicon.relate(w, r)[0] is Relation.SYNONYM for r in reply_words)
+        w[:_STEM] in stems
+        or (w[:4] in short if len(w) > 4 else len(w) == 4 and w in short_of)
+        or any(lexicon.relate(w, r)[0] is Relation.SYNONYM for r in reply_words)
         for w in words
     )
     return 3 * found >= len(words)

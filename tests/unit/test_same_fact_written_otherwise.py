@@ -364,6 +364,18 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "replacement free of charge.",
             "We sent your certificate on Oct 12. Not there by Nov 9? We'll send a replacement at no cost.",
         ),
+        (  # one identifier grouped by other separators (set 20)
+            "Your claim CLM-30592 was approved; the cheque goes out this week.",
+            "Claim CLM 30592 is approved, and the cheque is sent this week.",
+        ),
+        ("Member ID 7730-212 is valid until 30 June.", "Member ID 7730212, valid through June 30."),
+        ("Container MSKU 482911-7 left Shanghai on 2 May.", "Container MSKU4829117 departed Shanghai May 2."),
+        ("您的取件码是 6-2-3018，请在今天取走。", "取件码623018，今天来拿就行。"),
+        ("尾款9000元请在入住当天付清。", "剩下的9千入住那天付清就可以。"),
+        (  # a word of four letters and its inflection: `need` / `needed` (set 20)
+            "Your plan renews on 1 October at $54 per month; you don't need to do anything.",
+            "No action needed: the plan renews October 1 at $54 a month.",
+        ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
             "they'll use the master key.",
@@ -439,6 +451,11 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ),
         ("The guided tour lasts 75 minutes.", "The guided tour lasts 1 hour 30 minutes."),
         ("Use pickup code 482 910 by Friday.", "Use pickup code 482 901 by Friday."),
+        # regrouped, but not the same letters and digits
+        ("Your claim CLM-30592 was approved.", "Claim CLM 30529 is approved."),
+        ("Member ID 7730-212 is valid until 30 June.", "Member ID 7730213, valid through June 30."),
+        ("您的取件码是 6-2-3018，请在今天取走。", "取件码623019，今天来拿就行。"),
+        ("尾款9000元请在入住当天付清。", "剩下的8千入住那天付清就可以。"),
         ("扣除免赔额后按70%比例赔付。", "扣除免赔额后按六成赔付。"),
         ("超时后每12小时收费0.5元。", "超时后每12小时收5块。"),
         ("已为您预约4月20日上午9点的保洁。", "保洁约好了：4/21早上九点。"),
@@ -520,6 +537,20 @@ def test_a_text_is_read_for_facts_once() -> None:
         ("re-enable two-factor authentication", ()),  # no count of two
         ("预计1.5-2.5小时", ("number:5400|s", "number:9000|s")),  # hours, no dates
         ("评分4.5，周一", ("number:4.5", "weekday:1")),  # a score, no 4月5日
+        # set 20: a price per unit after the yuan, 千 after a digit, 毛 after a rate, a metric tonne, a
+        # dozen, a half refund, a width by a length, a period as an adjective
+        ("22元一桶", ("number:22|cny",)),  # no 22.1元
+        ("物业费2块5一平", ("number:2.5|cny",)),
+        ("剩下的9千", ("number:9000",)),
+        ("5千克大米", ("number:5000|g",)),  # a unit, no 5000
+        ("按每分钟5毛收费", ("number:0.5|cny",)),
+        ("1.2 tonnes", ("number:1200000|g",)),
+        ("half a dozen keys", ("number:6",)),
+        ("a half refund", ("number:50|percent",)),
+        ("a 10 by 10 unit", ("id:10x10",)),
+        ("pay $5 by 10 June", ("month:6", "number:10", "number:5|usd")),  # no 5x10
+        ("your prior-year return", ("period:-1|year",)),
+        ("the last-minute change", ()),
         # and what a review of these rules found read wrong: a fraction, a score, a rate, an angle, `probably`,
         # a code beside a duration, a fuel price, two durations of one unit, the night's hours, a dose
         ("评分4/5", ("number:4", "number:5")),
