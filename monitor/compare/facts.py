@@ -692,12 +692,12 @@ _ZH_AND_A_HALF = re.compile(r"(?P<n>\d+)个?半(?:小时|钟头)")
 _CJK_SPACE = re.compile(
     f"(?<=[{CJK_CHARS}])\\s+(?=\\d)|(?<=\\d)\\s+(?=[{CJK_CHARS}])"
 )  # digits only: not in `到 a@b.com`
-_MYRIADS = {"千": 1000, "万": 10_000, "亿": 100_000_000}
-#: 5万 is 50000, 9千 9000 (not after a digit and a comma: the rest of 1,5万 is not a number; a comma
+_MYRIADS = {"千": 1000, "万": 10_000, "亿": 100_000_000, "千万": 10_000_000, "千亿": 100_000_000_000}
+#: 5万 is 50000, 9千 9000, 3千万 30000000 (not after a digit and a comma: the rest of 1,5万 is not a number; a comma
 #: alone, as NFKC makes of ，, is a clause's end; 千 not of a unit: 5千克, 3千米, 2千瓦, 千分之). No float
 #: overflow: 15 digits at most.
 _MYRIAD = re.compile(
-    r"(?<!\d)(?<!\d,)(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>[万亿]|千(?![克米瓦卡焦帕赫兆]|分之))"
+    r"(?<!\d)(?<!\d,)(?P<n>\d[\d,]{0,14}(?:\.\d+)?)(?P<x>千万|千亿|[万亿]|千(?![克米瓦卡焦帕赫兆百\d零一二两三四五六七八九]|分之))"
 )
 #: What says a text is about Japan, where ¥ is the yen: kana, the yen named, Japan or a Japanese city.
 _JAPANESE = re.compile(
@@ -1172,6 +1172,7 @@ def in_digits(text: str) -> str:
         text = _AND_A_HALF.sub(r"\g<n>.5 \g<u>", text)
         text = _FRACTION_OF_PRICE.sub(_fraction_as_percent, text)
         text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[m.group(0).lower()], text)
+        text = _PAST_THE_HOUR.sub(_past_the_hour, text)
     if "hour" in folded and "min" in folded:
         text = _AN_HOUR_AND.sub(lambda m: f"{60 + int(m['m'])} minutes", text)
     if "end of" in folded:  # `the end of May` is May 31
@@ -1183,11 +1184,27 @@ def in_digits(text: str) -> str:
     return text
 
 
+#: `half past 10`, `quarter past 3`, `quarter to 8` (number words are digits by then): 10:30, 3:15, 7:45.
+_PAST_THE_HOUR = re.compile(
+    r"(?i)\b(?P<p>half|quarter)\s+(?P<d>past|after|to)\s+(?P<h>1[0-2]|[1-9])\b(?![:.]\d)"
+)
+
+
+def _past_the_hour(m: re.Match[str]) -> str:
+    hour, part, to = int(m["h"]), m["p"].lower(), m["d"].lower() == "to"
+    if to:
+        return f"{(hour - 2) % 12 + 1}:{45 if part == 'quarter' else 30}"
+    return f"{hour}:{30 if part == 'half' else 15}"
+
+
 _DOZEN = re.compile(r"(?i)\b(?:(?P<half>half\s+a)|an?|one)\s+dozen\b")
-#: A width by a length: before a unit of length, or after `a` (`a 10 by 10`), never `5 by 10 June`.
+#: A width by a length after `a` or a parenthesis (`a 10 by 10`, as `10x10` says), never before a month
+#: or a unit of time (`a 5 by 10 June`), nor before a unit of length: `10x10 ft` is read without its unit,
+#: and `12 by 8 ft` / `12 by 8 m` must stay apart.
 _BY_DIMENSIONS = re.compile(
     r"(?i)(?:(?<=\ban\s)|(?<=\ba\s)|(?<=\())(?P<a>\d{1,3})\s+by\s+(?P<b>\d{1,3})\b(?![.,:/]?\d)"
-    r"|\b(?P<c>\d{1,3})\s+by\s+(?P<d>\d{1,3})(?=\s*(?:ft|feet|foot|m|metres?|meters?|cm|mm|inch(?:es)?|in|yards?)\b)"
+    r"(?!\s*(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|days?|weeks?|months?|years?|hours?|minutes?"
+    r"|nights?|ft|feet|foot|m|metres?|meters?|cm|mm|inch(?:es)?|in|yards?)\b)"
 )
 _FORTNIGHT = re.compile(
     r"(?i)\bfortnightly\b|\b(?:per|every|each)\s+fortnight\b|(?<=\d\s)an?\s+fortnight\b|(?P<span>\b(?:(?:an?|one)\s+)?fortnight\b)"
@@ -1197,7 +1214,7 @@ _FORTNIGHT = re.compile(
 #: `one-fifth off`, `half off`, `a quarter of the price`: a share of a price is its percent (20 %, 50 %,
 #: 25 %); thirds are left alone (33 % and 33.3 % are both said for them).
 _FRACTION_OF_PRICE = re.compile(
-    r"(?i)\b(?:(?P<n>an?|one|\d)[\s-]+)?(?P<f>half|quarters?|fifths?|tenths?)(?=\s+off\b|(?<=half)[\s-]+(?:price|refund|fare)\b"
+    r"(?i)\b(?:(?P<n>an?|one|\d)[\s-]+)?(?P<f>half|quarters?|fifths?|tenths?)(?=\s+off\b|(?<=half)(?<!\d\shalf)(?<!\d-half)[\s-]+(?:price|refund|fare)\b"
     r"|\s+(?:of\s+)?(?:the|your|its|their)\s+(?:(?:[a-z]+|[$€£¥]?\d[\d,.]*)\s+){0,2}(?:price|cost|fee|fare|bill|total|amount|balance|order|rent"
     r"|charges?|difference|deposit|refund)\b)"
 )
@@ -1305,7 +1322,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
         text = _UNIT_TIMES.sub(" x ", text).replace("×", "x")
     if " by " in text:  # `a 10 by 10`, `12 by 8 ft` is 10x10, 12x8
-        text = _BY_DIMENSIONS.sub(lambda m: f"{m['a'] or m['c']}x{m['b'] or m['d']}", text)
+        text = _BY_DIMENSIONS.sub(r"\g<a>x\g<b>", text)
     if "·" in text:  # 沪A·5K392 is the plate 沪A5K392
         text = _CODE_DOT.sub("", text)
     text = in_digits(plus_word(text))

@@ -22,8 +22,10 @@ reproduce, and the embedding model ranks paraphrases of replies near chance):
   uncertain. Ids, amounts, percentages, doses, dates, times, weekdays and months stay required.
 - Anything else — the model finds the texts apart, a part it finds uncovered whose words are there, the
   same number in another form (`7 PM` / `7:00`, `¥360` / `360元`), two general-language kinds swapped
-  (WordNet siblings: `that day` / `that date`) — is an `uncertain` comparison: the turn passes and the
-  difference goes to review, or to the judge when one is configured.
+  (WordNet siblings: `that day` / `that date`), the model finding them alike while their words differ or
+  come in another order (`minus the fee` / `including the fee`: `_words_apart`) — is an `uncertain`
+  comparison: the turn passes and the difference goes to review, or to the judge when one is
+  configured. A reply passes outright only with gold's facts, in gold's words, in gold's order.
 Every similarity comes from the model that reads the texts (the multilingual one for Chinese), as the
 ladder routes them.
 """
@@ -114,9 +116,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     missing = [f for f in gold_facts if f[1] not in pred_canons]
     extra = [f for f in pred_facts if f[1] not in gold_canons]
     # one identifier grouped otherwise is one identifier: `FR-48213` / `FR 48213`, `7730-212` / `7730212`
-    regrouped = [(f[2], run) for f, run in _regrouped(missing, predicted, extra)]
-    regrouped += [(run, f[2]) for f, run in _regrouped(extra, gold, missing)]
-    for gold_side, reply_side in regrouped:
+    for gold_side, reply_side in _regrouped(gold, predicted, (gold_facts, pred_facts), (missing, extra)):
         what = "the same identifier grouped by other separators"
         comparisons.append(
             Comparison(
@@ -322,6 +322,12 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         whole_cmp = whole_cmp.model_copy(
             update={"equal": False, "rung": Rung.DIFFERENTIAL, "uncertain": False, "note": acts[1]}
         )
+    # the model alone finds them alike: no evidence either, where their words differ (it scores `minus
+    # the fee` and `including the fee` 0.98): uncertain, so that `pass` is said only of the same words
+    if whole_cmp.equal and not whole_cmp.uncertain and whole_cmp.rung is Rung.EMBEDDING:
+        apart = _words_apart(gold, predicted, day_first)
+        if apart:
+            whole_cmp = _doubt(whole_cmp, f"the model finds them alike, their words differ: {apart}")
     if not whole_cmp.equal and whole_cmp.rung is Rung.EMBEDDING:  # the model alone: no evidence
         why = "worded otherwise; no fact, negation or action differs"
         whole_cmp = _doubt(whole_cmp, f"{why} ({whole_cmp.note})" if whole_cmp.note else why)
@@ -485,13 +491,18 @@ _COUNT_WORDS = {
 }  # fmt: skip
 
 
+#: A share said in words: half, a quarter (一半 is read as 50% already).
+_SHARE_WORDS = {"50": "half", "25": "quarter"}
+_SHARE_IDEOGRAPHS = {"50": "半", "25": "四分之一"}
+
+
 def _said_otherwise(canon: str, reply: str) -> bool:
     """Whether the reply holds, in a form the fact reader does not read, a fact of gold it did not find:
     a duration (a quantity before a unit of time: `roughly an hour`, 三个钟头), a frequency (`a month`,
     `/month`, 每月, 一年), this week, month or year said without `this` (本周六 / 周六), or a count under
-    ten in words (2 / 二楼, `both`, `a pair`, `twice`). Missing from a part the reply covers, such a fact
-    is said another way, not missing. Nothing else is: ids, amounts, percentages, doses, data allowances,
-    dates, times, weekdays and months must be there."""
+    ten in words (2 / 二楼, `both`, `a pair`, `twice`), 50 % or 25 % as `half` or `quarter`. Missing from a
+    part the reply covers, such a fact is said another way, not missing. Nothing else is: ids, amounts,
+    other percentages, doses, data allowances, dates, times, weekdays and months must be there."""
     kind, _, rest = canon.partition(":")
     value, _, unit = rest.partition("|")
     if kind == "number" and unit in ("s", "bday"):  # a form the reader does not read as a duration
@@ -508,6 +519,8 @@ def _said_otherwise(canon: str, reply: str) -> bool:
     if kind == "period" and value == "0" and unit in _TIME_UNITS:
         en, zh = _TIME_UNITS[unit]
         return re.search(rf"(?i)\b(?:{en})\b|{zh}", reply) is not None
+    if kind == "number" and unit == "percent" and value in _SHARE_WORDS:  # `50% is due now` / `half now`
+        return re.search(rf"(?i)\b{_SHARE_WORDS[value]}\b|{_SHARE_IDEOGRAPHS[value]}", reply) is not None
     if kind == "number" and not unit and value.isdigit() and 1 < int(value) < 10:
         word, _, ideographs = _COUNT_WORDS[int(value)].partition("|")
         return re.search(rf"(?i)\b(?:{word})\b|{ideographs}", reply) is not None
@@ -522,10 +535,13 @@ def _measure_unit(canon: str) -> str:
     return unit
 
 
+_GRAMS_A_POUND = 453.59237
+
+
 def _same_quantity(a: str, b: str) -> bool:
     """Two canonical facts that are one number written two ways: one with a unit and one without
-    (`360元` / `360`), `¥` read as yen and as yuan, a time on a 12-hour dial (`7 PM` / `7:00`), a
-    phone number written in groups and in one run of digits."""
+    (`360元` / `360`), `¥` read as yen and as yuan, `pounds` read as a weight for sterling, a time on a
+    12-hour dial (`7 PM` / `7:00`), a phone number written in groups and in one run of digits."""
     kind_a, _, rest_a = a.partition(":")
     kind_b, _, rest_b = b.partition(":")
     if {kind_a, kind_b} == {"phone", "number"}:  # `138 0013 8000` / `13800138000`: the same digits
@@ -545,61 +561,107 @@ def _same_quantity(a: str, b: str) -> bool:
     if {ua, ub} == {"bday", "s"}:  # `5 business days` / `5 days`
         days, seconds = (va, vb) if ua == "bday" else (vb, va)
         return float(days) * 86400 == float(seconds)
+    if {ua, ub} == {"gbp", "g"}:  # `£25` / `25 pounds`, which the reader takes for a weight
+        sterling, grams = (va, vb) if ua == "gbp" else (vb, va)
+        return abs(float(grams) / _GRAMS_A_POUND - float(sterling)) < 1e-6
     if va != vb:
         return False
     return not ua or not ub or {ua, ub} <= _UNIT_FREE_CURRENCIES
 
 
 _ZERO = re.compile(r"number:0(?:\.0+)?(?:\|\w+)?")
-#: The groups of an identifier (letters and digits) and what may separate them: a space, a dash, a dot, a
-#: slash — one or two of them (`MSKU 482911-7`, `SF 1234 5678 90`, 6-2-3018, `PA–2024–118734`).
-_GROUP = re.compile(r"[A-Za-z0-9]+")
-_GROUP_GAP = re.compile(r"[\s\-\u2010-\u2014./#]{1,2}")
+#: A group of an identifier: letters and digits with a digit among them, or a short run of capitals
+#: (`FR`, `MSKU`, `CLM`); and what may separate two groups of one identifier: spaces and dashes, up to
+#: three (`MSKU 482911-7`, `SF 1234 5678 90`, 6-2-3018) — no dot, comma or slash (`125.50`, `3/4`).
+_GROUP = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]*\d[A-Za-z0-9]*|[A-Z]{1,5})(?![A-Za-z0-9])")
+_GROUP_GAP = re.compile(r"[ \-\u2010-\u2014]{1,3}")
+
+
+@dataclass(frozen=True)
+class _Run:
+    start: int
+    end: int
+    groups: int
+    joined: str  # its letters and digits, lowercased
+
+
+def _runs(text: str) -> dict[str, _Run]:
+    """Each maximal run of identifier groups (`_GROUP`, joined by `_GROUP_GAP`) with four digits or more
+    and at most 40 letters and digits, by its letters and digits — and, where it starts with capitals, the
+    same run from its first digits on (`ID 2048 1937` against `ID:20481937`); a run that occurs twice is
+    left out."""
+    runs: list[_Run] = []
+    digits_from: list[_Run] = []  # the run from its first group with a digit, where capitals start it
+    for m in _GROUP.finditer(text):
+        last = runs[-1] if runs else None
+        group = m.group().lower()
+        if last is not None and _GROUP_GAP.fullmatch(text, last.end, m.start()):
+            runs[-1] = _Run(last.start, m.end(), last.groups + 1, last.joined + group)
+            if last.joined.isalpha() and not group.isalpha():
+                digits_from.append(_Run(m.start(), m.end(), 1, group))
+            elif digits_from and digits_from[-1].end == last.end:
+                tail = digits_from[-1]
+                digits_from[-1] = _Run(tail.start, m.end(), tail.groups + 1, tail.joined + group)
+        else:
+            runs.append(_Run(m.start(), m.end(), 1, group))
+    runs += digits_from
+    found = Counter(r.joined for r in runs)
+    return {
+        r.joined: r
+        for r in runs
+        if found[r.joined] == 1 and len(r.joined) <= 40 and sum(c.isdigit() for c in r.joined) >= 4
+    }
+
+
+def _facts_within(run: _Run, text: str, facts: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The facts whose text lies in the run, at the bounds of its groups, each place read once (gold's
+    `6-2-3018, 柜号2` has two facts `2`, one of them in the run)."""
+    inside = []
+    taken: set[int] = set()
+    for fact in facts:
+        said = fact[2].strip()
+        at = text.find(said, run.start, run.end) if said else -1
+        while at >= 0:
+            before = text[at - 1] if at > run.start else " "
+            after = text[at + len(said)] if at + len(said) < run.end else " "
+            if at not in taken and not before.isalnum() and not after.isalnum():
+                inside.append(fact)
+                taken.add(at)
+                break
+            at = text.find(said, at + 1, run.end)
+    return inside
 
 
 def _regrouped(
-    facts: list[tuple[str, str, str]], other: str, other_facts: list[tuple[str, str, str]]
-) -> list[tuple[tuple[str, str, str], str]]:
-    """Facts of one side that the other text writes as the same letters and digits grouped otherwise
-    (kinds id, phone and numbers without a unit, of four digits or more), each with the other text's
-    run; both are taken out of `facts` and `other_facts` (the run's own readings: `FR 48213`'s 48213).
-    A digit changed, dropped or added is no regrouping: the letters and digits must be the same, in order."""
-    groups = [(m.start(), m.end(), m.group().lower()) for m in _GROUP.finditer(other)]
-    found: list[tuple[tuple[str, str, str], str]] = []
-    for fact in list(facts):
-        kind, canon, text = fact
-        if kind not in ("id", "phone", "number") or "|" in canon:
+    gold: str,
+    predicted: str,
+    facts: tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]],
+    unmatched: tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]],
+) -> list[tuple[str, str]]:
+    """One identifier that gold and the reply group otherwise (`FR-48213` / `FR 48213`, `7730-212` /
+    `7730212`): a whole run of identifier groups on one side (`_runs`: not part of a longer one) whose
+    letters and digits, in order, are a whole run on the other, grouped otherwise, where every fact read
+    in either run is unmatched and an id, a phone number or a number without a unit. Those facts are
+    taken out of `unmatched` (missing, extra); returns the (gold, reply) texts of each. A digit changed,
+    dropped or added, or a group that is a number of another kind (`$125.50`, a date), is no regrouping."""
+    found: list[tuple[str, str]] = []
+    reply_runs = _runs(predicted)
+    for joined, g_run in _runs(gold).items():
+        p_run = reply_runs.get(joined)
+        if p_run is None or g_run.groups == p_run.groups == 1:
             continue
-        parts = _GROUP.findall(text)
-        squashed = "".join(parts).lower()
-        if len(squashed) < 5 or sum(c.isdigit() for c in squashed) < 4:
+        inside = (_facts_within(g_run, gold, facts[0]), _facts_within(p_run, predicted, facts[1]))
+        if not all(inside) or any(
+            Counter(side) - Counter(left)
+            or any(f[0] not in ("id", "phone", "number") or "|" in f[1] for f in side)
+            for side, left in zip(inside, unmatched, strict=True)
+        ):
             continue
-        run = _run_of(squashed, groups, other, single=len(parts) > 1)
-        if run is None:
-            continue
-        facts.remove(fact)
-        for inside in [f for f in other_facts if f[2].strip() and f[2].strip() in run]:
-            other_facts.remove(inside)
-        found.append((fact, run))
+        for side, left in zip(inside, unmatched, strict=True):
+            for f in side:
+                left.remove(f)
+        found.append((gold[g_run.start : g_run.end], predicted[p_run.start : p_run.end]))
     return found
-
-
-def _run_of(squashed: str, groups: list[tuple[int, int, str]], text: str, single: bool) -> str | None:
-    """The stretch of `text` whose consecutive groups, joined, are `squashed` — one group only where the
-    fact itself had several (`7730-212` against `7730212`)."""
-    for i, (start, _, first) in enumerate(groups):
-        if not squashed.startswith(first):
-            continue
-        joined, j = first, i
-        while len(joined) < len(squashed) and j + 1 < len(groups):
-            gap = text[groups[j][1] : groups[j + 1][0]]
-            if not _GROUP_GAP.fullmatch(gap) or not squashed.startswith(joined + groups[j + 1][2]):
-                break
-            j += 1
-            joined += groups[j][2]
-        if joined == squashed and (j > i or single):
-            return text[start : groups[j][1]]
-    return None
 
 
 _FREE = re.compile(
@@ -657,28 +719,78 @@ def _only_asks_to_choose(sentence: str) -> bool:
 
 
 def _said_in_words(part: str, reply: str) -> bool:
-    """Whether a third or more of a gold part's content words (their first letters, so `reset` and
-    `resetting` meet, and a word of four letters its inflections: `need` / `needed`; or a WordNet
-    synonym: `restart` / `reboot`), or of its ideographs, occur in the
+    """Whether a third or more of a gold part's content words (`_not_in`: their first letters, a short
+    word's inflections, a WordNet synonym), or of its ideographs, occur in the
     reply: the part is there in its words, even where the model finds it uncovered."""
     ideographs = set(_IDEOGRAPHS.findall(part)) - _ZH_FILLER
     if ideographs:
         return 3 * len(ideographs & set(_IDEOGRAPHS.findall(reply))) >= len(ideographs)
-    words = {w for w in content_words(part) if w.isalpha() and w not in _CONTRACTION_PARTS}
+    words = _words(part)
     if not words:
         return True
-    reply_words = {w for w in content_words(reply) if w.isalpha()}
-    stems = {w[:_STEM] for w in reply_words}
-    short = {w for w in reply_words if len(w) == 4}  # `need` for `needed`, and `needed` for `need`
-    short_of = {w[:4] for w in reply_words if len(w) > 4}
+    return 3 * (len(words) - len(_not_in(words, _words(reply)))) >= len(words)
+
+
+def _words(text: str) -> set[str]:
+    """The content words of a text (letters only; `don`, `t` of `don't` are none)."""
+    return {w for w in content_words(text) if w.isalpha() and w not in _CONTRACTION_PARTS}
+
+
+def _not_in(words: set[str], other: set[str]) -> list[str]:
+    """The words not in `other`, by their first letters (`reset` / `resetting`), a word of four letters
+    and its inflections (`need` / `needed`), or a WordNet synonym (`restart` / `reboot`)."""
+    stems = {w[:_STEM] for w in other}
+    short = [w for w in other if len(w) == 4]
     lexicon = load_lexicon()
-    found = sum(
-        w[:_STEM] in stems
-        or (w[:4] in short if len(w) > 4 else len(w) == 4 and w in short_of)
-        or any(lexicon.relate(w, r)[0] is Relation.SYNONYM for r in reply_words)
+    return sorted(
+        w
         for w in words
+        if not (
+            w[:_STEM] in stems
+            or any(_inflects(s, w) for s in short)
+            or (len(w) == 4 and any(_inflects(w, r) for r in other))
+            or any(lexicon.relate(w, r)[0] is Relation.SYNONYM for r in other)
+        )
     )
-    return 3 * found >= len(words)
+
+
+_ENDINGS = frozenset({"s", "es", "d", "ed", "ing", "er", "ers"})
+
+
+def _inflects(word: str, other: str) -> bool:
+    """`other` is `word` (of four letters, shorter than the stems compared) with an inflection: `need` /
+    `needed`, `stop` / `stopped` — not `card` / `cardboard`, `pass` / `password`."""
+    if len(other) <= len(word) or not other.startswith(word):
+        return False
+    rest = other[len(word) :]
+    return rest in _ENDINGS or (rest[0] == word[-1] and rest[1:] in _ENDINGS)
+
+
+def _words_apart(gold: str, predicted: str, day_first: bool) -> str:
+    """The words, facts aside, that one text says and the other does not (`minus` / `including`, `may` /
+    `must`), or ideographs for Chinese; or that they say the same words in another order (`bank account
+    … free; PayPal … $2` / `PayPal … free; bank account … $2`); "" when they say the same words in the
+    same order."""
+    g = extract_facts(gold, day_first).residual
+    p = extract_facts(predicted, day_first).residual
+    if has_cjk(g) or has_cjk(p):
+        only_g = sorted(set(_IDEOGRAPHS.findall(g)) - set(_IDEOGRAPHS.findall(p)) - _ZH_FILLER)
+        only_p = sorted(set(_IDEOGRAPHS.findall(p)) - set(_IDEOGRAPHS.findall(g)) - _ZH_FILLER)
+        gw, pw = "".join(only_g), "".join(only_p)
+    else:
+        gold_words, reply_words = _words(g), _words(p)
+        gw, pw = " ".join(_not_in(gold_words, reply_words)), " ".join(_not_in(reply_words, gold_words))
+    if gw or pw:
+        return f"gold says {gw!r}, reply says {pw!r}"
+    if _in_order(g) != _in_order(p):
+        return "the same words in another order"
+    return ""
+
+
+def _in_order(text: str) -> list[str]:
+    if has_cjk(text):
+        return [c for c in _IDEOGRAPHS.findall(text) if c not in _ZH_FILLER]
+    return [w for w in content_words(text) if w.isalpha() and w not in _CONTRACTION_PARTS]
 
 
 def _differential_conflicts(ladder: Ladder, gold: str, predicted: str, day_first: bool) -> list[Comparison]:
