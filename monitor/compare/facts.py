@@ -1184,9 +1184,14 @@ def in_digits(text: str) -> str:
     return text
 
 
-#: `half past 10`, `quarter past 3`, `quarter to 8` (number words are digits by then): 10:30, 3:15, 7:45.
+#: `half past 10`, `quarter past 3`, `quarter to 8` (number words are digits by then): 10:30, 3:15, 7:45 —
+#: not `by half to 5 mg`, `by a quarter to 12 dollars`: never after `by` or `in`, nor before a word that
+#: is no word of time.
 _PAST_THE_HOUR = re.compile(
-    r"(?i)\b(?P<p>half|quarter)\s+(?P<d>past|after|to)\s+(?P<h>1[0-2]|[1-9])\b(?![:.]\d)"
+    r"(?i)(?<!\bby\s)(?<!\bby\sa\s)(?<!\bin\s)(?<!\bin\sa\s)"
+    r"\b(?P<p>half(?=\s+p)|quarter)\s+(?P<d>past|after|to)\s+(?P<h>1[0-2]|[1-9])\b(?![:.,]?\d|\s*[%$€£¥])"
+    r"(?!\s+(?!(?:a\.?m|p\.?m|in|on|at|and|or|until|till|to|tonight|tomorrow|today|this|next|every|sharp"
+    r"|o['’]?clock|on\s+the\s+dot)\b)[A-Za-z])"
 )
 
 

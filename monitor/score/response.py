@@ -33,6 +33,7 @@ ladder routes them.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,20 +117,25 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     missing = [f for f in gold_facts if f[1] not in pred_canons]
     extra = [f for f in pred_facts if f[1] not in gold_canons]
     # one identifier grouped otherwise is one identifier: `FR-48213` / `FR 48213`, `7730-212` / `7730212`
-    for gold_side, reply_side in _regrouped(gold, predicted, (gold_facts, pred_facts), (missing, extra)):
-        what = "the same identifier grouped by other separators"
-        comparisons.append(
-            Comparison(
-                field="response.id",
-                gold=gold_side,
-                predicted=reply_side,
-                equal=True,
-                score=1.0,
-                rung=Rung.NORMALIZED,
-                kind="short",
-                note=what,
+    for gold_side, reply_side, one in _regrouped(gold, predicted, (gold_facts, pred_facts), (missing, extra)):
+        if one:
+            what = "the same identifier grouped by other separators"
+            comparisons.append(
+                Comparison(
+                    field="response.id",
+                    gold=gold_side,
+                    predicted=reply_side,
+                    equal=True,
+                    score=1.0,
+                    rung=Rung.NORMALIZED,
+                    kind="short",
+                    note=what,
+                )
             )
-        )
+        else:  # several numbers on one side: the same digits, perhaps not the same identifier
+            doubts.append(
+                _doubt_of("response.id", gold_side, reply_side, "the same digits grouped otherwise")
+            )
     # a measure the reply states more often than gold does: a second `10 years` where gold has `10 years`
     # and `12 years` is the rival of the missing `12 years` (measures only: a repeated amount is no rival
     # of a fee of $0 the reply waives in words)
@@ -300,7 +306,14 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         truncated=whole.truncated,
         note=note,
     )
-    if (uncertain or not equal or rung is Rung.UNSCORABLE) and ladder.judge is not None:
+    # the model alone finds them alike: no evidence either, where their words differ (it scores `minus
+    # the fee` and `including the fee` 0.98): uncertain (and to the judge), so that `pass` is said only
+    # of the same words; not looked at where the reply fails already
+    if equal and not uncertain and rung is Rung.EMBEDDING and not conflicts and completeness.passed:
+        apart = _words_apart(gold, predicted, day_first)
+        if apart:
+            whole_cmp = _doubt(whole_cmp, f"the model finds them alike, their words differ: {apart}")
+    if (whole_cmp.uncertain or not equal or rung is Rung.UNSCORABLE) and ladder.judge is not None:
         whole_cmp = ladder.compare_text("response", gold, predicted, kind="text")
     # what the two do (facts.py): the same request passes, however the model scores it; asking where
     # gold tells (or the reverse) and a failure against a success fail — unless a span the
@@ -322,12 +335,6 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         whole_cmp = whole_cmp.model_copy(
             update={"equal": False, "rung": Rung.DIFFERENTIAL, "uncertain": False, "note": acts[1]}
         )
-    # the model alone finds them alike: no evidence either, where their words differ (it scores `minus
-    # the fee` and `including the fee` 0.98): uncertain, so that `pass` is said only of the same words
-    if whole_cmp.equal and not whole_cmp.uncertain and whole_cmp.rung is Rung.EMBEDDING:
-        apart = _words_apart(gold, predicted, day_first)
-        if apart:
-            whole_cmp = _doubt(whole_cmp, f"the model finds them alike, their words differ: {apart}")
     if not whole_cmp.equal and whole_cmp.rung is Rung.EMBEDDING:  # the model alone: no evidence
         why = "worded otherwise; no fact, negation or action differs"
         whole_cmp = _doubt(whole_cmp, f"{why} ({whole_cmp.note})" if whole_cmp.note else why)
@@ -491,16 +498,15 @@ _COUNT_WORDS = {
 }  # fmt: skip
 
 
-#: A share said in words: half, a quarter (一半 is read as 50% already).
-_SHARE_WORDS = {"50": "half", "25": "quarter"}
-_SHARE_IDEOGRAPHS = {"50": "半", "25": "四分之一"}
+#: 50 % said `half` (一半 is read as 50% already) — not `half an hour`, `half a day`, `half of the month`.
+_HALF = re.compile(r"(?i)\bhalf\b(?![\s-]+(?:an?|of\s+(?:an?|the)|hour|day|night|week|month|year|past)s?\b)")
 
 
 def _said_otherwise(canon: str, reply: str) -> bool:
     """Whether the reply holds, in a form the fact reader does not read, a fact of gold it did not find:
     a duration (a quantity before a unit of time: `roughly an hour`, 三个钟头), a frequency (`a month`,
     `/month`, 每月, 一年), this week, month or year said without `this` (本周六 / 周六), or a count under
-    ten in words (2 / 二楼, `both`, `a pair`, `twice`), 50 % or 25 % as `half` or `quarter`. Missing from a
+    ten in words (2 / 二楼, `both`, `a pair`, `twice`), 50 % as `half`. Missing from a
     part the reply covers, such a fact is said another way, not missing. Nothing else is: ids, amounts,
     other percentages, doses, data allowances, dates, times, weekdays and months must be there."""
     kind, _, rest = canon.partition(":")
@@ -519,8 +525,8 @@ def _said_otherwise(canon: str, reply: str) -> bool:
     if kind == "period" and value == "0" and unit in _TIME_UNITS:
         en, zh = _TIME_UNITS[unit]
         return re.search(rf"(?i)\b(?:{en})\b|{zh}", reply) is not None
-    if kind == "number" and unit == "percent" and value in _SHARE_WORDS:  # `50% is due now` / `half now`
-        return re.search(rf"(?i)\b{_SHARE_WORDS[value]}\b|{_SHARE_IDEOGRAPHS[value]}", reply) is not None
+    if kind == "number" and unit == "percent" and value == "50":  # `50% is due now` / `half now`
+        return _HALF.search(reply) is not None
     if kind == "number" and not unit and value.isdigit() and 1 < int(value) < 10:
         word, _, ideographs = _COUNT_WORDS[int(value)].partition("|")
         return re.search(rf"(?i)\b(?:{word})\b|{ideographs}", reply) is not None
@@ -581,7 +587,7 @@ _GROUP_GAP = re.compile(r"[ \-\u2010-\u2014]{1,3}")
 class _Run:
     start: int
     end: int
-    groups: int
+    sizes: tuple[int, ...]  # the length of each group: where the run breaks
     joined: str  # its letters and digits, lowercased
 
 
@@ -596,14 +602,14 @@ def _runs(text: str) -> dict[str, _Run]:
         last = runs[-1] if runs else None
         group = m.group().lower()
         if last is not None and _GROUP_GAP.fullmatch(text, last.end, m.start()):
-            runs[-1] = _Run(last.start, m.end(), last.groups + 1, last.joined + group)
-            if last.joined.isalpha() and not group.isalpha():
-                digits_from.append(_Run(m.start(), m.end(), 1, group))
+            runs[-1] = _Run(last.start, m.end(), (*last.sizes, len(group)), last.joined + group)
+            if not any(c.isdigit() for c in last.joined) and not group.isalpha():
+                digits_from.append(_Run(m.start(), m.end(), (len(group),), group))
             elif digits_from and digits_from[-1].end == last.end:
                 tail = digits_from[-1]
-                digits_from[-1] = _Run(tail.start, m.end(), tail.groups + 1, tail.joined + group)
+                digits_from[-1] = _Run(tail.start, m.end(), (*tail.sizes, len(group)), tail.joined + group)
         else:
-            runs.append(_Run(m.start(), m.end(), 1, group))
+            runs.append(_Run(m.start(), m.end(), (len(group),), group))
     runs += digits_from
     found = Counter(r.joined for r in runs)
     return {
@@ -613,23 +619,40 @@ def _runs(text: str) -> dict[str, _Run]:
     }
 
 
-def _facts_within(run: _Run, text: str, facts: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    """The facts whose text lies in the run, at the bounds of its groups, each place read once (gold's
-    `6-2-3018, 柜号2` has two facts `2`, one of them in the run)."""
-    inside = []
-    taken: set[int] = set()
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+
+
+def _placed(text: str, facts: list[tuple[str, str, str]]) -> list[tuple[int, int, tuple[str, str, str]]]:
+    """(start, end, fact) of each fact read in the text, at the bounds of its groups, each place once
+    (gold's `6-2-3018, 柜号2` has two facts `2`, one of them in the run), in the text's order; a fact whose
+    text is not found as it is (a reading rewrote it) has no place. Linear: places are looked up by
+    their first letters or digits, and each fact takes the first free one."""
+    at: dict[str, list[int]] = {}
+    for m in _TOKEN.finditer(text):
+        at.setdefault(m.group(), []).append(m.start())
+    next_free: dict[str, int] = {}
+    out: list[tuple[int, int, tuple[str, str, str]]] = []
     for fact in facts:
         said = fact[2].strip()
-        at = text.find(said, run.start, run.end) if said else -1
-        while at >= 0:
-            before = text[at - 1] if at > run.start else " "
-            after = text[at + len(said)] if at + len(said) < run.end else " "
-            if at not in taken and not before.isalnum() and not after.isalnum():
-                inside.append(fact)
-                taken.add(at)
+        first = _TOKEN.search(said)
+        if first is None:
+            continue
+        places = at.get(first.group(), [])
+        k = next_free.get(said, 0)
+        while k < len(places):
+            start = places[k] - first.start()
+            k += 1
+            end = start + len(said)
+            if (
+                start >= 0
+                and text.startswith(said, start)
+                and not (start > 0 and _TOKEN.match(text, start - 1))  # not within a group: 码623018 is one
+                and not (end < len(text) and _TOKEN.match(text, end))
+            ):
+                out.append((start, end, fact))
                 break
-            at = text.find(said, at + 1, run.end)
-    return inside
+        next_free[said] = k
+    return sorted(out, key=lambda p: p[0])
 
 
 def _regrouped(
@@ -637,30 +660,56 @@ def _regrouped(
     predicted: str,
     facts: tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]],
     unmatched: tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]],
-) -> list[tuple[str, str]]:
-    """One identifier that gold and the reply group otherwise (`FR-48213` / `FR 48213`, `7730-212` /
-    `7730212`): a whole run of identifier groups on one side (`_runs`: not part of a longer one) whose
-    letters and digits, in order, are a whole run on the other, grouped otherwise, where every fact read
-    in either run is unmatched and an id, a phone number or a number without a unit. Those facts are
-    taken out of `unmatched` (missing, extra); returns the (gold, reply) texts of each. A digit changed,
-    dropped or added, or a group that is a number of another kind (`$125.50`, a date), is no regrouping."""
-    found: list[tuple[str, str]] = []
+) -> list[tuple[str, str, bool]]:
+    """The digits and letters of one identifier that gold and the reply group otherwise (`FR-48213` / `FR
+    48213`, `7730-212` / `7730212`): a whole run of identifier groups on one side (`_runs`: not part of a
+    longer one) whose letters and digits, in order, are a whole run on the other — one of them a single
+    group, or both broken at the same places (`4821 - 9930` / `48219 930` is two other numbers) — where
+    every fact read in either run is unmatched and an id, a phone number or a number without a unit.
+    Those facts are taken out of `unmatched` (missing, extra); returns the (gold, reply) texts of each,
+    and whether it is one fact on each side (the same identifier) or several on one (`48213 - 25 units` /
+    `4821325 units`: the same digits, for review). A digit changed, dropped or added, or a group that is
+    a number of another kind (`$125.50`, a date), is no regrouping."""
+    found: list[tuple[str, str, bool]] = []
     reply_runs = _runs(predicted)
-    for joined, g_run in _runs(gold).items():
-        p_run = reply_runs.get(joined)
-        if p_run is None or g_run.groups == p_run.groups == 1:
+    shared = [(g, reply_runs[k]) for k, g in _runs(gold).items() if k in reply_runs]
+    if not shared:
+        return found
+    places = (_placed(gold, facts[0]), _placed(predicted, facts[1]))
+    starts = ([p[0] for p in places[0]], [p[0] for p in places[1]])
+    left_over = (Counter(unmatched[0]), Counter(unmatched[1]))
+    for g_run, p_run in shared:
+        if len(g_run.sizes) > 1 and len(p_run.sizes) > 1 and g_run.sizes != p_run.sizes:
             continue
-        inside = (_facts_within(g_run, gold, facts[0]), _facts_within(p_run, predicted, facts[1]))
+        if g_run.sizes == p_run.sizes == (len(g_run.joined),):
+            continue
+        inside = tuple(
+            [
+                f
+                for s, e, f in side[bisect_left(first, run.start) : bisect_left(first, run.end)]
+                if e <= run.end
+            ]
+            for side, first, run in zip(places, starts, (g_run, p_run), strict=True)
+        )
         if not all(inside) or any(
-            Counter(side) - Counter(left)
+            any(
+                left[f] < n for f, n in Counter(side).items()
+            )  # each one unmatched (no Counter `-`: its size)
             or any(f[0] not in ("id", "phone", "number") or "|" in f[1] for f in side)
-            for side, left in zip(inside, unmatched, strict=True)
+            for side, left in zip(inside, left_over, strict=True)
         ):
             continue
-        for side, left in zip(inside, unmatched, strict=True):
-            for f in side:
-                left.remove(f)
-        found.append((gold[g_run.start : g_run.end], predicted[p_run.start : p_run.end]))
+        for side, left in zip(inside, left_over, strict=True):
+            left.subtract(side)
+        one = len(inside[0]) == len(inside[1]) == 1
+        found.append((gold[g_run.start : g_run.end], predicted[p_run.start : p_run.end], one))
+    for facts_left, left in zip(unmatched, left_over, strict=True):  # what is left, in its order
+        kept = []
+        for f in facts_left:
+            if left[f] > 0:
+                left[f] -= 1
+                kept.append(f)
+        facts_left[:] = kept
     return found
 
 
@@ -736,7 +785,7 @@ def _words(text: str) -> set[str]:
     return {w for w in content_words(text) if w.isalpha() and w not in _CONTRACTION_PARTS}
 
 
-def _not_in(words: set[str], other: set[str]) -> list[str]:
+def _not_in(words: set[str], other: set[str], synonyms: bool = True) -> list[str]:
     """The words not in `other`, by their first letters (`reset` / `resetting`), a word of four letters
     and its inflections (`need` / `needed`), or a WordNet synonym (`restart` / `reboot`)."""
     stems = {w[:_STEM] for w in other}
@@ -749,7 +798,7 @@ def _not_in(words: set[str], other: set[str]) -> list[str]:
             w[:_STEM] in stems
             or any(_inflects(s, w) for s in short)
             or (len(w) == 4 and any(_inflects(w, r) for r in other))
-            or any(lexicon.relate(w, r)[0] is Relation.SYNONYM for r in other)
+            or (synonyms and any(lexicon.relate(w, r)[0] is Relation.SYNONYM for r in other))
         )
     )
 
@@ -779,7 +828,10 @@ def _words_apart(gold: str, predicted: str, day_first: bool) -> str:
         gw, pw = "".join(only_g), "".join(only_p)
     else:
         gold_words, reply_words = _words(g), _words(p)
-        gw, pw = " ".join(_not_in(gold_words, reply_words)), " ".join(_not_in(reply_words, gold_words))
+        # synonyms are looked up pair by pair: only between a few words (long texts differ anyway)
+        few = len(gold_words ^ reply_words) <= 60
+        gw = " ".join(_not_in(gold_words, reply_words, synonyms=few))
+        pw = " ".join(_not_in(reply_words, gold_words, synonyms=few))
     if gw or pw:
         return f"gold says {gw!r}, reply says {pw!r}"
     if _in_order(g) != _in_order(p):

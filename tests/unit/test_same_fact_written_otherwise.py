@@ -472,6 +472,17 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ("Use code SPRING2024 at checkout for 20% off.", "The Spring 2024 sale gives 20% off at checkout."),
         ("保险的赔偿上限是3千万元。", "保险的赔偿上限是3000元。"),
         ("The room is 12 by 8 ft.", "The room is 12 by 8 m."),
+        # a second review: a group boundary moved (two other numbers), a dose halved to another unit
+        (
+            "Please quote both claim numbers, 48213 - 77120, when you call.",
+            "Please quote both claim numbers, 4821 - 377120, when you call.",
+        ),
+        ("Your gift vouchers are 4821 - 9930.", "Your gift vouchers are 482 - 19930."),
+        ("Reduce the dose by half to 5 mg twice a day.", "Reduce the dose by half to 5 g twice a day."),
+        (
+            "We refund 50% of the fee if you cancel.",
+            "We refund the whole fee if you cancel within half a day.",
+        ),
         ("扣除免赔额后按70%比例赔付。", "扣除免赔额后按六成赔付。"),
         ("超时后每12小时收费0.5元。", "超时后每12小时收5块。"),
         ("已为您预约4月20日上午9点的保洁。", "保洁约好了：4/21早上九点。"),
@@ -592,6 +603,8 @@ def test_a_text_is_read_for_facts_once() -> None:
         ("pay $5 by 10 June", ("month:6", "number:10", "number:5|usd")),  # no 5x10
         ("your prior-year return", ("period:-1|year",)),
         ("no later than half past ten in the morning", ("time:10:30",)),
+        ("Reduce the dose by half to 5 mg.", ("number:0.005|g",)),  # no time of day
+        ("cut by a quarter to 12 dollars", ("number:12|usd",)),
         # what a review of these found misread: 千万, a count of half-price tickets, a day after `a N by M`,
         # a unit of length after one
         ("保额3千万元", ("number:30000000|cny",)),
