@@ -1196,10 +1196,10 @@ _PAST_THE_HOUR = re.compile(
 
 
 def _past_the_hour(m: re.Match[str]) -> str:
-    hour, part, to = int(m["h"]), m["p"].lower(), m["d"].lower() == "to"
-    if to:
-        return f"{(hour - 2) % 12 + 1}:{45 if part == 'quarter' else 30}"
-    return f"{hour}:{30 if part == 'half' else 15}"
+    hour = int(m["h"])
+    if m["d"].lower() == "to":  # only `quarter to`: `half` is read before `past` alone
+        return f"{(hour - 2) % 12 + 1}:45"
+    return f"{hour}:{30 if m['p'].lower() == 'half' else 15}"
 
 
 _DOZEN = re.compile(r"(?i)\b(?:(?P<half>half\s+a)|an?|one)\s+dozen\b")
@@ -1326,7 +1326,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _ALWAYS.sub("around-the-clock", text)
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
         text = _UNIT_TIMES.sub(" x ", text).replace("×", "x")
-    if " by " in text:  # `a 10 by 10`, `12 by 8 ft` is 10x10, 12x8
+    if " by " in text:  # `a 10 by 10` is 10x10
         text = _BY_DIMENSIONS.sub(r"\g<a>x\g<b>", text)
     if "·" in text:  # 沪A·5K392 is the plate 沪A5K392
         text = _CODE_DOT.sub("", text)

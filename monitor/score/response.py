@@ -655,6 +655,15 @@ def _placed(text: str, facts: list[tuple[str, str, str]]) -> list[tuple[int, int
     return sorted(out, key=lambda p: p[0])
 
 
+def _free(side: list[tuple[str, str, str]], left: Counter[tuple[str, str, str]]) -> bool:
+    """Whether every fact of `side` is still unmatched (as often as `left` counts it; no Counter `-`,
+    which walks the whole of `left`) and an id, a phone number or a number without a unit."""
+    return all(
+        left[f] >= n and f[0] in ("id", "phone", "number") and "|" not in f[1]
+        for f, n in Counter(side).items()
+    )
+
+
 def _regrouped(
     gold: str,
     predicted: str,
@@ -691,12 +700,8 @@ def _regrouped(
             ]
             for side, first, run in zip(places, starts, (g_run, p_run), strict=True)
         )
-        if not all(inside) or any(
-            any(
-                left[f] < n for f, n in Counter(side).items()
-            )  # each one unmatched (no Counter `-`: its size)
-            or any(f[0] not in ("id", "phone", "number") or "|" in f[1] for f in side)
-            for side, left in zip(inside, left_over, strict=True)
+        if not all(inside) or not all(
+            _free(side, left) for side, left in zip(inside, left_over, strict=True)
         ):
             continue
         for side, left in zip(inside, left_over, strict=True):
@@ -771,18 +776,27 @@ def _said_in_words(part: str, reply: str) -> bool:
     """Whether a third or more of a gold part's content words (`_not_in`: their first letters, a short
     word's inflections, a WordNet synonym), or of its ideographs, occur in the
     reply: the part is there in its words, even where the model finds it uncovered."""
-    ideographs = set(_IDEOGRAPHS.findall(part)) - _ZH_FILLER
+    ideographs = set(_ideographs(part))
     if ideographs:
-        return 3 * len(ideographs & set(_IDEOGRAPHS.findall(reply))) >= len(ideographs)
+        return 3 * len(ideographs & set(_ideographs(reply))) >= len(ideographs)
     words = _words(part)
     if not words:
         return True
     return 3 * (len(words) - len(_not_in(words, _words(reply)))) >= len(words)
 
 
+def _word_list(text: str) -> list[str]:
+    """The content words of a text, in order (letters only; `don`, `t` of `don't` are none)."""
+    return [w for w in content_words(text) if w.isalpha() and w not in _CONTRACTION_PARTS]
+
+
 def _words(text: str) -> set[str]:
-    """The content words of a text (letters only; `don`, `t` of `don't` are none)."""
-    return {w for w in content_words(text) if w.isalpha() and w not in _CONTRACTION_PARTS}
+    return set(_word_list(text))
+
+
+def _ideographs(text: str) -> list[str]:
+    """The ideographs of a text that say something (not 的, 了, 您 …: `_ZH_FILLER`), in order."""
+    return [c for c in _IDEOGRAPHS.findall(text) if c not in _ZH_FILLER]
 
 
 def _not_in(words: set[str], other: set[str], synonyms: bool = True) -> list[str]:
@@ -822,27 +836,25 @@ def _words_apart(gold: str, predicted: str, day_first: bool) -> str:
     same order."""
     g = extract_facts(gold, day_first).residual
     p = extract_facts(predicted, day_first).residual
+    g_seq, p_seq = _in_order(g), _in_order(p)
     if has_cjk(g) or has_cjk(p):
-        only_g = sorted(set(_IDEOGRAPHS.findall(g)) - set(_IDEOGRAPHS.findall(p)) - _ZH_FILLER)
-        only_p = sorted(set(_IDEOGRAPHS.findall(p)) - set(_IDEOGRAPHS.findall(g)) - _ZH_FILLER)
-        gw, pw = "".join(only_g), "".join(only_p)
+        g_chars, p_chars = set(_ideographs(g)), set(_ideographs(p))
+        gw, pw = "".join(sorted(g_chars - p_chars)), "".join(sorted(p_chars - g_chars))
     else:
-        gold_words, reply_words = _words(g), _words(p)
+        gold_words, reply_words = set(g_seq), set(p_seq)
         # synonyms are looked up pair by pair: only between a few words (long texts differ anyway)
         few = len(gold_words ^ reply_words) <= 60
         gw = " ".join(_not_in(gold_words, reply_words, synonyms=few))
         pw = " ".join(_not_in(reply_words, gold_words, synonyms=few))
     if gw or pw:
         return f"gold says {gw!r}, reply says {pw!r}"
-    if _in_order(g) != _in_order(p):
+    if g_seq != p_seq:
         return "the same words in another order"
     return ""
 
 
 def _in_order(text: str) -> list[str]:
-    if has_cjk(text):
-        return [c for c in _IDEOGRAPHS.findall(text) if c not in _ZH_FILLER]
-    return [w for w in content_words(text) if w.isalpha() and w not in _CONTRACTION_PARTS]
+    return _ideographs(text) if has_cjk(text) else _word_list(text)
 
 
 def _differential_conflicts(ladder: Ladder, gold: str, predicted: str, day_first: bool) -> list[Comparison]:
