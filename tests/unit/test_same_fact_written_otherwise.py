@@ -382,35 +382,6 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "Your plan renews on 1 October at $54 per month; you don't need to do anything.",
             "No action needed: the plan renews October 1 at $54 a month.",
         ),
-        (  # set 22: an amount as an adjective; `from` and `to` of two different verbs
-            "I've entered you in the Open section of the county congress; the £20 entry fee was taken from "
-            "your club account.",
-            "You're now in the Open section of the county congress, and we've charged the twenty-pound entry "
-            "to your club account.",
-        ),
-        (  # `no fee` is `free of charge`, not a negation
-            "Images marked public domain can be downloaded free of charge from our website; we only ask that "
-            "you credit the museum.",
-            "There's no fee for public-domain images — just download them from the website. We'd ask that "
-            "you credit the museum.",
-        ),
-        (  # a duration said as the range it spans, of times and of days
-            "Your lane is booked for 6 people on Friday at 8 p.m. for one hour. Closed-toe shoes are required.",
-            "One lane, six throwers, Friday 20:00–21:00. Please wear closed-toe shoes — it's mandatory.",
-        ),
-        (
-            "The sign will be done on site over two days, 4–5 March, weather permitting. The quote of £1,250 "
-            "includes gold leaf on the lettering.",
-            "We'll paint it on site on the 4th and 5th of March if the weather allows. Gold leaf lettering is "
-            "included in the 1250-pound quote.",
-        ),
-        ("3桶农夫山泉今天下午4点前送到，每桶22元。", "三桶农夫山泉今天16:00之前送达，22元一桶。"),
-        ("买一提(7饼)打九折。", "整提七饼一起买可以享受9折。"),
-        ("Extra minutes are charged at 15p per minute.", "Extra minutes cost £0.15 a minute."),
-        (
-            "已为您使用八折优惠券，订单金额由500元降为400元。",
-            "已帮您用券减了20%，500元的订单现在只需付400元。",
-        ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
             "they'll use the master key.",
@@ -520,18 +491,6 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
             "Tomasz will assemble your wardrobe and two dressers.",
             "Tomasz will assemble your wardrobe and three dressers.",
         ),
-        ("Your lane is booked on Friday at 8 p.m. for one hour.", "Your lane is booked Friday 20:00–22:00."),
-        ("The work takes two days, 4–5 March.", "The work takes two days, 4–6 March."),
-        ("There is no fee for late returns.", "There is a fee for late returns."),
-        ("The heating is turned on.", "The heating is turned off."),
-        ("整提七饼打九折。", "整提七饼打八折。"),
-        ("已为您使用八折优惠券。", "已帮您用券减了30%。"),
-        ("房东同意您养一只猫。", "房东同意您最多养两只猫。"),
-        (  # `free` against a charge (set 5)
-            "We'll email you a prepaid return label, so return shipping is free.",
-            "We'll email you a return label; the shipping cost will be deducted from your refund.",
-        ),
-        ("Extra minutes are charged at 15p per minute.", "Extra minutes cost £1.50 a minute."),
         (  # a duration replaced by one the reply states twice (set 16)
             "The panels come with a 25-year product warranty, and our workmanship warranty covers the "
             "installation for 10 years. The inverter warranty is 12 years.",
@@ -667,28 +626,6 @@ def test_a_text_is_read_for_facts_once() -> None:
         ("60 minutes and 30 minutes sessions", ("number:1800|s", "number:3600|s")),
         ("at 8 o'clock at night", ("time:20:00",)),
         ("Take 2 x 500 mg", ("number:0.5|g", "number:2")),
-        # set 22: a time before a colon, a numeral before a measure word, a discount in tenths, pence, an
-        # amount as an adjective of a charge, pounds and pence in words, an age group, a size in one unit
-        ("Sunday, 14:00: 12 kids", ("number:12", "time:14:00", "weekday:7")),
-        ("at 10:15:30", ("number:10", "number:15", "number:30")),  # a time to the second is not read
-        ("三桶农夫山泉", ("number:3",)),
-        ("整提七饼打9折", ("number:7", "number:90|percent")),
-        ("帆布画打八五折", ("number:85|percent",)),
-        ("打对折", ("number:50|percent",)),
-        ("折扣已用", ()),  # no number before 折
-        ("猫和狗住在同一层", ()),  # 同一 is `the same`
-        ("彩印一块五一页", ("number:1.5|cny",)),  # a price per page
-        ("25kg一袋", ("number:1", "number:25000|g")),  # no code 25kg1
-        ("charged at 15p per minute", ("number:0.15|gbp",)),
-        ("open until 4p.m. today", ("time:16:00",)),
-        ("the twenty-pound entry", ("number:20|gbp",)),
-        ("a 10-pound bag of flour", ("number:10",)),  # no money
-        ("two pounds fifty a pair", ("number:2.5|gbp",)),
-        ("5 pounds 3 ounces", ("number:2267.96185|g", "number:3")),
-        ("free for under-16s and over-60s", ("number:16", "number:60")),
-        ("The 8ft × 6ft greenhouse", ("id:8x6",)),
-        ("Your 8x6 ft greenhouse", ("id:8x6",)),
-        ("8 m x 6 ft", ("number:1.8288|m", "number:8|m")),  # two units: two lengths
     ],
 )
 def test_a_form_read_as_it_is_meant(text: str, facts: tuple[str, ...]) -> None:
