@@ -120,18 +120,7 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     for gold_side, reply_side, one in _regrouped(gold, predicted, (gold_facts, pred_facts), (missing, extra)):
         if one:
             what = "the same identifier grouped by other separators"
-            comparisons.append(
-                Comparison(
-                    field="response.id",
-                    gold=gold_side,
-                    predicted=reply_side,
-                    equal=True,
-                    score=1.0,
-                    rung=Rung.NORMALIZED,
-                    kind="short",
-                    note=what,
-                )
-            )
+            comparisons.append(_same_of("response.id", gold_side, reply_side, Rung.NORMALIZED, what))
         else:  # several numbers on one side: the same digits, perhaps not the same identifier
             doubts.append(
                 _doubt_of("response.id", gold_side, reply_side, "the same digits grouped otherwise")
@@ -157,18 +146,8 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         if moment is not None:
             missing.remove(fact)
             extra.remove(moment)
-            comparisons.append(
-                Comparison(
-                    field="response.time",
-                    gold=fact[2],
-                    predicted=moment[2],
-                    equal=True,
-                    score=1.0,
-                    rung=Rung.TYPED,
-                    kind="short",
-                    note="an offset from a time of gold, said as the moment it gives",
-                )
-            )
+            what = "an offset from a time of gold, said as the moment it gives"
+            comparisons.append(_same_of("response.time", fact[2], moment[2], Rung.TYPED, what))
     # one number written two ways pairs first, before any nearer-scored rival of its kind: gold's `150 万元`
     # with the reply's `150 万`, not with its `12个月`; `6 PM` with `6:00`, not left for `8 PM` to take
     for fact in list(missing):
@@ -449,6 +428,13 @@ def _decisive(c: Comparison, vocabulary: frozenset[str]) -> bool:
 def _doubt(c: Comparison, why: str) -> Comparison:
     note = f"{why}: {c.note}" if c.note and why not in c.note else why
     return c.model_copy(update={"uncertain": True, "note": note})
+
+
+def _same_of(field: str, gold: str, predicted: str, rung: Rung, why: str) -> Comparison:
+    """One fact of gold that the reply writes another way: equal, on the rung that knew it."""
+    return Comparison(
+        field=field, gold=gold, predicted=predicted, equal=True, score=1.0, rung=rung, kind="short", note=why
+    )
 
 
 def _doubt_of(field: str, gold: str, predicted: str, why: str, score: float | None = None) -> Comparison:
