@@ -452,7 +452,7 @@ _TIME = re.compile(
     r"|(?i:^\s*|\b(?:at|by|from|until|till|before|after|around|about|past)\s+)"  # `at 9 in the morning`, not `$9 …`
     r"(?P<hp>\d{1,2})(?::(?P<mp>[0-5]\d))?\s+(?:o['’]clock\s+)?"
     r"(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+(?P<night>night))\b"
-    r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])"
+    r"|(?<![\d:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?!\d|:\w)"  # `Sunday, 14:00: 12 kids`, not `12:34:ab`
     r"|(?<![\d:.$])(?P<oc>[1-9]|1[0-2])\s?o['’]clock\b"  # `ten o'clock`: the hour, as `10:00` says it
     r"(?:\s+(?:in\s+the\s+(?P<ocpart>morning|afternoon|evening)|at\s+(?P<ocnight>night)))?",
     re.IGNORECASE,
@@ -587,9 +587,20 @@ _ZH_MEASURES = (
     "天|个|件|张|位|家|份|条|台|次|元|块|年|小时|分钟|周|人|公里|公斤|千克|毫升|升(?!级)|克|斤|米"
     "|单|晚|点|日|号|班|间|辆|套|双|瓶|箱|节(?!日)|期|GB|MB|TB"
 )
+#: Measure words of things counted, where 一 after a price is `a` (22元一桶) and 一 after 同, 万, 第, 这, 上…
+#: is part of a word (同一 `same`, 万一 `in case`, 第一 `first`, 这一 `this`, 上一 `previous`); 三包 is a
+#: warranty.
+_ZH_THING_MEASURES = (
+    "桶|饼|袋|盒|包(?![括含邮装])|杯|碗|本(?![人地次月周年来正])|支(?![付持])|只(?![是需要有能好])|棵|盆|罐|颗|粒|片"
+    "|枚|副|页|封|层|册"
+)
+_ZH_ALL_MEASURES = _ZH_MEASURES + "|" + _ZH_THING_MEASURES
 _ZH_NUMBER = re.compile(
     r"[〇零一二三四五六七八九]{4}(?=年)|(?<=点)(?:[一二两三四五六七八九]?十[一二三四五六七八九]?|零[一二三四五六七八九])(?=分)|(?<!星期)(?<!礼拜)(?<![周哪某每])(?:(?:[一二两三四五六七八九][十百千万]|十)[零〇一二两三四五六七八九十百千万]*(?!分(?!钟))"
     r"|[一二两三四五六七八九](?=" + _ZH_MEASURES + ")"
+    r"|(?:(?<![同统唯元块钱万第这何之初每哪某其上下])(?<![元块][一二三四五六七八九])一|[二两三四五六七八九](?!(?<=三)包))(?="
+    + _ZH_THING_MEASURES
+    + ")"
     r"|[一二两三四五六七八九](?=[到至~\-–][一二两三四五六七八九十]))"  # the first of a range: 一到三天
 )
 #: A Chinese date, 2024年3月5日 (after numerals are read as digits): the same fact as 2024-03-05.
@@ -708,14 +719,16 @@ _JAPANESE = re.compile(
 #: 一百二十八元五角 is 128.50元: 角 and 分 (毛 colloquially) are tenths and hundredths of a yuan.
 _ZH_JIAO = re.compile(
     r"(?<!\d)(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])[角毛]"
-    r"(?:(?P<f>[一二三四五六七八九\d])(?:分|(?![\d零一二两三四五六七八九十百千万]|" + _ZH_MEASURES + r")))?"
+    r"(?:(?P<f>[一二三四五六七八九\d])(?:分|(?![\d零一二两三四五六七八九十百千万]|"
+    + _ZH_ALL_MEASURES
+    + r")))?"
 )  # and 18块9毛9: the fen said without 分 where the amount ends
 #: 八十六块五: the tenths said without 角 / 毛, where the amount ends (300元一节, 22元一桶 are 300 yuan a
 #: lesson, 22 a bucket; 2块5一平 is 2.5 yuan a square metre).
 _ZH_JIAO_BARE = re.compile(
     r"(?<!\d)(?P<y>\d+)[元块](?P<j>[一二三四五六七八九\d])"
-    r"(?!(?<=一)[\u4e00-\u9fff])(?![\d零二两三四五六七八九十百千万毛角分A-Za-z]|一(?![\u4e00-\u9fff])|"
-    + _ZH_MEASURES
+    r"(?!(?<=一)[\u4e00-\u9fff])(?![02-9零二两三四五六七八九十百千万毛角分A-Za-z]|1(?![\u4e00-\u9fff])|1\d|一(?![\u4e00-\u9fff])|"
+    + _ZH_ALL_MEASURES
     + ")"
 )
 #: 5毛 alone (no yuan before it) where it is money — paid or charged (收5毛), 5毛钱, or ending a clause —
@@ -728,6 +741,41 @@ _ZH_JIAO_ALONE = re.compile(
 _ZH_TENTHS = re.compile(
     r"(?<=[按占赔退返付收打])(?P<n>[1-9一二两三四五六七八九])成(?![一二三四五六七八九十\d])"
 )
+#: A discount in tenths of the price paid, where it is said as one (打, 享 or 受 before it; 优惠, 券 or 价
+#: after it): 九折 and 9折 read `9折`; 八五折, 8.5折 and 85折 `8.5折`; 打对折 `5折` — the number of tenths
+#: paid, which a share taken off makes whole (八折 / 减20%). Not a fold (三折伞, 折成三折), 七折八扣, nor a
+#: range (五六折, 5到8折).
+_ZH_DISCOUNT = re.compile(
+    r"(?<![\d.一二三四五六七八九十到至~\-–])"
+    r"(?:(?P<d>[1-9](?:\.[1-9]|5)?)|(?P<z>[一二三四五六七八九]五?)|(?<=[打享])(?P<half>对))"
+    r"折(?![叠伞扣算成]|[一二三四五六七八九]扣)"
+)
+_ZH_DISCOUNT_CUE = re.compile(r"优惠|券|价|促销|特惠|卡")
+
+
+def discounts_paid(text: str) -> frozenset[str]:
+    """The tenths of the price paid that a text states as discounts, as facts read them (打八折 is
+    `number:8`)."""
+    if "折" not in text:
+        return frozenset()
+    found = (_zh_discount(m) for m in _ZH_DISCOUNT.finditer(text))
+    return frozenset(f"number:{d[:-1]}" for d in found if d.endswith("折") and d[:-1] != "")
+
+
+def _zh_discount(m: re.Match[str]) -> str:
+    cued = (m.start() > 0 and m.string[m.start() - 1] in "打享受") or _ZH_DISCOUNT_CUE.match(
+        m.string, m.end()
+    )
+    if not cued and not m["half"]:
+        return m.group(0)
+    if m["half"]:
+        return "5折"
+    if m["d"]:
+        return (m["d"][0] + ".5" if len(m["d"]) == 2 and m["d"][1] == "5" else m["d"]) + "折"
+    tenths = [zh_number(c) for c in m["z"]]
+    return f"{tenths[0]}{'.5' if len(tenths) > 1 else ''}折"
+
+
 _ZH_NUMERALS = "零〇一二两三四五六七八九十百千万"
 _ZH_PERCENT = re.compile(rf"百分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
 _ZH_PERMILLE = re.compile(rf"千分之(?P<n>[{_ZH_NUMERALS}\d]+(?:[点.][零〇一二三四五六七八九\d]+)?)")
@@ -1032,12 +1080,27 @@ def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
 #: `42 dollars and 17 cents` is `$42.17`.
 _DOLLARS_AND_CENTS = re.compile(
     r"(?i)\b(?P<d>\d+)\s+(?P<cur>dollars?|pounds?|euros?),?\s+(?:and\s+)?(?P<c>\d{1,2})"
-    r"(?:\s+(?:cents?|pence|p)\b|(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|will|has|have|must|and|to|for|in|on|by|per|each|due)\b))"
+    r"(?:\s+(?:cents?|pence|p)\b|(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|will|has|have|must|and|to|for|in|on|by|per|each|due"
+    r")\b))"
 )  # `23 pounds 60 is due` too, never `5 pounds 3 ounces`
 _CENTS_SIGN = {"d": "$", "p": "£", "e": "€"}
 #: Cents alone are a dollar's: `15¢` and `62 cents` are $0.15 and $0.62 (not the cents of `42 dollars and
 #: 17 cents`, read whole above).
 _CENTS = re.compile(r"(?i)(?<![\d.,$])(?:(?P<c>\d{1,2})\s?¢|(?<!\band )(?P<w>\d{1,2})\s+cents?\b)")
+#: Pence alone are a pound's: `15p` and `15 pence` are £0.15 in a text where money is said beside one of
+#: them (`costs 15p`, `15p per minute`, `10p, 20p and 50p coins`: then every one); never `4p.m.`, `5:30p`
+#: or `1080p`, and not `Gate 12p`, `kick-off at 3p` where nothing says money.
+_PENCE = re.compile(r"(?i)(?<![\d.,:£$€])(?P<p>\d{1,2})(?:p\b(?![.\s]?m\b)|\s+(?P<word>pence)\b)")
+_PENCE_BEFORE = re.compile(r"(?i)\s*(?:per|each|a|an|off|coins?|apiece)\b")
+_PENCE_AFTER = re.compile(r"(?i)\b(?:costs?|only|just|pay|paid|charged?|priced|price|fee|deposit)\s+$")
+#: An amount said as an adjective of a charge: `the twenty-pound entry`, `a 1250-pound quote` are £20 and
+#: £1,250 (`a 10-pound bag` stays a weight).
+_POUND_ADJECTIVE = re.compile(
+    r"(?i)\b(?P<n>\d+)-pound\s+(?=(?:entry|fee|quote|charge|deposit|fine|voucher|note|credit|ticket|refund|bill"
+    r"|payment|surcharge|discount|price|supplement|top-up|balance|cashback|bonus|admin)\b)"
+)
+#: `under-18s`, `over-65s`: the age is a number, not a code.
+_AGE_GROUP = re.compile(r"(?i)(?<![\w-])(?P<w>under|over)-(?P<n>\d{1,3})s?\b")
 #: `an hour and 15 minutes`, `one hour 15 minutes` is 75 minutes (`an hour` alone is left as said).
 _AN_HOUR_AND = re.compile(r"(?i)\b(?:an|one|1)\s+hour,?\s+(?:and\s+)?(?P<m>[1-5]?\d)\s+(?:minutes?|mins?)\b")
 #: `seven and a half hours` (`seven` a digit by then) is 7.5 hours.
@@ -1145,6 +1208,19 @@ _DATE_CUE = re.compile(
 )
 
 
+def _pence(text: str) -> str:
+    """Each `15p` of `text` as £0.15, where one of them is money by what is said beside it (`_PENCE`)."""
+    found = list(_PENCE.finditer(text))
+    if not any(
+        m["word"]
+        or _PENCE_AFTER.search(text, max(0, m.start() - 12), m.start())
+        or _PENCE_BEFORE.match(text, m.end())
+        for m in found
+    ):
+        return text
+    return _PENCE.sub(lambda m: f"£{int(m['p']) / 100:.2f}", text)
+
+
 def in_digits(text: str) -> str:
     """English numbers and amounts said in words, in digits: `one thousand two hundred fifty` → 1250,
     `twelve` → 12 (not `one`: `NUMBER_WORDS`), `42 dollars and 17 cents` → $42.17, `a ten-dollar
@@ -1164,7 +1240,11 @@ def in_digits(text: str) -> str:
         )
     if "¢" in text or "cent" in text:
         text = _CENTS.sub(lambda m: f"${int(m['c'] or m['w']) / 100:.2f}", text)
+    if "p" in text:
+        text = _pence(text)
     if "-" in text:
+        text = _AGE_GROUP.sub(r"\g<w> \g<n>", text)
+        text = _POUND_ADJECTIVE.sub(r"£\g<n> ", text)
         text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
     text = _COUNT_MORE.sub(lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text)
     folded = text.casefold()
@@ -1555,6 +1635,8 @@ def _zh_text(text: str) -> str:
         text = _ZH_JIAO_ALONE.sub(lambda m: f"0.{zh_number(m['j'] or m['k'])}元", text)
     if "成" in text:  # 七成 is 70%
         text = _ZH_TENTHS.sub(lambda m: f"{zh_number(m['n']) * 10}%", text)
+    if "折" in text:  # 打九折 is 90% of the price
+        text = _ZH_DISCOUNT.sub(_zh_discount, text)
     text = _MYRIAD.sub(lambda m: _digits(float(m["n"].replace(",", "")) * _MYRIADS[m["x"]]), text)
     if "¥" in text and not _JAPANESE.search(text):
         text = _YUAN_SIGN.sub(lambda m: m["n"] + "元", text)
@@ -1636,9 +1718,13 @@ def _zh_two_numerals(m: re.Match[str]) -> str:
     return f"{a}到{b}" if b == a + 1 else m.group(0)
 
 
+_NUMBER_OR_UNIT_BEFORE = re.compile(r"\d(?:[A-Za-z]{1,3})?$")  # not a name's letters: iPhone十五 is iphone15
+
+
 def _zh_numerals_in_digits(m: re.Match[str]) -> str:
-    """Numerals as digits, kept apart from a number just before them (19:30四位 is 19:30 and 4位)."""
-    apart = m.start() > 0 and m.string[m.start() - 1].isdigit()
+    """Numerals as digits, kept apart from a number or a unit just before them (19:30四位 is 19:30 and 4位,
+    25kg一袋 25kg and 1袋)."""
+    apart = _NUMBER_OR_UNIT_BEFORE.search(m.string, max(0, m.start() - 4), m.start()) is not None
     return (" " if apart else "") + str(zh_number(m.group(0)))
 
 

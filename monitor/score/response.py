@@ -32,6 +32,7 @@ ladder routes them.
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_left
 from collections import Counter
@@ -44,6 +45,7 @@ from monitor.compare.facts import (
     asks,
     compare_acts,
     content_words,
+    discounts_paid,
     extract_facts,
     has_cjk,
     is_currency,
@@ -141,13 +143,19 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     soft: set[tuple[str, str, str]] = set()
     # an offset from a time of gold said as the moment it gives: `arrive 15 minutes early` for a 10:45 test
     # is `be there by 10:30`, 开船前1小时 for a 7:30 sailing 6点半之前
+    # and a duration said as the range it spans: `at 8 p.m. for one hour` is `20:00–21:00`, `over two days,
+    # 4–5 March` is `the 4th and 5th of March`
     for fact in [f for f in missing if f[1].startswith("number:") and f[1].endswith("|s")]:
-        moment = _moment_of(fact, gold, gold_facts, extra)
-        if moment is not None:
-            missing.remove(fact)
+        moment, field, what = _moment_of(fact, gold, gold_facts, extra), "response.time", _AS_MOMENT
+        if moment is None:
+            moment = _range_spanning(fact, predicted, gold_facts, pred_facts)
+            field, what = "response.duration", _AS_RANGE
+        if moment is None:
+            continue
+        missing.remove(fact)
+        if moment in extra:
             extra.remove(moment)
-            what = "an offset from a time of gold, said as the moment it gives"
-            comparisons.append(_same_of("response.time", fact[2], moment[2], Rung.TYPED, what))
+        comparisons.append(_same_of(field, fact[2], moment[2], Rung.TYPED, what))
     # one number written two ways pairs first, before any nearer-scored rival of its kind: gold's `150 万元`
     # with the reply's `150 万`, not with its `12个月`; `6 PM` with `6:00`, not left for `8 PM` to take
     for fact in list(missing):
@@ -178,7 +186,11 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
         if best is not None and best.equal:
             comparisons.append(best)
         elif best is not None:
-            if _same_quantity(canon_g, best_canon) or _count_of(canon_g, text_g, best_canon, best.predicted):
+            if (
+                _same_quantity(canon_g, best_canon)
+                or _count_of(canon_g, text_g, best_canon, best.predicted)
+                or _share_off(canon_g, best_canon, gold + predicted)
+            ):
                 doubts.append(_doubt(best, "the same number in another form"))
             elif not _decisive(best, vocabulary):
                 doubts.append(_doubt(best, "worded otherwise"))
@@ -358,6 +370,10 @@ def _fact_in(fact: tuple[str, str, str], part: str, day_first: bool) -> bool:
     return fact[2] in part or any(canon == fact[1] for canon, _ in extract_facts(part, day_first).spans)
 
 
+_AS_MOMENT = "an offset from a time of gold, said as the moment it gives"
+_AS_RANGE = "a duration said as the range it spans"
+
+
 def _moment_of(
     offset: tuple[str, str, str],
     gold: str,
@@ -378,6 +394,58 @@ def _moment_of(
             if any((moment - t) % 1440 == (direction * minutes) % 1440 for t in times):
                 return fact
     return None
+
+
+#: Two facts written as one range: `20:00–21:00`, `from 8 pm to 9 pm`, `4–5 March`, 4日至5日 (and days
+#: one after the other: `the 4th and 5th of March`).
+_RANGE_JOIN = r"(?:st|nd|rd|th|日|号)?\s*(?:[-–—~]|to|until|till|through|至|到{})\s*"
+_MONTH_NEAR = re.compile(
+    r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|[一二三四五六七八九十\d]{1,2}月"
+)
+
+
+def _range_spanning(
+    duration: tuple[str, str, str],
+    predicted: str,
+    gold_facts: list[tuple[str, str, str]],
+    pred_facts: list[tuple[str, str, str]],
+) -> tuple[str, str, str] | None:
+    """The end of a range the reply writes as one (`20:00–21:00`, `from 8 pm to 9 pm`, `4–5 March`) that
+    spans this duration of gold: two times, the first of them gold's too and the second not (a range gold
+    states itself spans none of its other durations); or two days of a month named beside them, both
+    gold's too, counted whole (`4–5 March`, `the 4th and 5th of March` for two days). Two times merely
+    one after the other (`7 pm, 8 pm`, `2 pm and 3 pm`) are no range. None where there is none."""
+    seconds = float(duration[1][7:-2])
+    gold_canons = {c for _, c, _ in gold_facts}
+    for (_, start, start_text), end in itertools.pairwise(pred_facts):
+        if start not in gold_canons:
+            continue
+        times = start.startswith("time:") and end[1].startswith("time:")
+        joiner = _RANGE_JOIN.format("" if times else "|and")
+        joined = re.search(re.escape(start_text) + joiner + re.escape(end[2]), predicted)
+        if joined is None:
+            continue
+        if times and end[1] not in gold_canons:
+            minutes = (_minute_of_day(end[1]) - _minute_of_day(start)) % 1440
+            if minutes and minutes * 60 == seconds:
+                return end
+        first, last = _day_of_month(start), _day_of_month(end[1])
+        around = predicted[max(0, joined.start() - 12) : joined.end() + 12]
+        if (
+            first
+            and last
+            and end[1] in gold_canons
+            and last - first + 1 > 1
+            and (last - first + 1) * 86400 == seconds
+            and _MONTH_NEAR.search(around)
+        ):
+            return end
+    return None
+
+
+def _day_of_month(canon: str) -> int | None:
+    value = canon.removeprefix("number:")
+    return int(value) if value != canon and value.isdigit() and 1 <= int(value) <= 31 else None
 
 
 _BEFORE = r"\s+(?:\w+\s+)?(?:before|early|earlier|ahead|prior|in\s+advance)\b"
@@ -559,6 +627,16 @@ def _same_quantity(a: str, b: str) -> bool:
     if va != vb:
         return False
     return not ua or not ub or {ua, ub} <= _UNIT_FREE_CURRENCIES
+
+
+def _share_off(a: str, b: str, texts: str) -> bool:
+    """A discount in tenths of the price paid (八折, read as 8) against the share taken off (`减了20%`)
+    that makes it whole; the tenths one a text states as a discount (not any number beside 不打折)."""
+    paid = discounts_paid(texts)
+    tenths, share = (a, b) if a in paid else (b, a)
+    if tenths not in paid or not share.endswith("|percent"):
+        return False
+    return float(tenths[7:]) * 10 + float(share[7:-8]) == 100
 
 
 _ZERO = re.compile(r"number:0(?:\.0+)?(?:\|\w+)?")

@@ -382,6 +382,27 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
             "Your plan renews on 1 October at $54 per month; you don't need to do anything.",
             "No action needed: the plan renews October 1 at $54 a month.",
         ),
+        (  # a duration said as the range it spans, of times and of days
+            "Your lane is booked for 6 people on Friday at 8 p.m. for one hour. Closed-toe shoes are required.",
+            "One lane, six throwers, Friday 20:00–21:00. Please wear closed-toe shoes — it's mandatory.",
+        ),
+        (
+            "The sign will be done on site over two days, 4–5 March, weather permitting. The quote of £1,250 "
+            "includes gold leaf on the lettering.",
+            "We'll paint it on site on the 4th and 5th of March if the weather allows. Gold leaf lettering is "
+            "included in the 1250-pound quote.",
+        ),
+        ("3桶农夫山泉今天下午4点前送到，每桶22元。", "三桶农夫山泉今天16:00之前送达，22元一桶。"),
+        ("买一提(7饼)打九折。", "整提七饼一起买可以享受9折。"),
+        ("Extra minutes are charged at 15p per minute.", "Extra minutes cost £0.15 a minute."),
+        (  # `no fees will be charged` is `no fees` (review of the set-22 change)
+            "There will be no additional fees for the date change.",
+            "No additional fees will be charged for the date change.",
+        ),
+        (
+            "已为您使用八折优惠券，订单金额由500元降为400元。",
+            "已帮您用券减了20%，500元的订单现在只需付400元。",
+        ),
         (  # a negation said otherwise: `don't` is no word the reply must repeat (set 12)
             "The maintenance team will fix your leaking sink tomorrow morning. You don't need to be home; "
             "they'll use the master key.",
@@ -491,6 +512,26 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
             "Tomasz will assemble your wardrobe and two dressers.",
             "Tomasz will assemble your wardrobe and three dressers.",
         ),
+        ("Your lane is booked on Friday at 8 p.m. for one hour.", "Your lane is booked Friday 20:00–22:00."),
+        ("The work takes two days, 4–5 March.", "The work takes two days, 4–6 March."),
+        ("There is no fee for late returns.", "There is a fee for late returns."),
+        ("The heating is turned on.", "The heating is turned off."),
+        ("整提七饼打九折。", "整提七饼打八折。"),
+        ("已为您使用八折优惠券。", "已帮您用券减了30%。"),
+        ("房东同意您养一只猫。", "房东同意您最多养两只猫。"),
+        ("优惠券可以打8折。", "优惠券可以减80%。"),  # 8 tenths paid is not 80 % off
+        ("全场商品打八折。", "全场商品打二折。"),
+        ("Your lesson is at 2 pm for one hour.", "Your lessons are at 2 pm and 3 pm."),  # two times, no range
+        (
+            "We'll transfer the £40 from your savings account.",
+            "The £40 will be transferred to your savings account.",
+        ),
+        ("Extra minutes are charged at 15p per minute.", "Extra minutes cost £1.50 a minute."),
+        # forms that only look like the set-22 ones: each reads as before
+        ("The shed base is 2 m x 3 m.", "The shed base is 2 ft x 3 ft."),
+        ("The heating is switched on.", "The heating is turned off."),
+        ("本店不打折，定金是总价的30%。", "本店不打折，定金是总价的70%。"),
+        ("停车费10元一小时。", "停车费10元两小时。"),
         (  # a duration replaced by one the reply states twice (set 16)
             "The panels come with a 25-year product warranty, and our workmanship warranty covers the "
             "installation for 10 years. The inverter warranty is 12 years.",
@@ -626,6 +667,52 @@ def test_a_text_is_read_for_facts_once() -> None:
         ("60 minutes and 30 minutes sessions", ("number:1800|s", "number:3600|s")),
         ("at 8 o'clock at night", ("time:20:00",)),
         ("Take 2 x 500 mg", ("number:0.5|g", "number:2")),
+        # set 22: a time before a colon, a numeral before a measure word, a discount in tenths, pence, an
+        # amount as an adjective of a charge, pounds and pence in words, an age group
+        ("Sunday, 14:00: 12 kids", ("number:12", "time:14:00", "weekday:7")),
+        ("at 10:15:30", ("number:10", "number:15", "number:30")),  # a time to the second is not read
+        ("三桶农夫山泉", ("number:3",)),
+        ("整提七饼打9折", ("number:7", "number:9")),  # tenths of the price paid
+        ("帆布画打八五折", ("number:8.5",)),
+        ("打对折", ("number:5",)),
+        ("折扣已用", ()),  # no number before 折
+        ("猫和狗住在同一层", ()),  # 同一 is `the same`
+        ("彩印一块五一页", ("number:1.5|cny",)),  # a price per page
+        ("25kg一袋", ("number:1", "number:25000|g")),  # no code 25kg1
+        ("charged at 15p per minute", ("number:0.15|gbp",)),
+        ("open until 4p.m. today", ("time:16:00",)),
+        ("the twenty-pound entry", ("number:20|gbp",)),
+        ("a 10-pound bag of flour", ("number:10",)),  # no money
+        ("5 pounds 3 ounces", ("number:2267.96185|g", "number:3")),
+        ("free for under-16s and over-60s", ("number:16", "number:60")),
+        ("2 m x 3 m", ("number:2|m", "number:3|m")),  # a size keeps its unit (`2 ft x 3 ft` differs)
+        # forms that only look like those above (review of the set-22 change)
+        ("The bus leaves at 5:30p, the fare is £2", ("number:2|gbp", "time:05:30")),
+        ("open at 7p, entry £3", ("id:7p", "number:3|gbp")),
+        ("Gate 12p, fare £2", ("id:12p", "number:2|gbp")),
+        ("It costs 15p.", ("number:0.15|gbp",)),
+        ("€15, or €20 with the tour", ("number:15|eur", "number:20|eur")),
+        ("a 5-pound gift box", ("number:5",)),
+        ("MAC 12:34:ab", ("number:12", "number:34")),
+        ("对折一下再放进信封", ()),  # fold in half
+        ("三折叠伞", ()),
+        ("过程一波三折", ()),
+        ("七折八扣之后", ()),
+        ("享受95折", ("number:9.5",)),
+        ("这款伞是三折伞", ()),
+        ("满两件打五六折", ("number:2",)),  # 五六折 is a range
+        ("Setup is 50 dollars and 20 a month", ("frequency:month", "number:20", "number:50|usd")),
+        ("we accept 10p, 20p and 50p coins", ("number:0.1|gbp", "number:0.2|gbp", "number:0.5|gbp")),
+        ("Kick-off is 3p; tickets are £10", ("id:3p", "number:10|gbp")),
+        ("15 pence per minute", ("number:0.15|gbp",)),
+        ("iPhone十五", ("id:iphone15",)),
+        ("carry-over-2 days", ("id:carryover2",)),
+        ("这一层和上一页", ()),
+        ("值得一提的是一本正经", ()),
+        ("万一只是误会", ()),
+        ("第一只需登记", ()),
+        ("享受三包服务", ()),
+        ("停车费10元一小时", ("number:10|cny", "number:3600|s")),  # an hour is a duration still
     ],
 )
 def test_a_form_read_as_it_is_meant(text: str, facts: tuple[str, ...]) -> None:
