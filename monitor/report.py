@@ -43,13 +43,22 @@ CSV_COLUMNS = (
 
 def latest_reports(reports: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
     """The report that counts per conversation (the documented dedupe): most `spans`, then the highest
-    `version`, then the later one. A `score` report has neither and no `conversation_id`: by `dialog_id`."""
+    `version`, then the later one; none for an id whose highest version is `merged_into` another (its
+    spans are in that one's report). A `score` report has neither and no `conversation_id`: by
+    `dialog_id`."""
     best: dict[str, Mapping[str, Any]] = {}
+    merged: dict[str, int] = {}  # id -> the version that merged it into another
     for r in reports:
         cid = str(r.get("conversation_id", r.get("dialog_id")))
+        if r.get("merged_into"):
+            merged[cid] = max(merged.get(cid, 0), r.get("version") or 0)
+            continue
         old = best.get(cid)
         if old is None or _rank(r) >= _rank(old):
             best[cid] = r
+    for cid, version in merged.items():
+        if cid in best and (best[cid].get("version") or 0) < version:
+            del best[cid]
     return best
 
 

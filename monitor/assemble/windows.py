@@ -79,6 +79,8 @@ class OpenConversation:
 class Closed:
     conversation: OpenConversation
     closed_by: str
+    # `merged`: the conversation reported as `conversation`'s id joined this one; this closes that id
+    merged_into: str | None = None
 
 
 class WindowStore:
@@ -99,6 +101,7 @@ class WindowStore:
         self._continued: OrderedDict[str, tuple[HistoryKeys, str]] = OrderedDict()
         self._continued_by: dict[str, str] = {}
         self.joined_by_history = 0
+        self.merged = 0  # traces reported alone, then joined the conversation whose history came later
         self.moved_to_twin = 0  # joined traces moved to a twin's first turn (`_rematch`)
         # which unnamed traces may be joined by history: all, except where a trace's spans may be held by
         # another process (Kafka: only those routed to one partition by their opening, runtime/kafka.py)
@@ -247,13 +250,18 @@ class WindowStore:
             self._unsettled.discard(trace_id)
             keys = self.undecided.get(trace_id)
             pending = self.open.get(f"trace:{trace_id}")
+            # reported alone before the history it continues came (kept while its report is: `_close`)
+            alone = self.closed.get(f"trace:{trace_id}") if pending is None else None
             if keys is None:
                 continue
-            if trace_id in self.trace_owner or pending is None:  # named meanwhile, or reported alone
+            if trace_id in self.trace_owner or (pending or alone) is None:  # named meanwhile, or gone
                 del self.undecided[trace_id]
                 continue
+            if pending is None:
+                assert alone is not None
+                pending = alone  # what its report holds; reopened below only if it joins
             waited = now_ns is not None and now_ns - pending.first_ns >= self.config.trace_root_wait_s * 1e9
-            if not (pending.has_root or waited or final):
+            if not (pending.has_root or waited or final or alone):
                 continue  # its root (which may name it) is still to come
             if self.join_after_watermark and not final and (now_ns is None or now_ns < pending.last_ns):
                 continue  # traces of its conversation that started earlier may still be on their way
@@ -277,9 +285,7 @@ class WindowStore:
                 if final:
                     del self.undecided[trace_id]
                 elif keys.continues is not None:  # the history it continues has not come yet
-                    if len(self._awaited) >= 10 * self.config.max_open:
-                        self._awaited.clear()  # bounded: those still undecided are looked at on flush
-                    self._awaited.setdefault(keys.continues, set()).add(trace_id)
+                    self._await(keys.continues, trace_id)
                 continue
             del self.undecided[trace_id]
             chosen = self._choose(found, owners, _identity(pending.spans))
@@ -289,32 +295,57 @@ class WindowStore:
             self._own_trace(trace_id, cid)
             self._note_continued(trace_id, keys, chosen)
             self.joined_by_history += 1
+            if alone is not None:  # its report is superseded: reopened (`version + 1`) to join
+                pending, evicted = self._open(alone.conversation_id, alone.last_ns, keep=(cid,))
+                out += evicted
             target = self.open.get(cid)
             if target is None:  # reported already: reopened with every span so far, as a late span does
                 target, evicted = self._open(cid, pending.last_ns, keep=(pending.conversation_id,))
                 out += evicted
             self._absorb(target, pending.conversation_id)
             target.last_ns = max(target.last_ns, pending.last_ns)
+            if alone is not None:  # the id it was reported under ends, naming where its spans went
+                gone = OpenConversation(
+                    alone.conversation_id,
+                    first_ns=pending.first_ns,
+                    last_ns=pending.last_ns,
+                    version=pending.version,
+                    ended=True,
+                )
+                self.merged += 1
+                out.append(Closed(gone, "merged", merged_into=cid))
         return out
 
     def _rematch(
-        self, trace_id: str, keys: HistoryKeys, starts: int, own: str, out: list[Closed]
+        self,
+        trace_id: str,
+        keys: HistoryKeys,
+        starts: int,
+        own: str,
+        out: list[Closed],
+        tried: set[str] | None = None,
     ) -> str | None:
         """Twins — conversations that opened with the very same exchange — whose next turns come out of
-        the order they began: the later-begun one, joined first, took the earlier twin's first turn, the
-        only one `trace_id` (begun before the other first turn was answered) may continue. When that
-        taker may continue another first turn still free, it moves there (with every turn joined after
-        it), and `trace_id` takes the one it freed; returns that one. Only while the taker's conversation
-        is open (a report is not taken back), and never in Kafka (`on_join`: joined spans were copied to
-        their conversation's partition). The same content either way: what changes is which first trace
-        each conversation holds, and that none is left alone."""
+        the order they began: a later-begun one, joined first, took an earlier twin's first turn, the
+        only kind `trace_id` (begun before the other first turns were answered) may continue. When that
+        taker may continue another first turn still free — or one whose own taker can move on in turn
+        (a chain of such moves, `_MAX_REMATCH` deep: the twins' second turns matched to first turns
+        answered before they began) — it moves there (with every turn joined after it), and `trace_id`
+        takes the one it freed; returns that one. A taker's conversation reported already is reopened
+        and reported again without it (`version + 1`, as a late span reopens one: the newest version is
+        the whole truth). Never in Kafka (`on_join`: joined spans were copied to their conversation's
+        partition). The same content either way: what changes is which first trace each conversation
+        holds, and that none is left alone."""
         if self.on_join is not None or keys.continues is None:
             return None
+        tried = set() if tried is None else tried
         for earlier, taker in self.histories.taken(keys, trace_id, starts):
-            source = self.open.get(self._owner(earlier))
+            owner = self._owner(earlier)
+            source = self.open.get(owner) or self.closed.get(owner)
             joined = self._continued.get(taker)
-            if source is None or source.conversation_id == own or joined is None:
+            if source is None or owner == own or joined is None or taker == trace_id or taker in tried:
                 continue
+            tried.add(taker)
             movers = [taker]
             while movers[-1] in self._continued_by and len(movers) < 1000:
                 movers.append(self._continued_by[movers[-1]])
@@ -328,17 +359,31 @@ class WindowStore:
             for c in self.histories.candidates(joined[0], taker, taker_start):
                 cid = self._owner(c)
                 conv = self.open.get(cid) or self.closed.get(cid)
-                if c in movers or cid == source.conversation_id or conv is None:
+                if c in movers or cid == owner or conv is None:
                     continue
                 if len(conv.spans) + len(moving) <= self.config.max_spans:
                     free[c] = cid
-            if not free:
+            if free:
+                there: str | None = self._choose(list(free), free, _identity(moving))
+            elif len(tried) < _MAX_REMATCH:  # none free: one its taker may leave, moving on in turn
+                there = self._rematch(taker, joined[0], taker_start, owner, out, tried)
+                if there is not None:
+                    free[there] = self._owner(there)
+                    conv = self.open.get(free[there]) or self.closed.get(free[there])
+                    if conv is None or len(conv.spans) + len(moving) > self.config.max_spans:
+                        there = None  # freed, and left free: the same content either way
+            else:
+                there = None
+            if there is None:
                 continue
-            there = self._choose(list(free), free, _identity(moving))
+            if owner not in self.open:  # reported: reopened, its next version without the movers
+                source, evicted = self._open(owner, source.last_ns, keep=(own, free[there]))
+                out += evicted
+                moving = [s for s in source.spans if s.span.trace_id in movers]
             self.histories.unclaim(keys.continues, earlier)
             self.histories.claim(keys.continues, there, taker)
             self._note_continued(taker, joined[0], there)
-            self._move(source, moving, free[there], out, keep=(source.conversation_id, own))
+            self._move(source, moving, free[there], out, keep=(owner, own))
             self.moved_to_twin += 1
             return earlier
         return None
@@ -397,7 +442,7 @@ class WindowStore:
 
     def _started(self, trace_id: str) -> int:
         """When an unnamed trace waiting here started (event time: its earliest span)."""
-        pending = self.open.get(f"trace:{trace_id}")
+        pending = self.open.get(f"trace:{trace_id}") or self.closed.get(f"trace:{trace_id}")
         return min((s.span.start_ns for s in pending.spans), default=0) if pending is not None else 0
 
     def _identity(self, cid: str) -> tuple[str | None, str | None, str | None] | None:
@@ -566,18 +611,41 @@ class WindowStore:
 
     def _close(self, conv: OpenConversation, reason: str) -> Closed:
         conv.ended = True
-        if conv.conversation_id.startswith("trace:"):  # reported alone: no longer a trace to join
-            self.undecided.pop(conv.conversation_id[6:], None)
+        if conv.conversation_id.startswith("trace:"):
+            # reported alone: the history it continues may still come (`_settle` joins it then, and
+            # supersedes this report); kept as long as the report is (not in Kafka: `on_join`)
+            trace_id = conv.conversation_id[6:]
+            keys = self.undecided.pop(trace_id, None)
+            if (
+                keys is not None
+                and keys.continues is not None
+                and self.on_join is None
+                and self.config.late_retention
+            ):
+                self.undecided[trace_id] = keys
+                self._await(keys.continues, trace_id)
         if self.config.late_retention:
             self.closed[conv.conversation_id] = conv
             self.closed.move_to_end(conv.conversation_id)
             while len(self.closed) > self.config.late_retention:
-                self.closed.popitem(last=False)
+                gone, _ = self.closed.popitem(last=False)
+                if gone.startswith("trace:"):
+                    self.undecided.pop(gone[6:], None)
         return Closed(conv, reason)
+
+    def _await(self, history: bytes, trace_id: str) -> None:
+        """`trace_id` continues `history`, which has not come yet: looked at again when it does."""
+        if len(self._awaited) >= 10 * self.config.max_open:
+            self._awaited.clear()  # bounded: those still undecided are looked at on flush
+        self._awaited.setdefault(history, set()).add(trace_id)
 
     @property
     def open_spans(self) -> int:
         return sum(len(c.spans) for c in self.open.values())
+
+
+#: How many twins' turns one join may move, in a chain (`_rematch`): twins of a greeting are many.
+_MAX_REMATCH = 16
 
 
 def _every_trace(trace_id: str) -> bool:

@@ -98,6 +98,7 @@ METRICS: tuple[Spec, ...] = (
     Spec("aem_pipeline_evictions_total", "counter", (), "Conversations reported early because the open-conversation cap was reached.", scrape=True),
     Spec("aem_pipeline_traces_joined_total", "counter", (), "Traces with no conversation id joined to the conversation whose history their model calls resend (one trace per user turn).", scrape=True),
     Spec("aem_pipeline_late_rereports_total", "counter", (), "Re-reports (new version) of conversations after late spans.", scrape=True),
+    Spec("aem_pipeline_conversations_merged_total", "counter", (), "Traces reported alone, then merged into the conversation whose earlier turn came later (their id's last report names it: merged_into).", scrape=True),
     Spec("aem_kafka_consumer_lag", "gauge", ("group", "partition"), "Messages between the scoring stage's position and the end of each internal-topic partition.", scrape=True),
     Spec("aem_kafka_dead_letters_total", "counter", (), "Poison messages (undecodable, oversized) sent to the dead-letter topic.", scrape=True),
     Spec("aem_embedding_texts_total", "counter", ("source",), "Texts the embedder served, by source (model, cache).", scrape=True),
@@ -118,6 +119,7 @@ _SCALARS: tuple[tuple[str, str], ...] = (
     ("aem_pipeline_evictions_total", "evictions"),
     ("aem_pipeline_traces_joined_total", "traces_joined_by_history"),
     ("aem_pipeline_late_rereports_total", "late_rereports"),
+    ("aem_pipeline_conversations_merged_total", "conversations_merged"),
     ("aem_embedding_batches_total", "batches"),
     ("aem_kafka_dead_letters_total", "kafka_dead_letters"),
 )

@@ -77,6 +77,12 @@ class ConversationReport(BaseModel):
         "attribute prefixes they carry",
     )
     closed_by: str
+    merged_into: str | None = Field(
+        default=None,
+        description="with closed_by `merged`: this id was reported alone (a trace whose resent history had "
+        "not come), then joined the conversation named here; this version holds no spans and supersedes "
+        "the id's earlier reports",
+    )
     spans: int
     spans_dropped: int = 0
     started_ns: int
@@ -335,6 +341,12 @@ def unscored_report(conv: OpenConversation, closed_by: str, reason: str) -> Conv
         span_id=root.span.span_id if root else None,
         observed_turns=(),
     )
+
+
+def merged_report(conv: OpenConversation, merged_into: str) -> ConversationReport:
+    """The report that ends an id reported alone whose spans joined `merged_into` (windows.py)."""
+    why = f"its spans joined {merged_into}, whose report holds them"
+    return unscored_report(conv, "merged", why).model_copy(update={"merged_into": merged_into})
 
 
 def root_span(spans: Sequence[AgentSpan]) -> AgentSpan | None:

@@ -49,7 +49,7 @@ from monitor.normalize.common import bare, identity
 from monitor.publish.prometheus import MonitorMetrics
 from monitor.publish.redact import Redactor
 from monitor.reference.policy import Policy
-from monitor.runtime.conversation import Outcome, describe, report_closed, unscored_report
+from monitor.runtime.conversation import Outcome, describe, merged_report, report_closed, unscored_report
 from monitor.runtime.workers import Job, ScoringPool
 
 log = logging.getLogger(__name__)
@@ -217,6 +217,9 @@ class Pipeline:
     def _emit(self, closed: list[Closed]) -> int:
         for c in closed:
             conv = c.conversation
+            if c.merged_into is not None:  # an id reported alone, superseded: no verdict to count
+                self.sink(self.redact(merged_report(conv, c.merged_into).to_json()))
+                continue
             if conv.spans and all(s.setup for s in conv.spans):  # e.g. a lone create_agent trace
                 self.stats["setup_traces_skipped"] += 1
                 if self.on_close is not None:
@@ -330,6 +333,7 @@ class Pipeline:
         out["open_spans"] = self.store.open_spans
         out["evictions"] = self.store.evictions
         out["traces_joined_by_history"] = self.store.joined_by_history
+        out["conversations_merged"] = self.store.merged
         out["spans_dropped"] = self.store.spans_dropped
         out["spans_time_clamped"] = self.store.spans_clamped
         if self.pool is not None:  # summed over the workers (each has its own embedder and cache)

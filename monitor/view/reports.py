@@ -1,7 +1,8 @@
 """Reports as `show` presents them: read, dedupe, filter, and one row per turn. I/O (reads files).
 
 In: paths of `run` / `replay` / `consume` JSONL (one report per line; per conversation the documented
-dedupe keeps one: most `spans`, then highest `version`, then the later line) or of a `score` JSON
+dedupe keeps one: most `spans`, then highest `version`, then the later line; none for an id merged into
+another) or of a `score` JSON
 document (`{"aggregate", "dialogs"}`). Out: `Shown` conversations in first-seen order, each with its
 `Row`s — what the agent did, the verdict (pass, root cause, cascade with its root turn, not scored),
 the reason and its evidence (field, gold and predicted values) — and the problems found, each naming

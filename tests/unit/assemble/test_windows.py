@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from monitor.assemble.windows import WindowStore
-from monitor.config import WindowConfig
+from monitor.compare.ladder import Ladder
+from monitor.config import ScoringConfig, WindowConfig
 from monitor.model import AgentSpan
 from monitor.normalize import normalize_span
+from monitor.report import latest_reports
+from monitor.runtime.pipeline import Pipeline
 from tests.unit.spans import span
 
 
@@ -494,3 +498,76 @@ def test_a_join_that_reopens_a_conversation_in_a_full_store_evicts_neither_side(
     assert sorted(spans) == sorted(s.span.span_id for s in (a1, call_a2, b1, b2, other))  # each once
     traces = {cid[:8]: {s.span.trace_id[:2] for s in c.spans} for cid, c in latest.items()}
     assert traces == {"trace:a1": {"a1", "a2"}, "trace:b1": {"b1", "b2"}, "x": {"ee"}}
+
+
+def test_three_twins_whose_next_turns_come_out_of_order_each_keep_their_own_first_turn() -> None:
+    """Three users opened with the very same exchange. The second user's next turn comes first and takes
+    the first user's first turn; the third user's takes the second user's. The first user's next turn,
+    begun before any other first turn was answered, may continue only its own: a chain of moves (the
+    third user's turn to its own first turn, then the second user's to its own) frees it. One move at
+    a time would leave it alone."""
+    paris = [("user", "Weather in Paris?"), ("assistant", "Sunny.")]
+    firsts = [chat(t, paris[:1], "Sunny.", start) for t, start in (("a1", 0), ("b1", 50), ("c1", 100))]
+    a2, b2, c2 = (
+        chat(t, [*paris, ("user", f"And {city}?")], "Rain.", start)
+        for t, city, start in (("a2", "Rome", 5), ("b2", "Oslo", 55), ("c2", "Kyiv", 105))
+    )
+    store = WindowStore(WindowConfig(end_marker_grace_s=0))
+    for s in (*firsts, b2, c2, a2):
+        store.add(s, 0)
+        store.close_marked()
+    traces = {
+        c.conversation.conversation_id[6:8]: {s.span.trace_id[:2] for s in c.conversation.spans}
+        for c in store.flush()
+    }
+    assert traces == {"a1": {"a1", "a2"}, "b1": {"b1", "b2"}, "c1": {"c1", "c2"}}
+    assert store.joined_by_history == 3 and store.moved_to_twin == 2
+
+
+def test_a_turn_reported_alone_before_its_history_came_is_merged_into_its_conversation() -> None:
+    """A turn's trace comes and is reported alone (nothing it continues had come); the trace of the turn
+    before it comes later. The conversation is reported whole, and the id the turn was reported under
+    gets a last report naming where its spans went (`merged`), so a consumer keeping the latest report
+    per id sees one conversation, not two."""
+    store = WindowStore(WindowConfig(inactivity_s=30, trace_root_wait_s=60))
+    store.add(TURN_2, 0)
+    [alone] = store.advance(200 * S)
+    assert alone.conversation.conversation_id == "trace:" + "a2".ljust(32, "0")
+    store.add(TURN_1, 210 * S)
+    closed = store.close_marked() + store.flush()
+    merged = [c for c in closed if c.closed_by == "merged"]
+    whole = [c for c in closed if c.closed_by != "merged"]
+    assert [
+        (c.conversation.conversation_id, c.conversation.version, c.conversation.spans) for c in merged
+    ] == [(alone.conversation.conversation_id, 2, [])]
+    assert [c.merged_into for c in merged] == ["trace:" + "a1".ljust(32, "0")]
+    assert [(c.conversation.conversation_id, len(c.conversation.spans)) for c in whole] == [
+        ("trace:" + "a1".ljust(32, "0"), 2)
+    ]
+    assert store.merged == 1 and store.joined_by_history == 1
+
+
+def test_the_report_of_a_turn_merged_later_names_its_conversation_and_counts_no_verdict(
+    ladder: Ladder,
+) -> None:
+    """Through the pipeline: the id a turn was first reported under ends with a report that holds no
+    spans and says where they went (`merged_into`); the latest report per id (what `show` and the
+    docs' dedupe keep) is one conversation, whole, and only the two conversation reports are counted."""
+    clock = [0]
+    reports: list[dict[str, Any]] = []
+    config = ScoringConfig(windows=WindowConfig(inactivity_s=30, trace_root_wait_s=60))
+    pipeline = Pipeline(config, ladder, {}, reports.append, clock=lambda: clock[0])
+    pipeline.ingest_spans([TURN_2])
+    clock[0] = 200 * S
+    pipeline.tick(clock[0])
+    pipeline.ingest_spans([TURN_1])
+    pipeline.flush()
+    merged = [r for r in reports if r["closed_by"] == "merged"]
+    assert [(r["conversation_id"][:8], r["version"], r["spans"], r["scored"]) for r in merged] == [
+        ("trace:a2", 2, 0, False)
+    ]
+    assert merged[0]["merged_into"] == "trace:" + "a1".ljust(32, "0")
+    [whole] = latest_reports(reports).values()
+    assert whole["conversation_id"] == merged[0]["merged_into"] and whole["spans"] == 2
+    stats = pipeline.snapshot()
+    assert stats["conversations_reported"] == 2 and stats["conversations_merged"] == 1
