@@ -397,6 +397,10 @@ _MONTHS = (
     "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|"
     "september|october|november|december"
 )
+#: A dash between a day and the month of the next date of a range (`Nov 15-Apr 1`, `15-Apr 1`).
+_DASH_BEFORE_MONTH = re.compile(
+    r"(?<=\d)[-–—](?=(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d)"
+)
 _DATE = re.compile(
     rf"(?<!{_W})(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?:[T ]\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:\.\d+)?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?"
     r"|\d{4}[/.]\d{1,2}[/.]\d{1,2}(?![.\d])"
@@ -405,10 +409,10 @@ _DATE = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}})(?!{_W})",
     re.IGNORECASE,
 )
-#: A month of a year, the ISO reduced date `date:2024-04`: April 2024, Apr. 2024, 2024-04, 04/2024,
-#: 2024年4月. Read after full dates, so `April 5, 2024` and `2024-04-05` stay days.
+#: A month of a year, the ISO reduced date `date:2024-04`: April 2024, Apr. 2024, March of 2027, 2024-04,
+#: 04/2024, 2024年4月. Read after full dates, so `April 5, 2024` and `2024-04-05` stay days.
 _MONTH_YEAR = re.compile(
-    rf"(?<![-/])(?<!{_W})(?:(?P<name>{_MONTHS})\.?,?\s+(?P<y1>(?:19|20)\d{{2}})"
+    rf"(?<![-/])(?<!{_W})(?:(?P<name>{_MONTHS})\.?,?\s+(?:of\s+)?(?P<y1>(?:19|20)\d{{2}})"
     r"|(?P<y2>(?:19|20)\d{2})-(?P<m2>0[1-9]|1[0-2])|(?P<m3>0?[1-9]|1[0-2])/(?P<y3>(?:19|20)\d{2}))"
     rf"(?![-/])(?!{_W})"
     r"|(?<!\d)(?P<y4>(?:19|20)\d{2})年(?P<m4>十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(?!\d{1,2}[日号])",
@@ -460,7 +464,7 @@ _TIME = re.compile(
 _TIME_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
 _TIME_WORD_HINT = re.compile(r"(?i)noon|mid")
 #: Chinese parts of the day a time of day may follow (下午3点); `_ZH_PM` are the afternoon's and evening's.
-_ZH_DAY_PARTS = "凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|昨晚"
+_ZH_DAY_PARTS = "凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|昨晚|今早|明早|昨早|今晨|明晨"
 #: Minutes are the number after 点 that no measure word follows: 晚 6 点 10 人 is ten people at six.
 _ZH_TIME = re.compile(
     "(?P<zp>" + _ZH_DAY_PARTS + ")?"
@@ -605,8 +609,9 @@ _ZH_NUMBER = re.compile(
 )
 #: A Chinese date, 2024年3月5日 (after numerals are read as digits): the same fact as 2024-03-05.
 _ZH_DATE = re.compile(r"(?P<y>\d{4})年(?P<m>\d{1,2}|十[一二]?|[一二三四五六七八九])月(?P<d>\d{1,2})[日号]")
-#: 两个小时 is 2小时: the measure word between a number and 小时 carries nothing.
-_ZH_HOURS = re.compile(r"(?<=\d)个(?=小时)")
+#: 两个小时 is 2小时: the measure word between a number and 小时 carries nothing (十二个多小时, `twelve-odd
+#: hours`, is 12小时 too).
+_ZH_HOURS = re.compile(r"(?<=\d)个多?(?=小时)")
 #: A currency named without an amount ("in USD", "euros"): currency:usd.
 _CURRENCY = re.compile(
     r"\b(?P<c>usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|nzd|inr|krw|sgd|hkd|sek|nok|dkk|mxn|brl|yuan|"
@@ -1135,6 +1140,7 @@ _HOUR_PARTS = {
     "a quarter hour": "15 minutes", "quarter hour": "15 minutes", "quarter-hour": "15 minutes",
     "half a percent": "0.5%", "half a per cent": "0.5%",
     "3-quarters of an hour": "45 minutes", "3 quarters of an hour": "45 minutes",  # `three` is a digit by then
+    "a third of an hour": "20 minutes", "1 third of an hour": "20 minutes", "2 thirds of an hour": "40 minutes",
 }  # fmt: skip
 _HOUR_PART = re.compile(  # not inside `two and a half hours`
     r"(?i)(?<!\band )(?<!\band a )\b(?:" + "|".join(sorted(_HOUR_PARTS, key=len, reverse=True)) + r")\b"
@@ -1248,7 +1254,7 @@ def in_digits(text: str) -> str:
         text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
     text = _COUNT_MORE.sub(lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text)
     folded = text.casefold()
-    if "half" in folded or "quarter" in folded or "fifth" in folded or "tenth" in folded:
+    if "half" in folded or "quarter" in folded or "fifth" in folded or "tenth" in folded or "third" in folded:
         text = _AND_A_HALF.sub(r"\g<n>.5 \g<u>", text)
         text = _FRACTION_OF_PRICE.sub(_fraction_as_percent, text)
         text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[m.group(0).lower()], text)
@@ -1404,6 +1410,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _TWO_FACTOR.sub("twofactor", text)
     if "24" in text:
         text = _ALWAYS.sub("around-the-clock", text)
+    if "-" in text or "–" in text:  # `Nov 15–Apr 1` is a range of two dates, not the code `15-Apr`
+        text = _DASH_BEFORE_MONTH.sub(" - ", text)
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
         text = _UNIT_TIMES.sub(" x ", text).replace("×", "x")
     if " by " in text:  # `a 10 by 10` is 10x10
@@ -1604,6 +1612,13 @@ _ZH_DOT_DATE = re.compile(
 )
 
 
+#: A length in metres and tenths, as a height is said (一米二, 一米五: 1.2 and 1.5 metres), where no numeral
+#: or 米 follows (not 一米二十).
+_ZH_METRE_AND_TENTHS = re.compile(
+    r"(?<![\d一二两三四五六七八九十百千万])(?P<m>[一两二三])米(?P<d>[一二三四五六七八九])(?![\d一二三四五六七八九十百千万米])"
+)
+
+
 def _zh_text(text: str) -> str:
     """Chinese text as the fact patterns read it: no space between a digit and an ideograph (`3 月 12 日`
     is how some write 3月12日), numerals as digits (两千 = 2000), 5万 as 50000, ¥ as 元 (the yuan sign,
@@ -1624,6 +1639,8 @@ def _zh_text(text: str) -> str:
         text = _ZH_DAY_DASH.sub("至", text)
     if "一半" in text:
         text = text.replace("一半", "50%")
+    if "米" in text:  # 一米二 is 1.2米, as a height is said
+        text = _ZH_METRE_AND_TENTHS.sub(lambda m: f"{zh_number(m['m'])}.{zh_number(m['d'])}米", text)
     if "第" in text:  # 第二诊室 is room 2, as 2号诊室 says
         text = _ZH_ORDINAL.sub(lambda m: f"第{zh_number(m['n'])}", text)
     if "三" in text or "四" in text or "五" in text:  # 两三天 is 2到3天

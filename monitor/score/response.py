@@ -113,6 +113,9 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     # -- facts: typed facts and slot words, paired by kind -----------------------------------
     gold_facts = _fact_items(gold, vocabulary, day_first)
     pred_facts = _fact_items(predicted, vocabulary, day_first)
+    gold_facts, pred_facts = _dates_in_one_order(
+        (gold, gold_facts), (predicted, pred_facts), vocabulary, day_first
+    )
     # one fact written two ways is one fact: the canonical forms decide, read in context (`January 1
     # through June 30, 2025`'s start is of 2025; `8:00到18:00`'s 18:00 is the reply's `18点`)
     gold_canons, pred_canons = {c for _, c, _ in gold_facts}, {c for _, c, _ in pred_facts}
@@ -243,7 +246,10 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
             if worded:
                 there.add(part)
             facts_absent = any(not (worded and f in soft) for f in in_part)
-            if facts_absent or not (worded or states_facts(part, predicted, day_first)):
+            stated_all = states_facts(part, predicted, day_first) or _stated_otherwise(
+                part, pred_facts, day_first
+            )
+            if facts_absent or not (worded or stated_all):
                 uncovered.append(part)
             elif not covered:
                 what = "the model finds it uncovered, its words are in the reply"
@@ -362,6 +368,46 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     else:
         truthfulness = Check(sub_metric=SubMetric.TRUTHFULNESS, passed=True, score=whole_cmp.score)
     return ResponseScore(completeness, truthfulness, tuple(comparisons), tuple(mismatches), whole.score)
+
+
+#: A date written in numbers whose day and month could be either (`11/04`, `03/05/2025`).
+_EITHER_ORDER = re.compile(r"(?<![\d/.])(?:0?[1-9]|1[0-2])/(?:0?[1-9]|1[0-2])(?:/(?:\d{4}|\d{2}))?(?![\d/])")
+
+
+def _dates_in_one_order(
+    gold: tuple[str, list[tuple[str, str, str]]],
+    predicted: tuple[str, list[tuple[str, str, str]]],
+    vocabulary: frozenset[str],
+    day_first: bool,
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """The facts of both texts, a numeric date that could be day or month first (`11/04`) read in the
+    order that the other text's date says (`11 April`), where the configured order reads it as another
+    date: the writer's order is not known (`ladder.date_day_first` is a default, not a fact), and the
+    other text tells it. Unchanged where neither order makes the texts agree more."""
+    (gold_text, gold_facts), (pred_text, pred_facts) = gold, predicted
+    for text, own, other, is_gold in (
+        (pred_text, pred_facts, gold_facts, False),
+        (gold_text, gold_facts, pred_facts, True),
+    ):
+        if "/" not in text or not _EITHER_ORDER.search(text):
+            continue
+        flipped = _fact_items(text, vocabulary, not day_first)
+        canons = Counter(c for _, c, _ in other)
+        if _agreeing(flipped, canons) > _agreeing(own, canons):
+            return (flipped, pred_facts) if is_gold else (gold_facts, flipped)
+    return gold_facts, pred_facts
+
+
+def _agreeing(facts: list[tuple[str, str, str]], canons: Counter[str]) -> int:
+    return sum((Counter(c for _, c, _ in facts) & canons).values())
+
+
+def _stated_otherwise(part: str, pred_facts: list[tuple[str, str, str]], day_first: bool) -> bool:
+    """Every typed fact of a gold part is in the reply, some as one number written another way (`£70` /
+    `seventy pounds`, `360元` / `360`: `_same_quantity`, for review as such)."""
+    wanted = extract_facts(part, day_first).facts
+    have = {c for _, c, _ in pred_facts}
+    return bool(wanted) and all(w in have or any(_same_quantity(w, c) for c in have) for w in wanted)
 
 
 def _fact_in(fact: tuple[str, str, str], part: str, day_first: bool) -> bool:
@@ -552,15 +598,24 @@ _COUNT_WORDS = {
 }  # fmt: skip
 
 
-#: 50 % said `half` (一半 is read as 50% already) — not `half an hour`, `half a day`, `half of the month`.
+#: 50 % said `half` (一半 is read as 50% already) — not `half an hour`, `half a day`, `half of the month`;
+#: 25 % and 75 % said `a quarter`, `three quarters` — not `a quarter of an hour`, `quarter past`.
 _HALF = re.compile(r"(?i)\bhalf\b(?![\s-]+(?:an?|of\s+(?:an?|the)|hour|day|night|week|month|year|past)s?\b)")
+_QUARTERS = {
+    "25": re.compile(
+        r"(?i)\b(?:a|one)\s+quarter\b(?![\s-]+(?:of\s+an?\s+hour|hour|past|to|of\s+the\s+year)\b)"
+    ),
+    "75": re.compile(
+        r"(?i)\bthree[\s-]+quarters\b(?![\s-]+(?:of\s+an?\s+hour|hour|past|to|of\s+the\s+year)\b)"
+    ),
+}
 
 
 def _said_otherwise(canon: str, reply: str) -> bool:
     """Whether the reply holds, in a form the fact reader does not read, a fact of gold it did not find:
     a duration (a quantity before a unit of time: `roughly an hour`, 三个钟头), a frequency (`a month`,
     `/month`, 每月, 一年), this week, month or year said without `this` (本周六 / 周六), or a count under
-    ten in words (2 / 二楼, `both`, `a pair`, `twice`), 50 % as `half`. Missing from a
+    ten in words (2 / 二楼, `both`, `a pair`, `twice`), 50 % as `half`, 25 % as `a quarter`. Missing from a
     part the reply covers, such a fact is said another way, not missing. Nothing else is: ids, amounts,
     other percentages, doses, data allowances, dates, times, weekdays and months must be there."""
     kind, _, rest = canon.partition(":")
@@ -581,6 +636,8 @@ def _said_otherwise(canon: str, reply: str) -> bool:
         return re.search(rf"(?i)\b(?:{en})\b|{zh}", reply) is not None
     if kind == "number" and unit == "percent" and value == "50":  # `50% is due now` / `half now`
         return _HALF.search(reply) is not None
+    if kind == "number" and unit == "percent" and value in _QUARTERS:  # `a 25% water change` / `a quarter`
+        return _QUARTERS[value].search(reply) is not None
     if kind == "number" and not unit and value.isdigit() and 1 < int(value) < 10:
         word, _, ideographs = _COUNT_WORDS[int(value)].partition("|")
         return re.search(rf"(?i)\b(?:{word})\b|{ideographs}", reply) is not None

@@ -395,6 +395,26 @@ def _fails(ladder: Ladder, gold: str, reply: str) -> bool:
         ("3桶农夫山泉今天下午4点前送到，每桶22元。", "三桶农夫山泉今天16:00之前送达，22元一桶。"),
         ("买一提(7饼)打九折。", "整提七饼一起买可以享受9折。"),
         ("Extra minutes are charged at 15p per minute.", "Extra minutes cost £0.15 a minute."),
+        (  # set 23: a date in numbers read in the order gold's date says (`11 April` / `11/04`)
+            "Your bike is booked in for a Gold Service on 11 April at 9 am, ready by 5 pm the same day.",
+            "Gold Service booked: drop-off 09:00 on 11/04, ready for pickup by 17:00 that day.",
+        ),
+        (  # an amount in sterling said in words in a part the model does not match
+            "Your initial assessment with Dr Patel is on Wednesday 3 July at 14:15 and lasts 45 minutes; the "
+            "fee is £70.",
+            "You're seeing Dr Patel for an initial assessment at 2:15 pm on Wednesday 3rd July. It's a "
+            "forty-five minute session costing seventy pounds.",
+        ),
+        (
+            "Your fortnightly maintenance visit covers a 25% water change, glass cleaning and filter rinse, "
+            "at $65 per visit.",
+            "Every two weeks we'll come in, swap out a quarter of the water, clean the glass and rinse the "
+            "filter — $65 each time.",
+        ),
+        (
+            "温泉区开放时间为每天早上7点至晚上11点，1.2米以下儿童须由成人陪同。",
+            "泡池每天07:00—23:00开放；身高不足一米二的小朋友需要大人陪着。",
+        ),
         (  # `no fees will be charged` is `no fees` (review of the set-22 change)
             "There will be no additional fees for the date change.",
             "No additional fees will be charged for the date change.",
@@ -527,6 +547,9 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
             "The £40 will be transferred to your savings account.",
         ),
         ("Extra minutes are charged at 15p per minute.", "Extra minutes cost £1.50 a minute."),
+        ("Your bike is booked in on 12 April.", "Your bike is booked in on 11/04."),  # neither order agrees
+        ("Swap out 25% of the water.", "Swap out three quarters of the water."),
+        ("1.2米以下儿童免票。", "一米五以下儿童免票。"),
         # forms that only look like the set-22 ones: each reads as before
         ("The shed base is 2 m x 3 m.", "The shed base is 2 ft x 3 ft."),
         ("The heating is switched on.", "The heating is turned off."),
@@ -708,6 +731,17 @@ def test_a_text_is_read_for_facts_once() -> None:
         ("iPhone十五", ("id:iphone15",)),
         ("carry-over-2 days", ("id:carryover2",)),
         ("这一层和上一页", ()),
+        # set 23 read
+        ("a reminder in March of 2027", ("date:2027-03",)),
+        (
+            "$650 flat for the season (Nov 15–Apr 1)",
+            ("month:11", "month:4", "number:1", "number:15", "number:650|usd"),
+        ),
+        ("it takes a third of an hour", ("number:1200|s",)),
+        ("身高不足一米二的小朋友", ("number:1.2|m",)),
+        ("一米二十", ("number:1|m", "number:20")),  # not a height in metres and tenths
+        ("您提前了十二个多小时通知", ("number:43200|s",)),
+        ("明早十点的预约", ("time:10:00",)),
         ("值得一提的是一本正经", ()),
         ("万一只是误会", ()),
         ("第一只需登记", ()),
