@@ -43,15 +43,23 @@ CSV_COLUMNS = (
 
 def latest_reports(reports: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
     """The report that counts per conversation (the documented dedupe): most `spans`, then the highest
-    `version`, then the later one; none for an id whose highest version is `merged_into` another (its
-    spans are in that one's report). A `score` report has neither and no `conversation_id`: by
-    `dialog_id`."""
-    best: dict[str, Mapping[str, Any]] = {}
+    `version`, then the later one — among the versions no later report `replaces` (spans moved out of
+    the conversation after those were written); none for an id whose highest version is `merged_into`
+    another (its spans are in that one's report). A `score` report has neither and no
+    `conversation_id`: by `dialog_id`."""
+    reports = list(reports)
+    replaced: dict[str, int] = {}  # id -> the highest version a later report replaces
     merged: dict[str, int] = {}  # id -> the version that merged it into another
     for r in reports:
         cid = str(r.get("conversation_id", r.get("dialog_id")))
+        if r.get("replaces"):
+            replaced[cid] = max(replaced.get(cid, 0), int(r["replaces"]))
         if r.get("merged_into"):
             merged[cid] = max(merged.get(cid, 0), r.get("version") or 0)
+    best: dict[str, Mapping[str, Any]] = {}
+    for r in reports:
+        cid = str(r.get("conversation_id", r.get("dialog_id")))
+        if r.get("merged_into") or (cid in replaced and (r.get("version") or 0) <= replaced[cid]):
             continue
         old = best.get(cid)
         if old is None or _rank(r) >= _rank(old):

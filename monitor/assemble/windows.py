@@ -37,14 +37,19 @@ and read from another partition, still join it.
 
 Late spans: a span for a conversation already reported (kept for `late_retention` closed
 conversations) reopens it; its next report carries `version + 1` and every span so far, so the
-newest version is the whole truth and consumers keep the highest version per conversation.
-Invariant: every span added is either in exactly one reported conversation or counted as dropped.
+newest version is the whole truth and consumers keep the highest version per conversation. A trace
+reported alone (`trace:<id>`) because the history it continues had not come joins that history's
+conversation when it comes (while its report is kept); the id it was reported under then closes with a
+last version that holds no spans (`closed_by` `merged`, `Closed.merged_into`: where they went).
+Invariant: every span added is either in exactly one reported conversation (its latest version, an id
+merged into another not counted) or counted as dropped.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -68,6 +73,9 @@ class OpenConversation:
     # the root of that trace (not of a later trace that joined it)
     has_root: bool = False
     marked: bool = False  # an end marker arrived: it closes after `end_marker_grace_s` without spans
+    # spans left it after version `replaces` was reported: its next report replaces that one and those
+    # before it, though they hold more spans (`_rematch`); 0: none did
+    replaces: int = 0
 
     @property
     def waiting_for_root(self) -> bool:
@@ -102,6 +110,10 @@ class WindowStore:
         self._continued_by: dict[str, str] = {}
         self.joined_by_history = 0
         self.merged = 0  # traces reported alone, then joined the conversation whose history came later
+        # traces reported alone, still joinable (`_close`) -> (when they began, event time; the history
+        # they continue); and per history those waiting for it, by when they began (`_asleep`)
+        self._alone_since: dict[str, tuple[int, bytes]] = {}
+        self._asleep: dict[bytes, list[tuple[int, str]]] = {}
         self.moved_to_twin = 0  # joined traces moved to a twin's first turn (`_rematch`)
         # which unnamed traces may be joined by history: all, except where a trace's spans may be held by
         # another process (Kafka: only those routed to one partition by their opening, runtime/kafka.py)
@@ -184,6 +196,12 @@ class WindowStore:
         self.histories.saw(keys, trace_id, span.span.end_ns)
         if keys.state is not None and keys.state in self._awaited:  # a history someone waits for
             self._unsettled |= self._awaited.pop(keys.state)
+        if keys.state is not None and (sleepers := self._asleep.get(keys.state)):
+            # traces reported alone that began after this answer may continue it; those that began
+            # before cannot, and sleep on (a greeting answered all day must not wake every one of them)
+            woken = bisect_left(sleepers, (span.span.end_ns, ""))
+            self._unsettled.update(t for _, t in sleepers[woken:])
+            del sleepers[woken:]
         conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
             if self.config.end_marker_grace_s <= 0:
@@ -256,6 +274,7 @@ class WindowStore:
                 continue
             if trace_id in self.trace_owner or (pending or alone) is None:  # named meanwhile, or gone
                 del self.undecided[trace_id]
+                self._forget_alone(trace_id)
                 continue
             if pending is None:
                 assert alone is not None
@@ -284,10 +303,14 @@ class WindowStore:
             if not found:
                 if final:
                     del self.undecided[trace_id]
+                    self._forget_alone(trace_id)
+                elif trace_id in self._alone_since:  # reported alone: asleep until a history it may continue
+                    self._sleep(trace_id)
                 elif keys.continues is not None:  # the history it continues has not come yet
                     self._await(keys.continues, trace_id)
                 continue
             del self.undecided[trace_id]
+            self._forget_alone(trace_id)
             chosen = self._choose(found, owners, _identity(pending.spans))
             if keys.continues is None or not self.histories.claim(keys.continues, chosen, trace_id):
                 continue
@@ -295,26 +318,45 @@ class WindowStore:
             self._own_trace(trace_id, cid)
             self._note_continued(trace_id, keys, chosen)
             self.joined_by_history += 1
-            if alone is not None:  # its report is superseded: reopened (`version + 1`) to join
-                pending, evicted = self._open(alone.conversation_id, alone.last_ns, keep=(cid,))
-                out += evicted
+            if alone is not None:  # its report is superseded: its spans join from where it was kept
+                pending = self._unreport(alone.conversation_id)
             target = self.open.get(cid)
             if target is None:  # reported already: reopened with every span so far, as a late span does
                 target, evicted = self._open(cid, pending.last_ns, keep=(pending.conversation_id,))
                 out += evicted
             self._absorb(target, pending.conversation_id)
             target.last_ns = max(target.last_ns, pending.last_ns)
-            if alone is not None:  # the id it was reported under ends, naming where its spans went
+            if pending.version > 1:  # reported alone before (reopened since, or kept): that id ends here,
+                # naming where its spans went
                 gone = OpenConversation(
-                    alone.conversation_id,
+                    pending.conversation_id,
                     first_ns=pending.first_ns,
                     last_ns=pending.last_ns,
                     version=pending.version,
                     ended=True,
                 )
+                self.note_version(gone.conversation_id, gone.version)  # a later `trace:<id>` goes on from it
                 self.merged += 1
                 out.append(Closed(gone, "merged", merged_into=cid))
         return out
+
+    def _unreport(self, cid: str) -> OpenConversation:
+        """A conversation reported and kept (`closed`) open again, `version + 1`, for its spans to join
+        another at once (not counted as reopened late, evicting nothing: it leaves `open` straight away)."""
+        reported = self.closed.pop(cid)
+        conv = OpenConversation(
+            cid,
+            spans=list(reported.spans),
+            first_ns=reported.first_ns,
+            last_ns=reported.last_ns,
+            version=reported.version + 1,
+            spans_dropped=reported.spans_dropped,
+            span_ids=set(reported.span_ids),
+            has_root=reported.has_root,
+            marked=reported.marked,
+        )
+        self.open[cid] = conv
+        return conv
 
     def _rematch(
         self,
@@ -324,6 +366,7 @@ class WindowStore:
         own: str,
         out: list[Closed],
         tried: set[str] | None = None,
+        keep: tuple[str, ...] = (),
     ) -> str | None:
         """Twins — conversations that opened with the very same exchange — whose next turns come out of
         the order they began: a later-begun one, joined first, took an earlier twin's first turn, the
@@ -331,11 +374,12 @@ class WindowStore:
         taker may continue another first turn still free — or one whose own taker can move on in turn
         (a chain of such moves, `_MAX_REMATCH` deep: the twins' second turns matched to first turns
         answered before they began) — it moves there (with every turn joined after it), and `trace_id`
-        takes the one it freed; returns that one. A taker's conversation reported already is reopened
-        and reported again without it (`version + 1`, as a late span reopens one: the newest version is
-        the whole truth). Never in Kafka (`on_join`: joined spans were copied to their conversation's
-        partition). The same content either way: what changes is which first trace each conversation
-        holds, and that none is left alone."""
+        takes the one it freed; returns that one. A taker's conversation reported already is reopened and
+        reported again without it (`version + 1`, marked `replaces`: the dedupe otherwise keeps the
+        report with the most spans). Never in Kafka (`on_join`: joined spans were copied to their
+        conversation's partition). The same content either way: what changes is which first trace each
+        conversation holds, and that none is left alone. `keep`: the conversations the joins above this
+        one move spans from (a reopening evicts none of them)."""
         if self.on_join is not None or keys.continues is None:
             return None
         tried = set() if tried is None else tried
@@ -366,7 +410,7 @@ class WindowStore:
             if free:
                 there: str | None = self._choose(list(free), free, _identity(moving))
             elif len(tried) < _MAX_REMATCH:  # none free: one its taker may leave, moving on in turn
-                there = self._rematch(taker, joined[0], taker_start, owner, out, tried)
+                there = self._rematch(taker, joined[0], taker_start, owner, out, tried, (*keep, own))
                 if there is not None:
                     free[there] = self._owner(there)
                     conv = self.open.get(free[there]) or self.closed.get(free[there])
@@ -377,13 +421,14 @@ class WindowStore:
             if there is None:
                 continue
             if owner not in self.open:  # reported: reopened, its next version without the movers
-                source, evicted = self._open(owner, source.last_ns, keep=(own, free[there]))
+                source, evicted = self._open(owner, source.last_ns, keep=(own, free[there], *keep))
                 out += evicted
+                source.replaces = source.version - 1
                 moving = [s for s in source.spans if s.span.trace_id in movers]
             self.histories.unclaim(keys.continues, earlier)
             self.histories.claim(keys.continues, there, taker)
             self._note_continued(taker, joined[0], there)
-            self._move(source, moving, free[there], out, keep=(owner, own))
+            self._move(source, moving, free[there], out, keep=(owner, own, *keep))
             self.moved_to_twin += 1
             return earlier
         return None
@@ -580,7 +625,7 @@ class WindowStore:
         root (which may name the conversation, and decides the join) or the history it continues has not
         come. An end marker (of this trace, or of a later turn joined to it) does not close them: reported
         now, they would be a second report of one conversation beside the report of the turns they
-        continue, and a report is not taken back. They close as unmarked spans do (inactivity, and their
+        continue (merged later only while that report is kept). They close as unmarked spans do (inactivity, and their
         root's `trace_root_wait_s`), or join once what they wait for comes. (A trace's root ends, and is
         exported, last; a late export brings it, or the history, after the conversation's end.)"""
         if not conv.conversation_id.startswith("trace:"):
@@ -623,15 +668,39 @@ class WindowStore:
                 and self.config.late_retention
             ):
                 self.undecided[trace_id] = keys
-                self._await(keys.continues, trace_id)
+                since = min((s.span.start_ns for s in conv.spans), default=0)
+                self._alone_since[trace_id] = (since, keys.continues)
+                self._sleep(trace_id)
         if self.config.late_retention:
             self.closed[conv.conversation_id] = conv
             self.closed.move_to_end(conv.conversation_id)
             while len(self.closed) > self.config.late_retention:
                 gone, _ = self.closed.popitem(last=False)
-                if gone.startswith("trace:"):
+                if gone.startswith("trace:") and gone[6:] in self._alone_since:
+                    self._forget_alone(gone[6:])
                     self.undecided.pop(gone[6:], None)
         return Closed(conv, reason)
+
+    def _sleep(self, trace_id: str) -> None:
+        """A trace reported alone waits for the history it continues, by when it began (`add` wakes it)."""
+        since, history = self._alone_since[trace_id]
+        sleepers = self._asleep.setdefault(history, [])
+        at = bisect_left(sleepers, (since, trace_id))
+        if at == len(sleepers) or sleepers[at] != (since, trace_id):
+            sleepers.insert(at, (since, trace_id))
+
+    def _forget_alone(self, trace_id: str) -> None:
+        """A trace reported alone is joinable no longer (joined, named, or its report no longer kept)."""
+        found = self._alone_since.pop(trace_id, None)
+        if found is None:
+            return
+        since, history = found
+        sleepers = self._asleep.get(history, [])
+        at = bisect_left(sleepers, (since, trace_id))
+        if at < len(sleepers) and sleepers[at] == (since, trace_id):
+            del sleepers[at]
+        if not sleepers:
+            self._asleep.pop(history, None)
 
     def _await(self, history: bytes, trace_id: str) -> None:
         """`trace_id` continues `history`, which has not come yet: looked at again when it does."""

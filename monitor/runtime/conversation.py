@@ -83,6 +83,12 @@ class ConversationReport(BaseModel):
         "not come), then joined the conversation named here; this version holds no spans and supersedes "
         "the id's earlier reports",
     )
+    replaces: int | None = Field(
+        default=None,
+        description="this version replaces every version of the id up to this one, though they hold more "
+        "spans: spans left the conversation after it was reported (a turn of twins moved to its own "
+        "conversation, docs/streaming.md)",
+    )
     spans: int
     spans_dropped: int = 0
     started_ns: int
@@ -313,6 +319,8 @@ def report_closed(
     failure = report.unscored_reason if unreadable is not None or error is not None else None
     if unreadable is not None or error is not None:
         data = report.to_json()
+    if conv.replaces:  # spans left it after it was reported: this version replaces the fuller ones
+        data["replaces"] = conv.replaces
     return Outcome(data, report.scored, time.perf_counter() - started, failure, error)
 
 

@@ -217,8 +217,11 @@ class Pipeline:
     def _emit(self, closed: list[Closed]) -> int:
         for c in closed:
             conv = c.conversation
-            if c.merged_into is not None:  # an id reported alone, superseded: no verdict to count
-                self.sink(self.redact(merged_report(conv, c.merged_into).to_json()))
+            if c.merged_into is not None:  # an id reported alone, superseded: no verdict to count, no event
+                try:
+                    self.sink(self.redact(merged_report(conv, c.merged_into).to_json()))
+                except Exception as exc:  # one report's fault must not cost the batch its others
+                    self._count_error("publish", exc)
                 continue
             if conv.spans and all(s.setup for s in conv.spans):  # e.g. a lone create_agent trace
                 self.stats["setup_traces_skipped"] += 1

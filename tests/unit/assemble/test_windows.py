@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from monitor.assemble.windows import WindowStore
+from monitor.assemble.windows import Closed, WindowStore
 from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig, WindowConfig
 from monitor.model import AgentSpan
@@ -571,3 +571,91 @@ def test_the_report_of_a_turn_merged_later_names_its_conversation_and_counts_no_
     assert whole["conversation_id"] == merged[0]["merged_into"] and whole["spans"] == 2
     stats = pipeline.snapshot()
     assert stats["conversations_reported"] == 2 and stats["conversations_merged"] == 1
+
+
+def latest(closed: list[Closed]) -> dict[str, list[str]]:
+    """What a consumer keeps of these reports (the documented dedupe, `replaces` and `merged_into`
+    included): per conversation id, the traces of its spans."""
+    reports = [
+        {
+            "conversation_id": c.conversation.conversation_id,
+            "version": c.conversation.version,
+            "spans": len(c.conversation.spans),
+            "merged_into": c.merged_into,
+            "replaces": c.conversation.replaces or None,
+            "traces": sorted(s.span.trace_id[:2] for s in c.conversation.spans),
+        }
+        for c in closed
+    ]
+    return {cid[:8]: r["traces"] for cid, r in latest_reports(reports).items()}
+
+
+def three_twins() -> tuple[list[AgentSpan], list[AgentSpan]]:
+    paris = [("user", "Weather in Paris?"), ("assistant", "Sunny.")]
+    firsts = [chat(t, paris[:1], "Sunny.", start) for t, start in (("a1", 0), ("b1", 50), ("c1", 100))]
+    seconds = [
+        chat(t, [*paris, ("user", f"And {city}?")], "Rain.", start)
+        for t, city, start in (("a2", "Rome", 5), ("b2", "Oslo", 55), ("c2", "Kyiv", 105))
+    ]
+    return firsts, seconds
+
+
+def test_a_chain_of_moves_in_a_full_store_evicts_none_of_the_conversations_it_moves_spans_between() -> None:
+    """A chain of twins' moves reopens a reported first turn while `max_open` is reached: the least
+    recently active conversation is evicted, never the trace being joined nor one a move takes spans
+    from. Every trace is in one latest report."""
+    (a1, b1, c1), (a2, b2, c2) = three_twins()
+    store = WindowStore(WindowConfig(max_open=3, inactivity_s=30, end_marker_grace_s=0))
+    closed = store.add(c1, 0) + store.advance(40 * S)  # the third user's first turn is reported
+    for n, s in enumerate((a1, b1, b2, c2, a2)):
+        closed += store.add(s, (50 + n) * S)
+        closed += store.close_marked()
+    closed += store.flush()
+    assert sorted(t for traces in latest(closed).values() for t in traces) == [
+        "a1", "a2", "b1", "b2", "c1", "c2"
+    ]  # fmt: skip
+
+
+def test_a_taker_moved_out_of_a_reported_conversation_is_replaced_there_whatever_the_spans() -> None:
+    """The second user's turns joined the first user's first turn and were reported with it; the first
+    user's second turn then comes. They move to their own first turn, and the first user's conversation
+    is reported again with fewer spans, marked `replaces`: the dedupe (most spans first) would otherwise
+    keep the fuller, wrong version."""
+    (a1, b1, _), (a2, b2, _) = three_twins()
+    paris = [("user", "Weather in Paris?"), ("assistant", "Sunny.")]
+    b3 = chat("b3", [*paris, ("user", "And Oslo?"), ("assistant", "Rain."), ("user", "Thanks.")], "Bye.", 110)
+    store = WindowStore(WindowConfig(inactivity_s=30, end_marker_grace_s=0))
+    closed: list[Closed] = []
+    for n, s in enumerate((a1, b1, b2, b3)):
+        closed += store.add(s, n * S)
+        closed += store.close_marked()
+    closed += store.advance(40 * S)  # trace:a1 holds a1, b2, b3 when reported
+    closed += store.add(a2, 50 * S) + store.close_marked() + store.flush()
+    assert latest(closed) == {"trace:a1": ["a1", "a2"], "trace:b1": ["b1", "b2", "b3"]}
+    assert [c.conversation.replaces for c in closed if c.conversation.version == 2] == [1, 0]
+
+
+def test_a_trace_reported_alone_then_reopened_by_its_late_root_is_still_merged() -> None:
+    """A turn reported alone (its root and the history it continues still to come) is reopened by its
+    late root, then the history comes: it joins, and its id still gets the `merged` report."""
+    call_2, root_2 = turn_with_late_root("a2", PARIS_ROME, "Rain.", 5)
+    store = WindowStore(WindowConfig(inactivity_s=30, trace_root_wait_s=60))
+    closed = store.add(call_2, 0) + store.advance(200 * S)  # reported alone
+    closed += store.add(root_2, 210 * S)  # its late root reopens it
+    closed += store.add(TURN_1, 220 * S) + store.close_marked() + store.flush()
+    assert latest(closed) == {"trace:a1": ["a1", "a2", "a2"]}
+
+
+def test_a_late_span_of_a_merged_trace_goes_on_from_the_merged_version() -> None:
+    """After the merge, the trace's owner is forgotten (other traffic): a late span of it opens its
+    `trace:<id>` again, at a version above the `merged` one, so no consumer hides it."""
+    store = WindowStore(WindowConfig(max_open=2, inactivity_s=30, trace_root_wait_s=60))
+    closed = store.add(TURN_2, 0) + store.advance(200 * S)
+    closed += store.add(TURN_1, 210 * S) + store.close_marked()
+    for i in range(25):  # the trace owners kept: 10 × max_open
+        closed += store.add(agent_span(f"c{i}", 300 + i, trace=f"e{i:02d}"), (300 + i) * S)
+    late = agent_span(None, 6, trace="a2")
+    late = late.model_copy(update={"span": late.span.model_copy(update={"parent_span_id": "ff" * 8})})
+    closed += store.add(late, 400 * S) + store.flush()
+    kept = latest(closed)
+    assert sum(traces.count("a2") for traces in kept.values()) == 2  # TURN_2 and the late span, once each
