@@ -13,7 +13,8 @@ What counts as evidence, up to the moment a value is used:
   cascade of that call);
 - `system`: the system prompt, the configured evidence attributes, the conversation's date;
 - `tool_definition`: an `enum`, `const` or `default` of the tool's declared JSON Schema;
-- `computed`: arithmetic over amounts (`computable`), a date a stated duration from a stated date;
+- `computed`: arithmetic over amounts (`computable`), a date a duration the user or the system prompt
+  states from a stated date;
 - `agent`: none of these.
 
 Which values must be grounded (`checked`, `value_kind`): ids and codes, emails, phone numbers, numbers
@@ -227,9 +228,12 @@ class Evidence:
         self._spoken: set[float] = set()
         self._reply: set[float] = set()  # the numbers of the reply being checked
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
-        for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95)
+        for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95),
+            # and its durations put days between dates (`ready 2 days after the request`, `paid within
+            # 21 days of the issue date`, `on the shelf for 7 days`)
             self._sources.add_text("system", None, text)
             self._speak(text)
+            self._add_offsets(text, counting_first=False)
 
     # -- growing ---------------------------------------------------------------------------------
 
@@ -241,12 +245,19 @@ class Evidence:
             self._sources.add_fact(key, "user", turn)
         if _RELATIVE_DAY.search(text):
             self._offsets.add(1)
+        self._add_offsets(text, counting_first=True)
+        self._say((*_fact_keys(text), *spoken))  # the dates `today` adds are no numbers
+
+    def _add_offsets(self, text: str, counting_first: bool) -> None:
+        """The days a duration said here puts between two dates (`3 nights`, `2 weeks`; a user's also one
+        less, counting the first day: `5 days` from the 3rd to the 7th). A policy's (the system prompt's
+        `within 21 days of the issue date`) is exact: with the weekdays' two readings, one less too
+        would put most dates of a month near a stated one."""
         for m in _DURATION.finditer(text):
             n = int(m["n"]) if m["n"].isdigit() else _DURATION_WORDS[m["n"].lower()]
             n *= 7 if m["unit"].lower().startswith("week") else 1
             if 0 < n <= _MAX_OFFSET:
-                self._offsets |= {n, n - 1} - {0}
-        self._say((*_fact_keys(text), *spoken))  # the dates `today` adds are no numbers
+                self._offsets |= {n, n - 1} - {0} if counting_first else {n}
 
     def add_confirmed(self, turn: int, proposal: str) -> None:
         """The user agreed (`yes friday`) to what the agent's last reply proposed (`Friday, April 4
@@ -371,7 +382,9 @@ class Evidence:
         for sentence, verb in done_claims(reply):
             tools = sorted({t for t in known_tools if does(t, verb)})
             doing = [d for d in self._done if does(d.tool, verb) or _says(d.arg_strings, verb)]
-            named = _named_ids(sentence)  # `XEHM4B and 59XX6W have been cancelled`: each by some call
+            # `XEHM4B and 59XX6W have been cancelled`: each by some call; the ids of the clause that says it
+            # (`I reported E-40917 (ticket MT-57740), and $1.60 has been refunded`: no refund of E-40917)
+            named = _named_ids(_clause_of(sentence, verb))
             used = {normalize_text(v) for d in doing for v in (*d.arg_strings, *d.result_strings)}
             if doing and named <= used:
                 continue
@@ -1249,6 +1262,21 @@ def _says(arg_strings: Iterable[str], action: str) -> bool:
     stems = ACTIONS.get(action, (action,))
     short = (text for text in arg_strings if len(text.split()) <= 2)
     return any(w.startswith(stem) for text in short for w in key_words(text) for stem in stems)
+
+
+#: Where a sentence's clauses part: `;`, `:`, or `, and` / `and` before a new subject.
+_CLAUSE_BREAK = re.compile(
+    r"[;:]|,?\s+(?:and|but|then|plus)\s+(?=(?:I|I've|I'm|we|we've|it|it's|its|the|your|this|that|they|he|she)\b)"
+)
+
+
+def _clause_of(sentence: str, verb: str) -> str:
+    """The clause of a sentence that says this action (a word of it starts as the verb does: `refunded`,
+    `cancellation`), else the whole sentence."""
+    stem = verb.lower()[:4]
+    parts = [p for p in _CLAUSE_BREAK.split(sentence) if p and p.strip()]
+    found = [p for p in parts if re.search(rf"(?i)\b{re.escape(stem)}", p)]
+    return found[0] if len(found) == 1 else sentence
 
 
 def _named_ids(sentence: str) -> set[str]:

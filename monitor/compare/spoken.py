@@ -6,7 +6,7 @@ words mean beyond what `facts.extract_facts` reads on its own:
   `the day after tomorrow`, weekdays (`Sunday`, `this Friday`, `next Tuesday` — both the coming one and
   the one a week later, as people mean either —, `last Monday`), `the 3rd` (this month's or next month's),
   `in 3 days`, `in two weeks`; Chinese 今天 / 今晚 / 明天 / 后天 / 昨天 / 昨晚, 周X / 星期X / 礼拜X, with 这 /
-  本 / 下 / 上;
+  本 / 下 / 上; German weekdays (`am Freitag`, `nächsten Dienstag`);
 - times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
   `at 7` — as `clock:` keys, the time of day on a 12-hour dial (`17:00` and `5:00` are one clock key), so
   a value `17:00` is grounded by `after 5` and a reply's `6:00` by a result's `18:00`;
@@ -46,6 +46,19 @@ _DAY_WORD = re.compile(r"(?i)\b(" + "|".join(sorted(_DAY_WORDS, key=len, reverse
 _ZH_DAY_WORD = re.compile("|".join(_ZH_DAY_WORDS))
 _WEEKDAY = re.compile(r"(?i)\b(?:(this|next|last|coming)\s+)?(" + "|".join(_WEEKDAYS) + r")s?\b")
 _ZH_WEEKDAY = re.compile("(这|本|下下|下|上)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
+_DE_WEEKDAYS = ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag")
+_DE_WEEKDAY = re.compile(
+    r"(?i)\b(?:(diesen|kommenden|nächsten|naechsten|letzten)\s+)?("
+    + "|".join(_DE_WEEKDAYS)
+    + r"|sonnabend)s?\b"
+)
+_DE_WHICH = {
+    "diesen": "this",
+    "kommenden": "this",
+    "nächsten": "next",
+    "naechsten": "next",
+    "letzten": "last",
+}
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 #: `the 3rd` (not `the 3rd of May`: a full date, which `facts` reads)
 _DAY_OF_MONTH = re.compile(rf"(?i)\bthe\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS}))")
@@ -113,6 +126,10 @@ def relative_dates(text: str, today: date) -> list[date]:
     for m in _ZH_WEEKDAY.finditer(text):
         which = {"下": "next", "下下": "after next", "上": "last"}.get(m.group(1) or "", "this")
         out += _weekday(today, _ZH_WEEKDAYS[m.group(2)], which)
+    for m in _DE_WEEKDAY.finditer(text):
+        day = m.group(2).lower()
+        weekday = 5 if day == "sonnabend" else _DE_WEEKDAYS.index(day)
+        out += _weekday(today, weekday, _DE_WHICH.get((m.group(1) or "").lower(), ""))
     for m in _DAY_OF_MONTH.finditer(text):
         out += _day_of_month(today, int(m.group(1)))
     for m in _IN_UNITS.finditer(text):

@@ -66,6 +66,25 @@ def test_a_date_a_stated_duration_from_a_stated_date_is_computed() -> None:
     assert source(["from April 10 for two weeks"], "t", {"end_date": "2025-04-27"}) == {"end_date": "agent"}
 
 
+def test_a_date_a_policy_duration_from_a_stated_date_is_computed_and_only_that_duration() -> None:
+    """The system prompt's durations put days between dates too (grounding blind set 3: a refill ready
+    2 days after today, a fine due 21 days after its issue date) — exactly: not one less, as a user's
+    `5 days` counting the first may be."""
+    ev = Evidence(system=["Refills are ready no earlier than 2 days after the request."], today=TODAY)
+    ev.add_user(1, "refill my prescription as soon as possible")
+    assert {p.path: p.source for p in ev.provenance("refill", {"pickup_date": "2025-03-16"})} == {
+        "pickup_date": "computed"
+    }
+    assert {p.path: p.source for p in ev.provenance("refill", {"pickup_date": "2025-03-15"})} == {
+        "pickup_date": "agent"
+    }
+
+
+def test_a_german_weekday_is_the_users_date() -> None:
+    assert source(["Ich brauche am Freitag einen Raum"], "t", {"date": "2025-03-21"}) == {"date": "user"}
+    assert source(["nächsten Dienstag bitte"], "t", {"date": "2025-03-18"}) == {"date": "user"}
+
+
 def test_an_integer_id_in_a_result_grounds_the_same_id_sent_as_a_string() -> None:
     got = source(["cancel my last order"], "cancel_order", {"order_id": "88231"},
                  [("list_orders", {}, {"orders": [{"order_id": 88231}]})])  # fmt: skip
@@ -103,7 +122,7 @@ def test_computed_amounts_of_a_small_result() -> None:
     assert not computable(152, {150.0, 2.0}, [])  # an amount and a count add up to nothing
 
 
-def reply_claims(steps: list[tuple[str, Any]], reply: str) -> list[str]:
+def reply_claims(steps: list[tuple[str, Any]], reply: str, tools: Sequence[str] = ()) -> list[str]:
     ev = Evidence(today=TODAY)
     for i, (kind, what) in enumerate(steps, start=1):
         if kind == "user":
@@ -111,7 +130,7 @@ def reply_claims(steps: list[tuple[str, Any]], reply: str) -> list[str]:
         else:
             name, args, result, failed = what
             ev.add_call(i, name, args, result, failed=failed, tainted=False, error="Error" if failed else "")
-    tools = ["cancel_reservation", "book_reservation", "get_reservation"]
+    tools = tools or ["cancel_reservation", "book_reservation", "get_reservation"]
     return [c.what + ": " + c.text for c in ev.unsupported(reply, tools)]
 
 
@@ -127,6 +146,21 @@ def test_a_claim_after_a_failed_call_or_no_call_is_unsupported() -> None:
         "done: I've cancelled reservation ABC123."
     ]
     assert reply_claims([("user", "cancel ABC123")], "Your reservation has been cancelled.") != []
+
+
+def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
+    """`I reported E-40917 (ticket MT-57740), and the fare has been refunded`: the refund is of the ride,
+    not of the bike the other clause names (grounding blind set 3)."""
+    steps = [("user", "the bike E-40917 was dead"),
+             ("call", ("report_issue", {"bike_id": "E-40917"}, {"ticket_id": "MT-57740"}, False)),
+             ("call", ("refund_ride", {"ride_id": "RD-5120044"}, {"status": "refunded"}, False))]  # fmt: skip
+    reply = "All done: I reported E-40917 (ticket MT-57740), and the fare has been refunded to your card."
+    tools = ["report_issue", "refund_ride"]
+    assert reply_claims(steps, reply, tools) == []
+    assert reply_claims(steps[:2], reply, tools) != []  # no refund call: still unsupported
+    cancelled = [("user", "cancel ABC123 and XYZ789"),
+                 ("call", ("cancel_reservation", {"id": "ABC123"}, {"status": "cancelled"}, False))]  # fmt: skip
+    assert reply_claims(cancelled, "Reservations ABC123 and XYZ789 have been cancelled.") != []
 
 
 def test_a_state_a_lookup_showed_is_reported_not_claimed() -> None:
