@@ -1264,9 +1264,9 @@ def _says(arg_strings: Iterable[str], action: str) -> bool:
     return any(w.startswith(stem) for text in short for w in key_words(text) for stem in stems)
 
 
-#: Where a sentence's clauses part: `;`, `:`, or `, and` / `and` before a new subject.
+#: Where a sentence's clauses part: `;`, `: ` (not a time's colon), or `, and` / `and` before a new subject.
 _CLAUSE_BREAK = re.compile(
-    r"[;:]|,?\s+(?:and|but|then|plus)\s+(?=(?:I|I've|I'm|we|we've|it|it's|its|the|your|this|that|they|he|she)\b)"
+    r";|:\s|,?\s+(?:and|but|then|plus)\s+(?=(?:I|I've|I'm|we|we've|it|it's|its|the|your|this|that|they|he|she)\b)"
 )
 
 
