@@ -1160,7 +1160,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "transfer": ("transfer", "escalate", "handoff"),
     "create": ("create", "add", "open", "new"),
     "delete": ("delete", "remove"),
-    "order": ("order", "purchase", "buy", "checkout"),
+    "order": ("order", "purchase", "buy", "checkout", "place"),  # `placed`: a hold, an order
     "pay": ("pay", "charge"),
     "schedule": ("schedule", "book"),
     "reset": ("reset",),
@@ -1184,10 +1184,10 @@ _CLAIM_VERBS: dict[str, str] = {
 _CONSEQUENCES = frozenset({"refund", "pay"})
 _VERB = "|".join(sorted(_CLAIM_VERBS, key=len, reverse=True))
 _DONE_CLAIM = re.compile(
-    rf"(?i)\b(?:(?:i|we)(?:['’]ve| have)?\s+(?:now\s+|just\s+|already\s+|successfully\s+)*(?P<a>{_VERB})"
-    rf"|(?:has|have)\s+(?:now\s+|already\s+)?been\s+(?:successfully\s+)?(?P<b>{_VERB})"
+    rf"(?i)\b(?:(?:i|we)(?:['’]ve| have)?\s+(?:now\s+|just\s+|already\s+|also\s+|successfully\s+)*(?P<a>{_VERB})"
+    rf"|(?:has|have)\s+(?:now\s+|already\s+|also\s+)?been\s+(?:successfully\s+)?(?P<b>{_VERB})"
     rf"|(?:is|are)\s+now\s+(?P<c>{_VERB})|(?:was|were)\s+successfully\s+(?P<d>{_VERB})"
-    rf"|went ahead and\s+(?P<e>{_VERB}))\b"
+    rf"|went ahead and\s+(?P<e>{_VERB})|\byou(?:['’]re| are)\s+(?:now\s+|all\s+)?(?P<f>booked|reserved|scheduled))\b"
 )
 #: Chinese: 已为您取消, 我已经帮您修改了, 已提交 — the verb after 已 / 已经 (with 为您 / 帮您)
 _ZH_VERBS = {
@@ -1220,7 +1220,8 @@ _NOUN_ACTIONS = {
 @short_cached(maxsize=32_768)
 def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     """(sentence, action) for each action a sentence of a reply plainly claims done: first person or
-    passive perfect (and each action joined to it: `upgraded … and then canceled`), or action nouns
+    passive perfect (`I've also scheduled`, and each action joined to it: `upgraded … and then
+    canceled`), `you're booked` / `reserved` / `scheduled`, or action nouns
     before `has been completed`; no negation, condition, modal or question before the claim."""
     out = []
     for sentence in sentences(reply):

@@ -163,6 +163,13 @@ def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
     assert reply_claims(cancelled, "Reservations ABC123 and XYZ789 have been cancelled.") != []
 
 
+def test_a_hold_placed_after_the_call_failed_is_unsupported() -> None:
+    """`placed` is an order's verb, and a hold's: `place_hold` does it (grounding blind set 3)."""
+    steps = [("user", "put a hold on it"),
+             ("call", ("place_hold", {"item_id": "I-720045"}, None, True))]  # fmt: skip
+    assert reply_claims(steps, "Your hold has been placed for pickup at Harbor.", ["place_hold"]) != []
+
+
 def test_a_state_a_lookup_showed_is_reported_not_claimed() -> None:
     steps = [("user", "what happened to ABC123?"),
              ("call", ("get_reservation", {"id": "ABC123"}, {"id": "ABC123", "status": "cancelled"}, False))]  # fmt: skip
@@ -211,6 +218,8 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "我已经为您取消了预订。",
         "Reservation XEHM4B was successfully upgraded to economy class and then canceled.",
         "The upgrade and cancellation of reservation XEHM4B have been successfully completed.",
+        "Claim DC-33018 is submitted. I've also scheduled a free re-clean pickup.",  # grounding blind set 3
+        "You're booked with Kim for a blowout on Saturday at 1:15 PM.",
     ],
 )
 def test_done_claims_as_people_write_them(text: str) -> None:
