@@ -106,6 +106,15 @@ _DURATION_WORDS = {
 _DURATION = re.compile(
     r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+(?P<unit>days?|nights?|weeks?)\b"
 )
+#: A policy's duration between two dates (`2 days after the request`, `within 21 days of the issue
+#: date`, `on the shelf for 7 days`) — not a frequency or an opening time (`open 7 days a week`, `24 hours
+#: a day`, `once a day`).
+_POLICY_DURATION = re.compile(
+    r"(?i)\b(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?P<unit>days?|weeks?)\s+"
+    r"(?:after|before|of|from|prior|later|in\s+advance|ahead)\b"
+    r"|\b(?:within|for|up\s+to|at\s+least)\s+(?P<n2>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
+    r"[\s-]+(?P<unit2>days?|weeks?)\b(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
+)
 _MAX_OFFSET = 31
 _KEY_WORDS = re.compile(r"[a-z]+|[A-Z][a-z]*|\d+")
 
@@ -251,11 +260,12 @@ class Evidence:
     def _add_offsets(self, text: str, counting_first: bool) -> None:
         """The days a duration said here puts between two dates (`3 nights`, `2 weeks`; a user's also one
         less, counting the first day: `5 days` from the 3rd to the 7th). A policy's (the system prompt's
-        `within 21 days of the issue date`) is exact: with the weekdays' two readings, one less too
-        would put most dates of a month near a stated one."""
-        for m in _DURATION.finditer(text):
-            n = int(m["n"]) if m["n"].isdigit() else _DURATION_WORDS[m["n"].lower()]
-            n *= 7 if m["unit"].lower().startswith("week") else 1
+        `within 21 days of the issue date`, `_POLICY_DURATION`: not `open 7 days a week`) is exact: with
+        the weekdays' two readings, one less too would put most dates of a month near a stated one."""
+        for m in (_DURATION if counting_first else _POLICY_DURATION).finditer(text):
+            said, unit = m["n"] or m["n2"], m["unit"] or m["unit2"]
+            n = int(said) if said.isdigit() else _DURATION_WORDS[said.lower()]
+            n *= 7 if unit.lower().startswith("week") else 1
             if 0 < n <= _MAX_OFFSET:
                 self._offsets |= {n, n - 1} - {0} if counting_first else {n}
 
@@ -382,10 +392,17 @@ class Evidence:
         for sentence, verb in done_claims(reply):
             tools = sorted({t for t in known_tools if does(t, verb)})
             doing = [d for d in self._done if does(d.tool, verb) or _says(d.arg_strings, verb)]
-            # `XEHM4B and 59XX6W have been cancelled`: each by some call; the ids of the clause that says it
-            # (`I reported E-40917 (ticket MT-57740), and $1.60 has been refunded`: no refund of E-40917)
-            named = _named_ids(_clause_of(sentence, verb))
-            used = {normalize_text(v) for d in doing for v in (*d.arg_strings, *d.result_strings)}
+            # `XEHM4B and 59XX6W have been cancelled`: each by a call that does it; the ids of the clause
+            # that says it (`I reported E-40917 (ticket MT-57740), and $1.60 has been refunded`: no refund
+            # of E-40917). A clause that names none (`…, and it has been cancelled`): the sentence's ids,
+            # each used by some call that wrote (a lookup of XYZ789 is no cancellation of it)
+            clause = _clause_of(sentence, verb)
+            named = _named_ids(clause)
+            by = doing
+            if not named and clause != sentence:
+                named = _named_ids(sentence)
+                by = [d for d in self._done if d in doing or not _looks_read_only(d.tool)]
+            used = {normalize_text(v) for d in by for v in (*d.arg_strings, *d.result_strings)}
             if doing and named <= used:
                 continue
             if self._state_reported(verb, named):  # `… has already been cancelled`, as a lookup showed
@@ -1179,6 +1196,11 @@ _CLAIM_VERBS: dict[str, str] = {
     "logged": "submit", "raised": "submit", "filed": "submit", "arranged": "schedule", "renewed": "update",
     "extended": "update", "activated": "update", "deactivated": "update", "unsubscribed": "update",
 }  # fmt: skip
+#: Each action's claiming verbs, as a pattern: where a sentence's clause says that action.
+_CLAIM_WORDS = {
+    action: re.compile(r"(?i)\b(?:" + "|".join(w for w, a in _CLAIM_VERBS.items() if a == action) + r")\b")
+    for action in set(_CLAIM_VERBS.values())
+}
 #: Actions that follow from another (a refund from a cancellation, a charge from a booking): with the agent's
 #: tools undeclared, a claim of one is not judged.
 _CONSEQUENCES = frozenset({"refund", "pay"})
@@ -1272,11 +1294,11 @@ _CLAUSE_BREAK = re.compile(
 
 
 def _clause_of(sentence: str, verb: str) -> str:
-    """The clause of a sentence that says this action (a word of it starts as the verb does: `refunded`,
-    `cancellation`), else the whole sentence."""
-    stem = verb.lower()[:4]
+    """The clause of a sentence that says this action by a verb that claims it (`refunded`, `sent`,
+    `reserved` for a booking — not the noun `booking` of another clause), else the whole sentence."""
+    said = _CLAIM_WORDS.get(verb)
     parts = [p for p in _CLAUSE_BREAK.split(sentence) if p and p.strip()]
-    found = [p for p in parts if re.search(rf"(?i)\b{re.escape(stem)}", p)]
+    found = [p for p in parts if said is not None and said.search(p)]
     return found[0] if len(found) == 1 else sentence
 
 

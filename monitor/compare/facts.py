@@ -399,7 +399,8 @@ _MONTHS = (
 )
 #: A dash between a day and the month of the next date of a range (`Nov 15-Apr 1`, `15-Apr 1`).
 _DASH_BEFORE_MONTH = re.compile(
-    r"(?<=\d)[-–—](?=(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d)"
+    r"(?<=\d)[-–—](?=(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?\s+\d)"
 )
 _DATE = re.compile(
     rf"(?<!{_W})(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?:[T ]\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:\.\d+)?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?"
@@ -1612,10 +1613,12 @@ _ZH_DOT_DATE = re.compile(
 )
 
 
-#: A length in metres and tenths, as a height is said (一米二, 一米五: 1.2 and 1.5 metres), where no numeral
-#: or 米 follows (not 一米二十).
+#: A length in metres and tenths, as a height is said (一米二, 一米五: 1.2 and 1.5 metres), where no numeral,
+#: 米 or measure word follows (not 一米二十, 一米三层: a metre, then three shelves).
 _ZH_METRE_AND_TENTHS = re.compile(
-    r"(?<![\d一二两三四五六七八九十百千万])(?P<m>[一两二三])米(?P<d>[一二三四五六七八九])(?![\d一二三四五六七八九十百千万米])"
+    r"(?<![\d一二两三四五六七八九十百千万])(?P<m>[一两二三])米(?P<d>[一二三四五六七八九])(?![\d一二三四五六七八九十百千万米]|"
+    + _ZH_ALL_MEASURES
+    + ")"
 )
 
 

@@ -47,18 +47,16 @@ _ZH_DAY_WORD = re.compile("|".join(_ZH_DAY_WORDS))
 _WEEKDAY = re.compile(r"(?i)\b(?:(this|next|last|coming)\s+)?(" + "|".join(_WEEKDAYS) + r")s?\b")
 _ZH_WEEKDAY = re.compile("(这|本|下下|下|上)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
 _DE_WEEKDAYS = ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag")
+#: After a German word that makes it a day (`am Freitag`, `nächsten Dienstag`): not `Guy Montag`.
 _DE_WEEKDAY = re.compile(
-    r"(?i)\b(?:(diesen|kommenden|nächsten|naechsten|letzten)\s+)?("
+    r"(?i)\b(am|bis|ab|diesen|kommenden|nächsten|naechsten|übernächsten|letzten|vergangenen)\s+("
     + "|".join(_DE_WEEKDAYS)
-    + r"|sonnabend)s?\b"
+    + r"|sonnabend)\b"
 )
 _DE_WHICH = {
-    "diesen": "this",
-    "kommenden": "this",
-    "nächsten": "next",
-    "naechsten": "next",
-    "letzten": "last",
-}
+    "nächsten": "next", "naechsten": "next", "übernächsten": "after next", "letzten": "last",
+    "vergangenen": "last",
+}  # fmt: skip
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 #: `the 3rd` (not `the 3rd of May`: a full date, which `facts` reads)
 _DAY_OF_MONTH = re.compile(rf"(?i)\bthe\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS}))")

@@ -113,9 +113,12 @@ def score_response(ladder: Ladder, gold: str, predicted: str, vocabulary: frozen
     # -- facts: typed facts and slot words, paired by kind -----------------------------------
     gold_facts = _fact_items(gold, vocabulary, day_first)
     pred_facts = _fact_items(predicted, vocabulary, day_first)
-    gold_facts, pred_facts = _dates_in_one_order(
+    gold_facts, pred_facts, flipped = _dates_in_one_order(
         (gold, gold_facts), (predicted, pred_facts), vocabulary, day_first
     )
+    if flipped is not None:
+        what = "a date in numbers read in the order the other text's date says"
+        doubts.append(_doubt_of("response.date", flipped, flipped, what))
     # one fact written two ways is one fact: the canonical forms decide, read in context (`January 1
     # through June 30, 2025`'s start is of 2025; `8:00到18:00`'s 18:00 is the reply's `18点`)
     gold_canons, pred_canons = {c for _, c, _ in gold_facts}, {c for _, c, _ in pred_facts}
@@ -379,23 +382,35 @@ def _dates_in_one_order(
     predicted: tuple[str, list[tuple[str, str, str]]],
     vocabulary: frozenset[str],
     day_first: bool,
-) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]], str | None]:
     """The facts of both texts, a numeric date that could be day or month first (`11/04`) read in the
     order that the other text's date says (`11 April`), where the configured order reads it as another
     date: the writer's order is not known (`ladder.date_day_first` is a default, not a fact), and the
-    other text tells it. Unchanged where neither order makes the texts agree more."""
+    other text tells it — unless a date of the same text shows its order (`12/25`). Unchanged where
+    neither order makes the texts agree more. The third item: the date text read the other way, which
+    the reply's verdict keeps in doubt (a swap of day and month is never a silent pass)."""
     (gold_text, gold_facts), (pred_text, pred_facts) = gold, predicted
     for text, own, other, is_gold in (
         (pred_text, pred_facts, gold_facts, False),
         (gold_text, gold_facts, pred_facts, True),
     ):
-        if "/" not in text or not _EITHER_ORDER.search(text):
+        if "/" not in text or not (either := _EITHER_ORDER.search(text)) or _order_shown(text, day_first):
             continue
         flipped = _fact_items(text, vocabulary, not day_first)
         canons = Counter(c for _, c, _ in other)
         if _agreeing(flipped, canons) > _agreeing(own, canons):
-            return (flipped, pred_facts) if is_gold else (gold_facts, flipped)
-    return gold_facts, pred_facts
+            return *((flipped, pred_facts) if is_gold else (gold_facts, flipped)), either.group(0)
+    return gold_facts, pred_facts, None
+
+
+#: A numeric date only one order reads: a day over 12 first (`25/12`) or second (`12/25`).
+_DAY_FIRST_SHOWN = re.compile(r"(?<![\d/.])(?:1[3-9]|2\d|3[01])/(?:0?[1-9]|1[0-2])(?![\d])")
+_MONTH_FIRST_SHOWN = re.compile(r"(?<![\d/.])(?:0?[1-9]|1[0-2])/(?:1[3-9]|2\d|3[01])(?![\d])")
+
+
+def _order_shown(text: str, day_first: bool) -> bool:
+    """A date of the text shows it writes in the configured order (so its other dates are read so)."""
+    return bool((_DAY_FIRST_SHOWN if day_first else _MONTH_FIRST_SHOWN).search(text))
 
 
 def _agreeing(facts: list[tuple[str, str, str]], canons: Counter[str]) -> int:
@@ -403,11 +418,15 @@ def _agreeing(facts: list[tuple[str, str, str]], canons: Counter[str]) -> int:
 
 
 def _stated_otherwise(part: str, pred_facts: list[tuple[str, str, str]], day_first: bool) -> bool:
-    """Every typed fact of a gold part is in the reply, some as one number written another way (`£70` /
-    `seventy pounds`, `360元` / `360`: `_same_quantity`, for review as such)."""
+    """Every typed fact of a gold part is in the reply, some as one number written another way in the
+    same kind of unit (`£70` / `seventy pounds`: `_same_quantity`, for review as such) — not a bare number
+    for an amount (`$40` / `40 points`)."""
     wanted = extract_facts(part, day_first).facts
     have = {c for _, c, _ in pred_facts}
-    return bool(wanted) and all(w in have or any(_same_quantity(w, c) for c in have) for w in wanted)
+    return bool(wanted) and all(
+        w in have or any(_same_quantity(w, c) and bool(_unit_of(w)) == bool(_unit_of(c)) for c in have)
+        for w in wanted
+    )
 
 
 def _fact_in(fact: tuple[str, str, str], part: str, day_first: bool) -> bool:
@@ -601,13 +620,13 @@ _COUNT_WORDS = {
 #: 50 % said `half` (一半 is read as 50% already) — not `half an hour`, `half a day`, `half of the month`;
 #: 25 % and 75 % said `a quarter`, `three quarters` — not `a quarter of an hour`, `quarter past`.
 _HALF = re.compile(r"(?i)\bhalf\b(?![\s-]+(?:an?|of\s+(?:an?|the)|hour|day|night|week|month|year|past)s?\b)")
+_NOT_A_SHARE = r"(?![\s-]+(?:of\s+an?\s+|of\s+the\s+year|hour|past|to\b|final|mile|pound|inch|century)|-)"
+#: not `within a quarter` (three months), `a quarter mile`, `a quarter of a tank`, `quarter-final`
 _QUARTERS = {
     "25": re.compile(
-        r"(?i)\b(?:a|one)\s+quarter\b(?![\s-]+(?:of\s+an?\s+hour|hour|past|to|of\s+the\s+year)\b)"
+        r"(?i)(?<!\bwithin )(?<!\bper )(?<!\bnext )(?<!\blast )\b(?:a|one)\s+quarter\b" + _NOT_A_SHARE
     ),
-    "75": re.compile(
-        r"(?i)\bthree[\s-]+quarters\b(?![\s-]+(?:of\s+an?\s+hour|hour|past|to|of\s+the\s+year)\b)"
-    ),
+    "75": re.compile(r"(?i)\bthree[\s-]+quarters\b" + _NOT_A_SHARE),
 }
 
 

@@ -80,9 +80,21 @@ def test_a_date_a_policy_duration_from_a_stated_date_is_computed_and_only_that_d
     }
 
 
+def test_a_frequency_or_opening_time_in_the_system_prompt_puts_no_days_between_dates() -> None:
+    for policy in (
+        "Our clinic is open 7 days a week.",
+        "Support is available 24 hours a day.",
+        "Loans last a week.",
+    ):
+        ev = Evidence(system=[policy], today=TODAY)
+        ev.add_user(1, "book me on March 20")
+        assert [p.source for p in ev.provenance("book", {"date": "2025-03-27"})] == ["agent"]
+
+
 def test_a_german_weekday_is_the_users_date() -> None:
     assert source(["Ich brauche am Freitag einen Raum"], "t", {"date": "2025-03-21"}) == {"date": "user"}
     assert source(["nächsten Dienstag bitte"], "t", {"date": "2025-03-18"}) == {"date": "user"}
+    assert source(["Guy Montag calling about my order"], "t", {"date": "2025-03-17"}) == {"date": "agent"}
 
 
 def test_an_integer_id_in_a_result_grounds_the_same_id_sent_as_a_string() -> None:
@@ -158,6 +170,17 @@ def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
     tools = ["report_issue", "refund_ride"]
     assert reply_claims(steps, reply, tools) == []
     assert reply_claims(steps[:2], reply, tools) != []  # no refund call: still unsupported
+    looked_up = [("user", "cancel XYZ789"),
+                 ("call", ("get_reservation", {"id": "XYZ789"}, {"id": "XYZ789"}, False)),
+                 ("call", ("cancel_reservation", {"id": "ABC123"}, {"status": "cancelled"}, False))]  # fmt: skip
+    assert reply_claims(looked_up, "I found reservation XYZ789, and it has been cancelled.") != []
+    assert reply_claims(looked_up, "Reservation XYZ789: I've cancelled it for you.") != []
+    booked = [
+        ("user", "book UA123"),
+        ("call", ("book_reservation", {"flight": "UA999"}, {"id": "ABC123"}, False)),
+    ]
+    reply = "I've reserved a seat on flight UA123, and your booking ABC123 is confirmed."
+    assert reply_claims(booked, reply) != []  # the clause that says it books is the one with UA123
     cancelled = [("user", "cancel ABC123 and XYZ789"),
                  ("call", ("cancel_reservation", {"id": "ABC123"}, {"status": "cancelled"}, False))]  # fmt: skip
     assert reply_claims(cancelled, "Reservations ABC123 and XYZ789 have been cancelled.") != []

@@ -550,6 +550,11 @@ def test_a_reply_written_otherwise_does_not_fail(multilingual_ladder: Ladder, go
         ("Your bike is booked in on 12 April.", "Your bike is booked in on 11/04."),  # neither order agrees
         ("Swap out 25% of the water.", "Swap out three quarters of the water."),
         ("1.2米以下儿童免票。", "一米五以下儿童免票。"),
+        # a review of the set-23 reading: each of these still fails
+        ("Your stay runs from November 4 to December 25.", "Your stay runs from 04/11 to 12/25."),
+        ("The total comes to $40. Thanks for shopping.", "You earned 40 points. Thanks for shopping."),
+        ("Members get 25% off this week.", "Members get seats for a quarter-final this week."),
+        ("您订的是一米高的架子。", "您订的是一米三高的架子。"),
         # forms that only look like the set-22 ones: each reads as before
         ("The shed base is 2 m x 3 m.", "The shed base is 2 ft x 3 ft."),
         ("The heating is switched on.", "The heating is turned off."),
@@ -740,6 +745,9 @@ def test_a_text_is_read_for_facts_once() -> None:
         ("it takes a third of an hour", ("number:1200|s",)),
         ("身高不足一米二的小朋友", ("number:1.2|m",)),
         ("一米二十", ("number:1|m", "number:20")),  # not a height in metres and tenths
+        ("您订的是一米高的三层架子", ("number:1|m", "number:3")),
+        ("高一米三层的架子", ("number:1|m", "number:3")),  # a metre, then three shelves
+        ("Route 15-Market 5", ("id:15market", "number:5")),
         ("您提前了十二个多小时通知", ("number:43200|s",)),
         ("明早十点的预约", ("time:10:00",)),
         ("值得一提的是一本正经", ()),
@@ -771,3 +779,13 @@ def test_a_sentence_after_no_is_its_own() -> None:
 def test_a_question_about_a_thing_is_not_covered_by_another_question(multilingual_ladder: Ladder) -> None:
     gold = "Your order has been cancelled. Would you like a refund?"
     assert _fails(multilingual_ladder, gold, "Your order has been cancelled. What is your order number?")
+
+
+def test_a_date_read_in_the_other_order_is_never_a_silent_pass(multilingual_ladder: Ladder) -> None:
+    """`05/06/2025` read day first, as the reply's `June 5, 2025` says, agrees — but the configured order
+    reads 6 May: the comparison stays in doubt, for review (a review of the set-23 reading)."""
+    gold = "Your refund will reach your card by 05/06/2025. You will get an email shortly."
+    reply = "Your refund will reach your card by June 5, 2025. You will get an email shortly."
+    score = score_response(multilingual_ladder, gold, reply, frozenset())
+    assert not _fails(multilingual_ladder, gold, reply)
+    assert any(c.uncertain and c.field == "response.date" for c in score.comparisons)
