@@ -343,18 +343,7 @@ class WindowStore:
     def _unreport(self, cid: str) -> OpenConversation:
         """A conversation reported and kept (`closed`) open again, `version + 1`, for its spans to join
         another at once (not counted as reopened late, evicting nothing: it leaves `open` straight away)."""
-        reported = self.closed.pop(cid)
-        conv = OpenConversation(
-            cid,
-            spans=list(reported.spans),
-            first_ns=reported.first_ns,
-            last_ns=reported.last_ns,
-            version=reported.version + 1,
-            spans_dropped=reported.spans_dropped,
-            span_ids=set(reported.span_ids),
-            has_root=reported.has_root,
-            marked=reported.marked,
-        )
+        conv = _next_version(self.closed.pop(cid))
         self.open[cid] = conv
         return conv
 
@@ -402,10 +391,7 @@ class WindowStore:
             free: dict[str, str] = {}  # the first turns the taker may continue instead -> their conversation
             for c in self.histories.candidates(joined[0], taker, taker_start):
                 cid = self._owner(c)
-                conv = self.open.get(cid) or self.closed.get(cid)
-                if c in movers or cid == owner or conv is None:
-                    continue
-                if len(conv.spans) + len(moving) <= self.config.max_spans:
+                if c not in movers and cid != owner and self._has_room(cid, len(moving)):
                     free[c] = cid
             if free:
                 there: str | None = self._choose(list(free), free, _identity(moving))
@@ -413,8 +399,7 @@ class WindowStore:
                 there = self._rematch(taker, joined[0], taker_start, owner, out, tried, (*keep, own))
                 if there is not None:
                     free[there] = self._owner(there)
-                    conv = self.open.get(free[there]) or self.closed.get(free[there])
-                    if conv is None or len(conv.spans) + len(moving) > self.config.max_spans:
+                    if not self._has_room(free[there], len(moving)):
                         there = None  # freed, and left free: the same content either way
             else:
                 there = None
@@ -432,6 +417,11 @@ class WindowStore:
             self.moved_to_twin += 1
             return earlier
         return None
+
+    def _has_room(self, cid: str, spans: int) -> bool:
+        """`cid` is open or kept reported, and takes `spans` more within `max_spans`."""
+        conv = self.open.get(cid) or self.closed.get(cid)
+        return conv is not None and len(conv.spans) + spans <= self.config.max_spans
 
     def _choose(self, found: list[str], owners: dict[str, str], own: tuple[str | None, ...]) -> str:
         """Of the earlier traces a trace may continue (in the order they came): those whose conversation
@@ -503,17 +493,7 @@ class WindowStore:
         out: list[Closed] = []
         reported = self.closed.pop(cid, None)
         if reported is not None:
-            conv = OpenConversation(
-                cid,
-                spans=list(reported.spans),
-                first_ns=reported.first_ns,
-                last_ns=reported.last_ns,
-                version=reported.version + 1,
-                spans_dropped=reported.spans_dropped,
-                span_ids=set(reported.span_ids),
-                has_root=reported.has_root,
-                marked=reported.marked,  # its marker still says the conversation is over
-            )
+            conv = _next_version(reported)
             self.late_reopened += 1
         else:
             conv = OpenConversation(
@@ -715,6 +695,22 @@ class WindowStore:
 
 #: How many twins' turns one join may move, in a chain (`_rematch`): twins of a greeting are many.
 _MAX_REMATCH = 16
+
+
+def _next_version(reported: OpenConversation) -> OpenConversation:
+    """A reported conversation open again: a new object (the reported one stays as it was), with every
+    span so far and `version + 1`; its marker still says whether the conversation is over."""
+    return OpenConversation(
+        reported.conversation_id,
+        spans=list(reported.spans),
+        first_ns=reported.first_ns,
+        last_ns=reported.last_ns,
+        version=reported.version + 1,
+        spans_dropped=reported.spans_dropped,
+        span_ids=set(reported.span_ids),
+        has_root=reported.has_root,
+        marked=reported.marked,
+    )
 
 
 def _every_trace(trace_id: str) -> bool:

@@ -764,22 +764,29 @@ def discounts_paid(text: str) -> frozenset[str]:
     `number:8`)."""
     if "折" not in text:
         return frozenset()
-    found = (_zh_discount(m) for m in _ZH_DISCOUNT.finditer(text))
-    return frozenset(f"number:{d[:-1]}" for d in found if d.endswith("折") and d[:-1] != "")
+    found = (_zh_tenths_paid(m) for m in _ZH_DISCOUNT.finditer(text))
+    return frozenset(f"number:{tenths}" for tenths in found if tenths is not None)
 
 
 def _zh_discount(m: re.Match[str]) -> str:
+    tenths = _zh_tenths_paid(m)
+    return m.group(0) if tenths is None else tenths + "折"
+
+
+def _zh_tenths_paid(m: re.Match[str]) -> str | None:
+    """The tenths of the price a `_ZH_DISCOUNT` match says are paid (八五折 `8.5`), None where it is not said
+    as a discount (no cue beside it)."""
+    if m["half"]:
+        return "5"
     cued = (m.start() > 0 and m.string[m.start() - 1] in "打享受") or _ZH_DISCOUNT_CUE.match(
         m.string, m.end()
     )
-    if not cued and not m["half"]:
-        return m.group(0)
-    if m["half"]:
-        return "5折"
+    if not cued:
+        return None
     if m["d"]:
-        return (m["d"][0] + ".5" if len(m["d"]) == 2 and m["d"][1] == "5" else m["d"]) + "折"
+        return m["d"][0] + ".5" if len(m["d"]) == 2 and m["d"][1] == "5" else m["d"]
     tenths = [zh_number(c) for c in m["z"]]
-    return f"{tenths[0]}{'.5' if len(tenths) > 1 else ''}折"
+    return f"{tenths[0]}{'.5' if len(tenths) > 1 else ''}"
 
 
 _ZH_NUMERALS = "零〇一二两三四五六七八九十百千万"
@@ -1086,8 +1093,7 @@ def compare_acts(gold: str, predicted: str) -> tuple[bool, str] | None:
 #: `42 dollars and 17 cents` is `$42.17`.
 _DOLLARS_AND_CENTS = re.compile(
     r"(?i)\b(?P<d>\d+)\s+(?P<cur>dollars?|pounds?|euros?),?\s+(?:and\s+)?(?P<c>\d{1,2})"
-    r"(?:\s+(?:cents?|pence|p)\b|(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|will|has|have|must|and|to|for|in|on|by|per|each|due"
-    r")\b))"
+    r"(?:\s+(?:cents?|pence|p)\b|(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|will|has|have|must|and|to|for|in|on|by|per|each|due)\b))"
 )  # `23 pounds 60 is due` too, never `5 pounds 3 ounces`
 _CENTS_SIGN = {"d": "$", "p": "£", "e": "€"}
 #: Cents alone are a dollar's: `15¢` and `62 cents` are $0.15 and $0.62 (not the cents of `42 dollars and

@@ -42,6 +42,7 @@ from difflib import SequenceMatcher
 
 from monitor.compare.facts import (
     CJK_CHARS,
+    MONTH_NAMES,
     asks,
     compare_acts,
     content_words,
@@ -465,7 +466,7 @@ def _moment_of(
 #: one after the other: `the 4th and 5th of March`).
 _RANGE_JOIN = r"(?:st|nd|rd|th|日|号)?\s*(?:[-–—~]|to|until|till|through|至|到{})\s*"
 _MONTH_NEAR = re.compile(
-    r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|[一二三四五六七八九十\d]{1,2}月"
+    r"(?i)\b(?:" + "|".join(name[:3] for name in MONTH_NAMES) + r")[a-z]*\b|[一二三四五六七八九十\d]{1,2}月"
 )
 
 
