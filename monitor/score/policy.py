@@ -33,6 +33,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -370,14 +371,13 @@ def _ungrounded_failure(grounded: Grounded, turn: int) -> bool:
 def _conditions(
     calls: list[_Call], replies: list[DialogTurn], policy: Policy
 ) -> dict[int, dict[SubMetric, list[Any]]]:
-    import celpy
+    problems: dict[int, dict[SubMetric, list[Any]]] = {}
+    if not policy.conditions:
+        return problems
     import celpy.adapter
 
-    problems: dict[int, dict[SubMetric, list[Any]]] = {}
-    env = celpy.Environment()
     for rule in policy.conditions:
-        tree = env.compile(rule.if_)
-        program, nodes = env.program(tree), sum(1 for _ in tree.iter_subtrees())
+        program, nodes = _compiled(rule.if_)
         for c in calls:
             if c.tool != rule.when_tool or not isinstance(c.result, dict):
                 continue
@@ -427,6 +427,18 @@ def _conditions(
             else:
                 c.fail(SubMetric.COMPLETENESS, *problem)
     return problems
+
+
+@lru_cache(maxsize=256)
+def _compiled(expression: str) -> tuple[Any, int]:
+    """A condition's CEL program and its parse nodes, compiled once a process. CEL's parser is built on
+    first use (about 0.2 s, once): a policy without conditions never pays it, and a conversation never
+    pays a parse. Evaluating a program changes nothing in it, so one serves every conversation."""
+    import celpy
+
+    env = celpy.Environment()
+    tree = env.compile(expression)
+    return env.program(tree), sum(1 for _ in tree.iter_subtrees())
 
 
 def _required(calls: list[_Call], users: list[DialogTurn], policy: Policy) -> list[str]:
