@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from monitor.compare.facts import (
     MONTH_NAMES,
+    MONTH_STEMS,
     NUMBER_WORD,
     act_of,
     extract_facts,
@@ -46,6 +47,7 @@ from monitor.compare.facts import (
     normalize_text,
     sentences,
 )
+from monitor.compare.hints import fold, holds_any
 from monitor.compare.lexicon import Airports, load_airports
 from monitor.compare.spoken import clock_key, digits_of, spoken_keys
 from monitor.compare.textcache import short_cached
@@ -99,10 +101,12 @@ _RELATIVE_DAY = re.compile(
     r"(?i)\b(?:(?:next|previous|following|prior) day|day (?:after|before|earlier|later)|"
     r"(?:one|a|1) day (?:later|earlier|after|before|back|forward))\b|前一天|后一天|第二天|次日"
 )
+_RELATIVE_DAY_HINT = re.compile(r"(?i)day|前一天|后一天|第二天|次日")  # what it cannot match without
 _DURATION_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "a": 1,
 }  # fmt: skip
+_DURATION_UNITS = ("day", "night", "week")  # `_DURATION` and `_POLICY_DURATION` need one
 _DURATION = re.compile(
     r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+(?P<unit>days?|nights?|weeks?)\b"
 )
@@ -252,7 +256,7 @@ class Evidence:
         spoken = spoken_keys(text, self._today)  # `tomorrow`, `half past two`, `five hundred`
         for key in spoken:
             self._sources.add_fact(key, "user", turn)
-        if _RELATIVE_DAY.search(text):
+        if _RELATIVE_DAY_HINT.search(text) and _RELATIVE_DAY.search(text):
             self._offsets.add(1)
         self._add_offsets(text, counting_first=True)
         self._say((*_fact_keys(text), *spoken))  # the dates `today` adds are no numbers
@@ -262,9 +266,11 @@ class Evidence:
         less, counting the first day: `5 days` from the 3rd to the 7th). A policy's (the system prompt's
         `within 21 days of the issue date`, `_POLICY_DURATION`: not `open 7 days a week`) is exact: with
         the weekdays' two readings, one less too would put most dates of a month near a stated one."""
+        if not holds_any(fold(text), _DURATION_UNITS):
+            return
         for m in (_DURATION if counting_first else _POLICY_DURATION).finditer(text):
             said, unit = m["n"] or m["n2"], m["unit"] or m["unit2"]
-            n = int(said) if said.isdigit() else _DURATION_WORDS[said.lower()]
+            n = int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]
             n *= 7 if unit.lower().startswith("week") else 1
             if 0 < n <= _MAX_OFFSET:
                 self._offsets |= {n, n - 1} - {0} if counting_first else {n}
@@ -525,7 +531,8 @@ class Evidence:
         self, hits: Sequence[tuple[Source, int | None]]
     ) -> tuple[tuple[Source, int | None], int | None]:
         """The best source (`_best`) among those not tainted, else the best tainted one and its turn."""
-        clean = [h for h in hits if not (h[0] == "tool_result" and h[1] in self._tainted)]
+        tainted = self._tainted
+        clean = [h for h in hits if not (h[0] == "tool_result" and h[1] in tainted)] if tainted else hits
         if clean:
             return _best(clean), None
         best = _best(hits)
@@ -704,7 +711,7 @@ def squash(text: str) -> str:
     lower-case, every separator gone."""
     if "double" in text or "triple" in text or "Double" in text or "Triple" in text:
         text = _DOUBLE.sub(lambda m: m.group(2) * (2 if m.group(1).lower() == "double" else 3), text)
-    text = _DIGIT_WORD.sub(lambda m: _DIGIT_WORDS[m.group(0).lower()], text)
+    text = _DIGIT_WORD.sub(lambda m: _DIGIT_WORDS[fold(m.group(0))], text)
     return _SEPARATORS.sub("", text.casefold())
 
 
@@ -714,6 +721,12 @@ _DIGIT_RUN = re.compile(
     r"(?<![\w.,:+(-])(?!\d{4}-\d{1,2}-\d{1,2}(?![\d]))(?!\d{1,2}[/-]\d{1,2}[/-]\d{2,4}(?!\d))"
     r"(?:\+?\d{1,5}|\+?\d{0,3}\s?\(\d{2,5}\))(?:[ \-]\d{2,6}){1,4}(?!\w|[.,:]\d)"
 )  # not a date (`2024-05-11`, `05-11-2024`), not an amount (`1,234.50`); `(415) 555-0132`, `07911 123456`
+#: what every `_DIGIT_RUN` holds: a digit or `)`, a space or `-`, a digit (far cheaper to look for)
+_DIGIT_RUN_HINT = re.compile(r"[\d)][ \-]\d")
+
+
+def _digit_runs(text: str) -> list[re.Match[str]]:
+    return list(_DIGIT_RUN.finditer(text)) if _DIGIT_RUN_HINT.search(text) else []
 
 
 def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | None]]:
@@ -745,6 +758,8 @@ _SOURCE_ORDER: dict[str, int] = {"user": 0, "tool_result": 1, "system": 2, "comp
 
 def _best(found: Sequence[tuple[Source, int | None]]) -> tuple[Source, int | None]:
     """User first; among tool results the latest."""
+    if len(found) == 1:
+        return found[0]
     return min(found, key=lambda s: (_SOURCE_ORDER.get(s[0], 9), -(s[1] or 0)))
 
 
@@ -1024,12 +1039,12 @@ def _read_keys(text: str) -> tuple[str, ...]:
         if canon.startswith("date:") and len(canon) == 15:
             keys.append(f"md:{canon[-5:]}")
     keys += [key for key, _ in _month_days(text)]  # `Aug 20`: abbreviated months too
-    for m in _DIGIT_RUN.finditer(text):  # `138 0013 8000`, `839 214`: one number written in groups
+    for m in _digit_runs(text):  # `138 0013 8000`, `839 214`: one number written in groups
         digits = digits_of(m.group(0))
         keys.append(f"digits:{digits}")
         if len(digits) >= _PHONE_DIGITS:
             keys.append(f"phone:{digits}")
-    for m in _CLOCK.finditer(text):  # `17:00:00`, `03:00:00+1` in tool results
+    for m in _CLOCK.finditer(text) if holds_any(text, (":",)) else ():  # `17:00:00`, `03:00:00+1` in results
         keys.append(f"time:{int(m['h']):02d}:{m['m']}")
     keys += [clock_key(int(k[5:7]), int(k[8:10])) for k in keys if k.startswith("time:") and len(k) == 10]
     for (a, _), (b, _) in itertools.pairwise(spans):
@@ -1065,7 +1080,7 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
     spans = extract_facts(reply, False).spans
     days = _month_days(reply)  # `May 18th`: a month and its day, checked together
     said_days = {key[-2:].lstrip("0") for key, _ in days}
-    runs = list(_DIGIT_RUN.finditer(reply))  # a number in groups is one fact: a phone number from 7 digits
+    runs = _digit_runs(reply)  # a number in groups is one fact: a phone number from 7 digits
     out = [
         (
             f"{'phone' if len(digits_of(m.group(0))) >= _PHONE_DIGITS else 'digits'}:{digits_of(m.group(0))}",
@@ -1114,10 +1129,12 @@ _MONTH_DAY = re.compile(
 def _month_days(reply: str) -> list[tuple[str, str]]:
     """Days said with their month and no year (`May 18th`, `18 May`): (`md:05-18`, as said); a date with a
     year is a date fact already."""
-    out = []
+    out: list[tuple[str, str]] = []
+    if not (_HAS_DIGIT.search(reply) and holds_any(fold(reply), MONTH_STEMS)):
+        return out  # no month named beside a number (a cheap test; `_MONTH_DAY`'s scan is not)
     for m in _MONTH_DAY.finditer(reply):
         name, day = (m["m"], m["d"]) if m["m"] else (m["m2"], m["d2"])
-        month = next(i for i, full in enumerate(MONTH_NAMES, start=1) if full.startswith(name.lower()[:3]))
+        month = next(i for i, full in enumerate(MONTH_NAMES, start=1) if full.startswith(fold(name)[:3]))
         if 1 <= int(day) <= 31:
             out.append((f"md:{month:02d}-{int(day):02d}", m.group(0)))
     return out
@@ -1253,7 +1270,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         if m is not None and not _NOT_DONE.search(sentence[: m.end()]):
             verbs = [next(g for g in m.groups() if g)]
             verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]
-            out += [(sentence, _CLAIM_VERBS[v.lower()]) for v in verbs]
+            out += [(sentence, _CLAIM_VERBS[fold(v)]) for v in verbs]
             continue
         zh = _ZH_DONE.search(sentence)
         if zh is not None and not re.search("[不没未]", sentence[: zh.start()]):

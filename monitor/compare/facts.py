@@ -32,6 +32,7 @@ import orjson
 import phonenumbers
 from dateutil import parser as dateparser
 
+from monitor.compare.hints import fold, holds_any, stems_of
 from monitor.compare.spoken import number_runs
 from monitor.compare.textcache import short_cached
 
@@ -144,6 +145,8 @@ NUMBER_WORDS = {
     if i >= 2
 } | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+#: The number words no other contains (`four`, not `fourteen`): one of them is in every number word.
+_NUMBER_WORD_STEMS = stems_of(NUMBER_WORDS)
 NUMBER_WORD = _NUMBER_WORD  # public: a number said in words (`twelve`), for cheap pre-tests elsewhere
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 
@@ -1135,6 +1138,7 @@ _AMOUNT_ADJECTIVE = re.compile(  # and `a 30-lb bag`, `60k-km` (not `2-to-3`, `2
     r"\b(?P<n>\d+k?)-(?P<u>[a-z]{3,}|lb|kg|km|mi|oz|ft|cm|mm|gb|mb|hr)\b"
 )
 #: `two additional days`, `one extra night`: a word between a count and its unit of time.
+_COUNT_MORE_WORDS = ("extra", "additional", "more", "further", "full", "whole", "consecutive")  # its words
 _COUNT_MORE = re.compile(
     r"(?i)\b(?P<n>\d+|one)\s+(?P<w>extra|additional|more|further|full|whole|consecutive)\s+"
     r"(?P<u>(?:minute|hour|day|night|week|month|year)s?)\b"
@@ -1244,7 +1248,9 @@ def in_digits(text: str) -> str:
     if _NUMBER_RUN_HINT.search(text):
         for start, end, number in reversed(number_runs(text)):
             text = f"{text[:start]}{number}{text[end:]}"
-    text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), text)
+    low = fold(text)
+    if holds_any(low, _NUMBER_WORD_STEMS):
+        text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), text)
     if "one" in text:
         text = _ONE_UNIT.sub("1", _ONE_OF_RANGE.sub("1", text))
     if "dollar" in text or "pound" in text or "euro" in text:
@@ -1259,7 +1265,10 @@ def in_digits(text: str) -> str:
         text = _AGE_GROUP.sub(r"\g<w> \g<n>", text)
         text = _POUND_ADJECTIVE.sub(r"£\g<n> ", text)
         text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
-    text = _COUNT_MORE.sub(lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text)
+    if holds_any(low, _COUNT_MORE_WORDS):
+        text = _COUNT_MORE.sub(
+            lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text
+        )
     folded = text.casefold()
     if "half" in folded or "quarter" in folded or "fifth" in folded or "tenth" in folded or "third" in folded:
         text = _AND_A_HALF.sub(r"\g<n>.5 \g<u>", text)
@@ -1426,30 +1435,33 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     if "·" in text:  # 沪A·5K392 is the plate 沪A5K392
         text = _CODE_DOT.sub("", text)
     text = in_digits(plus_word(text))
-    if _HOURS_MINUTES.search(text):
+    # what follows adds no digit to a text without one, so this answers for every digit pattern below
+    digits = _DIGIT.search(text) is not None
+    if digits and _HOURS_MINUTES.search(text):
         text = _HOURS_MINUTES.sub(r"\g<h> hours \g<m> minutes", text)
-    if _IBAN.search(text):
+    if digits and _IBAN.search(text):
         text = _IBAN.sub(lambda m: m.group(0).replace(" ", ""), text)
-    if _DIGIT.search(text) and _GROUPED_CODE.search(text):
+    if digits and _grouped_code_hint(text) and _GROUPED_CODE.search(text):
         text = _GROUPED_CODE.sub(_grouped_code, text)
     if "\n" in text:  # a numbered list's numbers are no facts
         text = _LIST_NUMBER.sub("", text)
     if "," in text and _EUROPEAN_DECIMAL.search(text) and _EURO_HINT.search(text) and not has_cjk(text):
         text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)  # 2.500,00 EUR
-    if _DIGIT_GROUPS.search(text):
+    if digits and _DIGIT_GROUPS_HINT.search(text) and _DIGIT_GROUPS.search(text):
         text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)
     if ("code" in folded or "pin" in folded or "码" in text) and _CODE_GROUPS.search(text):
         text = _CODE_GROUPS.sub(lambda m: m["cue"] + m["sep"] + m["n"].replace(" ", ""), text)
     if "€" in text or "eur" in folded:
         text = _EURO_THOUSANDS.sub(lambda m: m["n"].replace(".", ""), text)
-    text = _A_PERIOD.sub(_a_period, _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
+    if holds_any(fold(text), _PERIOD_WORDS):
+        text = _A_PERIOD.sub(_a_period, _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
     if "/" in text:
         per = _SLASH_PERIOD.sub(
             lambda m: f"{m['amount']} per {_SLASH_UNITS.get(m['unit'].lower(), m['unit'])}", text
         )
         text = per
         text = _MONTH_SLASH_DAY.sub(_month_slash_day(day_first, has_cjk(text)), text)
-    if _DIGIT.search(text):
+    if _RANGE_UNIT_HINT.search(text):
         text = _RANGE_UNIT.sub(r"\g<between>\g<a> \g<unit> \g<join> \g<b> \g<unit>", text)
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
@@ -1474,7 +1486,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
 
     # each pattern runs only where it can match: a Chinese pattern needs a CJK character, a pattern
     # with a digit in every match a digit, a weekday "day", … (the same facts, far fewer scans)
-    low = text.casefold()
+    low = fold(text)
     cjk = has_cjk(text)
     digit = _DIGIT.search(text) is not None
     if "@" in text:
@@ -1483,9 +1495,12 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     if cjk and digit:
         take(_ZH_DATE, lambda m: f"date:{int(m['y']):04d}-{zh_number(m['m']):02d}-{int(m['d']):02d}")
     if digit:
-        take(_DATE, lambda m: _canon_date(m.group(0), day_first))
-        take(_MONTH_YEAR, _canon_month_year)
-        take(_TIME, _canon_time)
+        if _DATE_HINT.search(text):
+            take(_DATE, lambda m: _canon_date(m.group(0), day_first))
+        if _YEAR_HINT.search(text):
+            take(_MONTH_YEAR, _canon_month_year)
+        if _TIME_HINT.search(text):
+            take(_TIME, _canon_time)
         if cjk:
             take(_ZH_TIME, _canon_zh_time)
     if _TIME_WORD_HINT.search(text):
@@ -1504,16 +1519,20 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         take(_PERIOD, lambda m: f"period:{_RELATIVE[_fold(m.group('rel'))]}|{_fold(m.group('unit'))}")
     if "day" in low:
         take(_WEEKDAY, lambda m: f"weekday:{_WEEKDAYS.index(_fold(m.group('d'))) + 1}")
-    take(_WEEKDAY_ABBR, _weekday_abbreviation)
-    take(_MONTH, _canon_month)
+    if holds_any(text, _WEEKDAY_ABBR_STEMS):
+        take(_WEEKDAY_ABBR, _weekday_abbreviation)
+    if holds_any(low, MONTH_STEMS):
+        take(_MONTH, _canon_month)
     if cjk:
         take(_ZH_WEEKDAY, lambda m: f"weekday:{_zh_weekday(m.group('d'))}")
         take(_ZH_MONTH, lambda m: f"month:{zh_number(m.group('m'))}")
         take(_ZH_PERIOD, _canon_zh_period)
-    take(_FREQUENCY, _canon_frequency)
+    if holds_any(low, _FREQUENCY_STEMS):
+        take(_FREQUENCY, _canon_frequency)
     if "每" in text or "费" in text or "租" in text or "供" in text:
         take(_ZH_FREQUENCY, lambda m: f"frequency:{_ZH_PERIODS[m['z'] or m['f']]}")
-    take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[_fold(m['o'] or m['d'] or m['q'])]}")
+    if holds_any(low, _ORDINAL_STEMS):
+        take(_ORDINAL, lambda m: f"number:{_ORDINAL_WORDS[_fold(m['o'] or m['d'] or m['q'])]}")
     if phone:
         take(_PHONE, _canon_phone)
     if digit:
@@ -1522,10 +1541,11 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         take(_IDENT, _canon_ident)
         coded = any(c in low for c in _CODES) or ("$" in text and _DOLLAR_NAMED.search(text) is not None)
         take(_QUANTITY_CODED if coded else _QUANTITY, _canon_quantity)
-    take(
-        _CURRENCY,
-        lambda m: f"currency:{_CURRENCY_WORDS.get(_fold(m.group('c')), _fold(m.group('c')))}",
-    )
+    if holds_any(low, _CURRENCY_STEMS):
+        take(
+            _CURRENCY,
+            lambda m: f"currency:{_CURRENCY_WORDS.get(_fold(m.group('c')), _fold(m.group('c')))}",
+        )
     if cjk:
         take(_ZH_CURRENCY, lambda m: f"currency:{_UNITS[m.group('c')][0]}")
     if phone:  # an international number's country, a fact of its own (`_canon_phone`)
@@ -1565,6 +1585,40 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         bare=bare,
         labels=tuple(labels),
     )
+
+
+#: The cheap tests `_extract_facts` makes before a pattern's scan (`hints`). The strings each pattern
+#: cannot match without, in the folded text (`hints.fold`; `_WEEKDAY_ABBR`'s in the text as written: its
+#: abbreviations are capitalised); tests/unit/test_fact_pattern_hints.py checks each pattern's words.
+MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_WEEKDAY_ABBR_STEMS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_ORDINAL_STEMS = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+    "twelfth", "teenth", "tieth",
+)  # fmt: skip
+_CURRENCY_STEMS = (
+    "usd", "eur", "gbp", "jpy", "cny", "rmb", "chf", "cad", "aud", "nzd", "inr", "krw", "sgd", "hkd", "sek",
+    "nok", "dkk", "mxn", "brl", "yuan", "dollar", "yen", "renminbi",
+)  # fmt: skip
+_FREQUENCY_STEMS = (
+    "hourly", "daily", "weekly", "monthly", "quarterly", "yearly", "annual", "every", "per", "each",
+)  # fmt: skip
+_PERIOD_WORDS = ("hour", "day", "week", "month", "year")  # `_A_PERIOD` and `_PER_A_PERIOD` need one
+_GROUPED_CODE_WORDS = ("gate", "seat", "platform", "bay", "pier", "zone", "section", "dock", "stand")
+#: What a pattern's every match holds, a far cheaper scan than the pattern's own: `_DATE`'s year or a
+#: digit, a `/` or `.` and a digit; `_MONTH_YEAR`'s year; `_TIME`'s `9 am`, `14:30`, `o'clock` or part of
+#: the day; `_RANGE_UNIT`'s `2-3`, `2 to 3`, `between 2 and 3`; `_DIGIT_GROUPS`' three groups of four;
+#: `_GROUPED_CODE`'s postcode (a letter, a digit, a space), `1Z`, a ticket's `123-1234567890` (or a word).
+_DATE_HINT = re.compile(r"\d{4}|\d[/.]\d")
+_YEAR_HINT = re.compile(r"(?:19|20)\d\d")
+_TIME_HINT = re.compile(r"(?i)\d\s?[ap]|\d:\d|o['’]clock|morning|afternoon|evening|night")
+_RANGE_UNIT_HINT = re.compile(r"(?i)\d\s*(?:and|to|or|-|–|~)\s*\d")
+_DIGIT_GROUPS_HINT = re.compile(r"\d{4} \d{4} \d{4}")
+_GROUPED_CODE_HINT = re.compile(r"[A-Z]\d[A-Z\d]? \d|1Z|\d{3}-\d{10}")
+
+
+def _grouped_code_hint(text: str) -> bool:
+    return _GROUPED_CODE_HINT.search(text) is not None or holds_any(fold(text), _GROUPED_CODE_WORDS)
 
 
 #: What joins the items of a list (with the stopwords): two facts it joins share their label.
@@ -2142,9 +2196,8 @@ def _canon_date(raw: str, day_first: bool) -> str | None:
 
 def _fold(word: str) -> str:
     """A matched word as its table key. The patterns match case-insensitively the Unicode way, so
-    `Frİday` (dotted capital I) is Friday; its casefold `fri̇day` keeps the dot as a combining mark,
-    which is dropped here."""
-    folded = word.casefold()
+    `Frİday` (dotted capital I) is Friday and `fıve` (dotless i) five (`hints.fold`)."""
+    folded = fold(word)
     if folded.isascii():
         return folded
     return "".join(c for c in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(c))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from monitor.compare.hints import fold, holds_any, stems_of
 from monitor.compare.textcache import short_cached
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -89,6 +90,11 @@ _NUMBER_RUN = re.compile(
     + r")(?:[\s-]+(?:and\s+)?|\b))+"
 )
 
+#: what a match of each pattern cannot be without, in the case-folded text (`hints`)
+_DAY_WORD_STEMS = stems_of(_DAY_WORDS)
+_DE_WEEKDAY_STEMS = ("tag", "mittwoch", "sonnabend")  # montag … sonntag end in `tag`
+_NUMBER_RUN_STEMS = stems_of([*(k for k in _SMALL if len(k) > 2), *_SCALES])
+
 
 def clock_key(hour: int, minute: int) -> str:
     """A time of day on a 12-hour dial: `17:00` and `5:00` are both `clock:05:00`."""
@@ -115,23 +121,24 @@ def spoken_keys(text: str, today: str | None) -> tuple[str, ...]:
 def relative_dates(text: str, today: date) -> list[date]:
     """The dates a text names relative to `today` (module docstring)."""
     out: list[date] = []
-    for m in _DAY_WORD.finditer(text):
-        out += [today + timedelta(days=k) for k in _DAY_WORDS[m.group(1).lower()]]
-    for m in _ZH_DAY_WORD.finditer(text):
+    low, ascii_only = fold(text), text.isascii()  # each scan below only where it can match
+    for m in _DAY_WORD.finditer(text) if holds_any(low, _DAY_WORD_STEMS) else ():
+        out += [today + timedelta(days=k) for k in _DAY_WORDS[fold(m.group(1))]]
+    for m in () if ascii_only else _ZH_DAY_WORD.finditer(text):
         out.append(today + timedelta(days=_ZH_DAY_WORDS[m.group(0)]))
-    for m in _WEEKDAY.finditer(text):
-        out += _weekday(today, _WEEKDAYS.index(m.group(2).lower()), (m.group(1) or "").lower())
-    for m in _ZH_WEEKDAY.finditer(text):
+    for m in _WEEKDAY.finditer(text) if holds_any(low, ("day",)) else ():
+        out += _weekday(today, _WEEKDAYS.index(fold(m.group(2))), fold(m.group(1) or ""))
+    for m in () if ascii_only else _ZH_WEEKDAY.finditer(text):
         which = {"下": "next", "下下": "after next", "上": "last"}.get(m.group(1) or "", "this")
         out += _weekday(today, _ZH_WEEKDAYS[m.group(2)], which)
-    for m in _DE_WEEKDAY.finditer(text):
-        day = m.group(2).lower()
+    for m in _DE_WEEKDAY.finditer(text) if holds_any(low, _DE_WEEKDAY_STEMS) else ():
+        day = fold(m.group(2))
         weekday = 5 if day == "sonnabend" else _DE_WEEKDAYS.index(day)
-        out += _weekday(today, weekday, _DE_WHICH.get((m.group(1) or "").lower(), ""))
-    for m in _DAY_OF_MONTH.finditer(text):
+        out += _weekday(today, weekday, _DE_WHICH.get(fold(m.group(1) or ""), ""))
+    for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) else ():
         out += _day_of_month(today, int(m.group(1)))
-    for m in _IN_UNITS.finditer(text):
-        n = int(m.group(1)) if m.group(1).isdigit() else _SMALL.get(m.group(1).lower(), 1)
+    for m in _IN_UNITS.finditer(text) if holds_any(low, ("day", "week")) else ():
+        n = int(m.group(1)) if m.group(1).isdigit() else _SMALL.get(fold(m.group(1)), 1)
         out.append(today + timedelta(days=n * (7 if m.group(2).lower() == "week" else 1)))
     return out
 
@@ -166,17 +173,18 @@ def _day_of_month(today: date, day: int) -> list[date]:
 
 def _word_times(text: str) -> list[tuple[int, int]]:
     out = []
-    for m in _HALF_QUARTER.finditer(text):
+    low = fold(text)
+    for m in _HALF_QUARTER.finditer(text) if holds_any(low, ("half", "quarter")) else ():
         hour = _hour(m.group(3))
         minutes = 30 if m.group(1).lower() == "half" else 15
         out.append((hour - 1, 60 - minutes) if m.group(2).lower() == "to" else (hour, minutes))
-    out += [(_hour(m.group(1)), 0) for m in _OCLOCK.finditer(text)]
+    out += [(_hour(m.group(1)), 0) for m in (_OCLOCK.finditer(text) if holds_any(low, ("clock",)) else ())]
     out += [(int(m.group(1)), 0) for m in _BARE_HOUR.finditer(text) if 1 <= int(m.group(1)) <= 12]
     return out
 
 
 def _hour(word: str) -> int:
-    return int(word) if word.isdigit() else _SMALL[word.lower()]
+    return int(word) if word.isdigit() else _SMALL[fold(word)]
 
 
 def number_words(text: str) -> list[int]:
@@ -189,9 +197,11 @@ def number_runs(text: str) -> list[tuple[int, int, int]]:
     `forty-two`, `twelve thousand five hundred`. Words that do not make one number split the run: in
     `two one-way tickets`, `two` and `one` are two numbers (a unit word is followed by a scale, or by
     a unit after a tens word), so neither is read as a run."""
-    out = []
+    out: list[tuple[int, int, int]] = []
+    if not holds_any(fold(text), _NUMBER_RUN_STEMS):
+        return out
     for m in _NUMBER_RUN.finditer(text):
-        words = [(w.start(), w.end(), w.group(0).casefold()) for w in re.finditer(r"[^\s-]+", m.group(0))]
+        words = [(w.start(), w.end(), fold(w.group(0))) for w in re.finditer(r"[^\s-]+", m.group(0))]
         run: list[tuple[int, int, str]] = []
         for word in [*words, None]:
             if word is not None and word[2] == "and":

@@ -164,6 +164,11 @@ def _recovered(
     turns: Sequence[DialogTurn], errors: Mapping[int, str | None], read_only: frozenset[str]
 ) -> dict[int, int]:
     """Failed calls that a later call recovered: turn -> the recovering turn."""
+    if not any(
+        errors.get(t.turn_no) or (isinstance(t.predict_turn, ActionContent) and t.predict_turn.error)
+        for t in turns
+    ):
+        return {}  # nothing failed: nothing to recover (most conversations; their calls are not walked)
     calls = attempts(turns, errors, exchanges(turns))
     return {calls[i].turn_no: calls[i + steps].turn_no for i, steps in recoveries(calls, read_only).items()}
 

@@ -97,6 +97,25 @@ def test_a_german_weekday_is_the_users_date() -> None:
     assert source(["Guy Montag calling about my order"], "t", {"date": "2025-03-17"}) == {"date": "agent"}
 
 
+@pytest.mark.parametrize(
+    ("said", "args"),
+    [
+        ("I need fİve seats", {"seats": 5}),  # a dotted capital I, as a Turkish keyboard writes it
+        ("book it for fıve nights from the 3rd", {"nights": 5}),  # a dotless i
+        ("twenty-fıve of them", {"quantity": 25}),
+        ("on Frİday please", {"date": "2025-03-21"}),
+        ("am Mİttwoch", {"date": "2025-03-19"}),
+        ("half past fİve", {"time": "17:30"}),
+    ],
+)
+def test_a_users_words_with_turkish_is_are_read_as_re_reads_them_not_crashed_on(
+    said: str, args: dict[str, Any]
+) -> None:
+    """`re`'s IGNORECASE takes `İ` and `ı` for `i`: the words match, and their table look-ups must too
+    (they raised KeyError and ValueError, and the conversation went unscored)."""
+    assert set(source([said], "t", args).values()) == {"user"}
+
+
 def test_an_integer_id_in_a_result_grounds_the_same_id_sent_as_a_string() -> None:
     got = source(["cancel my last order"], "cancel_order", {"order_id": "88231"},
                  [("list_orders", {}, {"orders": [{"order_id": 88231}]})])  # fmt: skip

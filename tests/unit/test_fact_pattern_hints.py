@@ -1,0 +1,103 @@
+"""The cheap tests the readers make before a pattern's scan (`hints.holds_any` of a pattern's stems, the
+`_*_HINT` patterns, a digit) only skip scans that would have found nothing: with every one of them
+answering yes, what `facts`, `spoken` and grounding's `evidence` read from real texts is the same."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitor.compare import evidence, facts, spoken
+from monitor.compare.evidence import MAX_FACT_CHARS, Evidence
+from monitor.compare.hints import holds_any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _strings(x: Any) -> list[str]:
+    if isinstance(x, str):
+        return [x]
+    if isinstance(x, dict):
+        return [s for v in x.values() for s in _strings(v)]
+    if isinstance(x, list):
+        return [s for v in x for s in _strings(v)]
+    return []
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    """Texts as agents, users and tools wrote them: the τ-bench slice (real runs) and blind reply pairs in
+    English and Chinese."""
+    found: list[str] = []
+    for name in ("gpt-4o-airline.slice.json", "gpt-4o-airline.handoff.json"):
+        found += _strings(json.loads((ROOT / "tests/fixtures/tau-bench" / name).read_text()))
+    for n in (5, 12, 19):
+        for line in (ROOT / f"bench/data/replies_blind_{n}/pairs.jsonl").read_text().splitlines():
+            pair = json.loads(line)
+            found += [pair["a"], pair["b"]]
+    # what `re`'s IGNORECASE takes for an ASCII letter and `casefold` does not (`hints.fold`)
+    found += ["the fİrst flight on Frİday", "fİve rooms, daİly", "3 mİllion", "the fırst one, twenty-fıve"]
+    return sorted({t[:MAX_FACT_CHARS] for t in found if t.strip()})
+
+
+def _read(text: str) -> tuple[Any, ...]:
+    """Everything the readers make of a text, uncached."""
+    uncached: Any = (
+        facts._extract_facts,
+        evidence._read_keys,
+        evidence._read_reply_facts,
+        spoken.spoken_keys,
+    )
+    extract, keys, reply_facts, spoken_keys = (f.__wrapped__ for f in uncached)
+    offsets = []
+    for counting_first in (True, False):
+        e = Evidence(today="2025-05-01")
+        e._add_offsets(text, counting_first=counting_first)
+        offsets.append(sorted(e._offsets))
+    e = Evidence(today="2025-05-01")
+    e.add_user(1, text)  # its relative days (`the day after`) too
+    return (
+        extract(text, False),
+        extract(text, True),
+        keys(text),
+        reply_facts(text),
+        spoken_keys(text, "2025-05-01"),
+        offsets,
+        sorted(e._offsets),
+    )
+
+
+def test_the_hints_skip_only_scans_that_find_nothing(
+    texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hinted = [_read(t) for t in texts]
+    assert len(texts) > 1000
+    assert sum(1 for h in hinted if h[0].facts) > 500  # texts with facts, not only plain words
+    assert sum(1 for h in hinted if h[4]) > 50  # and with things said in words
+    everything = re.compile("")
+    for module in (facts, spoken, evidence):
+        monkeypatch.setattr(module, "holds_any", lambda text, stems: True)
+        for name in dir(module):
+            if name.endswith("_HINT") and isinstance(getattr(module, name), re.Pattern):
+                monkeypatch.setattr(module, name, everything)
+    monkeypatch.setattr(facts, "_DIGIT", everything)  # a gate only, in `facts`
+    unhinted = [_read(t) for t in texts]
+    differ = [t for t, a, b in zip(texts, hinted, unhinted, strict=True) if a != b]
+    assert not differ, differ[:5]
+
+
+def test_every_word_of_a_gated_pattern_holds_one_of_its_stems() -> None:
+    assert all(holds_any(w, facts._ORDINAL_STEMS) for w in facts._ORDINAL_WORDS)
+    assert all(holds_any(w, facts._FREQUENCY_STEMS) for w in facts._FREQUENCY_WORDS)
+    assert all(holds_any(w, facts.MONTH_STEMS) for w in facts.MONTH_NAMES)
+    assert all(holds_any(w, facts._NUMBER_WORD_STEMS) for w in facts.NUMBER_WORDS)
+    assert all(holds_any(w, spoken._DE_WEEKDAY_STEMS) for w in spoken._DE_WEEKDAYS)
+    currencies = re.search(r"\(\?P<c>([^)]*)\)", facts._CURRENCY.pattern)
+    assert currencies is not None
+    words = [w.rstrip("s?") for w in currencies.group(1).split("|") if w]
+    assert len(words) > 20
+    assert all(holds_any(w, facts._CURRENCY_STEMS) for w in words), words
