@@ -1243,23 +1243,24 @@ def in_digits(text: str) -> str:
     `twelve` → 12 (not `one`: `NUMBER_WORDS`), `42 dollars and 17 cents` → $42.17, `a ten-dollar
     credit` → 10 dollar, `two extra days` → 2 days extra, `half an hour` → 30 minutes, `weekdays` →
     Monday to Friday."""
-    if "dozen" in text:  # `half a dozen` is 6, `a dozen` 12
+    low = fold(text)  # the gates below: their patterns match case-insensitively (`hints.fold`)
+    if "dozen" in low:  # `half a dozen` is 6, `a dozen` 12
         text = _DOZEN.sub(lambda m: "6" if m["half"] else "12", text)
     if _NUMBER_RUN_HINT.search(text):
         for start, end, number in reversed(number_runs(text)):
             text = f"{text[:start]}{number}{text[end:]}"
-    low = fold(text)
+    # what follows turns words into digits or reorders them, and makes no stem `low` did not hold
     if holds_any(low, _NUMBER_WORD_STEMS):
         text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[_fold(m.group(0))]), text)
-    if "one" in text:
+    if "one" in low:
         text = _ONE_UNIT.sub("1", _ONE_OF_RANGE.sub("1", text))
-    if "dollar" in text or "pound" in text or "euro" in text:
+    if "dollar" in low or "pound" in low or "euro" in low:
         text = _DOLLARS_AND_CENTS.sub(
             lambda m: f"{_CENTS_SIGN[m['cur'][0].lower()]}{m['d']}.{int(m['c']):02d}", text
         )
-    if "¢" in text or "cent" in text:
+    if "¢" in text or "cent" in low:
         text = _CENTS.sub(lambda m: f"${int(m['c'] or m['w']) / 100:.2f}", text)
-    if "p" in text:
+    if "p" in low:
         text = _pence(text)
     if "-" in text:
         text = _AGE_GROUP.sub(r"\g<w> \g<n>", text)
@@ -1269,17 +1270,17 @@ def in_digits(text: str) -> str:
         text = _COUNT_MORE.sub(
             lambda m: f"{1 if m['n'].lower() == 'one' else m['n']} {m['u']} {m['w']}", text
         )
-    folded = text.casefold()
+    folded = fold(text)
     if "half" in folded or "quarter" in folded or "fifth" in folded or "tenth" in folded or "third" in folded:
         text = _AND_A_HALF.sub(r"\g<n>.5 \g<u>", text)
         text = _FRACTION_OF_PRICE.sub(_fraction_as_percent, text)
-        text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[m.group(0).lower()], text)
+        text = _HOUR_PART.sub(lambda m: _HOUR_PARTS[_fold(m.group(0))], text)
         text = _PAST_THE_HOUR.sub(_past_the_hour, text)
     if "hour" in folded and "min" in folded:
         text = _AN_HOUR_AND.sub(lambda m: f"{60 + int(m['m'])} minutes", text)
     if "end of" in folded:  # `the end of May` is May 31
         text = _MONTH_END.sub(_month_end, text)
-    if "weekdays" in text or "工作日" in text:
+    if "weekdays" in folded or "工作日" in text:
         text = _WEEKDAYS_WORD.sub(lambda m: "Monday to Friday" if m[0][-1] == "s" else "周一到周五", text)
     if "fortnight" in folded:  # `fortnightly`, `$50 a fortnight` are every 2 weeks; `in a fortnight` 2 weeks
         text = _FORTNIGHT.sub(lambda m: "2 weeks" if m["span"] else "every 2 weeks", text)
@@ -1330,7 +1331,7 @@ _FRACTIONS = {"half": 50, "quarter": 25, "fifth": 20, "tenth": 10}
 
 def _fraction_as_percent(m: re.Match[str]) -> str:
     count = int(m["n"]) if m["n"] and m["n"].isdigit() else 1
-    return f"{count * _FRACTIONS[m['f'].lower().rstrip('s')]}%"
+    return f"{count * _FRACTIONS[_fold(m['f']).rstrip('s')]}%"
 
 
 #: `one or two days`, `one to three weeks`: `one` is a number where a range starts with it.
@@ -1350,7 +1351,7 @@ _LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,2}[.)、](?=[ \t]|[\u4e00-\u9fff])")
 #: An amount written the European way: dots between thousands, a comma before the cents — read so only
 #: beside a currency that writes it (NFKC makes 汇率为7.125，12月 look the same).
 _EUROPEAN_DECIMAL = re.compile(r"(?<![\d.,])(?P<i>\d{1,3}(?:\.\d{3})+),(?P<f>\d{2})(?![\d,])")
-_EURO_HINT = re.compile(r"(?i)€|\b(?:eur|euros?|chf|sek|nok|dkk|pln|kr)\b")
+_EURO_CUE = re.compile(r"(?i)€|\b(?:eur|euros?|chf|sek|nok|dkk|pln|kr)\b")
 #: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: [A-Z\d]{4}){2,7}(?: [A-Z\d]{1,3})?(?![\w])")
 #: A number written in groups of four digits, three groups or more, after a word that names one (a
@@ -1421,7 +1422,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     text = unicodedata.normalize("NFKC", value)
     if "..." in text:  # `card ending …30217` (… is `...` now): the digits after an ellipsis are no decimals
         text = _ELIDED.sub(" ", text)
-    folded = text.casefold()
+    folded = fold(text)
     if "fa" in folded or "factor" in folded or "step" in folded or "2sv" in folded:
         text = _TWO_FACTOR.sub("twofactor", text)
     if "24" in text:
@@ -1445,7 +1446,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _GROUPED_CODE.sub(_grouped_code, text)
     if "\n" in text:  # a numbered list's numbers are no facts
         text = _LIST_NUMBER.sub("", text)
-    if "," in text and _EUROPEAN_DECIMAL.search(text) and _EURO_HINT.search(text) and not has_cjk(text):
+    if "," in text and _EUROPEAN_DECIMAL.search(text) and _EURO_CUE.search(text) and not has_cjk(text):
         text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)  # 2.500,00 EUR
     if digits and _DIGIT_GROUPS_HINT.search(text) and _DIGIT_GROUPS.search(text):
         text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)

@@ -13,9 +13,11 @@ from collections.abc import Iterable
 
 
 def fold(text: str) -> str:
-    """The text as the stems are looked for in: case-folded, and with what a pattern's `(?i)` also takes
-    for an ASCII letter (`İ` and `ı` for `i`: `Frİday` is Friday to `re`, `fri̇day` to `casefold`) made
-    that letter. It may hold a stem the text does not (a scan too many), never the other way round."""
+    """The text as the stems are looked for in, and as a matched word is looked up in a table: what `re`'s
+    IGNORECASE takes for an ASCII letter made that letter. Python's `re` takes four other characters for
+    one: `ſ` for `s` and the Kelvin sign for `k`, which `casefold` makes those letters, and `İ` and `ı`
+    for `i` (`Frİday` is Friday to `re`, `fri̇day` to `casefold`), made `i` here. The folded text may hold
+    a stem the text does not (a scan too many), never the other way round."""
     low = text.casefold()
     return low if low.isascii() else low.replace("\u0307", "").replace("ı", "i")
 

@@ -54,6 +54,7 @@ def short_cached(
 
         chosen: Any = wraps(fn)(call1 if arity == 1 else call2 if arity == 2 else call)
         chosen.cache_info = cached.cache_info  # as lru_cache's, for tests and a REPL
+        chosen.cache_clear = cached.cache_clear
         return cast(Callable[Concatenate[str, _P], _R], chosen)
 
     return wrap
