@@ -18,6 +18,7 @@ Every error names the file, line and key, all at once.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -170,15 +171,27 @@ def select_policy(policies: dict[str, Policy], agent: str | None, builtin: bool 
     return policies.get(agent or "") or policies.get("default") or (BUILTIN if builtin else None)
 
 
+@lru_cache(maxsize=256)
+def compiled_condition(expression: str) -> tuple[Any, Any, int]:
+    """A condition's CEL parse tree, program and number of parse nodes, compiled once a process: when the
+    policy is loaded (`check_expression`), and the same program then serves every conversation scored.
+    CEL's parser is built on first use (about 0.2 s, once), so a policy without conditions never pays it.
+    Evaluating a program changes nothing in it."""
+    import celpy
+
+    env = celpy.Environment()
+    tree = env.compile(expression)
+    return tree, env.program(tree), sum(1 for _ in tree.iter_subtrees())
+
+
 def check_expression(expression: str) -> None:
     """Reject what could loop, explode, or read anything but the call's result and arguments."""
-    import celpy
     import celpy.celparser
 
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ValueError(f"expression longer than {MAX_EXPRESSION_CHARS} characters")
     try:
-        tree = celpy.Environment().compile(expression)
+        tree, _, nodes = compiled_condition(expression)
     except celpy.celparser.CELParseError as exc:
         raise ValueError(f"not a valid CEL expression: {str(exc).splitlines()[0]}") from None
     # on the parse tree, not the text: comments and line breaks (`items.//\nmap(…)`) cannot hide a call
@@ -193,7 +206,6 @@ def check_expression(expression: str) -> None:
         raise ValueError(
             "comprehension macros (map, filter, all, exists, exists_one) are not allowed: they make cost unbounded"
         )
-    nodes = sum(1 for _ in tree.iter_subtrees())
     if nodes > MAX_EXPRESSION_NODES:
         raise ValueError(f"expression too large ({nodes} parse nodes, at most {MAX_EXPRESSION_NODES})")
     names = {str(tok) for sub in tree.iter_subtrees() if sub.data == "ident" for tok in sub.children}

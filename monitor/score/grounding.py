@@ -37,7 +37,7 @@ from monitor.model import (
     Rung,
 )
 from monitor.reference.policy import Grounding
-from monitor.score.recovery import attempts, exchanges, recoveries
+from monitor.score.recovery import attempts, call_failed, exchanges, recoveries
 
 Problem = tuple[FailureReason, str, str, Mismatch]
 #: A user message that agrees to what the agent just proposed (`yes friday`, `sure, go ahead`, `好的`):
@@ -104,7 +104,7 @@ def ground(
                 evidence.add_confirmed(t.turn_no, proposal)
             proposal = ""
         elif isinstance(content, ActionContent):
-            failed = bool(errors.get(t.turn_no) or content.error)
+            failed = call_failed(t, errors)
             provenance = tuple(evidence.provenance(content.name, content.args))
             out.provenance[t.turn_no] = provenance
             sources = {p.turn for p in provenance if p.source == "tool_result" and p.turn is not None}
@@ -164,10 +164,7 @@ def _recovered(
     turns: Sequence[DialogTurn], errors: Mapping[int, str | None], read_only: frozenset[str]
 ) -> dict[int, int]:
     """Failed calls that a later call recovered: turn -> the recovering turn."""
-    if not any(
-        errors.get(t.turn_no) or (isinstance(t.predict_turn, ActionContent) and t.predict_turn.error)
-        for t in turns
-    ):
+    if not any(call_failed(t, errors) for t in turns):
         return {}  # nothing failed: nothing to recover (most conversations; their calls are not walked)
     calls = attempts(turns, errors, exchanges(turns))
     return {calls[i].turn_no: calls[i + steps].turn_no for i, steps in recoveries(calls, read_only).items()}

@@ -33,7 +33,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -49,7 +48,7 @@ from monitor.model import (
     ResponseContent,
     SubMetric,
 )
-from monitor.reference.policy import MAX_CONDITION_COST, Policy
+from monitor.reference.policy import MAX_CONDITION_COST, Policy, compiled_condition
 from monitor.score.grounding import ConversationEvidence, Grounded, ground
 from monitor.score.recovery import attempts, exchanges, recoveries
 from monitor.score.turn import TurnScore, finish_checks
@@ -377,7 +376,7 @@ def _conditions(
     import celpy.adapter
 
     for rule in policy.conditions:
-        program, nodes = _compiled(rule.if_)
+        _, program, nodes = compiled_condition(rule.if_)
         for c in calls:
             if c.tool != rule.when_tool or not isinstance(c.result, dict):
                 continue
@@ -427,18 +426,6 @@ def _conditions(
             else:
                 c.fail(SubMetric.COMPLETENESS, *problem)
     return problems
-
-
-@lru_cache(maxsize=256)
-def _compiled(expression: str) -> tuple[Any, int]:
-    """A condition's CEL program and its parse nodes, compiled once a process. CEL's parser is built on
-    first use (about 0.2 s, once): a policy without conditions never pays it, and a conversation never
-    pays a parse. Evaluating a program changes nothing in it, so one serves every conversation."""
-    import celpy
-
-    env = celpy.Environment()
-    tree = env.compile(expression)
-    return env.program(tree), sum(1 for _ in tree.iter_subtrees())
 
 
 def _required(calls: list[_Call], users: list[DialogTurn], policy: Policy) -> list[str]:

@@ -93,6 +93,13 @@ def exchanges(turns: Sequence[DialogTurn]) -> dict[int, int]:
     return out
 
 
+def call_failed(turn: DialogTurn, errors: Mapping[int, str | None]) -> bool:
+    """A call that failed: by the error reported beside it (`errors`: span status, an error result) or in
+    its own content."""
+    call = turn.predict_turn
+    return isinstance(call, ActionContent) and bool(errors.get(turn.turn_no) or call.error)
+
+
 def attempts(
     turns: Sequence[DialogTurn],
     errors: Mapping[int, str | None],
@@ -105,7 +112,7 @@ def attempts(
     for t in turns:
         if not isinstance(t.predict_turn, ActionContent):
             continue
-        failed = bool(errors.get(t.turn_no) or t.predict_turn.error)
+        failed = call_failed(t, errors)
         tool = t.predict_turn.name
         unknown = False
         if known and failed and tool not in known:
