@@ -117,10 +117,13 @@ class WindowStore:
         self.moved_to_twin = 0  # joined traces moved to a twin's first turn (`_rematch`)
         # which unnamed traces may be joined by history: all, except where a trace's spans may be held by
         # another process (Kafka: only those routed to one partition by their opening, runtime/kafka.py)
-        self.join_by_history: Callable[[str], bool] = _every_trace
+        self.join_by_history: Callable[[str], bool] = _always
         # Kafka: a trace joins only once the watermark has passed its arrival, as its conversation's other
         # traces, routed from other partitions, come in any order (`_settle` joins in event-time order)
         self.join_after_watermark = False
+        #: whether a conversation reported alone (`trace:<id>`) may still be joined by the history it
+        #: continues, beyond being kept (`late_retention`): in Kafka, only while its offsets are held
+        self.keeps_alone: Callable[[str], bool] = _always
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
@@ -201,6 +204,9 @@ class WindowStore:
             # before cannot, and sleep on (a greeting answered all day must not wake every one of them)
             woken = bisect_left(sleepers, (span.span.end_ns, ""))
             self._unsettled.update(t for _, t in sleepers[woken:])
+            if self.join_after_watermark:  # and again once the watermark passes this answer
+                for _, t in sleepers[woken:]:
+                    heapq.heappush(self._root_waits, (now_ns, t))
             del sleepers[woken:]
         conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
@@ -272,6 +278,8 @@ class WindowStore:
             alone = self.closed.get(f"trace:{trace_id}") if pending is None else None
             if keys is None:
                 continue
+            if alone is not None and not self.keeps_alone(alone.conversation_id):
+                alone = None  # no longer joinable: it stays the conversation it was reported as
             if trace_id in self.trace_owner or (pending or alone) is None:  # named meanwhile, or gone
                 del self.undecided[trace_id]
                 self._forget_alone(trace_id)
@@ -638,15 +646,11 @@ class WindowStore:
         conv.ended = True
         if conv.conversation_id.startswith("trace:"):
             # reported alone: the history it continues may still come (`_settle` joins it then, and
-            # supersedes this report); kept as long as the report is (not in Kafka: `on_join`)
+            # supersedes this report); kept as long as the report is (in Kafka too: its spans are on the
+            # partition its opening routed it to, where the history it continues comes)
             trace_id = conv.conversation_id[6:]
             keys = self.undecided.pop(trace_id, None)
-            if (
-                keys is not None
-                and keys.continues is not None
-                and self.on_join is None
-                and self.config.late_retention
-            ):
+            if keys is not None and keys.continues is not None and self.config.late_retention:
                 self.undecided[trace_id] = keys
                 since = min((s.span.start_ns for s in conv.spans), default=0)
                 self._alone_since[trace_id] = (since, keys.continues)
@@ -713,7 +717,7 @@ def _next_version(reported: OpenConversation) -> OpenConversation:
     )
 
 
-def _every_trace(trace_id: str) -> bool:
+def _always(_: str) -> bool:
     return True
 
 

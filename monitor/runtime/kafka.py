@@ -20,7 +20,11 @@ rebuilds the conversation whole (re-read copies are dropped by span id). A trace
 (a framework with no conversation id, one trace per user turn) is routed by its opening once its root
 is in: the score replica holding it produces a link to `history:<digest>` (assemble/history.py), so
 every trace of the conversation reaches one partition, where they are joined by the history they
-resend as in `run` (in the order they started, once the watermark has passed them).
+resend as in `run` (in the order they started, once the watermark has passed them). A trace reported
+alone there because the history it continues had not come joins it when it comes, as in `run`, while
+its report still holds its offsets (`windows.late_grace_s`): they pass to the conversation it joins,
+and its id gets a last report with no spans and `merged_into` (header `aem.merged_into`), which
+retires that id for consumers.
 
 Poison never stops a stage (a restart would only meet it again): a message that cannot be decoded, is
 oversized, or makes a stage fail goes to `kafka.dead_letter_topic` with headers `aem.error`,
@@ -46,7 +50,8 @@ pause threshold first, the wait is cut short (`kafka_re_reads_cut_short`) rather
 A link message holds its offset for `late_grace_s` too: an ingest replica killed before its commit
 sends a trace's early spans again, and whoever reads them must have read the link. A report always
 covers every span seen so far, so consumers keep, per key, the report with the most `aem.spans`, then the highest
-`aem.version`, then the last one. On revoke: commit what is safe, drop the revoked partitions' open
+`aem.version`, then the last one — and none for a key whose highest version carries `aem.merged_into`
+(`monitor.report.latest_reports` is that rule). On revoke: commit what is safe, drop the revoked partitions' open
 conversations (the new owner re-reads them) and their lag gauges; on assign: start clean. On
 shutdown, open conversations are not flushed (that would report them cut): what is safe is
 committed, and the partition's next owner rebuilds and reports them. When open
@@ -264,6 +269,7 @@ class ScoreStage:
         # are joined by history, as `run` joins them
         pipeline.store.join_by_history = lambda trace_id: trace_id in self.routed
         pipeline.store.join_after_watermark = True
+        pipeline.store.keeps_alone = self._still_held
         self.consumer, self.producer = _clients(config, config.score_group, f"{replica}-score")
         self.offsets = OffsetTracker(pipeline.config.windows.late_grace_s)
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
@@ -483,6 +489,14 @@ class ScoreStage:
         with self._lock:
             return self.offsets.re_reading(conversation_id)
 
+    def _still_held(self, conversation_id: str) -> bool:
+        """A trace reported alone joins the conversation it continues only while its report holds its
+        offsets (`late_grace_s`, its partition still this replica's): they pass to that conversation
+        (`offsets.merge`). Joined later, a new owner could rebuild that conversation without it while
+        consumers drop the id it was reported under; so it stays the conversation it was reported as."""
+        with self._lock:
+            return self.offsets.holds(conversation_id, time.monotonic())
+
     def _closed(self, conversation_id: str) -> None:
         """A reported conversation keeps its first offsets for `late_grace_s`: a late span, or a new owner
         after a crash or rebalance, then re-reads the whole conversation instead of only what came after."""
@@ -496,6 +510,8 @@ class ScoreStage:
             ("aem.spans", str(report.get("spans", 0)).encode()),
             ("aem.replica", self.replica.encode()),
         ]
+        if report.get("merged_into"):  # this id's spans are in that conversation's report: it retires here
+            headers.append(("aem.merged_into", str(report["merged_into"]).encode()))
         self.producer.produce(
             self.config.results_topic, key=cid.encode(),
             value=json.dumps(report, ensure_ascii=False).encode(), headers=headers,

@@ -41,14 +41,25 @@ class OffsetTracker:
 
     def merge(self, key: str, into: str) -> None:
         """`key`'s spans joined `into` (a trace joined by its history on the same partition): its first
-        offsets are held as long as `into` is open, not only as long as `key` was."""
-        where = self.open_at.pop(key, None) if key != into else None
-        if where is None:
+        offsets are held as long as `into` is open, not only as long as `key` was. A `key` reported
+        alone before the history it continues came (held, its grace not yet over) brings its held offsets:
+        a new owner re-reading `into` must re-read them too."""
+        if key == into:
+            return
+        where = self.open_at.pop(key, None)
+        alone = self.held.pop(key, None)
+        if where is None and alone is None:
             return
         target = self.open_at.setdefault(into, {})
         reported = self.held.pop(into, None)  # reopened by the join: its own first offsets are needed again
-        for partition, first in [*(reported[0] if reported else {}).items(), *where.items()]:
-            target[partition] = min(first, target.get(partition, first))
+        for part in (reported and reported[0], alone and alone[0], where):
+            for partition, first in (part or {}).items():
+                target[partition] = min(first, target.get(partition, first))
+
+    def holds(self, key: str, now: float) -> bool:
+        """Whether a reported `key` still holds its offsets (its grace not over, its partition not revoked)."""
+        entry = self.held.get(key)
+        return entry is not None and now - entry[1] <= self.grace_s
 
     def forget(self, key: str) -> None:
         """`key` no longer needs its offsets (its spans were sent on, and are flushed before a commit)."""

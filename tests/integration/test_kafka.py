@@ -30,6 +30,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from monitor.cli import load_references
 from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig
+from monitor.report import latest_reports
 from monitor.runtime.pipeline import Pipeline
 from tests import poison
 from tests.traces import long_turns
@@ -230,21 +231,26 @@ class Topics:
         return messages
 
 
-def rank(m: Any) -> tuple[int, int]:
-    headers = dict(m.headers() or [])
-    return int(headers["aem.spans"]), int(headers["aem.version"])
-
-
 def latest(messages: list[Any]) -> tuple[dict[str, dict[str, Any]], dict[str, set[str]]]:
-    """Dedupe as docs/operations.md tells consumers to: most spans, then highest version, then the later message."""
-    best: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
+    """Dedupe as docs/operations.md tells consumers to (`latest_reports`): most spans, then highest version,
+    then the later message; none for a key whose highest version is merged into another conversation."""
     replicas: dict[str, set[str]] = {}
     for m in messages:
-        key = m.key().decode()
-        replicas.setdefault(key, set()).add(dict(m.headers())["aem.replica"].decode())
-        if key not in best or rank(m) >= best[key][0]:
-            best[key] = (rank(m), json.loads(m.value()))
-    return {k: v for k, (_, v) in best.items()}, replicas
+        replicas.setdefault(m.key().decode(), set()).add(dict(m.headers())["aem.replica"].decode())
+    reports = latest_reports(json.loads(m.value()) for m in messages)
+    return {k: dict(v) for k, v in reports.items()}, replicas
+
+
+def read_until_whole(topics: Topics, want: dict[str, dict[str, Any]]) -> list[Any]:
+    """The results topic, read until the latest reports hold `want`'s conversations with their spans
+    (at most 180 s)."""
+    spans = {k: r["spans"] for k, r in want.items()}
+    return topics.read(
+        topics.results,
+        want=len(want),
+        timeout_s=180,
+        until=lambda m: {k: r["spans"] for k, r in latest(m)[0].items()} == spans,
+    )
 
 
 def wait_for_group(topics: Topics, seconds: float = 12.0) -> None:
@@ -734,23 +740,57 @@ def test_traces_without_a_conversation_id_stay_whole_when_a_replica_is_killed_mi
         procs.append(topics.replica("r3", travel / "gold"))
         time.sleep(10)  # the group moves r1's partitions to r3, which re-reads what r1 left uncommitted
         topics.produce(rest)
-        spans = {k: r["spans"] for k, r in want.items()}
-        messages = topics.read(
-            topics.results,
-            want=len(want),
-            timeout_s=180,
-            until=lambda m: {k: r["spans"] for k, r in latest(m)[0].items()} == spans,
-        )
+        messages = read_until_whole(topics, want)
     finally:
         stop(*procs)
     reports, _ = latest(messages)
     assert sorted(reports) == sorted(want)  # no trace reported alone, no conversation under two keys
-    assert {k: r["spans"] for k, r in reports.items()} == spans  # whole
+    assert {k: r["spans"] for k, r in reports.items()} == {k: r["spans"] for k, r in want.items()}  # whole
     assert {k: verdict(r) for k, r in reports.items()} == {k: verdict(r) for k, r in want.items()}
     # the killed replica's partitions (its routes among them) were taken over and re-read to their end;
     # which survivor took them, and whether conversations were routed to them, the group decides
     logs = [(broker.dir / f"{topics.input}-{name}.log").read_text() for name in ("r2", "r3")]
     assert any("re-read to its end" in log for log in logs)
+
+
+def test_later_turns_reported_alone_are_merged_when_the_first_turn_comes(
+    broker: Broker, ladder: Ladder
+) -> None:
+    """Traces without a conversation id whose later turns come first (a slow partition, a slow exporter):
+    each run's later turns are reported as a conversation of their own, since the turn they continue has
+    not come. When the first turns come, each run's later turns join them, as in `replay`: one report
+    per run, whole, with replay's verdict, and the ids reported first are retired by a last report with
+    no spans (`merged_into`, also the header `aem.merged_into`), so the documented dedupe keeps one
+    conversation per run."""
+    travel = ROOT / "tests" / "fixtures" / "travel"
+    runs = [travel / f / f"{run}.000.pb" for f in NO_ID for run in ("correct", "wrong")]
+    last = max(s.end_time_unix_nano for p in runs for s in _spans(p))
+    per_run = [per_trace(p, time.time_ns() - last) for p in runs]
+    assert all(len(traces) > 1 for traces in per_run)
+    want = {
+        r["conversation_id"]: r
+        for r in replay(ladder, travel / "gold", [(r, "traces") for traces in per_run for r in traces])
+    }
+    topics = Topics(broker, "t16")
+    procs = [topics.replica(name, travel / "gold") for name in ("r1", "r2")]
+    try:
+        wait_for_group(topics)
+        topics.produce([r for traces in per_run for r in traces[1:]])
+        alone = latest(topics.read(topics.results, want=len(per_run), timeout_s=120))[0]
+        topics.produce([traces[0] for traces in per_run])
+        messages = read_until_whole(topics, want)
+    finally:
+        stop(*procs)
+    assert len(alone) == len(per_run) and not set(alone) & set(want)  # first reported under other ids
+    reports, _ = latest(messages)
+    assert {k: r["spans"] for k, r in reports.items()} == {k: r["spans"] for k, r in want.items()}  # whole
+    assert {k: verdict(r) for k, r in reports.items()} == {k: verdict(r) for k, r in want.items()}
+    retired = {
+        m.key().decode(): dict(m.headers())["aem.merged_into"].decode()
+        for m in messages
+        if "aem.merged_into" in dict(m.headers())
+    }
+    assert set(retired) == set(alone) and set(retired.values()) == set(want)
 
 
 def _routed(messages: list[Any]) -> set[str]:

@@ -1,17 +1,23 @@
-"""The score stage re-reading a conversation's partition (a new owner after a rebalance), without a
-broker: the batch it consumes holds the conversation's own spans and, after them, the copies of the
-trace's early spans that the earlier owner joined in memory. The report has them all."""
+"""The score stage without a broker: re-reading a conversation's partition (a new owner after a
+rebalance), whose batch holds the conversation's own spans and, after them, the copies of the trace's
+early spans that the earlier owner joined in memory (the report has them all); a trace routed by its
+opening, reported alone, then merged."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, cast
 
+import pytest
+
 from monitor.compare.ladder import Ladder
-from monitor.config import KafkaConfig, ScoringConfig
+from monitor.config import KafkaConfig, ScoringConfig, WindowConfig
 from monitor.model import AgentSpan, Span
+from monitor.report import latest_reports
 from monitor.runtime.kafka import ROUTE_WAIT_S, ScoreStage
 from monitor.runtime.pipeline import Pipeline
+from tests.unit.assemble.test_windows import TURN_1, TURN_2, S
 
 
 class Msg:
@@ -94,3 +100,162 @@ def test_a_trace_waiting_for_its_route_never_wedges_the_stage() -> None:
     stage.paused = False
     stage.routing["ab" * 16] = time.monotonic() - ROUTE_WAIT_S - 1
     assert not stage._hold(trace)
+
+
+class Producer:
+    """What the stage produces, kept instead of sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, bytes, dict[str, Any], dict[str, bytes]]] = []
+
+    def produce(self, topic: str, key: bytes, value: bytes, headers: Any = None) -> None:
+        self.sent.append((topic, key, json.loads(value), dict(headers or [])))
+
+    def poll(self, _: float = 0) -> int:
+        return 0
+
+    def flush(self, _: float = 0) -> int:
+        return 0
+
+
+class Raw(Msg):
+    """A message of the internal topic on partition 0: a span the ingest routed by its conversation's
+    opening (key `history:<digest>`), or a version note."""
+
+    def __init__(self, offset: int, value: bytes, headers: list[tuple[str, bytes]]) -> None:
+        self._offset, self._value, self._headers = offset, value, headers
+
+
+def routed(offset: int, span: AgentSpan) -> Raw:
+    value = span.model_copy(update={"conversation_id": "history:opening"}).model_dump_json(by_alias=True)
+    return Raw(offset, value.encode(), [])
+
+
+def note(offset: int, conversation_id: str, version: int) -> Raw:
+    value = json.dumps({"conversation_id": conversation_id, "version": version}).encode()
+    return Raw(offset, value, [("aem.kind", b"version")])
+
+
+def replica(name: str, grace_s: float = 60.0) -> tuple[ScoreStage, Pipeline, Producer, list[int]]:
+    """A score replica without a broker: its stage, pipeline, what it produced, and its clock."""
+    clock = [0]
+    config = ScoringConfig(
+        kafka=KafkaConfig(bootstrap_servers="127.0.0.1:9"),
+        windows=WindowConfig(inactivity_s=30, trace_root_wait_s=60, late_grace_s=grace_s),
+    )
+    pipeline = Pipeline(config, Ladder(config, None), {}, lambda _: None, clock=lambda: clock[0])
+    stage = ScoreStage(config.kafka, name, pipeline)
+    producer = Producer()
+    stage.producer = cast(Any, producer)
+    return stage, pipeline, producer, clock
+
+
+A1, A2 = "trace:" + "a1".ljust(32, "0"), "trace:" + "a2".ljust(32, "0")
+#: the partition as the first owner leaves it: TURN_2 reported alone (v1), TURN_1, TURN_2 merged (v2)
+LOG = [routed(0, TURN_2), note(1, A2, 1), routed(2, TURN_1), note(3, A2, 2)]
+LATER = 8 * S  # past `server.lateness_s`: the watermark passes the turn that came
+
+
+def results(*producers: Producer) -> list[dict[str, Any]]:
+    return [value for p in producers for topic, _, value, _ in p.sent if topic == "aem_reports"]
+
+
+def report_alone(stage: ScoreStage, pipeline: Pipeline, clock: list[int]) -> None:
+    """TURN_2 is read, and reported alone once idle: the turn it continues has not come."""
+    stage._feed(cast(Any, LOG[:1]))
+    clock[0] = 200 * S
+    pipeline.tick(clock[0])
+
+
+def then_read(stage: ScoreStage, pipeline: Pipeline, clock: list[int], messages: list[Raw]) -> None:
+    """`messages` are read, and the watermark passes them."""
+    stage._feed(cast(Any, messages))
+    clock[0] += LATER
+    pipeline.tick(clock[0])
+
+
+def test_a_trace_reported_alone_is_merged_when_the_turn_before_it_comes() -> None:
+    """Without a conversation id, a turn's trace (routed by its opening) is reported alone: the turn
+    before it had not come (a slow partition, a slow exporter). When that turn comes it joins it, as in
+    `run`: the conversation is reported whole, the id reported first gets a last report naming where its
+    spans went (`merged_into`, also a header), so the documented dedupe keeps one conversation; and the
+    trace's offsets are held with the conversation it joined, so a new owner rebuilds it whole."""
+    stage, pipeline, producer, clock = replica("r2")
+    report_alone(stage, pipeline, clock)
+    then_read(stage, pipeline, clock, LOG[2:3])
+    assert stage.offsets.safe(pipeline.is_open, now=time.monotonic() + 3600) == {0: 0}
+    pipeline.flush()
+    assert [
+        (r["conversation_id"], r["version"], r["spans"], r.get("merged_into")) for r in results(producer)
+    ] == [
+        (A2, 1, 1, None),
+        (A2, 2, 0, A1),
+        (A1, 1, 2, None),
+    ]
+    [merged] = [h for topic, _, v, h in producer.sent if topic == "aem_reports" and v.get("merged_into")]
+    assert merged["aem.merged_into"] == A1.encode()
+    [whole] = latest_reports(results(producer)).values()
+    assert whole["conversation_id"] == A1 and whole["spans"] == 2
+
+
+@pytest.mark.parametrize("reported_before_the_move", [False, True])
+def test_a_new_owner_rebuilds_a_merged_conversation_whole(reported_before_the_move: bool) -> None:
+    """The partition moves (a rebalance) after the merge, before or after the conversation it joined was
+    reported: the new owner re-reads from the committed offset, which the merge keeps before the trace
+    reported alone for as long as the conversation it joined needs it (not only for the alone report's
+    own grace), and the latest reports hold one conversation with both turns."""
+    first, pipeline, out_first, clock = replica("r1")
+    report_alone(first, pipeline, clock)
+    then_read(first, pipeline, clock, LOG[1:3])
+    log = list(LOG)
+    if reported_before_the_move:
+        clock[0] += 100 * S
+        pipeline.tick(clock[0])
+        log.append(note(4, A1, 1))
+    # committed after the alone report's own grace: what holds it now is the conversation it joined
+    committed = first.offsets.safe(pipeline.is_open, now=time.monotonic() + 61)
+    first._drop({0})
+    second, pipeline_2, out_second, _ = replica("r2")
+    second._feed(cast(Any, [m for m in log if m.offset() >= committed[0]]))
+    pipeline_2.flush()
+    best = latest_reports(results(out_first, out_second))
+    assert list(best) == [A1] and best[A1]["spans"] == 2
+
+
+@pytest.mark.parametrize("grace_s", [0.0, 60.0])
+def test_a_trace_alone_past_its_grace_is_not_merged_and_nothing_is_lost_when_its_partition_moves(
+    grace_s: float,
+) -> None:
+    """Past its report's grace (or with none) nothing holds a trace reported alone: the commit passes it.
+    Merged then, a new owner would rebuild the conversation without it while consumers drop the id it
+    was reported under. So it stays its own conversation: after a rebalance both turns are still in the
+    latest reports, each once."""
+    first, pipeline, out_first, clock = replica("r1", grace_s)
+    report_alone(first, pipeline, clock)
+    assert first.offsets.safe(pipeline.is_open, now=time.monotonic() + grace_s + 1) == {0: 1}
+    then_read(first, pipeline, clock, LOG[1:3])
+    assert not [r for r in results(out_first) if r.get("merged_into")]
+    committed = first.offsets.safe(pipeline.is_open, now=time.monotonic() + 2 * grace_s + 2)
+    first._drop({0})
+    second, pipeline_2, out_second, _ = replica("r2", grace_s)
+    second._feed(cast(Any, [m for m in LOG[:3] if m.offset() >= committed[0]]))
+    pipeline_2.flush()
+    best = latest_reports(results(out_first, out_second))
+    assert sorted((cid, r["spans"]) for cid, r in best.items()) == [(A1, 1), (A2, 1)]
+
+
+def test_a_trace_alone_on_a_revoked_partition_is_not_merged_there_later() -> None:
+    """A trace reported alone whose partition moved to another replica (which reports it again) is that
+    replica's now: if the partition comes back and the turn before it is read, the first replica does not
+    merge its stale copy (that would show the turn twice)."""
+    first, pipeline, out_first, clock = replica("r1")
+    report_alone(first, pipeline, clock)
+    first._drop({0})
+    second, pipeline_2, out_second, clock_2 = replica("r2")
+    second._feed(cast(Any, LOG[:2]))
+    clock_2[0] = 200 * S
+    pipeline_2.tick(clock_2[0])
+    then_read(first, pipeline, clock, [routed(10, TURN_1)])  # the partition back, the rest committed
+    pipeline.flush()
+    best = latest_reports(results(out_first, out_second))
+    assert sorted((cid, r["spans"]) for cid, r in best.items()) == [(A1, 1), (A2, 1)]

@@ -139,3 +139,24 @@ def test_a_reported_conversation_reopened_by_a_join_holds_its_own_offsets_again(
     t.opened("trace:b", 0, 7)
     t.merge("trace:b", into="trace:a")
     assert t.safe({"trace:a"}.__contains__, now=1000) == {0: 2}  # long past the grace: still held
+
+
+def test_a_trace_reported_alone_then_joined_brings_its_held_offsets_to_its_conversation() -> None:
+    """A trace reported alone (held for the grace) joins the conversation whose history came later: its
+    offsets are held as long as that conversation is open, past the trace's own grace, so a new owner
+    re-reading the partition rebuilds the conversation with it. Past its grace it holds nothing more (and
+    the stage no longer lets it join: `holds`)."""
+    t = OffsetTracker(grace_s=60)
+    t.read(0, 9)
+    t.opened("trace:a2", 0, 1)
+    t.closed("trace:a2", now=100)
+    t.opened("trace:a1", 0, 5)
+    assert t.holds("trace:a2", now=150) and not t.holds("trace:a2", now=161)
+    t.merge("trace:a2", "trace:a1")
+    assert not t.holds("trace:a2", now=150)
+    is_open = {"trace:a1"}.__contains__
+    assert t.safe(is_open, now=500) == {0: 1}
+    t.closed("trace:a1", now=600)
+    assert t.safe(lambda _: False, now=659) == {0: 1}  # held with the conversation's own grace
+    assert t.safe(lambda _: False, now=661) == {0: 10}
+    assert not OffsetTracker(grace_s=0).holds("trace:a2", now=0)
