@@ -48,6 +48,7 @@ FRAMEWORKS = {
     "langchain-v1-openinference": ("openinference", True),  # create_agent, thread_id
     "langchain-v1-openllmetry": ("traceloop", True),
     "haystack": ("haystack", True),  # Haystack's own tracer; session.id on the app's span around a run
+    "haystack-pipeline": ("haystack", True),  # no Agent: a Pipeline tool loop; session.id as in `haystack`
     "haystack-openinference": ("openinference", True),  # no tool spans: the calls are the model's
     "vercel-6": ("vercel", True),  # experimental_telemetry.metadata.sessionId
     "vercel-7": ("genai", True),  # @ai-sdk/otel; runtimeContext sessionId, on invoke_agent and step only
