@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import orjson
@@ -2183,7 +2183,16 @@ def _canon_month_year(m: re.Match[str]) -> str:
     return f"date:{m['y2'] or m['y3']}-{int(m['m2'] or m['m3']):02d}"
 
 
+#: a date written the ISO way, and nothing else: read without dateutil's tokenizer (what it would give)
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def _canon_date(raw: str, day_first: bool) -> str | None:
+    if not day_first and _ISO_DAY.fullmatch(raw):  # (day-first, dateutil reads 2025-06-01 as 6 January)
+        try:
+            return f"date:{date(int(raw[:4]), int(raw[5:7]), int(raw[8:10])).isoformat()}"
+        except ValueError:  # no such day, as dateutil finds too
+            return None
     default = datetime(1900, 1, 1)
     try:
         parsed = dateparser.parse(raw, default=default, dayfirst=day_first)

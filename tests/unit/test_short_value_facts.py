@@ -180,3 +180,27 @@ def test_short_values_and_replies(
     assert c.equal is equal, c
     if not equal:
         assert c.rung is not Rung.EMBEDDING, c  # a rule decides, not the model's closeness
+
+
+def test_an_iso_date_is_read_as_dateutil_reads_it() -> None:
+    """`_canon_date` reads `YYYY-MM-DD` without dateutil's tokenizer; what it gives must be dateutil's,
+    days that do not exist (month 13, 30 February, year 0) and day-first reading included."""
+    from datetime import datetime
+
+    from dateutil import parser as dateparser
+
+    from monitor.compare.facts import _canon_date
+
+    def dateutil_reading(raw: str, day_first: bool) -> str | None:
+        try:
+            parsed = dateparser.parse(raw, default=datetime(1900, 1, 1), dayfirst=day_first)
+        except (ValueError, OverflowError):
+            return None
+        return f"date:{parsed.date().isoformat()}"
+
+    for year in ("0000", "0001", "0099", "1900", "2024", "2025", "9999"):
+        for month in range(14):
+            for day in range(33):
+                raw = f"{year}-{month:02d}-{day:02d}"
+                for day_first in (False, True):
+                    assert _canon_date(raw, day_first) == dateutil_reading(raw, day_first), (raw, day_first)
