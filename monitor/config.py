@@ -322,7 +322,10 @@ class WindowConfig(BaseModel):
     late_grace_s: float = Field(
         default=60.0,
         ge=0,
-        description="Kafka: a reported conversation holds its offsets this long, for late spans",
+        description=(
+            "Kafka: a reported conversation holds its offsets this long, for late spans (and a trace"
+            " reported alone may join the earlier turn it continues)"
+        ),
     )
     late_retention: int = Field(
         default=1_000, ge=0, description="closed conversations kept to re-score late spans"

@@ -278,8 +278,6 @@ class WindowStore:
             alone = self.closed.get(f"trace:{trace_id}") if pending is None else None
             if keys is None:
                 continue
-            if alone is not None and not self.keeps_alone(alone.conversation_id):
-                alone = None  # no longer joinable: it stays the conversation it was reported as
             if trace_id in self.trace_owner or (pending or alone) is None:  # named meanwhile, or gone
                 del self.undecided[trace_id]
                 self._forget_alone(trace_id)
@@ -292,6 +290,10 @@ class WindowStore:
                 continue  # its root (which may name it) is still to come
             if self.join_after_watermark and not final and (now_ns is None or now_ns < pending.last_ns):
                 continue  # traces of its conversation that started earlier may still be on their way
+            if alone is not None and not self.keeps_alone(alone.conversation_id):
+                del self.undecided[trace_id]  # no longer joinable (asked only now, once its report is
+                self._forget_alone(trace_id)  # out): it stays the conversation it was reported as
+                continue
             starts = self._started(trace_id)  # it can continue only what was answered before it started
             # in Kafka, where turns come in any order, the one that answered last before it started: its
             # own user's previous turn, not a twin's that another turn of the twin has yet to claim

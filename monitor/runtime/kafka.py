@@ -22,7 +22,7 @@ is in: the score replica holding it produces a link to `history:<digest>` (assem
 every trace of the conversation reaches one partition, where they are joined by the history they
 resend as in `run` (in the order they started, once the watermark has passed them). A trace reported
 alone there because the history it continues had not come joins it when it comes, as in `run`, while
-its report still holds its offsets (`windows.late_grace_s`): they pass to the conversation it joins,
+its report still holds its offsets (`windows.late_grace_s`; asked once the report is out): they pass to the conversation it joins,
 and its id gets a last report with no spans and `merged_into` (header `aem.merged_into`), which
 retires that id for consumers.
 
@@ -49,10 +49,12 @@ and its next report continues the versions (monotonic across owners). If open co
 pause threshold first, the wait is cut short (`kafka_re_reads_cut_short`) rather than wedge the stage.
 A link message holds its offset for `late_grace_s` too: an ingest replica killed before its commit
 sends a trace's early spans again, and whoever reads them must have read the link. A report always
-covers every span seen so far, so consumers keep, per key, the report with the most `aem.spans`, then the highest
-`aem.version`, then the last one — and none for a key whose highest version carries `aem.merged_into`
-(`monitor.report.latest_reports` is that rule). On revoke: commit what is safe, drop the revoked partitions' open
-conversations (the new owner re-reads them) and their lag gauges; on assign: start clean. On
+covers every span seen so far, so consumers keep, per key, the report with the most `aem.spans`, then
+the highest `aem.version`, then the last one — and none for a key when the report so chosen is of a
+lower version than one carrying `aem.merged_into` (`monitor.report.latest_reports` is that rule). On
+revoke: commit what is safe, drop the revoked partitions' open conversations (the new owner re-reads
+them), their held offsets and their lag gauges; on assign: re-read past the commit (conversations this
+replica reported and still keeps stay known: their spans read again count as duplicates). On
 shutdown, open conversations are not flushed (that would report them cut): what is safe is
 committed, and the partition's next owner rebuilds and reports them. When open
 conversations reach `kafka.pause_at_open` of `windows.max_open`, the input partitions are paused until

@@ -66,10 +66,13 @@ class OffsetTracker:
         self.open_at.pop(key, None)
 
     def closed(self, key: str, now: float) -> None:
-        """`key` was reported: its offsets are held `grace_s` longer (none, with a grace of 0)."""
+        """`key` was reported: its offsets are held `grace_s` longer (none, with a grace of 0). Reported
+        again (reopened by a late span), it holds what its earlier report held too: a new owner must
+        re-read it whole, not from the late span on."""
         where = self.open_at.pop(key, None)
         if where is not None and self.grace_s > 0:
-            self.held[key] = (where, now)
+            earlier = self.held.get(key, ({}, now))[0]
+            self.held[key] = ({p: min(o, earlier.get(p, o)) for p, o in {**earlier, **where}.items()}, now)
 
     def hold(self, key: str, partition: int, offset: int, now: float) -> None:
         """Hold one message (a link) for `grace_s`."""

@@ -14,10 +14,12 @@ import pytest
 from monitor.compare.ladder import Ladder
 from monitor.config import KafkaConfig, ScoringConfig, WindowConfig
 from monitor.model import AgentSpan, Span
+from monitor.normalize import normalize_span
 from monitor.report import latest_reports
 from monitor.runtime.kafka import ROUTE_WAIT_S, ScoreStage
 from monitor.runtime.pipeline import Pipeline
-from tests.unit.assemble.test_windows import TURN_1, TURN_2, S
+from tests.unit.assemble.test_windows import TURN_1, TURN_2, S, chat
+from tests.unit.spans import span as span_of
 
 
 class Msg:
@@ -259,3 +261,57 @@ def test_a_trace_alone_on_a_revoked_partition_is_not_merged_there_later() -> Non
     pipeline.flush()
     best = latest_reports(results(out_first, out_second))
     assert sorted((cid, r["spans"]) for cid, r in best.items()) == [(A1, 1), (A2, 1)]
+
+
+def late_span_of_turn_2(start_s: float) -> AgentSpan:
+    """A child span of TURN_2's trace that comes after the trace was reported."""
+    attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "weather"}
+    child = span_of("tool", attributes, trace="a2", start_s=start_s)
+    return normalize_span(child.model_copy(update={"parent_span_id": TURN_2.span.span_id}))
+
+
+def test_a_trace_alone_reported_again_then_merged_is_re_read_whole_by_a_new_owner() -> None:
+    """A trace reported alone, reopened by a late span and reported alone again, then merged: its report
+    still holds its first offset (not only the late span's), so a new owner re-reads all of it and the
+    latest reports hold one conversation, each span once — also a later span of that trace."""
+    first, pipeline, out_first, clock = replica("r1")
+    log = [routed(0, TURN_2), note(1, A2, 1), routed(2, late_span_of_turn_2(6))]
+    report_alone(first, pipeline, clock)
+    then_read(first, pipeline, clock, log[1:3])  # the late span reopens it ...
+    clock[0] += 100 * S
+    pipeline.tick(clock[0])  # ... and it is reported alone again
+    log += [note(3, A2, 2), routed(4, TURN_1)]
+    then_read(first, pipeline, clock, log[3:5])  # the turn before it: merged
+    log += [note(5, A2, 3), routed(6, late_span_of_turn_2(7))]
+    then_read(first, pipeline, clock, log[5:7])
+    clock[0] += 100 * S
+    pipeline.tick(clock[0])
+    log.append(note(7, A1, 1))
+    committed = first.offsets.safe(pipeline.is_open, now=time.monotonic() + 30)
+    assert committed == {0: 0}
+    first._drop({0})
+    second, pipeline_2, out_second, _ = replica("r2")
+    second._feed(cast(Any, [m for m in log if m.offset() >= committed[0]]))
+    pipeline_2.flush()
+    best = latest_reports(results(out_first, out_second))
+    assert sorted((cid, r["spans"]) for cid, r in best.items()) == [(A1, 4)]
+
+
+def test_a_trace_alone_evicted_in_the_batch_that_brings_the_turn_before_it_is_merged() -> None:
+    """Whether a trace reported alone may still join is asked once its report is out (its offsets held),
+    not while the batch that evicted it is still being added."""
+    clock = [0]
+    config = ScoringConfig(
+        kafka=KafkaConfig(bootstrap_servers="127.0.0.1:9"),
+        windows=WindowConfig(inactivity_s=30, trace_root_wait_s=60, max_open=2),
+    )
+    pipeline = Pipeline(config, Ladder(config, None), {}, lambda _: None, clock=lambda: clock[0])
+    stage = ScoreStage(config.kafka, "r1", pipeline)
+    producer = Producer()
+    stage.producer = cast(Any, producer)
+    other = chat("b1", [("system", "Other."), ("user", "Hi")], "Hello.", 1)
+    # TURN_2, another conversation, then TURN_1, which evicts TURN_2 (reported alone) and wakes it
+    then_read(stage, pipeline, clock, [routed(0, TURN_2), routed(1, other), routed(2, TURN_1)])
+    pipeline.flush()
+    best = latest_reports(results(producer))
+    assert sorted((cid[:8], r["spans"]) for cid, r in best.items()) == [("trace:a1", 2), ("trace:b1", 1)]

@@ -159,4 +159,7 @@ def test_a_trace_reported_alone_then_joined_brings_its_held_offsets_to_its_conve
     t.closed("trace:a1", now=600)
     assert t.safe(lambda _: False, now=659) == {0: 1}  # held with the conversation's own grace
     assert t.safe(lambda _: False, now=661) == {0: 10}
-    assert not OffsetTracker(grace_s=0).holds("trace:a2", now=0)
+    no_grace = OffsetTracker(grace_s=0)
+    no_grace.opened("trace:a2", 0, 1)
+    no_grace.closed("trace:a2", now=100)
+    assert not no_grace.holds("trace:a2", now=100)
