@@ -45,8 +45,8 @@ def latest_reports(reports: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[st
     """The report that counts per conversation (the documented dedupe): most `spans`, then the highest
     `version`, then the later one — among the versions no later report `replaces` (spans moved out of
     the conversation after those were written); none for an id when the report so chosen is of a lower
-    version than one `merged_into` another (its spans are in that one's report). A `score` report has neither and no
-    `conversation_id`: by `dialog_id`."""
+    version than one `merged_into` another (its spans are in that one's report). A `score` report has
+    neither and no `conversation_id`: by `dialog_id`."""
     reports = list(reports)
     replaced: dict[str, int] = {}  # id -> the highest version a later report replaces
     merged: dict[str, int] = {}  # id -> the version that merged it into another

@@ -22,9 +22,10 @@ is in: the score replica holding it produces a link to `history:<digest>` (assem
 every trace of the conversation reaches one partition, where they are joined by the history they
 resend as in `run` (in the order they started, once the watermark has passed them). A trace reported
 alone there because the history it continues had not come joins it when it comes, as in `run`, while
-its report still holds its offsets (`windows.late_grace_s`; asked once the report is out): they pass to the conversation it joins,
-and its id gets a last report with no spans and `merged_into` (header `aem.merged_into`), which
-retires that id for consumers.
+its report still holds its offsets (`windows.late_grace_s`; asked once the report is out): they pass
+to the conversation it joins (or, a named one elsewhere, its spans are copied there), and its id gets
+a last report with no spans and `merged_into` (header `aem.merged_into`), which retires that id for
+consumers.
 
 Poison never stops a stage (a restart would only meet it again): a message that cannot be decoded, is
 oversized, or makes a stage fail goes to `kafka.dead_letter_topic` with headers `aem.error`,
