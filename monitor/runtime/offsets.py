@@ -50,11 +50,10 @@ class OffsetTracker:
         alone = self.held.pop(key, None)
         if where is None and alone is None:
             return
-        target = self.open_at.setdefault(into, {})
         reported = self.held.pop(into, None)  # reopened by the join: its own first offsets are needed again
-        for part in (reported and reported[0], alone and alone[0], where):
-            for partition, first in (part or {}).items():
-                target[partition] = min(first, target.get(partition, first))
+        self.open_at[into] = _earliest(
+            self.open_at.get(into), reported and reported[0], alone and alone[0], where
+        )
 
     def holds(self, key: str, now: float) -> bool:
         """Whether a reported `key` still holds its offsets (its grace not over, its partition not revoked)."""
@@ -71,8 +70,8 @@ class OffsetTracker:
         re-read it whole, not from the late span on."""
         where = self.open_at.pop(key, None)
         if where is not None and self.grace_s > 0:
-            earlier = self.held.get(key, ({}, now))[0]
-            self.held[key] = ({p: min(o, earlier.get(p, o)) for p, o in {**earlier, **where}.items()}, now)
+            earlier = self.held.get(key)
+            self.held[key] = (_earliest(earlier and earlier[0], where), now)
 
     def hold(self, key: str, partition: int, offset: int, now: float) -> None:
         """Hold one message (a link) for `grace_s`."""
@@ -153,3 +152,12 @@ class OffsetTracker:
     def position(self, partition: int) -> int:
         """Where this replica is in a partition: the next offset to read, else the committed one."""
         return self.consumed.get(partition, self.committed.get(partition, 0))
+
+
+def _earliest(*wheres: dict[int, int] | None) -> dict[int, int]:
+    """Per partition, the lowest first offset among `wheres` (None: none there)."""
+    out: dict[int, int] = {}
+    for where in wheres:
+        for partition, first in (where or {}).items():
+            out[partition] = min(first, out.get(partition, first))
+    return out

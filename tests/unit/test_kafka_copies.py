@@ -138,12 +138,14 @@ def note(offset: int, conversation_id: str, version: int) -> Raw:
     return Raw(offset, value, [("aem.kind", b"version")])
 
 
-def replica(name: str, grace_s: float = 60.0) -> tuple[ScoreStage, Pipeline, Producer, list[int]]:
+def replica(
+    name: str, grace_s: float = 60.0, max_open: int = WindowConfig().max_open
+) -> tuple[ScoreStage, Pipeline, Producer, list[int]]:
     """A score replica without a broker: its stage, pipeline, what it produced, and its clock."""
     clock = [0]
     config = ScoringConfig(
         kafka=KafkaConfig(bootstrap_servers="127.0.0.1:9"),
-        windows=WindowConfig(inactivity_s=30, trace_root_wait_s=60, late_grace_s=grace_s),
+        windows=WindowConfig(inactivity_s=30, trace_root_wait_s=60, late_grace_s=grace_s, max_open=max_open),
     )
     pipeline = Pipeline(config, Ladder(config, None), {}, lambda _: None, clock=lambda: clock[0])
     stage = ScoreStage(config.kafka, name, pipeline)
@@ -300,15 +302,7 @@ def test_a_trace_alone_reported_again_then_merged_is_re_read_whole_by_a_new_owne
 def test_a_trace_alone_evicted_in_the_batch_that_brings_the_turn_before_it_is_merged() -> None:
     """Whether a trace reported alone may still join is asked once its report is out (its offsets held),
     not while the batch that evicted it is still being added."""
-    clock = [0]
-    config = ScoringConfig(
-        kafka=KafkaConfig(bootstrap_servers="127.0.0.1:9"),
-        windows=WindowConfig(inactivity_s=30, trace_root_wait_s=60, max_open=2),
-    )
-    pipeline = Pipeline(config, Ladder(config, None), {}, lambda _: None, clock=lambda: clock[0])
-    stage = ScoreStage(config.kafka, "r1", pipeline)
-    producer = Producer()
-    stage.producer = cast(Any, producer)
+    stage, pipeline, producer, clock = replica("r1", max_open=2)
     other = chat("b1", [("system", "Other."), ("user", "Hi")], "Hello.", 1)
     # TURN_2, another conversation, then TURN_1, which evicts TURN_2 (reported alone) and wakes it
     then_read(stage, pipeline, clock, [routed(0, TURN_2), routed(1, other), routed(2, TURN_1)])
