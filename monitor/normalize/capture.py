@@ -66,6 +66,14 @@ _HINTS: Hints = (
     ),
     (
         "scope",
+        "com.anthropic.sdk",
+        "set ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content, or pass open_telemetry={'traces': "
+        "{'content_mode': 'content'}} to the client (the Anthropic SDK's own spans); where an instrumentation "
+        "(OpenLLMetry, OpenInference) already records these calls, ANTHROPIC_OPEN_TELEMETRY=false turns the "
+        "SDK's spans off instead",
+    ),
+    (
+        "scope",
         "autogen",
         "AutoGen's own spans carry no arguments or messages: add an instrumentation of its model client that "
         "captures them, e.g. opentelemetry-instrumentation-openai-v2 with "
@@ -126,6 +134,12 @@ _ID_HINTS: Hints = (
         "AI SDK 7: pass runtimeContext {sessionId} with telemetry.includeRuntimeContext {sessionId: true}",
     ),
     ("scope", "openinference.", "wrap each turn in openinference.instrumentation.using_session(<id>)"),
+    (
+        "scope",
+        "com.anthropic.sdk",
+        "pass open_telemetry={'conversation_id': <id>} to the Anthropic client (its own spans then carry "
+        "gen_ai.conversation.id), or set session.id on a span of yours around each turn",
+    ),
     (
         "convention",
         "haystack",

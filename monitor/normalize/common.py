@@ -89,9 +89,9 @@ def _json_data(value: Any, depth: int = 0) -> bool:
 
 
 def result_value(value: Any) -> Any:
-    """A tool result: JSON decoded; Strands/Bedrock text blocks `[{"text": "..."}]` unwrapped; a JSON
-    string literal of a JSON document (the Vercel AI SDK records a tool's returned string as JSON) read
-    as that document."""
+    """A tool result: JSON decoded; text blocks unwrapped — Strands/Bedrock's `[{"text": "..."}]`, Anthropic's
+    and MCP's `[{"type": "text", "text": "..."}]`; a JSON string literal of a JSON document (the Vercel AI SDK
+    records a tool's returned string as JSON) read as that document."""
     if isinstance(value, str) and value[:2] in ('"{', '"['):
         try:
             inner = parse_json(value)
@@ -102,15 +102,25 @@ def result_value(value: Any) -> Any:
     if isinstance(value, str) and value[:2] in ("{'", "[{", "[]", "{}", "['"):
         literal = python_literal(value)
         value = value if literal is None else literal
-    if (
-        isinstance(value, list)
-        and value
-        and all(isinstance(b, dict) and set(b) <= {"text", "json"} for b in value)
-    ):
+    if isinstance(value, list) and value and all(_text_block(b) for b in value):
         texts = [b.get("json", b.get("text")) for b in value]
         value = texts[0] if len(texts) == 1 else texts
         return loads(value)
     return value
+
+
+#: what a content block of a tool result may hold beside its text (Anthropic's prompt-cache marker)
+_BLOCK_KEYS = {"text", "json", "type", "cache_control", "citations"}
+
+
+def _text_block(block: Any) -> bool:
+    """`{"text": …}`, `{"json": …}`, or a typed one of them (`{"type": "text", "text": …}`)."""
+    return (
+        isinstance(block, dict)
+        and ("text" in block or "json" in block)
+        and set(block) <= _BLOCK_KEYS
+        and block.get("type", "text") in ("text", "json")
+    )
 
 
 def role_of(raw: Any) -> str | None:

@@ -1,7 +1,8 @@
 """OTel GenAI semantic conventions adapter. Pure: `Span` → `AgentSpan`.
 
 Reads `gen_ai.operation.name` (`invoke_agent`, `chat` / `text_completion` / `generate_content`,
-`execute_tool`), `gen_ai.tool.name` / `.call.id` / `.call.arguments` / `.call.result`,
+`execute_tool`), `gen_ai.tool.name` / `.call.id` / `.call.arguments` / `.call.result` (the Anthropic
+SDK's own tool spans put the result in `anthropic.tool_result.content`, content blocks),
 `gen_ai.input.messages` / `gen_ai.output.messages` (`{role, parts}`, JSON string or structured) as
 attributes or inside `gen_ai.client.inference.operation.details` events (the
 `gen_ai_latest_experimental` form), the v1.36 per-message events (`gen_ai.user.message`,
@@ -175,7 +176,10 @@ def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvo
         call = next((c for m in inputs for c in m.tool_calls), None)
         raw_args = call.arguments if call else next((m.text for m in inputs if m.text), None)
     args, args_error = json_arguments(raw_args)
-    raw_result = attrs.get("gen_ai.tool.call.result", adk_tool_result(attrs) if adk else None)
+    raw_result = attrs.get(
+        "gen_ai.tool.call.result",
+        adk_tool_result(attrs) if adk else attrs.get("anthropic.tool_result.content"),  # the Anthropic SDK's
+    )
     wrapped = unwrap_result(raw_result)
     if raw_result is not None:
         result = adk_unwrap(wrapped.value) if adk else wrapped.value

@@ -53,6 +53,10 @@ FRAMEWORKS = {
     "vercel-6": ("vercel", True),  # experimental_telemetry.metadata.sessionId
     "vercel-7": ("genai", True),  # @ai-sdk/otel; runtimeContext sessionId, on invoke_agent and step only
     "dspy": ("openinference", True),  # ReAct; tool spans `<tool>.__call__`, `finish` is control flow
+    "anthropic-native": ("genai", True),  # the SDK's own tracing, content mode; its tool runner, threads
+    # an app's tool loop; the SDK's own metadata-only spans of the same calls come too
+    "anthropic-openinference": ("genai+openinference", True),
+    "anthropic-openllmetry": ("genai+traceloop", True),  # session.id on the app's span around each turn
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
 #: objects (and the later histories' tool messages carry only their role): the calls come from the
@@ -132,6 +136,7 @@ def test_wrong_destination_is_the_root_and_the_booking_its_cascade(tmp_path: Pat
         ("haystack-default", "HAYSTACK_CONTENT_TRACING_ENABLED=true"),
         ("maf-default", "enable_sensitive_data=True"),
         ("vercel-6-no-content", "recordInputs and recordOutputs"),
+        ("anthropic-native-default", "ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content"),
     ],
 )
 def test_content_not_captured_is_reported_unscored_with_the_setting(
