@@ -4,7 +4,10 @@ Most frameworks resend the whole conversation with every model call, and many st
 user turn. With no conversation id on the spans, a trace that continues a conversation still shows
 it: its model call's history, up to its newest user message, is exactly what an earlier trace's model
 call had seen and answered. `history_keys` gives two digests per span that carries messages:
-- `continues`: the history before its newest user message (None when that is empty);
+- `continues`: the history before its newest user message (None when that is empty); for a model call
+  that is the root of its trace (an app's tool loop, one trace per model call) made after tool results
+  (no user message since the last answer it shows), the history before those results: the call that
+  asked for them, the trace before;
 - `state`: everything it saw and answered (input then output).
 A span whose `continues` equals an earlier span's `state` continues that span's conversation
 (`HistoryIndex` keeps the states and which were continued; windows.py chooses and joins). System
@@ -46,7 +49,12 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
     answered = [m for m in span.output_messages if m.role != "system"]
     if not seen and not answered:
         return NO_HISTORY
-    last_user = next((i for i in range(len(seen) - 1, 0, -1) if seen[i].role == "user"), 0)
+    # a model call that is its trace's root is the trace (an app's own tool loop, one trace per model call):
+    # after tool results it continues the call that asked for them, the root of the trace before
+    new = 0
+    if not span.span.parent_span_id:
+        new = next((i + 1 for i in range(len(seen) - 1, -1, -1) if seen[i].role == "assistant"), 0)
+    last_user = next((i for i in range(len(seen) - 1, new - 1, -1) if seen[i].role == "user"), new)
     continues = _digest(seen[:last_user]) if last_user > 0 else None
     system = hashlib.blake2b(digest_size=16)
     for part in (span.reference_id, span.agent, span.release):  # who the spans say answered, and against what
@@ -156,7 +164,9 @@ def begins_conversation(spans: Sequence[AgentSpan]) -> bool:
         return False  # one trace: whether its framework resends history, nothing here shows
     first = min(spans, key=lambda s: (s.span.start_ns, s.span.span_id)).span.trace_id
     calls = [s for s in spans if s.span.trace_id == first and s.kind != "agent"]  # model calls, log records
-    if any(history_keys(s).continues is not None for s in calls):
+    keys = [history_keys(s) for s in calls]
+    own = {k.state for k in keys}  # a call after a tool result continues the call before it, in this trace
+    if any(k.continues is not None and k.continues not in own for k in keys):
         return False
     for span in calls:  # an agent span may show only the new message
         seen = [m for m in span.input_messages if m.role != "system"]

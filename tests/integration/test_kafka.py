@@ -650,8 +650,15 @@ def test_genai_events_on_the_logs_topic_join_their_spans(broker: Broker, ladder:
 
 def per_trace(path: Path, shift: int) -> list[bytes]:
     """A recorded request as a Collector's Kafka exporter may write it: one trace per message, in the
-    order the traces started, timestamps moved by `shift`."""
+    order the traces started, timestamps moved by `shift`. The Anthropic SDK's own metadata-only spans are
+    left out, as its user does (`ANTHROPIC_OPEN_TELEMETRY=false`, the report's hint) where an
+    instrumentation records the same calls: without a span around the turn each is a trace that joins
+    nothing (tests/golden/test_frameworks.py)."""
     request = ExportTraceServiceRequest.FromString(path.read_bytes())
+    for rs in request.resource_spans:
+        for ss in rs.scope_spans:
+            if ss.scope.name.startswith(ANTHROPIC_SDK):
+                del ss.spans[:]
     spans = [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
     starts: dict[bytes, int] = {}
     for s in spans:
@@ -677,8 +684,9 @@ def per_trace(path: Path, shift: int) -> list[bytes]:
 def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
     broker: Broker, ladder: Ladder
 ) -> None:
-    """Three frameworks with no conversation id (Vercel AI SDK 7, OpenAI Agents
-    with the GenAI contrib instrumentation, Haystack's tracer): one trace per user turn, each written as
+    """Four setups with no conversation id (Vercel AI SDK 7, OpenAI Agents with the GenAI contrib
+    instrumentation, Haystack's tracer: one trace per user turn; OpenLLMetry on an app's Anthropic tool
+    loop: one trace per model call), each trace written as
     its own message under a random key, read by two replicas. Each trace lands on a partition of its own;
     routed by its opening, every trace of a conversation reaches one partition, where the traces are
     joined by the history they resend, as `replay` joins them: each conversation reported once, whole,
@@ -860,7 +868,9 @@ def _shifted_logs(path: Path, shift: int) -> bytes:
     return request.SerializeToString()
 
 
-NO_ID = ("vercel-7-noid", "openai-agents-genai-noid", "haystack-noid")  # (MAF sends its messages as logs)
+#: (MAF sends its messages as logs); the Anthropic one is an app's tool loop, one trace per model call
+NO_ID = ("vercel-7-noid", "openai-agents-genai-noid", "haystack-noid", "anthropic-openllmetry-noid")
+ANTHROPIC_SDK = "com.anthropic.sdk"
 
 
 def _spans(path: Path) -> list[Any]:
