@@ -106,9 +106,10 @@ _DURATION_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "a": 1,
 }  # fmt: skip
-_DURATION_UNITS = ("day", "night", "week")  # `_DURATION` and `_POLICY_DURATION` need one
+_DURATION_UNITS = ("day", "night", "week", "hour")  # `_DURATION` and `_POLICY_DURATION` need one
 _DURATION = re.compile(
     r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+(?P<unit>days?|nights?|weeks?)\b"
+    r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?|h)\b"
 )
 #: A policy's duration between two dates (`2 days after the request`, `within 21 days of the issue
 #: date`, `on the shelf for 7 days`) — not a frequency or an opening time (`open 7 days a week`, `24 hours
@@ -118,7 +119,13 @@ _POLICY_DURATION = re.compile(
     r"(?:after|before|of|from|prior|later|in\s+advance|ahead)\b"
     r"|\b(?:within|for|up\s+to|at\s+least)\s+(?P<n2>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
     r"[\s-]+(?P<unit2>days?|weeks?)\b(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
+    r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\s+(?:after|before|prior|later|in\s+advance|ahead|from|of)\b"
+    r"|\b(?:within|for|up\s+to|at\s+least)\s+(?P<h2>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
+    r"(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
 )
+#: hours put whole days between dates from this many: 24 hours is a day, but a one-day offset from every
+#: `cancel up to 24 hours before` would put most slips of a date by a day next to a stated one
+_MIN_HOURS_OFFSET = 48
 _MAX_OFFSET = 31
 _KEY_WORDS = re.compile(r"[a-z]+|[A-Z][a-z]*|\d+")
 
@@ -241,12 +248,16 @@ class Evidence:
         self._spoken: set[float] = set()
         self._reply: set[float] = set()  # the numbers of the reply being checked
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
+        #: the UTC offsets (minutes) the system prompt tells the agent to give times in (`UTC+1`): a reply's
+        #: `15:05` is a result's `14:05:00Z` said in local time
+        self._zones: set[int] = set()
         for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95),
             # and its durations put days between dates (`ready 2 days after the request`, `paid within
             # 21 days of the issue date`, `on the shelf for 7 days`)
             self._sources.add_text("system", None, text)
             self._speak(text)
             self._add_offsets(text, counting_first=False)
+            self._zones |= _utc_offsets(text)
 
     # -- growing ---------------------------------------------------------------------------------
 
@@ -262,13 +273,18 @@ class Evidence:
         self._say((*_fact_keys(text), *spoken))  # the dates `today` adds are no numbers
 
     def _add_offsets(self, text: str, counting_first: bool) -> None:
-        """The days a duration said here puts between two dates (`3 nights`, `2 weeks`; a user's also one
-        less, counting the first day: `5 days` from the 3rd to the 7th). A policy's (the system prompt's
+        """The days a duration said here puts between two dates (`3 nights`, `2 weeks`, `48 hours`; a user's
+        in days also one less, counting the first day: `5 days` from the 3rd to the 7th). A policy's (the system prompt's
         `within 21 days of the issue date`, `_POLICY_DURATION`: not `open 7 days a week`) is exact: with
         the weekdays' two readings, one less too would put most dates of a month near a stated one."""
         if not holds_any(fold(text), _DURATION_UNITS):
             return
         for m in (_DURATION if counting_first else _POLICY_DURATION).finditer(text):
+            hours = m["h"] or m.groupdict().get("h2")
+            if hours:  # `48 hours`, `at least 72 hours before`: whole days, exactly (no first day counted)
+                if int(hours) % 24 == 0 and _MIN_HOURS_OFFSET <= int(hours) <= 24 * _MAX_OFFSET:
+                    self._offsets.add(int(hours) // 24)
+                continue
             said, unit = m["n"] or m["n2"], m["unit"] or m["unit2"]
             n = int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]
             n *= 7 if unit.lower().startswith("week") else 1
@@ -446,6 +462,8 @@ class Evidence:
                 hits += where.facts.get(f"md:{canon[-5:]}", [])
             if kind == "time" and len(canon) == 10:  # `6:00` in a reply, `18:00` in the result
                 hits += where.facts.get(clock_key(int(canon[5:7]), int(canon[8:10])), [])
+                for zone in self._zones:  # said in the local time the prompt asks for, stated in UTC
+                    hits += where.facts.get(_shifted(canon, -zone), [])
             if number is not None:
                 hits += where.numbers.get(_round(number), [])
             if kind == "id":
@@ -676,6 +694,9 @@ def _stated(
         for source, turn, said in where.squashed:  # `L T G 7 H 2 K 9 P`, `M G zero zero nine one three seven`
             if flat in said:
                 yield source, turn
+    if kind == "id" and (m := _PREFIXED_ID.fullmatch(text.strip())) and _declared_prefix(m["p"], where):
+        yield from where.numbers.get(_round(float(m["d"])), ())  # `member 38204` as `MBR-38204`, where
+        yield from where.facts.get(f"digits:{m['d']}", ())  # the prompt says `MBR- followed by 5 digits`
     if kind == "name" and len(words := norm.split()) > 1:  # `Rite Aid Hawthorne Blvd`: every word said
         for source, turn, evidence in where.texts:
             if all(f" {w} " in evidence for w in words):
@@ -689,6 +710,38 @@ def _stated(
             for source, turn, evidence in where.texts:
                 if name in evidence:
                     yield source, turn
+
+
+_UTC_OFFSET = re.compile(r"(?i)\b(?:UTC|GMT)\s*([+-−])\s*(\d{1,2})(?::?(\d{2}))?\b")
+
+
+def _utc_offsets(text: str) -> set[int]:
+    """The offsets from UTC a text names (`UTC+1`, `GMT-05:00`, `UTC+5:30`), in minutes; not UTC itself."""
+    if "UTC" not in text and "GMT" not in text and "utc" not in text and "gmt" not in text:
+        return set()
+    out = set()
+    for m in _UTC_OFFSET.finditer(text):
+        minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)
+        if 0 < minutes <= 14 * 60:
+            out.add(-minutes if m.group(1) in "-−" else minutes)
+    return out
+
+
+def _shifted(canon: str, minutes: int) -> str:
+    """A `time:HH:MM` key moved by `minutes` round the clock."""
+    total = (int(canon[5:7]) * 60 + int(canon[8:10]) + minutes) % (24 * 60)
+    return f"time:{total // 60:02d}:{total % 60:02d}"
+
+
+#: an id of a letter prefix and digits (`MBR-38204`, `SB4471039285`)
+_PREFIXED_ID = re.compile(r"(?P<p>[A-Za-z]{1,5})[-_ ]?(?P<d>\d{4,})")
+
+
+def _declared_prefix(prefix: str, where: _Sources) -> bool:
+    """Whether the system prompt names this id prefix as a word of its own (`Member IDs have the format
+    MBR- followed by 5 digits`)."""
+    word = f" {normalize_text(prefix)} "
+    return any(source == "system" and word in text for source, _, text in where.texts)
 
 
 _PHONE_DIGITS = 7
@@ -1038,7 +1091,13 @@ def _read_keys(text: str) -> tuple[str, ...]:
             canon = f"date:{day}"
         if canon.startswith("date:") and len(canon) == 15:
             keys.append(f"md:{canon[-5:]}")
-    keys += [key for key, _ in _month_days(text)]  # `Aug 20`: abbreviated months too
+    for canon, original in spans:  # `180 feet` (its fact in metres): 180 as said, too
+        said = _said_number(original) if canon.startswith("number:") and "|" in canon else None
+        if said is not None and said != _number_of(canon):
+            keys.append(f"number:{said:g}")
+    days = _month_days(text)
+    keys += [key for key, _ in days]  # `Aug 20`: abbreviated months too
+    keys += _listed_days(text, days)  # `June 5th and 6th`
     for m in _digit_runs(text):  # `138 0013 8000`, `839 214`: one number written in groups
         digits = digits_of(m.group(0))
         keys.append(f"digits:{digits}")
@@ -1140,6 +1199,30 @@ def _month_days(reply: str) -> list[tuple[str, str]]:
     return out
 
 
+#: a day number listed after a month's day (`June 5th and 6th`, `May 3, 4 or 10`, `Aug 12-14`), not a
+#: time, a count or a duration (`June 5 at 10`, `May 3 and 2 guests`: smaller, so no later day anyway)
+_MORE_DAYS = re.compile(
+    r"(?i)\s*(?:,|and|or|to|through|thru|&|-|–)\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\b"
+    r"(?![:.]?\d|\s*(?:%|[ap]\.?m\b|hours?|h\b|days?|nights?|weeks?|people|guests|passengers|tickets))"
+)
+
+
+def _listed_days(text: str, days: list[tuple[str, str]]) -> list[str]:
+    """`md:` keys of the days listed after a month's day (`June 5th and 6th`: `md:06-06`), each later
+    than the one before it (a list or a range of days is said in order)."""
+    out: list[str] = []
+    at = 0
+    for key, said in days:
+        start = text.find(said, at)
+        if start < 0 or not said[:1].isalpha():  # `5 June and 6`: the month comes last, nothing follows it
+            continue
+        at, month, last = start + len(said), key[3:5], int(key[6:])
+        while (m := _MORE_DAYS.match(text, at)) is not None and last < int(m["d"]) <= 31:
+            last, at = int(m["d"]), m.end()
+            out.append(f"md:{month}-{last:02d}")
+    return out
+
+
 def _measure(canon: str, original: str, reply: str) -> bool:
     """A number that measures rather than states: with a unit that is no currency (`23 kg`, `30 days`: its
     fact carries `g`, `s`), followed by one (`7 to 10 business days`), or in a ratio (`24/7`)."""
@@ -1190,6 +1273,8 @@ ACTIONS: dict[str, tuple[str, ...]] = {
         "grant",
         "enable",
         "disable",
+        "extend",  # `extend_pickup`: what `extended` claims (not `renew_loan`: `has already been renewed
+        # twice, the maximum` reports a loan's state far more often than a reply claims a renewal)
     ),
     "transfer": ("transfer", "escalate", "handoff"),
     "create": ("create", "add", "open", "new"),
@@ -1236,9 +1321,9 @@ _ZH_VERBS = {
 }  # fmt: skip
 _ZH_DONE = re.compile("(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(" + "|".join(_ZH_VERBS) + ")")
 _NOT_DONE = re.compile(
-    r"(?i)\b(?:not|never|no|none|nothing|unable|cannot|can['’]t|couldn['’]t|won['’]t|if|once|after|when|before|"
-    r"would|will|should|could|can|(?-i:may)|might|unless|yet|pending)\b|n['’]t\b"
-)
+    r"(?i)\b(?:not|never|no(?!\s+(?:problem|worries)\b)|none|nothing|unable|cannot|can['’]t|couldn['’]t|won['’]t|"
+    r"if|once|after|when|before|would|will|should|could|can|(?-i:may)|might|unless|yet|pending)\b|n['’]t\b"
+)  # `No problem — I've extended it`: a courtesy, no negation
 #: `… upgraded to economy class and then canceled`: a second action the same claim names.
 _AND_VERB = re.compile(rf"(?i)\band\s+(?:then\s+|also\s+)?(?P<v>{_VERB})\b")
 #: `The upgrade and cancellation of reservation XEHM4B have been successfully completed.`: the actions are
@@ -1308,6 +1393,8 @@ def _says(arg_strings: Iterable[str], action: str) -> bool:
 _CLAUSE_BREAK = re.compile(
     r";|:\s|,?\s+(?:and|but|then|plus)\s+(?=(?:I|I've|I'm|we|we've|it|it's|its|the|your|this|that|they|he|she)\b)"
 )
+#: a next action whose subject is left out (`I cancelled Monday's and then booked Tuesday — RS-55391`)
+_AND_THEN = re.compile(r",?\s+and\s+then\s+")
 
 
 def _clause_of(sentence: str, verb: str) -> str:
@@ -1316,7 +1403,14 @@ def _clause_of(sentence: str, verb: str) -> str:
     said = _CLAIM_WORDS.get(verb)
     parts = [p for p in _CLAUSE_BREAK.split(sentence) if p and p.strip()]
     found = [p for p in parts if said is not None and said.search(p)]
-    return found[0] if len(found) == 1 else sentence
+    clause = found[0] if len(found) == 1 else sentence
+    # after `and then`, an action naming what it acted on is a clause of its own; one naming nothing acts
+    # on the subject before it (`XEHM4B was upgraded and then cancelled`: XEHM4B was cancelled)
+    steps = _AND_THEN.split(clause)
+    doing = [i for i, p in enumerate(steps) if said is not None and said.search(p)]
+    if len(steps) > 1 and len(doing) == 1 and (doing[0] == 0 or _named_ids(steps[doing[0]])):
+        return steps[doing[0]]
+    return clause
 
 
 def _named_ids(sentence: str) -> set[str]:

@@ -6,12 +6,17 @@ words mean beyond what `facts.extract_facts` reads on its own:
   `the day after tomorrow`, weekdays (`Sunday`, `this Friday`, `next Tuesday` — both the coming one and
   the one a week later, as people mean either —, `last Monday`), `the 3rd` (this month's or next month's),
   `in 3 days`, `in two weeks`; Chinese 今天 / 今晚 / 明天 / 后天 / 昨天 / 昨晚, 周X / 星期X / 礼拜X, with 这 /
-  本 / 下 / 上; German weekdays (`am Freitag`, `nächsten Dienstag`);
+  本 / 下 / 上, a day said without its month (13号, 15日: this month's or next month's); German weekdays
+  (`am Freitag`, `nächsten Dienstag`). Not `next week`: its seven days would each be a stated date that a
+  reply's date up to nine days off is taken for a slip of (grounding blind set 4: `August 1` after `the
+  surgery is next week`);
 - times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
   `at 7` — as `clock:` keys, the time of day on a 12-hour dial (`17:00` and `5:00` are one clock key), so
   a value `17:00` is grounded by `after 5` and a reply's `6:00` by a result's `18:00`;
 - numbers in words: `five hundred`, `twenty-five`, `one thousand two hundred` (`facts` reads single
-  number words only).
+  number words only);
+- email addresses dictated: `john dot smith at gmail dot com`, French `point` / `arobase`, Spanish `punto`
+  / `arroba`.
 
 `clock_key(hour, minute)` and `digits_of(text)` are the shared spellings of those keys.
 """
@@ -61,6 +66,8 @@ _DE_WHICH = {
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 #: `the 3rd` (not `the 3rd of May`: a full date, which `facts` reads)
 _DAY_OF_MONTH = re.compile(rf"(?i)\bthe\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS}))")
+#: a Chinese day of the month said without its month (`改到13号`, `15日`): this month's or next month's
+_ZH_DAY_OF_MONTH = re.compile(r"(?<![月\d])(\d{1,2})\s*(?:号|日)")
 _IN_UNITS = re.compile(
     r"(?i)\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|ten|fourteen)\s+(day|week)s?\b"
 )
@@ -113,9 +120,35 @@ def spoken_keys(text: str, today: str | None) -> tuple[str, ...]:
     keys: list[str] = []
     if today:
         keys += [f"date:{d.isoformat()}" for d in relative_dates(text, date.fromisoformat(today))]
+    keys += [f"id:{email}" for email in _spoken_emails(text)]
     keys += [clock_key(h, m) for h, m in _word_times(text)]
     keys += [f"number:{n}" for n in number_words(text)]
     return tuple(dict.fromkeys(keys))
+
+
+#: an email address dictated (`john dot smith at gmail dot com`, `marie point lefebvre arobase orange point
+#: fr`, `ana punto ruiz arroba correo punto es`): the domain needs a dot, so `at home` is no address
+_DOT = r"\s*(?:\.|\s(?:dot|point|punto|punkt)\s)\s*"
+#: the address's `at` and its domain, which needs a dot (so `at home` is none); the local part before it
+#: is read from a short window (`_LOCAL_PART`): bounded, so a long text costs a scan, not a square of it
+_SPOKEN_AT = re.compile(rf"(?i)\s(?:at|arobase|arroba)\s+([a-z0-9-]+(?:{_DOT}[a-z0-9-]+){{1,4}})\b")
+_LOCAL_PART = re.compile(rf"(?i)\b([a-z0-9_+-]+(?:{_DOT}[a-z0-9_+-]+){{0,4}})$")
+_SPOKEN_DOT = re.compile(_DOT, re.IGNORECASE)
+_EMAIL_WORDS = ("at", "arobase", "arroba")
+
+
+def _spoken_emails(text: str) -> list[str]:
+    """The addresses a text dictates in words, written as addresses, lower-case."""
+    if not holds_any(fold(text), _EMAIL_WORDS):
+        return []
+    out = []
+    for m in _SPOKEN_AT.finditer(text):
+        local = _LOCAL_PART.search(text, max(0, m.start() - 64), m.start())
+        if local is not None:
+            out.append(
+                f"{_SPOKEN_DOT.sub('.', local.group(1))}@{_SPOKEN_DOT.sub('.', m.group(1))}".casefold()
+            )
+    return out
 
 
 def relative_dates(text: str, today: date) -> list[date]:
@@ -136,6 +169,8 @@ def relative_dates(text: str, today: date) -> list[date]:
         weekday = 5 if day == "sonnabend" else _DE_WEEKDAYS.index(day)
         out += _weekday(today, weekday, _DE_WHICH.get(fold(m.group(1) or ""), ""))
     for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) else ():
+        out += _day_of_month(today, int(m.group(1)))
+    for m in () if ascii_only else _ZH_DAY_OF_MONTH.finditer(text):
         out += _day_of_month(today, int(m.group(1)))
     for m in _IN_UNITS.finditer(text) if holds_any(low, ("day", "week")) else ():
         n = int(m.group(1)) if m.group(1).isdigit() else _SMALL.get(fold(m.group(1)), 1)

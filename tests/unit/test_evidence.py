@@ -52,6 +52,12 @@ def source(
         ("fly me to Seattle", {"destination": "SEA"}),
         ("booking ref is L T G 7 H 2 K 9 P", {"booking_ref": "LTG7H2K9P"}),
         ("account M G zero zero nine one three seven", {"account_number": "MG009137"}),
+        # grounding blind set 4 (read after its first scoring)
+        ("about 180 feet of gutter", {"linear_feet": 180}),  # its fact is in metres: 180 as said too
+        ("we're moving out June 5th and 6th", {"start_date": "2025-06-05", "end_date": "2025-06-06"}),
+        ("改到13号晚上", {"date": "2025-03-13"}),
+        ("l'étiquette à marie point lefebvre arobase orange point fr", {"email": "marie.lefebvre@orange.fr"}),
+        ("send it to john dot smith at gmail dot com", {"email": "john.smith@gmail.com"}),
     ],
 )
 def test_a_value_the_user_said_in_another_form_is_the_users(said: str, args: dict[str, Any]) -> None:
@@ -78,6 +84,42 @@ def test_a_date_a_policy_duration_from_a_stated_date_is_computed_and_only_that_d
     assert {p.path: p.source for p in ev.provenance("refill", {"pickup_date": "2025-03-15"})} == {
         "pickup_date": "agent"
     }
+
+
+def test_whole_days_said_in_hours_put_days_between_dates_from_two_days_up() -> None:
+    """`48 hours` from a deadline, `at least 72 hours before` a start (grounding blind set 4); not `24
+    hours`, which in every cancellation policy would put each one-day slip next to a stated date."""
+    assert source(["deadline is May 18; extend it by 48 hours"], "t", {"new": "2025-05-20"}) == {
+        "new": "computed"
+    }
+    ev = Evidence(system=["Signs must be posted at least 72 hours before the permit starts."], today=TODAY)
+    ev.add_user(1, "the permit is for June 5")
+    assert [p.source for p in ev.provenance("t", {"post_by": "2025-06-02"})] == ["computed"]
+    assert [p.source for p in ev.provenance("t", {"post_by": "2025-06-01"})] == ["agent"]
+    ev = Evidence(system=["Cancellations less than 24 hours before the start incur a fee."], today=TODAY)
+    ev.add_user(1, "book me on March 20")
+    assert [p.source for p in ev.provenance("t", {"date": "2025-03-21"})] == ["agent"]
+
+
+def test_an_id_with_the_prefix_the_prompt_declares_is_the_users_digits() -> None:
+    """`member 38204` sent as `MBR-38204` where the prompt says `MBR- followed by 5 digits` (blind set 4);
+    not another prefix, not other digits, and not without the prompt saying so."""
+    ev = Evidence(system=["Member IDs have the format MBR- followed by 5 digits."], today=TODAY)
+    ev.add_user(1, "cancel my class tonight, member 38204")
+    found = {
+        p.path: p.source for p in ev.provenance("t", {"a": "MBR-38204", "b": "MBX-38204", "c": "MBR-38240"})
+    }
+    assert found == {"a": "user", "b": "agent", "c": "agent"}
+    assert source(["cancel my class tonight, member 38204"], "t", {"a": "MBR-38204"}) == {"a": "agent"}
+
+
+def test_a_reply_may_say_a_utc_time_in_the_local_time_the_prompt_asks_for() -> None:
+    """A result's `14:05:00Z` told as `15:05` where the prompt says `UTC+1` (blind set 4); `16:05` is not."""
+    ev = Evidence(system=["Times in tool results are UTC; tell customers UK local time (BST, UTC+1)."])
+    ev.add_user(1, "where is my parcel?")
+    ev.add_call(2, "track", {"id": "SB1"}, {"deadline": "2025-05-18T14:05:00Z"}, failed=False, tainted=False)
+    assert ev.unsupported("Pick it up by 18 May at 15:05.", ["track"]) == []
+    assert [c.text for c in ev.unsupported("Pick it up by 18 May at 16:05.", ["track"])] == ["16:05"]
 
 
 def test_a_frequency_or_opening_time_in_the_system_prompt_puts_no_days_between_dates() -> None:
@@ -205,6 +247,23 @@ def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
     assert reply_claims(cancelled, "Reservations ABC123 and XYZ789 have been cancelled.") != []
 
 
+def test_a_claim_ends_where_and_then_begins_the_next_action() -> None:
+    """`so I cancelled Monday's reservation first (8 credits refunded) and then booked Summit … —
+    reservation RS-55391`: the booking's id is no id of the cancellation (blind set 4)."""
+    steps = [("user", "move my room from Monday to Tuesday"),
+             ("call", ("cancel_reservation", {"reservation_id": "RS-55120"}, {"status": "cancelled"}, False)),
+             ("call", ("book_resource", {"date": "2026-06-02"}, {"reservation_id": "RS-55391"}, False))]  # fmt: skip
+    reply = "Done: I cancelled Monday's reservation first and then booked Summit for Tuesday — reservation RS-55391."
+    tools = ["cancel_reservation", "book_resource"]
+    assert reply_claims(steps, reply, tools) == []
+    assert reply_claims([steps[0], steps[2]], reply, tools) != []  # no cancellation: still unsupported
+    # naming nothing after `and then`, the action is on the subject before it (τ-bench: no cancel call)
+    upgraded = [("user", "upgrade XEHM4B, then cancel it"),
+                ("call", ("update_reservation_flights", {"reservation_id": "XEHM4B"}, {"cabin": "economy"}, False))]  # fmt: skip
+    reply = "Reservation XEHM4B was successfully upgraded to economy class and then canceled."
+    assert reply_claims(upgraded, reply, ["update_reservation_flights", "cancel_reservation"]) != []
+
+
 def test_a_hold_placed_after_the_call_failed_is_unsupported() -> None:
     """`placed` is an order's verb, and a hold's: `place_hold` does it (grounding blind set 3)."""
     steps = [("user", "put a hold on it"),
@@ -262,10 +321,23 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "The upgrade and cancellation of reservation XEHM4B have been successfully completed.",
         "Claim DC-33018 is submitted. I've also scheduled a free re-clean pickup.",  # grounding blind set 3
         "You're booked with Kim for a blowout on Saturday at 1:15 PM.",
+        "No problem — I've extended it by 48 hours.",  # a courtesy, no negation (grounding blind set 4)
     ],
 )
 def test_done_claims_as_people_write_them(text: str) -> None:
     assert done_claims(text)
+
+
+def test_an_extension_claimed_with_no_call_of_the_tool_that_extends_is_unsupported() -> None:
+    """`extend_pickup` extends: an update a reply may claim (blind set 4)."""
+    steps = [
+        ("user", "48 please"),
+        ("call", ("track_parcel", {"id": "SB2093771640"}, {"status": "in_locker"}, False)),
+    ]
+    tools = ["track_parcel", "extend_pickup"]
+    assert reply_claims(steps, "No problem — I've extended it by 48 hours.", tools) != []
+    extended = [*steps, ("call", ("extend_pickup", {"id": "SB2093771640"}, {"status": "extended"}, False))]
+    assert reply_claims(extended, "No problem — I've extended it by 48 hours.", tools) == []
 
 
 @pytest.mark.parametrize(
