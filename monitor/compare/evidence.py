@@ -413,7 +413,11 @@ class Evidence:
                 )
         for sentence, verb in done_claims(reply):
             tools = sorted({t for t in known_tools if does(t, verb)})
-            doing = [d for d in self._done if does(d.tool, verb) or _says(d.arg_strings, verb)]
+            doing = [  # a lookup does no action its name mentions (`get_upgrade_quote` upgrades nothing)
+                d
+                for d in self._done
+                if (does(d.tool, verb) and not _looks_read_only(d.tool)) or _says(d.arg_strings, verb)
+            ]
             # `XEHM4B and 59XX6W have been cancelled`: each by a call that does it; the ids of the clause
             # that says it (`I reported E-40917 (ticket MT-57740), and $1.60 has been refunded`: no refund
             # of E-40917). A clause that names none (`…, and it has been cancelled`): the sentence's ids,
@@ -425,9 +429,11 @@ class Evidence:
                 named = _named_ids(sentence)
                 by = [d for d in self._done if d in doing or not _looks_read_only(d.tool)]
             used = {normalize_text(v) for d in by for v in (*d.arg_strings, *d.result_strings)}
-            if doing and named <= used:
+            # `Both appointments are cancelled`: two of them, so two calls that did it
+            enough = len({d.arg_strings for d in doing}) >= 2 if _of_both(clause, verb) else bool(doing)
+            if enough and named <= used:
                 continue
-            if self._state_reported(verb, named):  # `… has already been cancelled`, as a lookup showed
+            if self._state_reported(verb, named, doing):  # `… has already been cancelled`, as a lookup showed
                 continue
             since_user = [d.tool for d in self._done if d.turn > self._last_user]
             if tools:
@@ -556,11 +562,15 @@ class Evidence:
         best = _best(hits)
         return best, best[1]
 
-    def _state_reported(self, verb: str, named: set[str]) -> bool:
+    def _state_reported(self, verb: str, named: set[str], doing: Sequence[_Done] = ()) -> bool:
         """An earlier result shows the action's state (`"status": "cancelled"`: a value of a word or two, not
-        a key such as `email`) for what the claim names: the reply reports a state, it claims no action."""
+        a key such as `email`) for what the claim names: the reply reports a state, it claims no action. Not
+        the result of a call that did the action (`doing`): that one is the claim's support, counted apart
+        (`Both … are cancelled` after one cancellation)."""
         stems = ACTIONS.get(verb, (verb,))
         for d in self._done:
+            if d in doing:
+                continue
             values = [v for _, _, v in _leaves(d.result) if isinstance(v, str)]
             if named and not named <= {normalize_text(v) for v in (*values, *d.arg_strings)}:
                 continue
@@ -1297,6 +1307,7 @@ _CLAIM_VERBS: dict[str, str] = {
     "moved": "update", "granted": "update", "enabled": "update", "disabled": "update", "requested": "submit",
     "logged": "submit", "raised": "submit", "filed": "submit", "arranged": "schedule", "renewed": "update",
     "extended": "update", "activated": "update", "deactivated": "update", "unsubscribed": "update",
+    "resent": "send", "re-sent": "send",
 }  # fmt: skip
 #: Each action's claiming verbs, as a pattern: where a sentence's clause says that action.
 _CLAIM_WORDS = {
@@ -1311,8 +1322,10 @@ _DONE_CLAIM = re.compile(
     rf"(?i)\b(?:(?:i|we)(?:['’]ve| have)?\s+(?:now\s+|just\s+|already\s+|also\s+|successfully\s+)*(?P<a>{_VERB})"
     rf"|(?:has|have)\s+(?:now\s+|already\s+|also\s+)?been\s+(?:successfully\s+)?(?P<b>{_VERB})"
     rf"|(?:is|are)\s+now\s+(?P<c>{_VERB})|(?:was|were)\s+successfully\s+(?P<d>{_VERB})"
-    rf"|went ahead and\s+(?P<e>{_VERB})|\byou(?:['’]re| are)\s+(?:now\s+|all\s+)?(?P<f>booked|reserved|scheduled))\b"
-)
+    rf"|went ahead and\s+(?P<e>{_VERB})"
+    rf"|\byou(?:['’]re| are)\s+(?:now\s+|all\s+)?(?P<f>booked|reserved|scheduled|upgraded)"
+    rf"|^\W*(?:done|all\s+set|you(?:['’]re| are)\s+all\s+set|fixed|both)\b[^.!?]*?\b(?:is|are)\s+(?:now\s+)?(?P<g>{_VERB}))\b"
+)  # the last: a present passive is a claim after an opener that says so (`All set — it is moved to Friday`)
 #: Chinese: 已为您取消, 我已经帮您修改了, 已提交 — the verb after 已 / 已经 (with 为您 / 帮您)
 _ZH_VERBS = {
     "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
@@ -1393,6 +1406,25 @@ def _says(arg_strings: Iterable[str], action: str) -> bool:
 _CLAUSE_BREAK = re.compile(
     r";|:\s|,?\s+(?:and|but|then|plus)\s+(?=(?:I|I've|I'm|we|we've|it|it's|its|the|your|this|that|they|he|she)\b)"
 )
+#: a claim of two things done (`Both appointments are cancelled`, `resent both tickets`)
+_BOTH = re.compile(r"(?i)\bboth\b")
+_ANY_CLAIM_WORD = re.compile(rf"(?i)\b(?:{_VERB})\b")
+
+
+def _of_both(clause: str, verb: str) -> bool:
+    """Whether the clause says this action was done to two things (`Both appointments are cancelled`,
+    `resent both tickets`): `both` in its subject or its object, not in another action's (`I've updated
+    the email and resent both tickets`: one update)."""
+    said = _CLAIM_WORDS.get(verb)
+    m = said.search(clause) if said is not None else None
+    if m is None or not _BOTH.search(clause):
+        return False
+    others = [o for o in _ANY_CLAIM_WORD.finditer(clause) if o.start() != m.start()]
+    start = max((o.end() for o in others if o.end() <= m.start()), default=0)
+    end = min((o.start() for o in others if o.start() >= m.end()), default=len(clause))
+    return _BOTH.search(clause, start, end) is not None
+
+
 #: a next action whose subject is left out (`I cancelled Monday's and then booked Tuesday — RS-55391`)
 _AND_THEN = re.compile(r",?\s+and\s+then\s+")
 

@@ -328,6 +328,39 @@ def test_done_claims_as_people_write_them(text: str) -> None:
     assert done_claims(text)
 
 
+def test_claims_a_lookup_or_one_call_does_not_back() -> None:
+    """Grounding blind set 4: `you're upgraded` after only `get_upgrade_quote` (a lookup does no action its
+    name mentions); `Both appointments are cancelled` after one cancellation; `resent both tickets` with
+    no resend; `All set — your tune-up is moved to Friday` after the reschedule failed."""
+
+    def done(steps: list[tuple[str, Any]], reply: str, tools: list[str]) -> list[str]:
+        return [c for c in reply_claims(steps, reply, tools) if c.startswith("done:")]
+
+    quote = [
+        ("user", "upgrade me"),
+        ("call", ("get_upgrade_quote", {"ref": "NSR9P3LC"}, {"price": 45}, False)),
+    ]
+    assert done(quote, "Done — you're upgraded to First Class.", ["get_upgrade_quote", "upgrade_booking"])
+    upgraded = [*quote, ("call", ("upgrade_booking", {"ref": "NSR9P3LC"}, {"status": "upgraded"}, False))]
+    assert not done(upgraded, "Done — you're upgraded to First Class.", ["upgrade_booking"])
+    one = [
+        ("user", "cancel both"),
+        ("call", ("cancel_appointment", {"id": "AP-71092"}, {"status": "cancelled"}, False)),
+    ]
+    assert done(one, "Both appointments are cancelled — July 9 and July 23.", ["cancel_appointment"])
+    two = [*one, ("call", ("cancel_appointment", {"id": "AP-71340"}, {"status": "cancelled"}, False))]
+    assert not done(two, "Both appointments are cancelled — July 9 and July 23.", ["cancel_appointment"])
+    email = [
+        ("user", "fix it"),
+        ("call", ("update_order_email", {"email": "k@g.com"}, {"status": "updated"}, False)),
+    ]
+    said = "Fixed — I've updated the email on your order and resent both tickets."
+    assert done(email, said, ["update_order_email", "resend_tickets"]) == [f"done: {said}"]
+    failed = [("user", "move it"), ("call", ("reschedule_booking", {"slot": "SL-5127"}, None, True))]
+    assert done(failed, "You're all set — your tune-up is moved to Friday.", ["reschedule_booking"])
+    assert not done_claims("Your card is charged when you book.")  # a rule, not a claim
+
+
 def test_an_extension_claimed_with_no_call_of_the_tool_that_extends_is_unsupported() -> None:
     """`extend_pickup` extends: an update a reply may claim (blind set 4)."""
     steps = [
