@@ -53,7 +53,9 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
     # after tool results it continues the call that asked for them, the root of the trace before
     new = 0
     if not span.span.parent_span_id:
-        new = next((i + 1 for i in range(len(seen) - 1, -1, -1) if seen[i].role == "assistant"), 0)
+        after = next((i + 1 for i in range(len(seen) - 1, -1, -1) if seen[i].role == "assistant"), 0)
+        if after < len(seen) and all(m.role == "tool" for m in seen[after:]):  # only tool results since
+            new = after  # (not a prefill: an assistant message last, which the old rule still reads)
     last_user = next((i for i in range(len(seen) - 1, new - 1, -1) if seen[i].role == "user"), new)
     continues = _digest(seen[:last_user]) if last_user > 0 else None
     system = hashlib.blake2b(digest_size=16)
@@ -164,9 +166,7 @@ def begins_conversation(spans: Sequence[AgentSpan]) -> bool:
         return False  # one trace: whether its framework resends history, nothing here shows
     first = min(spans, key=lambda s: (s.span.start_ns, s.span.span_id)).span.trace_id
     calls = [s for s in spans if s.span.trace_id == first and s.kind != "agent"]  # model calls, log records
-    keys = [history_keys(s) for s in calls]
-    own = {k.state for k in keys}  # a call after a tool result continues the call before it, in this trace
-    if any(k.continues is not None and k.continues not in own for k in keys):
+    if any(history_keys(s).continues is not None for s in calls):
         return False
     for span in calls:  # an agent span may show only the new message
         seen = [m for m in span.input_messages if m.role != "system"]

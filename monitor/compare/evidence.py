@@ -106,10 +106,10 @@ _DURATION_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "a": 1,
 }  # fmt: skip
-_DURATION_UNITS = ("day", "night", "week", "hour")  # `_DURATION` and `_POLICY_DURATION` need one
+_DURATION_UNITS = ("day", "night", "week", "hour", "hr")  # `_DURATION` and `_POLICY_DURATION` need one
 _DURATION = re.compile(
     r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+(?P<unit>days?|nights?|weeks?)\b"
-    r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?|h)\b"
+    r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
 )
 #: A policy's duration between two dates (`2 days after the request`, `within 21 days of the issue
 #: date`, `on the shelf for 7 days`) — not a frequency or an opening time (`open 7 days a week`, `24 hours
@@ -179,6 +179,7 @@ class _Done:
     result: Any
     arg_strings: tuple[str, ...]  # the strings among the arguments' leaves
     result_strings: tuple[str, ...]  # the result's keys and strings (`_result_leaves`)
+    several: bool = False  # its arguments hold a list of two or more (two flights, two ids): several things
 
 
 @dataclass
@@ -329,7 +330,8 @@ class Evidence:
         amounts: dict[str, list[float]] = {}  # the amounts of one key (each flight's `price`), in order
         result_leaves = _result_leaves(result)
         result_strings = tuple(x for x, _, _ in result_leaves if isinstance(x, str))
-        self._done.append(_Done(turn, tool, result, arg_strings, result_strings))
+        several = any("[1]" in path for path, _, _ in leaves)
+        self._done.append(_Done(turn, tool, result, arg_strings, result_strings, several))
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
@@ -413,10 +415,10 @@ class Evidence:
                 )
         for sentence, verb in done_claims(reply):
             tools = sorted({t for t in known_tools if does(t, verb)})
-            doing = [  # a lookup does no action its name mentions (`get_upgrade_quote` upgrades nothing)
+            doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`)
                 d
                 for d in self._done
-                if (does(d.tool, verb) and not _looks_read_only(d.tool)) or _says(d.arg_strings, verb)
+                if not _looks_read_only(d.tool) and (does(d.tool, verb) or _says(d.arg_strings, verb))
             ]
             # `XEHM4B and 59XX6W have been cancelled`: each by a call that does it; the ids of the clause
             # that says it (`I reported E-40917 (ticket MT-57740), and $1.60 has been refunded`: no refund
@@ -429,8 +431,9 @@ class Evidence:
                 named = _named_ids(sentence)
                 by = [d for d in self._done if d in doing or not _looks_read_only(d.tool)]
             used = {normalize_text(v) for d in by for v in (*d.arg_strings, *d.result_strings)}
-            # `Both appointments are cancelled`: two of them, so two calls that did it
-            enough = len({d.arg_strings for d in doing}) >= 2 if _of_both(clause, verb) else bool(doing)
+            # `Both appointments are cancelled`: two of them, so two calls that did it, or one on a list
+            two = len({d.arg_strings for d in doing}) >= 2 or any(d.several for d in doing)
+            enough = two if _of_both(clause, verb) else bool(doing)
             if enough and named <= used:
                 continue
             if self._state_reported(verb, named, doing):  # `… has already been cancelled`, as a lookup showed
@@ -722,7 +725,7 @@ def _stated(
                     yield source, turn
 
 
-_UTC_OFFSET = re.compile(r"(?i)\b(?:UTC|GMT)\s*([+-−])\s*(\d{1,2})(?::?(\d{2}))?\b")
+_UTC_OFFSET = re.compile(r"(?i)\b(?:UTC|GMT)\s*([+\-−])\s*(\d{1,2})(?::?(\d{2}))?\b")
 
 
 def _utc_offsets(text: str) -> set[int]:
@@ -743,8 +746,9 @@ def _shifted(canon: str, minutes: int) -> str:
     return f"time:{total // 60:02d}:{total % 60:02d}"
 
 
-#: an id of a letter prefix and digits (`MBR-38204`, `SB4471039285`)
-_PREFIXED_ID = re.compile(r"(?P<p>[A-Za-z]{1,5})[-_ ]?(?P<d>\d{4,})")
+#: an id of an upper-case prefix of two letters or more and digits (`MBR-38204`, `SB4471039285`); not
+#: `A38204` (` a ` is in every prompt), nor digits with a leading zero (`ORD-0042` is not `42 minutes`)
+_PREFIXED_ID = re.compile(r"(?P<p>[A-Z]{2,5})[-_ ]?(?P<d>[1-9]\d{3,})")
 
 
 def _declared_prefix(prefix: str, where: _Sources) -> bool:
@@ -1102,7 +1106,8 @@ def _read_keys(text: str) -> tuple[str, ...]:
         if canon.startswith("date:") and len(canon) == 15:
             keys.append(f"md:{canon[-5:]}")
     for canon, original in spans:  # `180 feet` (its fact in metres): 180 as said, too
-        said = _said_number(original) if canon.startswith("number:") and "|" in canon else None
+        unit = canon.partition("|")[2] if canon.startswith("number:") else ""
+        said = _said_number(original) if unit and unit != "s" else None  # not a duration: `45 minutes`
         if said is not None and said != _number_of(canon):
             keys.append(f"number:{said:g}")
     days = _month_days(text)
@@ -1209,11 +1214,11 @@ def _month_days(reply: str) -> list[tuple[str, str]]:
     return out
 
 
-#: a day number listed after a month's day (`June 5th and 6th`, `May 3, 4 or 10`, `Aug 12-14`), not a
-#: time, a count or a duration (`June 5 at 10`, `May 3 and 2 guests`: smaller, so no later day anyway)
+#: a day number listed after a month's day (`June 5th and 6th`, `May 3, 4 or 10`, `Aug 12-14`: the days
+#: said, not those between), not a time, a count or a duration (`June 5 at 10`, `June 5, 8 to 10 of us`)
 _MORE_DAYS = re.compile(
     r"(?i)\s*(?:,|and|or|to|through|thru|&|-|–)\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\b"
-    r"(?![:.]?\d|\s*(?:%|[ap]\.?m\b|hours?|h\b|days?|nights?|weeks?|people|guests|passengers|tickets))"
+    r"(?![:.]?\d|\s*(?:%|[ap]\.?m\b|hours?|h\b|days?|nights?|weeks?|people|guests|passengers|tickets|of\s+us)\b)"
 )
 
 
@@ -1271,7 +1276,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "cancel": ("cancel",),
     "book": ("book", "reserve"),
     "refund": ("refund",),
-    "send": ("send", "email", "notify", "message", "text", "sms"),
+    "send": ("send", "resend", "email", "notify", "message", "text", "sms"),
     "update": (
         "update",
         "change",
@@ -1323,9 +1328,15 @@ _DONE_CLAIM = re.compile(
     rf"|(?:has|have)\s+(?:now\s+|already\s+|also\s+)?been\s+(?:successfully\s+)?(?P<b>{_VERB})"
     rf"|(?:is|are)\s+now\s+(?P<c>{_VERB})|(?:was|were)\s+successfully\s+(?P<d>{_VERB})"
     rf"|went ahead and\s+(?P<e>{_VERB})"
-    rf"|\byou(?:['’]re| are)\s+(?:now\s+|all\s+)?(?P<f>booked|reserved|scheduled|upgraded)"
-    rf"|^\W*(?:done|all\s+set|you(?:['’]re| are)\s+all\s+set|fixed|both)\b[^.!?]*?\b(?:is|are)\s+(?:now\s+)?(?P<g>{_VERB}))\b"
-)  # the last: a present passive is a claim after an opener that says so (`All set — it is moved to Friday`)
+    rf"|\byou(?:['’]re| are)\s+(?:now\s+|all\s+)?(?P<f>booked|reserved|scheduled|upgraded))\b"
+)
+#: a present passive is a claim after an opener that says the work is done (`You're all set — your tune-up
+#: is moved to Friday`, `**Done** — it is cancelled`); without one it is as often a state (`Both flights are
+#: scheduled to depart on time`) or a rule (`Fixed-term plans are renewed automatically`)
+_OPENER_PASSIVE = re.compile(
+    rf"(?i)^\W*(?:done|all\s+set|you(?:['’]re| are)\s+all\s+set|fixed)\W*\s*[—–:,!-]\s+[^.!?]*?"
+    rf"\b(?:is|are)\s+(?:now\s+)?(?P<g>{_VERB})\b"
+)
 #: Chinese: 已为您取消, 我已经帮您修改了, 已提交 — the verb after 已 / 已经 (with 为您 / 帮您)
 _ZH_VERBS = {
     "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
@@ -1364,7 +1375,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     for sentence in sentences(reply):
         if act_of(sentence) == "ask":
             continue
-        m = _DONE_CLAIM.search(sentence)
+        m = _DONE_CLAIM.search(sentence) or _OPENER_PASSIVE.search(sentence)
         if m is not None and not _NOT_DONE.search(sentence[: m.end()]):
             verbs = [next(g for g in m.groups() if g)]
             verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]

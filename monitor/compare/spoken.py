@@ -66,8 +66,11 @@ _DE_WHICH = {
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 #: `the 3rd` (not `the 3rd of May`: a full date, which `facts` reads)
 _DAY_OF_MONTH = re.compile(rf"(?i)\bthe\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS}))")
-#: a Chinese day of the month said without its month (`改到13号`, `15日`): this month's or next month's
-_ZH_DAY_OF_MONTH = re.compile(r"(?<![月\d])(\d{1,2})\s*(?:号|日)")
+#: a Chinese day of the month said without its month (`改到13号`, `15日`): this month's or next month's;
+#: only where what follows is a time of day, a connector or the end (not 2号航站楼, 5号线, 7日内, 3日游)
+_ZH_DAY_OF_MONTH = re.compile(
+    r"(?<![月\d])(\d{1,2})\s*(?:号|日)(?=$|[\s，。、,.!！?？；;：:到至和或与前后的吧呢啊可行能晚早上下中午凌傍])"
+)
 _IN_UNITS = re.compile(
     r"(?i)\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|ten|fourteen)\s+(day|week)s?\b"
 )

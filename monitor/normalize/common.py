@@ -109,8 +109,9 @@ def result_value(value: Any) -> Any:
     return value
 
 
-#: what a content block of a tool result may hold beside its text (Anthropic's prompt-cache marker)
-_BLOCK_KEYS = {"text", "json", "type", "cache_control", "citations"}
+#: what a content block of a tool result may hold beside its text (Anthropic's prompt-cache marker, MCP's
+#: annotations and meta as its SDK dumps them)
+_BLOCK_KEYS = {"text", "json", "type", "cache_control", "citations", "annotations", "meta", "_meta"}
 
 
 def _text_block(block: Any) -> bool:

@@ -113,6 +113,19 @@ def test_an_id_with_the_prefix_the_prompt_declares_is_the_users_digits() -> None
     assert source(["cancel my class tonight, member 38204"], "t", {"a": "MBR-38204"}) == {"a": "agent"}
 
 
+def test_what_only_looks_like_a_stated_value_grounds_nothing() -> None:
+    """The review's cases: a duration's number is no amount (`45 minutes`, `within 30 days`), a one-letter
+    or zero-led prefix is no declared id, a number that names a thing (2号航站楼) is no date, a count of
+    people after a date is no day."""
+    ev = Evidence(system=["Refunds are paid within 30 days. You are a helpful assistant."], today=TODAY)
+    ev.add_user(1, "the delivery took 45 minutes; my member number is 38204; it took 42 minutes")
+    args = {"credit": 45, "refund": 30, "member": "A38204", "order": "ORD-0042"}
+    found = {p.path: p.source for p in ev.provenance("t", args)}
+    assert found == {"credit": "agent", "refund": "agent", "member": "agent", "order": "agent"}
+    assert source(["我在2号航站楼"], "t", {"date": "2025-04-02"}) == {"date": "agent"}
+    assert source(["can we do June 5, 8 to 10 of us"], "t", {"date": "2025-06-10"}) == {"date": "agent"}
+
+
 def test_a_reply_may_say_a_utc_time_in_the_local_time_the_prompt_asks_for() -> None:
     """A result's `14:05:00Z` told as `15:05` where the prompt says `UTC+1` (blind set 4); `16:05` is not."""
     ev = Evidence(system=["Times in tool results are UTC; tell customers UK local time (BST, UTC+1)."])
@@ -120,6 +133,12 @@ def test_a_reply_may_say_a_utc_time_in_the_local_time_the_prompt_asks_for() -> N
     ev.add_call(2, "track", {"id": "SB1"}, {"deadline": "2025-05-18T14:05:00Z"}, failed=False, tainted=False)
     assert ev.unsupported("Pick it up by 18 May at 15:05.", ["track"]) == []
     assert [c.text for c in ev.unsupported("Pick it up by 18 May at 16:05.", ["track"])] == ["16:05"]
+    ev = Evidence(system=["Business hours are 09:00-17:00 UTC, 7 days a week."])  # `,` is no sign
+    ev.add_user(1, "when does it leave?")
+    ev.add_call(
+        2, "get_train", {"id": "G1"}, {"departs": "2025-05-18T14:05:00Z"}, failed=False, tainted=False
+    )
+    assert [c.text for c in ev.unsupported("It departs at 21:05.", ["get_train"])] == ["21:05"]
 
 
 def test_a_frequency_or_opening_time_in_the_system_prompt_puts_no_days_between_dates() -> None:
@@ -330,8 +349,9 @@ def test_done_claims_as_people_write_them(text: str) -> None:
 
 def test_claims_a_lookup_or_one_call_does_not_back() -> None:
     """Grounding blind set 4: `you're upgraded` after only `get_upgrade_quote` (a lookup does no action its
-    name mentions); `Both appointments are cancelled` after one cancellation; `resent both tickets` with
-    no resend; `All set — your tune-up is moved to Friday` after the reschedule failed."""
+    name or arguments mention); `cancelled both appointments` after one cancellation (one call on a list
+    does both); `resent both tickets` with no resend; `All set — your tune-up is moved to Friday` after the
+    reschedule failed; and the review's states and rules that are no claims."""
 
     def done(steps: list[tuple[str, Any]], reply: str, tools: list[str]) -> list[str]:
         return [c for c in reply_claims(steps, reply, tools) if c.startswith("done:")]
@@ -347,9 +367,27 @@ def test_claims_a_lookup_or_one_call_does_not_back() -> None:
         ("user", "cancel both"),
         ("call", ("cancel_appointment", {"id": "AP-71092"}, {"status": "cancelled"}, False)),
     ]
-    assert done(one, "Both appointments are cancelled — July 9 and July 23.", ["cancel_appointment"])
+    assert done(one, "I've cancelled both appointments — July 9 and July 23.", ["cancel_appointment"])
     two = [*one, ("call", ("cancel_appointment", {"id": "AP-71340"}, {"status": "cancelled"}, False))]
-    assert not done(two, "Both appointments are cancelled — July 9 and July 23.", ["cancel_appointment"])
+    assert not done(two, "I've cancelled both appointments — July 9 and July 23.", ["cancel_appointment"])
+    flights = {"flights": [{"flight_number": "HAT001"}, {"flight_number": "HAT002"}]}
+    booked = [
+        ("user", "book both"),
+        ("call", ("book_reservation", flights, {"reservation_id": "ZX9Q2L"}, False)),
+    ]
+    assert not done(booked, "I've booked both flights — reservation ZX9Q2L.", ["book_reservation"])
+    resent = [
+        ("user", "again"),
+        ("call", ("resend_verification_code", {"to": "sms"}, {"status": "sent"}, False)),
+    ]
+    assert not done(
+        resent, "I've resent the verification code.", ["resend_verification_code", "send_receipt"]
+    )
+    looked = [
+        ("user", "new address"),
+        ("call", ("get_warranty", {"plan": "extended"}, {"warranty_id": "W-1"}, False)),
+    ]
+    assert done(looked, "I've updated your address.", ["get_warranty", "update_address"])
     email = [
         ("user", "fix it"),
         ("call", ("update_order_email", {"email": "k@g.com"}, {"status": "updated"}, False)),
@@ -359,6 +397,14 @@ def test_claims_a_lookup_or_one_call_does_not_back() -> None:
     failed = [("user", "move it"), ("call", ("reschedule_booking", {"slot": "SL-5127"}, None, True))]
     assert done(failed, "You're all set — your tune-up is moved to Friday.", ["reschedule_booking"])
     assert not done_claims("Your card is charged when you book.")  # a rule, not a claim
+    for state in (
+        "Both reservations are booked in economy class.",
+        "Both flights are scheduled to depart on time.",
+        "Both 3pm and 4pm are booked on Tuesday.",
+        "Fixed-term plans are renewed automatically each year.",
+    ):
+        assert not done_claims(state), state
+    assert done_claims("**Done** — your appointment is moved to Friday.")
 
 
 def test_an_extension_claimed_with_no_call_of_the_tool_that_extends_is_unsupported() -> None:

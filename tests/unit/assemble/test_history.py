@@ -1,10 +1,17 @@
 """Which partition a trace without a conversation id goes to in Kafka (history.opening_key): every
-trace of a conversation to the same one."""
+trace of a conversation to the same one; and which earlier model call a call continues
+(history.history_keys)."""
 
 from __future__ import annotations
 
-from monitor.assemble.history import opening_key
+import json
+from typing import Any
+
+from monitor.assemble.history import history_keys, opening_key
+from monitor.model import AgentSpan
+from monitor.normalize import normalize_span
 from tests.unit.assemble.test_windows import chat
+from tests.unit.spans import span
 
 PARIS = [("system", "Be brief."), ("user", "Weather in Paris?"), ("assistant", "Sunny.")]
 
@@ -27,3 +34,33 @@ def test_the_system_prompt_rebuilt_per_call_does_not_move_a_conversation() -> No
 
 def test_a_trace_that_shows_no_input_has_no_key() -> None:
     assert opening_key([]) is None
+
+
+def call(messages: list[dict[str, Any]], answer: dict[str, Any], trace: str, root: bool = True) -> AgentSpan:
+    """A model call of an app's own tool loop (the trace's root) or of a framework (under its root)."""
+    attrs = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(messages),
+             "gen_ai.output.messages": json.dumps([answer])}  # fmt: skip
+    model_call = span("chat", attrs, trace=trace, start_s=0)
+    return normalize_span(model_call if root else model_call.model_copy(update={"parent_span_id": "ff" * 8}))
+
+
+USER = {"role": "user", "parts": [{"type": "text", "content": "Weather in Paris?"}]}
+ASKS = {"role": "assistant", "parts": [{"type": "tool_call", "id": "toolu_1", "name": "get_weather",
+                                        "arguments": {"city": "Paris"}}]}  # fmt: skip
+RESULT = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "toolu_1", "response": "sunny"}]}
+SAYS = {"role": "assistant", "parts": [{"type": "text", "content": "Sunny."}]}
+
+
+def test_a_root_model_call_after_tool_results_continues_the_call_that_asked_for_them() -> None:
+    """One trace per model call (an app's tool loop, no framework span): the call sent the tool's result
+    continues the call that asked for it — under a framework's root span it does not (its trace's earlier
+    call is its own), and a prefill (an assistant message last) keeps the newest-user-message rule."""
+    first = history_keys(call([USER], ASKS, "a1"))
+    after = call([USER, ASKS, RESULT], SAYS, "a2")
+    assert history_keys(after).continues == first.state is not None
+    assert history_keys(call([USER, ASKS, RESULT], SAYS, "a2", root=False)).continues is None
+    rome = {"role": "user", "parts": [{"type": "text", "content": "And Rome?"}]}
+    prefill = {"role": "assistant", "parts": [{"type": "text", "content": "{"}]}
+    before_rome = history_keys(call([USER], SAYS, "b1")).state
+    assert history_keys(call([USER, SAYS, rome], SAYS, "b2")).continues == before_rome
+    assert history_keys(call([USER, SAYS, rome, prefill], SAYS, "b2")).continues == before_rome
