@@ -770,14 +770,17 @@ _DIGIT_WORD = re.compile(
 )
 _DOUBLE = re.compile(r"(?i)\b(double|triple)\s+(\w)")
 _SEPARATORS = re.compile(r"[\W_]+")
+_SAID_DASH = re.compile(r"(?i)(?<=\w)\s+(?:dash|hyphen)\s+(?=\w)")
 
 
 @short_cached(maxsize=32_768)
 def squash(text: str) -> str:
     """A text as a dictated id reads: digit words as digits (`zero zero nine`, `一三九`), `double 7` as `77`,
-    lower-case, every separator gone."""
+    a separator said as a word (`T R M dash 3 3 0 8 5`) gone, lower-case, every separator gone."""
     if "double" in text or "triple" in text or "Double" in text or "Triple" in text:
         text = _DOUBLE.sub(lambda m: m.group(2) * (2 if m.group(1).lower() == "double" else 3), text)
+    if "dash" in text or "hyphen" in text or "Dash" in text or "Hyphen" in text:
+        text = _SAID_DASH.sub(" ", text)
     text = _DIGIT_WORD.sub(lambda m: _DIGIT_WORDS[fold(m.group(0))], text)
     return _SEPARATORS.sub("", text.casefold())
 
@@ -1112,6 +1115,7 @@ def _read_keys(text: str) -> tuple[str, ...]:
             keys.append(f"number:{said:g}")
     days = _month_days(text)
     keys += [key for key, _ in days]  # `Aug 20`: abbreviated months too
+    keys += [key for key, _ in _de_day_months(text)]  # `der 14.11.`, `Dienstag, 4.11.`
     keys += _listed_days(text, days)  # `June 5th and 6th`
     for m in _digit_runs(text):  # `138 0013 8000`, `839 214`: one number written in groups
         digits = digits_of(m.group(0))
@@ -1164,8 +1168,12 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
         if len(digits_of(m.group(0))) >= 4
     ]
     out += days
+    german = _de_day_months(reply)  # `der 14.11.`: a day and a month, not the number 14.11
+    out += german
     for canon, original in spans:
         kind = canon.partition(":")[0]
+        if german and kind == "number" and any(original.strip() in said for _, said in german):
+            continue
         if kind not in _REPLY_FACT_KINDS or any(original.strip() in m.group(0) for m in runs):
             continue
         if kind == "number" and original.strip().rstrip("stndrh") in said_days:
@@ -1198,6 +1206,26 @@ _MONTH_DAY = re.compile(
     rf"(?i)\b{_MONTH}\.?\s+(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*[,.]?\s*\d{{4}})(?![:\d])"
     rf"|\b(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH.replace('?P<m>', '?P<m2>')}\b(?!\s*[,.]?\s*\d{{4}})"
 )
+
+
+#: a German day and month without a year (`der 14.11.`, `am 3.5.`, `Dienstag, 28.10.`): after an article,
+#: a preposition or a weekday, so a price at a sentence's end (`the total is 14.11.`) is none
+_DE_DAY_MONTH = re.compile(
+    r"(?i)\b(?:am|vom|bis|zum|ab|den|der|dem|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag),?"
+    r"\s+(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.(?!\d)"
+)
+
+
+def _de_day_months(text: str) -> list[tuple[str, str]]:
+    """`md:` keys of the German day-months a text says (`_DE_DAY_MONTH`), with the day-month as written."""
+    if "." not in text:
+        return []
+    out = []
+    for m in _DE_DAY_MONTH.finditer(text):
+        day, month = int(m["d"]), int(m["m"])
+        if 1 <= day <= 31 and 1 <= month <= 12:
+            out.append((f"md:{month:02d}-{day:02d}", f"{m['d']}.{m['m']}"))
+    return out
 
 
 def _month_days(reply: str) -> list[tuple[str, str]]:

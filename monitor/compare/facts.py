@@ -1502,6 +1502,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
             take(_MONTH_YEAR, _canon_month_year)
         if _TIME_HINT.search(text):
             take(_TIME, _canon_time)
+        if "h" in low:  # `às 9h30`, `à 14h40`: a clock time as French and Portuguese write it
+            take(_H_TIME, lambda m: f"time:{int(m['h']):02d}:{m['m']}")
         if cjk:
             take(_ZH_TIME, _canon_zh_time)
     if _TIME_WORD_HINT.search(text):
@@ -1587,6 +1589,12 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         labels=tuple(labels),
     )
 
+
+#: a clock time written with `h` between hours and minutes (`9h30`, `14h40`, `11h00`); `2h` alone is none
+_H_TIME = re.compile(r"(?<![\w.,:])(?P<h>[01]?\d|2[0-3])h(?P<m>[0-5]\d)(?![\w:])")
+#: a multiplier after an amount: `12 元×3`, `€25 x2` (× is read as x); `code X1` stays an id
+_MULTIPLIER = re.compile(r"[xX]\d{1,2}")
+_AMOUNT_BEFORE = re.compile(r"(?:\d|元|块|€|\$|£|¥)\s*$")
 
 #: The cheap tests `_extract_facts` makes before a pattern's scan (`hints`). The strings each pattern
 #: cannot match without, in the folded text (`hints.fold`; `_WEEKDAY_ABBR`'s in the text as written: its
@@ -1871,8 +1879,11 @@ _LETTER_CODE = re.compile(r"\d{1,3}(?![KLMBT])[A-Z]")
 
 
 def _canon_ident(m: re.Match[str]) -> str | None:
-    """An identifier mixes letters and digits (A123, ORD-5567); a quantity such as 10km is not one."""
+    """An identifier mixes letters and digits (A123, ORD-5567); a quantity such as 10km is not one, nor a
+    multiplier (`12 元×3`, `x2`: × is read as x)."""
     raw = m.group(0)
+    if _MULTIPLIER.fullmatch(raw) and _AMOUNT_BEFORE.search(m.string[max(0, m.start() - 12) : m.start()]):
+        return None
     if m.start() and m.string[m.start() - 1] in _CURRENCY_PREFIX:
         return None  # `$5b`: an amount
     if m.start() > 1 and m.string[m.start() - 1] == "." and m.string[m.start() - 2].isdigit():

@@ -7,9 +7,10 @@ words mean beyond what `facts.extract_facts` reads on its own:
   the one a week later, as people mean either —, `last Monday`), `the 3rd` (this month's or next month's),
   `in 3 days`, `in two weeks`; Chinese 今天 / 今晚 / 明天 / 后天 / 昨天 / 昨晚, 周X / 星期X / 礼拜X, with 这 /
   本 / 下 / 上, a day said without its month (13号, 15日: this month's or next month's); German weekdays
-  (`am Freitag`, `nächsten Dienstag`). Not `next week`: its seven days would each be a stated date that a
-  reply's date up to nine days off is taken for a slip of (grounding blind set 4: `August 1` after `the
-  surgery is next week`);
+  (`am Freitag`, `nächsten Dienstag`); holidays on a fixed day by name, the coming one (五一 May 1, 国庆
+  October 1, 元旦, 圣诞, `Christmas Eve`, `New Year's Day`, `Halloween`). Not `next week`: its seven days
+  would each be a stated date that a reply's date up to nine days off is taken for a slip of (grounding
+  blind set 4: `August 1` after `the surgery is next week`);
 - times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
   `at 7` — as `clock:` keys, the time of day on a 12-hour dial (`17:00` and `5:00` are one clock key), so
   a value `17:00` is grounded by `after 5` and a reply's `6:00` by a result's `18:00`;
@@ -48,6 +49,35 @@ _ZH_DAY_WORDS = {
     "昨晚": -1,
     "前天": -2,
 }
+#: holidays on a fixed day (month, day), said by name: the coming one (五一 is May 1, 国庆 October 1)
+_HOLIDAYS = {
+    "元旦": (1, 1), "五一": (5, 1), "劳动节": (5, 1), "国庆": (10, 1), "国庆节": (10, 1), "平安夜": (12, 24),
+    "圣诞": (12, 25), "圣诞节": (12, 25), "christmas eve": (12, 24), "christmas": (12, 25),
+    "christmas day": (12, 25), "new year's eve": (12, 31), "new year's day": (1, 1), "halloween": (10, 31),
+    "valentine's day": (2, 14),
+}  # fmt: skip
+_ZH_NUMERALS = "一二三四五六七八九十零〇两百千万第"
+_HOLIDAY = (
+    re.compile(  # English names as words; Chinese ones not inside other numerals (一五一十 is no May 1)
+        r"(?i)(?<![\w'])("
+        + "|".join(sorted((re.escape(h) for h in _HOLIDAYS if h.isascii()), key=len, reverse=True))
+        + rf")(?![\w'])|(?<![{_ZH_NUMERALS}])("
+        + "|".join(sorted((h for h in _HOLIDAYS if not h.isascii()), key=len, reverse=True))
+        + rf")(?![{_ZH_NUMERALS}])"
+    )
+)
+_HOLIDAY_STEMS = (
+    "元旦",
+    "五一",
+    "劳动",
+    "国庆",
+    "平安夜",
+    "圣诞",
+    "christmas",
+    "new year",
+    "halloween",
+    "valentine",
+)
 _DAY_WORD = re.compile(r"(?i)\b(" + "|".join(sorted(_DAY_WORDS, key=len, reverse=True)) + r")\b")
 _ZH_DAY_WORD = re.compile("|".join(_ZH_DAY_WORDS))
 _WEEKDAY = re.compile(r"(?i)\b(?:(this|next|last|coming)\s+)?(" + "|".join(_WEEKDAYS) + r")s?\b")
@@ -160,6 +190,10 @@ def relative_dates(text: str, today: date) -> list[date]:
     low, ascii_only = fold(text), text.isascii()  # each scan below only where it can match
     for m in _DAY_WORD.finditer(text) if holds_any(low, _DAY_WORD_STEMS) else ():
         out += [today + timedelta(days=k) for k in _DAY_WORDS[fold(m.group(1))]]
+    for m in _HOLIDAY.finditer(text.replace("’", "'")) if holds_any(low, _HOLIDAY_STEMS) else ():
+        holiday_month, holiday_day = _HOLIDAYS[(m.group(1) or m.group(2)).casefold()]
+        this_year = date(today.year, holiday_month, holiday_day)
+        out.append(this_year if this_year >= today else date(today.year + 1, holiday_month, holiday_day))
     for m in () if ascii_only else _ZH_DAY_WORD.finditer(text):
         out.append(today + timedelta(days=_ZH_DAY_WORDS[m.group(0)]))
     for m in _WEEKDAY.finditer(text) if holds_any(low, ("day",)) else ():

@@ -58,6 +58,10 @@ def source(
         ("改到13号晚上", {"date": "2025-03-13"}),
         ("l'étiquette à marie point lefebvre arobase orange point fr", {"email": "marie.lefebvre@orange.fr"}),
         ("send it to john dot smith at gmail dot com", {"email": "john.smith@gmail.com"}),
+        # grounding blind set 5 (read after its held-out scoring)
+        ("booking T R M dash 3 3 0 8 5", {"booking_id": "TRM-33085"}),
+        ("五一那天想带家里人去", {"date": "2025-05-01"}),
+        ("on Christmas Eve, please", {"date": "2025-12-24"}),
     ],
 )
 def test_a_value_the_user_said_in_another_form_is_the_users(said: str, args: dict[str, Any]) -> None:
@@ -111,6 +115,19 @@ def test_an_id_with_the_prefix_the_prompt_declares_is_the_users_digits() -> None
     }
     assert found == {"a": "user", "b": "agent", "c": "agent"}
     assert source(["cancel my class tonight, member 38204"], "t", {"a": "MBR-38204"}) == {"a": "agent"}
+
+
+def test_a_reply_in_the_local_forms_of_its_language_says_what_the_results_say() -> None:
+    """Set 5: `às 9h30` is the result's `09:30`; `der 14.11.` a day and month, not the number 14.11; `12 元×3`
+    a multiplier, no id `x3`. A day the results do not give still fails beside a stated one."""
+    ev = Evidence(today="2025-10-15")
+    ev.add_user(1, "quando?")
+    result = {"slots": ["09:30", "11:00"], "dates": ["2025-10-31", "2025-11-14"], "price": 12, "total": 36}
+    ev.add_call(2, "find_slots", {"post": "SAO"}, result, failed=False, tainted=False)
+    assert ev.unsupported("Há vagas às 9h30 e às 11h00.", ["find_slots"]) == []
+    assert ev.unsupported("Danach folgen der 31.10. und der 14.11.", ["find_slots"]) == []
+    assert ev.unsupported("衬衫水洗 12 元×3 = 36 元。", ["find_slots"]) == []
+    assert [c.text for c in ev.unsupported("Danach folgt der 15.11.", ["find_slots"])] == ["15.11"]
 
 
 def test_what_only_looks_like_a_stated_value_grounds_nothing() -> None:
