@@ -1216,9 +1216,13 @@ _DE_DAY_MONTH = re.compile(
 )
 
 
+#: what every `_DE_DAY_MONTH` match holds, a far cheaper scan than its words
+_DE_DAY_MONTH_HINT = re.compile(r"\d\.[01]?\d\.(?!\d)")
+
+
 def _de_day_months(text: str) -> list[tuple[str, str]]:
     """`md:` keys of the German day-months a text says (`_DE_DAY_MONTH`), with the day-month as written."""
-    if "." not in text:
+    if "." not in text or _DE_DAY_MONTH_HINT.search(text) is None:
         return []
     out = []
     for m in _DE_DAY_MONTH.finditer(text):

@@ -1502,7 +1502,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
             take(_MONTH_YEAR, _canon_month_year)
         if _TIME_HINT.search(text):
             take(_TIME, _canon_time)
-        if "h" in low:  # `às 9h30`, `à 14h40`: a clock time as French and Portuguese write it
+        # `às 9h30`, `à 14h40`: a clock time as French and Portuguese write it
+        if "h" in low and _H_TIME_HINT.search(text):
             take(_H_TIME, lambda m: f"time:{int(m['h']):02d}:{m['m']}")
         if cjk:
             take(_ZH_TIME, _canon_zh_time)
@@ -1592,6 +1593,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
 
 #: a clock time written with `h` between hours and minutes (`9h30`, `14h40`, `11h00`); `2h` alone is none
 _H_TIME = re.compile(r"(?<![\w.,:])(?P<h>[01]?\d|2[0-3])h(?P<m>[0-5]\d)(?![\w:])")
+_H_TIME_HINT = re.compile(r"\dh\d")
 #: a multiplier after an amount: `12 元×3`, `€25 x2` (× is read as x); `code X1` stays an id
 _MULTIPLIER = re.compile(r"[xX]\d{1,2}")
 _AMOUNT_BEFORE = re.compile(r"(?:\d|元|块|€|\$|£|¥)\s*$")
