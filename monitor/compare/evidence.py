@@ -429,7 +429,7 @@ class Evidence:
             by = doing
             if not named and clause != sentence:
                 named = _named_ids(sentence)
-                by = [d for d in self._done if d in doing or not _looks_read_only(d.tool)]
+                by = [d for d in self._done if not _looks_read_only(d.tool)]  # `doing` among them
             used = {normalize_text(v) for d in by for v in (*d.arg_strings, *d.result_strings)}
             # `Both appointments are cancelled`: two of them, so two calls that did it, or one on a list
             two = len({d.arg_strings for d in doing}) >= 2 or any(d.several for d in doing)
@@ -565,7 +565,7 @@ class Evidence:
         best = _best(hits)
         return best, best[1]
 
-    def _state_reported(self, verb: str, named: set[str], doing: Sequence[_Done] = ()) -> bool:
+    def _state_reported(self, verb: str, named: set[str], doing: Sequence[_Done]) -> bool:
         """An earlier result shows the action's state (`"status": "cancelled"`: a value of a word or two, not
         a key such as `email`) for what the claim names: the reply reports a state, it claims no action. Not
         the result of a call that did the action (`doing`): that one is the claim's support, counted apart
@@ -730,7 +730,7 @@ _UTC_OFFSET = re.compile(r"(?i)\b(?:UTC|GMT)\s*([+\-−])\s*(\d{1,2})(?::?(\d{2}
 
 def _utc_offsets(text: str) -> set[int]:
     """The offsets from UTC a text names (`UTC+1`, `GMT-05:00`, `UTC+5:30`), in minutes; not UTC itself."""
-    if "UTC" not in text and "GMT" not in text and "utc" not in text and "gmt" not in text:
+    if not holds_any(fold(text), ("utc", "gmt")):
         return set()
     out = set()
     for m in _UTC_OFFSET.finditer(text):

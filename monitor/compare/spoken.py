@@ -57,14 +57,13 @@ _HOLIDAYS = {
     "valentine's day": (2, 14),
 }  # fmt: skip
 _ZH_NUMERALS = "一二三四五六七八九十零〇两百千万第"
-_HOLIDAY = (
-    re.compile(  # English names as words; Chinese ones not inside other numerals (一五一十 is no May 1)
-        r"(?i)(?<![\w'])("
-        + "|".join(sorted((re.escape(h) for h in _HOLIDAYS if h.isascii()), key=len, reverse=True))
-        + rf")(?![\w'])|(?<![{_ZH_NUMERALS}])("
-        + "|".join(sorted((h for h in _HOLIDAYS if not h.isascii()), key=len, reverse=True))
-        + rf")(?![{_ZH_NUMERALS}])"
-    )
+#: English names as words; Chinese ones not inside other numerals (一五一十 is no May 1)
+_HOLIDAY = re.compile(
+    r"(?i)(?<![\w'])("
+    + "|".join(sorted((re.escape(h) for h in _HOLIDAYS if h.isascii()), key=len, reverse=True))
+    + rf")(?![\w'])|(?<![{_ZH_NUMERALS}])("
+    + "|".join(sorted((h for h in _HOLIDAYS if not h.isascii()), key=len, reverse=True))
+    + rf")(?![{_ZH_NUMERALS}])"
 )
 _HOLIDAY_STEMS = (
     "元旦",
