@@ -1172,7 +1172,7 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
     out += german
     for canon, original in spans:
         kind = canon.partition(":")[0]
-        if german and kind == "number" and any(original.strip() in said for _, said in german):
+        if german and kind == "number" and any(original.strip() == said for _, said in german):
             continue
         if kind not in _REPLY_FACT_KINDS or any(original.strip() in m.group(0) for m in runs):
             continue

@@ -128,6 +128,10 @@ def test_a_reply_in_the_local_forms_of_its_language_says_what_the_results_say() 
     assert ev.unsupported("Danach folgen der 31.10. und der 14.11.", ["find_slots"]) == []
     assert ev.unsupported("衬衫水洗 12 元×3 = 36 元。", ["find_slots"]) == []
     assert [c.text for c in ev.unsupported("Danach folgt der 15.11.", ["find_slots"])] == ["15.11"]
+    # only the day-month itself is no number: a count beside it whose digits it holds still is one
+    assert [c.text for c in ev.unsupported("Am Freitag, 14.11., sind 11 Plätze frei.", ["find_slots"])] == [
+        "11"
+    ]
 
 
 def test_what_only_looks_like_a_stated_value_grounds_nothing() -> None:
