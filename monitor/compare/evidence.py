@@ -180,6 +180,7 @@ class _Done:
     arg_strings: tuple[str, ...]  # the strings among the arguments' leaves
     result_strings: tuple[str, ...]  # the result's keys and strings (`_result_leaves`)
     several: bool = False  # its arguments hold a list of two or more (two flights, two ids): several things
+    args: Any = None
 
 
 @dataclass
@@ -248,10 +249,20 @@ class Evidence:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
         self._reply: set[float] = set()  # the numbers of the reply being checked
+        self._reply_times: set[str] = set()  # and its times of day (`HH:MM`)
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
         #: the UTC offsets (minutes) the system prompt tells the agent to give times in (`UTC+1`): a reply's
         #: `15:05` is a result's `14:05:00Z` said in local time
         self._zones: set[int] = set()
+        #: what the user and the system said, as said: read for lengths of time when a reply needs them
+        self._said: list[str] = []
+        #: lengths of time said (`90 minutes`, `2 hours`, a policy's `24 hours before`) or in calls
+        #: (`duration_min: 90`, `hours: 2`), in minutes, and the calls' date-and-times
+        #: (`2025-03-13T16:30:00+01:00` as (date, HH:MM)): what puts a range's end after its start, a
+        #: deadline before a start. Read from `_said` and `_done` when a reply first needs them (`_timing`)
+        self._durations: set[int] = set()
+        self._datetimes: set[tuple[str, str]] = set()
+        self._read: tuple[int, int] = (0, 0)  # how much of `_said` and of `_done` they hold
         for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95),
             # and its durations put days between dates (`ready 2 days after the request`, `paid within
             # 21 days of the issue date`, `on the shelf for 7 days`)
@@ -259,6 +270,7 @@ class Evidence:
             self._speak(text)
             self._add_offsets(text, counting_first=False)
             self._zones |= _utc_offsets(text)
+            self._said.append(text)
 
     # -- growing ---------------------------------------------------------------------------------
 
@@ -271,7 +283,11 @@ class Evidence:
         if _RELATIVE_DAY_HINT.search(text) and _RELATIVE_DAY.search(text):
             self._offsets.add(1)
         self._add_offsets(text, counting_first=True)
-        self._say((*_fact_keys(text), *spoken))  # the dates `today` adds are no numbers
+        self._said.append(text)
+        keys = _fact_keys(text)
+        for key in _whole_months(text, keys, self._today):  # `the November pass`: November 1st to 30th
+            self._sources.add_fact(key, "user", turn)
+        self._say((*keys, *spoken))  # the dates `today` adds are no numbers
 
     def _add_offsets(self, text: str, counting_first: bool) -> None:
         """The days a duration said here puts between two dates (`3 nights`, `2 weeks`, `48 hours`; a user's
@@ -331,7 +347,7 @@ class Evidence:
         result_leaves = _result_leaves(result)
         result_strings = tuple(x for x, _, _ in result_leaves if isinstance(x, str))
         several = any("[1]" in path for path, _, _ in leaves)
-        self._done.append(_Done(turn, tool, result, arg_strings, result_strings, several))
+        self._done.append(_Done(turn, tool, result, arg_strings, result_strings, several, args))
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
@@ -393,8 +409,12 @@ class Evidence:
         claims: list[Claim] = []
         facts = _reply_facts(reply)
         self._reply = set(_numbers(reply))  # every number the reply says, measures too: the parts of its sums
+        self._reply_times = {
+            canon[5:] for canon, _ in facts if canon.startswith("time:") and len(canon) == 10
+        }
+        ends = self._range_ends(reply) if _TIME_RANGE_HINT.search(reply) else set()
         for canon, original in facts:
-            found = self._fact_source(canon, original)
+            found = (("computed", None), None) if canon in ends else self._fact_source(canon, original)
             if found is None:
                 kind = canon.partition(":")[0]
                 similar = self.lookalike(canon, _REPLY_SLIP_DAYS) if kind in _TYPED_KINDS else None
@@ -425,10 +445,10 @@ class Evidence:
             # of E-40917). A clause that names none (`…, and it has been cancelled`): the sentence's ids,
             # each used by some call that wrote (a lookup of XYZ789 is no cancellation of it)
             clause = _clause_of(sentence, verb)
-            named = _named_ids(clause)
+            named = self._objects(_named_ids(clause))
             by = doing
             if not named and clause != sentence:
-                named = _named_ids(sentence)
+                named = self._objects(_named_ids(sentence))
                 by = [d for d in self._done if not _looks_read_only(d.tool)]  # `doing` among them
             used = {normalize_text(v) for d in by for v in (*d.arg_strings, *d.result_strings)}
             # `Both appointments are cancelled`: two of them, so two calls that did it, or one on a list
@@ -437,6 +457,8 @@ class Evidence:
             if enough and named <= used:
                 continue
             if self._state_reported(verb, named, doing):  # `… has already been cancelled`, as a lookup showed
+                continue
+            if self._effect_reported(verb, named):  # `"pass_transferred": true`: the call that did it says so
                 continue
             since_user = [d.tool for d in self._done if d.turn > self._last_user]
             if tools:
@@ -481,6 +503,8 @@ class Evidence:
                 hits += list(_same_phone(canon[6:], where))
             if kind in ("phone", "digits", "id") and len(flat := squash(original)) >= _SQUASHED_ID:
                 hits += [(source, turn) for source, turn, said in where.squashed if flat in said]
+                if kind != "id" and flat.isdigit():  # `3100 7725 1040`, a result's `310077251040`
+                    hits += [(source, turn) for source, turn, text in where.texts if f" {flat} " in text]
             if said is not None and said.is_integer() and 1 <= said <= 31:  # `the 18th`: a stated date's day
                 day = f"-{int(said):02d}"
                 hits += [
@@ -492,6 +516,8 @@ class Evidence:
             if hits:
                 return self._pick(hits)
         if kind in ("date", "md") and self._near(canon if kind == "date" else f"md:{canon[3:]}"):
+            return ("computed", None), None
+        if kind in ("date", "md") and self._deadline(canon[-5:]):
             return ("computed", None), None
         if number is not None and (
             computable(
@@ -580,6 +606,87 @@ class Evidence:
             short = (v for v in values if len(v.split()) <= 2)
             if any(w.startswith(stem) for v in short for w in key_words(v) for stem in stems):
                 return True
+        return False
+
+    def _range_ends(self, reply: str) -> set[str]:
+        """The ends of the reply's time ranges (`10:00–11:30`, `de 13h00 à 15h00`) a stated length of time
+        after a start that is supported: `time:` keys, computed (a session of 90 minutes from 10:00)."""
+        ends: set[str] = set()
+        durations, _ = self._timing()
+        if not durations:
+            return ends
+        for m in _TIME_RANGE.finditer(reply):
+            start, end = _clock_minutes(m["a"]), _clock_minutes(m["b"])
+            if start is None or end is None or (end - start) % (12 * 60) not in durations:
+                continue
+            start_key = f"time:{start // 60:02d}:{start % 60:02d}"
+            if self._fact_source(start_key, m["a"]) is not None:
+                ends.add(f"time:{end // 60:02d}:{end % 60:02d}")
+        return ends
+
+    def _deadline(self, mmdd: str) -> bool:
+        """A day a stated length of whole days before or after a stated date-and-time whose time the reply
+        states too: `free cancellation until Wednesday 12.03., 16:30` of a lesson at 2025-03-13T16:30 under
+        `free up to 24 hours before` (the time must agree: a day's slip alone is no deadline)."""
+        if not self._reply_times:
+            return False
+        durations, datetimes = self._timing()
+        days = {m // (24 * 60) for m in durations if m % (24 * 60) == 0}
+        for day, clock in datetimes if days else ():
+            if clock not in self._reply_times:
+                continue
+            try:
+                stated = date.fromisoformat(day)
+                claimed = date.fromisoformat(f"{stated.year}-{mmdd}")
+            except ValueError:
+                continue
+            if abs((stated - claimed).days) in days:
+                return True
+        return False
+
+    def _timing(self) -> tuple[set[int], set[tuple[str, str]]]:
+        """The lengths of time said or in successful calls, and the calls' date-and-times (`_durations`,
+        `_datetimes`), each text and call read once, when a reply first needs them."""
+        said, done = self._read
+        for text in self._said[said:]:
+            self._durations |= _said_durations(text)
+        for d in self._done[done:]:
+            self._durations |= _leaf_durations((key, value) for _, key, value in _leaves(d.args))
+            self._durations |= _leaf_durations((key, leaf) for leaf, _, key in _result_leaves(d.result))
+            self._datetimes |= _datetimes((*d.arg_strings, *d.result_strings))
+        self._read = (len(self._said), len(self._done))
+        return self._durations, self._datetimes
+
+    def _objects(self, named: set[str]) -> set[str]:
+        """The ids a claim names that can be what the action was done to: not one that no user or call
+        states as itself and only a result's longer text holds (the postcode in a centre's address)."""
+        return {n for n in named if not self._part_only(n)} if named else named
+
+    def _part_only(self, name: str) -> bool:
+        flat, inside = name.replace(" ", ""), False  # as `_named_ids` writes it: `LS1 2JZ` is `ls12jz`
+        for where in (self._sources, self._arguments):
+            for source, _, text in where.texts:
+                if flat in (said := text.replace(" ", "")):
+                    if source != "tool_result" or said == flat:
+                        return False
+                    inside = True
+        return inside
+
+    def _effect_reported(self, verb: str, named: set[str]) -> bool:
+        """A successful call's result says, as a flag, that it did the action (`"pass_transferred": true`,
+        `"refund_issued": true`): one call that does several things. The flag's own action, or one the
+        claim's action takes in (a pass transferred is moved: an update)."""
+        actions = {verb, *_TAKES_IN.get(verb, ())}
+        for d in self._done:
+            if named and not named <= {normalize_text(v) for v in (*d.arg_strings, *d.result_strings)}:
+                continue
+            for key in _true_flags(d.result):
+                words = key_words(key)
+                if any(_CLAIM_VERBS.get(w) in actions for w in words):
+                    return True
+                stems = [stem for a in actions for stem in ACTIONS.get(a, (a,))]  # `refund_issued`
+                if _DONE_WORDS.intersection(words) and any(w.startswith(t) for w in words for t in stems):
+                    return True
         return False
 
     def _near(self, date_key: str) -> bool:
@@ -710,6 +817,14 @@ def _stated(
     if kind == "id" and (m := _PREFIXED_ID.fullmatch(text.strip())) and _declared_prefix(m["p"], where):
         yield from where.numbers.get(_round(float(m["d"])), ())  # `member 38204` as `MBR-38204`, where
         yield from where.facts.get(f"digits:{m['d']}", ())  # the prompt says `MBR- followed by 5 digits`
+    if kind == "id" and (d := _DIMENSIONS.fullmatch(text.strip())):  # `90x54mm` said as `90×54`
+        by = r"\s*[x×*]\s*|\s+"  # a normalized text says `90×54` as `90 54`
+        written = re.compile(
+            rf"(?<![\d.]){d['a']}(?:{by}){d['b']}" + (rf"(?:{by}){d['c']}" if d["c"] else "") + r"(?![\d.])"
+        )
+        for source, turn, evidence in where.texts:
+            if written.search(evidence):
+                yield source, turn
     if kind == "name" and len(words := norm.split()) > 1:  # `Rite Aid Hawthorne Blvd`: every word said
         for source, turn, evidence in where.texts:
             if all(f" {w} " in evidence for w in words):
@@ -725,6 +840,143 @@ def _stated(
                     yield source, turn
 
 
+#: a length of time said (`90 minutes`, `a 2-hour lesson`, `1.5 hours`, `24 Stunden`, `une heure`, `90分钟`);
+#: not a bare `13h` (a French time of day)
+_SAID_DURATION = re.compile(
+    r"(?i)(?<![\d.,:])(?P<n>\d{1,3}(?:[.,]5)?|an?|one|two|three|four|five|six|eight|half\s+an?|eine[n]?|une?)"
+    r"(?:\s*-\s*|\s+)?(?P<u>minutes?|mins?|minuten|minutos|minuti|hours?|hrs?|stunden?|heures?|horas?|ore)\b"
+    r"(?P<half>\s+and\s+a\s+half)?"
+    r"|(?P<zn>\d{1,3}(?:\.5)?)\s*个?(?P<zu>分钟|小时|個小時)"
+)
+_SAID_DURATION_STEMS = ("min", "hour", "hr", "stund", "heure", "hora", "ore", "分钟", "小时", "小時")
+_DURATION_NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "eine": 1,
+    "einen": 1, "un": 1, "une": 1,
+}  # fmt: skip
+_MAX_DURATION = 31 * 24 * 60
+
+
+def _said_durations(text: str) -> set[int]:
+    """The lengths of time a text says, in minutes."""
+    if not holds_any(fold(text), _SAID_DURATION_STEMS):
+        return set()
+    out = set()
+    for m in _SAID_DURATION.finditer(text):
+        said, unit = (m["n"], m["u"]) if m["n"] else (m["zn"], m["zu"])
+        word = fold(said)
+        if word.startswith("half"):
+            n = 0.5
+        else:
+            n = float(said.replace(",", ".")) if said[0].isdigit() else _DURATION_NUMBER_WORDS[word]
+        n += 0.5 if m["half"] else 0
+        minutes = n if fold(unit).startswith("min") or unit == "分钟" else n * 60
+        if 0 < minutes <= _MAX_DURATION and float(minutes).is_integer():
+            out.add(int(minutes))
+    return out
+
+
+_DURATION_KEY_STEMS = ("min", "hour", "hr", "duration", "length")
+
+
+def _leaf_durations(pairs: Iterable[tuple[str, Any]]) -> set[int]:
+    """The lengths of time a call's or a result's numbers give under a key that says so (`duration_min`,
+    `hours`, `duration`: minutes unless the key says hours), in minutes."""
+    out = set()
+    for key, value in pairs:
+        if type(value) is not int and type(value) is not float:  # not a bool either
+            continue
+        if not holds_any(key.lower(), _DURATION_KEY_STEMS):
+            continue
+        words = key_words(key)
+        if any(w in ("hour", "hours", "hr", "hrs") for w in words):
+            minutes = value * 60
+        elif any(w in ("min", "mins", "minute", "minutes", "duration", "length") for w in words):
+            minutes = value
+        else:
+            continue
+        if 0 < minutes <= _MAX_DURATION and float(minutes).is_integer():
+            out.add(int(minutes))
+    return out
+
+
+def _datetimes(strings: Iterable[str]) -> set[tuple[str, str]]:
+    """(date, `HH:MM`) of each string that is a date and time (`2025-03-13T16:30:00+01:00`)."""
+    out = set()
+    for text in strings:
+        if 16 <= len(text) <= 40 and text[:4].isdigit() and _ISO_DATETIME.fullmatch(text):
+            out.add((text[:10], text[11:16]))
+    return out
+
+
+#: a time range: `10:00–11:30`, `9:00-10:30 AM`, `de 13h00 à 15h00`, `14:00 bis 16:00`, `10点到11点半` is not read
+_TIME_RANGE = re.compile(
+    r"(?i)(?<![\d:])(?P<a>\d{1,2}(?:[:h]\d{2}|h)?(?:\s?[ap]\.?m\.?)?)\s*(?:–|—|-|~|to|until|till|à|a|bis|到|至)\s*"
+    r"(?P<b>\d{1,2}(?:[:h]\d{2}|h)?(?:\s?[ap]\.?m\.?)?)(?![\d:])"
+)
+_TIME_RANGE_HINT = re.compile(r"\d[:h]\d\d|\d\s?[apAP]\.?[mM]|\dh")
+_CLOCK_PART = re.compile(r"(?i)(?P<h>\d{1,2})(?:[:h](?P<m>\d{2})|(?P<bare>h))?(?:\s?(?P<ap>[ap])\.?m\.?)?")
+
+
+def _clock_minutes(text: str) -> int | None:
+    """Minutes after midnight of a time a range says (`10:30`, `13h00`, `15h`, `2pm`); None for a bare number."""
+    m = _CLOCK_PART.fullmatch(text.strip())
+    if m is None or not (m["m"] or m["bare"] or m["ap"]):
+        return None
+    hour, minute = int(m["h"]), int(m["m"] or 0)
+    if m["ap"]:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if m["ap"].lower() == "p" else 0)
+    return hour * 60 + minute if hour < 24 and minute < 60 else None
+
+
+def _whole_months(text: str, keys: tuple[str, ...], today: str | None) -> list[str]:
+    """A month the user names with no day of it (`the November pass`): its first and last days, the coming
+    ones (a pass, a statement, a billing period runs over the whole month). `keys`: the text's `_fact_keys`,
+    which a text with no digit has none of."""
+    if not keys and holds_any(fold(text), MONTH_STEMS):
+        keys = extract_facts(text[:MAX_FACT_CHARS], False).facts
+    months = {int(k[6:]) for k in keys if k.startswith("month:") and k[6:].isdigit()}
+    with_day = {int(k[3:5]) for k in keys if k.startswith("md:") and k[3:5].isdigit()}
+    out = []
+    this = date.fromisoformat(today) if today else None
+    for month in sorted(months - with_day):
+        if not 1 <= month <= 12:
+            continue
+        year = (this.year + (month < this.month)) if this is not None else 2000
+        last = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
+        for day in (1, last):
+            out.append(
+                f"date:{year}-{month:02d}-{day:02d}" if this is not None else f"md:{month:02d}-{day:02d}"
+            )
+    return out
+
+
+#: a claimed action that another's flag says too: a pass transferred is moved (an update)
+_TAKES_IN = {"update": ("transfer",)}
+_DONE_WORDS = frozenset({"issued", "processed", "completed", "done", "applied", "made"})
+
+
+def _true_flags(value: Any, depth: int = 0) -> Iterator[str]:
+    """The keys of a result whose value is `true`."""
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if v is True:
+                yield str(k)
+            elif isinstance(v, dict | list):
+                yield from _true_flags(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _true_flags(v, depth + 1)
+
+
+#: a size as a tool takes it: `90x54mm`, `8x10`, `30*40*20cm` — its unit may go unsaid (`90×54的标准尺寸`)
+_DIMENSIONS = re.compile(
+    r"(?i)(?P<a>\d{1,4}(?:\.\d+)?)\s*[x×*]\s*(?P<b>\d{1,4}(?:\.\d+)?)(?:\s*[x×*]\s*(?P<c>\d{1,4}(?:\.\d+)?))?"
+    r"\s*(?:mm|cm|m|in|inch|inches|\")?"
+)
 _UTC_OFFSET = re.compile(r"(?i)\b(?:UTC|GMT)\s*([+\-−])\s*(\d{1,2})(?::?(\d{2}))?\b")
 
 
@@ -801,11 +1053,15 @@ def _digit_runs(text: str) -> list[re.Match[str]]:
 
 def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | None]]:
     """Phone numbers stated with the same digits, with or without the country code (`+14155550132`,
-    `(415) 555-0132`)."""
+    `(415) 555-0132`) or the national trunk prefix `0` that the country code replaces (`07911 123456`,
+    `+44 7911 123456`)."""
+    national = digits[1:] if digits.startswith("0") else digits  # `07 81 55 32 09` is `+33 7 81 55 32 09`
     for key, found in where.facts.items():
         if key.startswith("phone:"):
             other = key[6:]
-            if len(other) >= _PHONE_DIGITS and (digits.endswith(other) or other.endswith(digits)):
+            if other.startswith("0"):
+                other = other[1:]
+            if len(other) >= _PHONE_DIGITS and (national.endswith(other) or other.endswith(national)):
                 yield from found
 
 
@@ -1365,10 +1621,14 @@ _DONE_CLAIM = re.compile(
 #: a present passive is a claim after an opener that says the work is done (`You're all set — your tune-up
 #: is moved to Friday`, `**Done** — it is cancelled`); without one it is as often a state (`Both flights are
 #: scheduled to depart on time`) or a rule (`Fixed-term plans are renewed automatically`)
+_OPENER = r"(?:done|all\s+done|all\s+set|you(?:['’]re| are)\s+all\s+set|fixed)"
 _OPENER_PASSIVE = re.compile(
-    rf"(?i)^\W*(?:done|all\s+set|you(?:['’]re| are)\s+all\s+set|fixed)\W*\s*[—–:,!-]\s+[^.!?]*?"
-    rf"\b(?:is|are)\s+(?:now\s+)?(?P<g>{_VERB})\b"
+    rf"(?i)^\W*{_OPENER}\W*\s*[—–:,!-]\s+[^.!?]*?"
+    rf"\b(?:is|are)\s+(?:now\s+)?(?:both\s+|all\s+)?(?P<g>{_VERB})\b"
 )
+#: a sentence that is only the opener (`All done!`): the present passive of the next one is a claim
+_OPENER_ALONE = re.compile(rf"(?i)^\W*{_OPENER}\W*$")
+_PASSIVE = re.compile(rf"(?i)\b(?:is|are)\s+(?:now\s+)?(?:both\s+|all\s+)?(?P<g>{_VERB})\b")
 #: Chinese: 已为您取消, 我已经帮您修改了, 已提交 — the verb after 已 / 已经 (with 为您 / 帮您)
 _ZH_VERBS = {
     "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
@@ -1404,10 +1664,16 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     canceled`), `you're booked` / `reserved` / `scheduled`, or action nouns
     before `has been completed`; no negation, condition, modal or question before the claim."""
     out = []
+    opened = False  # the sentence before was only an opener (`All done!`)
     for sentence in sentences(reply):
+        after_opener, opened = opened, bool(_OPENER_ALONE.match(sentence))
         if act_of(sentence) == "ask":
             continue
-        m = _DONE_CLAIM.search(sentence) or _OPENER_PASSIVE.search(sentence)
+        m = (
+            _DONE_CLAIM.search(sentence)
+            or _OPENER_PASSIVE.search(sentence)
+            or (_PASSIVE.search(sentence) if after_opener else None)
+        )
         if m is not None and not _NOT_DONE.search(sentence[: m.end()]):
             verbs = [next(g for g in m.groups() if g)]
             verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]
@@ -1468,6 +1734,17 @@ def _of_both(clause: str, verb: str) -> bool:
     return _BOTH.search(clause, start, end) is not None
 
 
+#: `, and` before a clause with a verb of its own (`The fine is paid (receipt RC-77120), and transcript
+#: order TR-2025-04-1183 is processing`), not before the last of a list (`ABC123, DEF456, and XYZ789`)
+_COMMA_AND = re.compile(
+    r",\s+and\s+(?=(?:[^,;.]|(?<=\d)[.,](?=\d))*\b(?:is|are|was|were|has|have|had|will)\b)"
+)
+
+
+def _comma_clauses(part: str) -> list[str]:
+    return _COMMA_AND.split(part) if ", and" in part else [part]
+
+
 #: a next action whose subject is left out (`I cancelled Monday's and then booked Tuesday — RS-55391`)
 _AND_THEN = re.compile(r",?\s+and\s+then\s+")
 
@@ -1476,7 +1753,7 @@ def _clause_of(sentence: str, verb: str) -> str:
     """The clause of a sentence that says this action by a verb that claims it (`refunded`, `sent`,
     `reserved` for a booking — not the noun `booking` of another clause), else the whole sentence."""
     said = _CLAIM_WORDS.get(verb)
-    parts = [p for p in _CLAUSE_BREAK.split(sentence) if p and p.strip()]
+    parts = [q for p in _CLAUSE_BREAK.split(sentence) if p and p.strip() for q in _comma_clauses(p)]
     found = [p for p in parts if said is not None and said.search(p)]
     clause = found[0] if len(found) == 1 else sentence
     # after `and then`, an action naming what it acted on is a clause of its own; one naming nothing acts

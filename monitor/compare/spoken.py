@@ -8,9 +8,10 @@ words mean beyond what `facts.extract_facts` reads on its own:
   `in 3 days`, `in two weeks`; Chinese 今天 / 今晚 / 明天 / 后天 / 昨天 / 昨晚, 周X / 星期X / 礼拜X, with 这 /
   本 / 下 / 上, a day said without its month (13号, 15日: this month's or next month's); German weekdays
   (`am Freitag`, `nächsten Dienstag`); holidays on a fixed day by name, the coming one (五一 May 1, 国庆
-  October 1, 元旦, 圣诞, `Christmas Eve`, `New Year's Day`, `Halloween`). Not `next week`: its seven days
-  would each be a stated date that a reply's date up to nine days off is taken for a slip of (grounding
-  blind set 4: `August 1` after `the surgery is next week`);
+  October 1, 元旦, 圣诞, `Christmas Eve`, `New Year's Day`, `Halloween`); the day words of French, German,
+  Spanish, Portuguese and Italian (`après-demain`, `übermorgen`, `pasado mañana`, `amanhã`, `domani`).
+  Not `next week`: its seven days would each be a stated date that a reply's date up to nine days off is
+  taken for a slip of (grounding blind set 4: `August 1` after `the surgery is next week`);
 - times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
   `at 7` — as `clock:` keys, the time of day on a 12-hour dial (`17:00` and `5:00` are one clock key), so
   a value `17:00` is grounded by `after 5` and a reply's `6:00` by a result's `18:00`;
@@ -50,6 +51,22 @@ _ZH_DAY_WORDS = {
     "前天": -2,
 }
 #: holidays on a fixed day (month, day), said by name: the coming one (五一 is May 1, 国庆 October 1)
+#: the same words in French, German, Spanish, Portuguese and Italian. German `morgen` in lower case only
+#: (`Morgen` is the morning), Spanish `mañana` not after an article (`por la mañana`, `esta mañana`)
+_EU_DAY_WORDS = {
+    "aujourd'hui": 0, "ce soir": 0, "demain": 1, "après-demain": 2, "apres-demain": 2, "hier": -1,
+    "avant-hier": -2, "heute": 0, "übermorgen": 2, "gestern": -1, "vorgestern": -2, "hoy": 0,
+    "pasado mañana": 2, "ayer": -1, "anteayer": -2, "hoje": 0, "amanhã": 1, "depois de amanhã": 2,
+    "ontem": -1, "oggi": 0, "domani": 1, "dopodomani": 2, "ieri": -1,
+}  # fmt: skip
+_EU_DAY_WORD = re.compile(
+    r"(?i)(?<![\w'-])("
+    + "|".join(sorted((re.escape(w) for w in _EU_DAY_WORDS), key=len, reverse=True))
+    + r")(?![\w'-])|(?<![\w-])(?-i:(morgen))(?![\w-])|(?<![\w-])(?<!la )(?<!esta )(?<!cada )(?<!una )"
+    r"(mañana)(?![\w-])"
+)
+_EU_DAY_WORD_STEMS = ("aujourd", "soir", "demain", "hier", "heute", "morgen", "gestern", "hoy", "mañana",
+                      "ayer", "hoje", "amanhã", "ontem", "oggi", "domani", "ieri")  # fmt: skip
 _HOLIDAYS = {
     "元旦": (1, 1), "五一": (5, 1), "劳动节": (5, 1), "国庆": (10, 1), "国庆节": (10, 1), "平安夜": (12, 24),
     "圣诞": (12, 25), "圣诞节": (12, 25), "christmas eve": (12, 24), "christmas": (12, 25),
@@ -193,6 +210,9 @@ def relative_dates(text: str, today: date) -> list[date]:
         holiday_month, holiday_day = _HOLIDAYS[(m.group(1) or m.group(2)).casefold()]
         this_year = date(today.year, holiday_month, holiday_day)
         out.append(this_year if this_year >= today else date(today.year + 1, holiday_month, holiday_day))
+    for m in _EU_DAY_WORD.finditer(text.replace("’", "'")) if holds_any(low, _EU_DAY_WORD_STEMS) else ():
+        said = m.group(1) or m.group(2) or m.group(3)
+        out.append(today + timedelta(days=_EU_DAY_WORDS.get(fold(said), 1)))
     for m in () if ascii_only else _ZH_DAY_WORD.finditer(text):
         out.append(today + timedelta(days=_ZH_DAY_WORDS[m.group(0)]))
     for m in _WEEKDAY.finditer(text) if holds_any(low, ("day",)) else ():

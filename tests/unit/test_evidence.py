@@ -62,6 +62,13 @@ def source(
         ("booking T R M dash 3 3 0 8 5", {"booking_id": "TRM-33085"}),
         ("五一那天想带家里人去", {"date": "2025-05-01"}),
         ("on Christmas Eve, please", {"date": "2025-12-24"}),
+        # grounding blind set 6 (read after its held-out scoring)
+        ("un cours particulier après-demain", {"date": "2025-03-16"}),
+        ("übermorgen bitte", {"date": "2025-03-16"}),
+        ("mañana por la tarde", {"date": "2025-03-15"}),
+        ("名片，90×54的标准尺寸", {"size": "90x54mm"}),
+        ("Mon numéro : 07 81 55 32 09", {"contact_phone": "+33781553209"}),
+        ("the November senior monthly pass", {"start_date": "2025-11-01", "end_date": "2025-11-30"}),
     ],
 )
 def test_a_value_the_user_said_in_another_form_is_the_users(said: str, args: dict[str, Any]) -> None:
@@ -211,6 +218,11 @@ def test_an_integer_id_in_a_result_grounds_the_same_id_sent_as_a_string() -> Non
         ("my user id is mia_li_3668", {"user_id": "mia_li_3669"}),
         ("call me at (415) 555-0132", {"phone": "+14155550133"}),
         ("can I come in tomorrow?", {"date": "2025-03-16"}),  # a day off
+        ("Guten Morgen, ich brauche einen Termin", {"date": "2025-03-15"}),  # `Morgen`: the morning
+        ("por la mañana, por favor", {"date": "2025-03-15"}),
+        ("名片，90×55的尺寸", {"size": "90x54mm"}),
+        ("the November pass", {"start_date": "2025-11-15"}),  # a month grounds its first and last days
+        ("on June 5th", {"date": "2025-06-01"}),  # and none of a month with its day said
     ],
 )
 def test_a_look_alike_is_the_agents_own(said: str, args: dict[str, Any]) -> None:
@@ -285,6 +297,29 @@ def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
     cancelled = [("user", "cancel ABC123 and XYZ789"),
                  ("call", ("cancel_reservation", {"id": "ABC123"}, {"status": "cancelled"}, False))]  # fmt: skip
     assert reply_claims(cancelled, "Reservations ABC123 and XYZ789 have been cancelled.") != []
+    assert reply_claims(cancelled, "I have cancelled ABC123, DEF456, and XYZ789.") != []  # a list: one clause
+    # `, and` before a clause with its own verb (grounding blind set 2, after set 6's `Done.` openers)
+    paid = [
+        ("user", "pay it and do the order"),
+        (
+            "call",
+            ("pay_hold", {"hold_type": "library_fine"}, {"status": "paid", "receipt": "RC-77120"}, False),
+        ),
+        (
+            "call",
+            (
+                "order_transcript",
+                {"copies": 2},
+                {"order_id": "TR-2025-04-1183", "status": "processing"},
+                False,
+            ),
+        ),
+    ]
+    reply = (
+        "Done. The $8.00 fine is paid (receipt RC-77120), and transcript order TR-2025-04-1183 is processing."
+    )
+    assert reply_claims(paid, reply, ["pay_hold", "order_transcript"]) == []
+    assert reply_claims([paid[0], paid[2]], reply, ["pay_hold", "order_transcript"]) != []  # no payment
 
 
 def test_a_claim_ends_where_and_then_begins_the_next_action() -> None:
@@ -362,6 +397,8 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "Claim DC-33018 is submitted. I've also scheduled a free re-clean pickup.",  # grounding blind set 3
         "You're booked with Kim for a blowout on Saturday at 1:15 PM.",
         "No problem — I've extended it by 48 hours.",  # a courtesy, no negation (grounding blind set 4)
+        "All done, Callum — your night drive is booked for Tuesday 11 November at 19:00.",  # blind set 6
+        "All done! The buffet and the late bar are both added to your booking.",
     ],
 )
 def test_done_claims_as_people_write_them(text: str) -> None:
@@ -438,6 +475,106 @@ def test_an_extension_claimed_with_no_call_of_the_tool_that_extends_is_unsupport
     assert reply_claims(steps, "No problem — I've extended it by 48 hours.", tools) != []
     extended = [*steps, ("call", ("extend_pickup", {"id": "SB2093771640"}, {"status": "extended"}, False))]
     assert reply_claims(extended, "No problem — I've extended it by 48 hours.", tools) == []
+
+
+def test_what_a_reply_works_out_from_stated_lengths_of_time_is_computed() -> None:
+    """Grounding blind set 6: a session's end (`10:00–11:30` for 90 minutes), a lesson's (`14:00–16:00`, 2
+    hours), a free-cancellation deadline (`bis Mittwoch, 12.03., 16:30 Uhr`, 24 hours before the lesson).
+    A range whose length nobody stated, or a deadline whose time disagrees, is still unsupported."""
+    steps = [
+        ("user", "Saturday mornings, 90 minutes each"),
+        (
+            "call",
+            (
+                "get_availability",
+                {"date": "2025-03-15"},
+                {"free": [{"start": "10:00", "end": "12:00"}]},
+                False,
+            ),
+        ),
+    ]
+    assert reply_claims(steps, "Booked: Saturday 10:00–11:30 with Grace.") == []
+    assert reply_claims(steps, "Booked: Saturday 10:00–11:45 with Grace.") == ["fact: 11:45"]
+    hours = [
+        ("user", "English is fine, 2 hours from 2pm."),
+        (
+            "call",
+            (
+                "book_private_lesson",
+                {"date": "2026-03-13", "start_time": "14:00", "hours": 2},
+                {"booking_ref": "SUM-40955"},
+                False,
+            ),
+        ),
+    ]
+    assert (
+        reply_claims(hours, "Done: Friday 13 March, 14:00–16:00, ref SUM-40955.", ["book_private_lesson"])
+        == []
+    )
+    ev = Evidence(["Stornierungen sind bis 24 Stunden vor Beginn kostenlos."], today="2025-03-10")
+    ev.add_user(1, "Halb fünf bei Herrn Yilmaz, bitte.")
+    booked = {"booking_id": "BK-55310", "start": "2025-03-13T16:30:00+01:00"}
+    ev.add_call(2, "book_lesson", {"slot_id": "SL-8816"}, booked, failed=False, tainted=False)
+    assert ev.unsupported("Kostenlos stornieren können Sie bis Mittwoch, 12.03., 16:30 Uhr.", []) == []
+    assert [c.text for c in ev.unsupported("Kostenlos stornieren bis 11.03., 16:30 Uhr.", [])] == ["11.03"]
+
+
+def test_a_number_a_reply_says_in_groups_is_the_one_a_result_gave_whole() -> None:
+    steps = [
+        ("user", "I lost my card"),
+        (
+            "call",
+            (
+                "report_lost_card",
+                {"card_number": "310077245518"},
+                {"replacement_card_number": "310077251040"},
+                False,
+            ),
+        ),
+    ]
+    assert reply_claims(steps, "Your replacement (number 3100 7725 1040) is being mailed.") == []
+    assert reply_claims(steps, "Your replacement (number 3100 7725 1041) is being mailed.") != []
+
+
+def test_a_claim_is_backed_by_the_call_that_did_it_whatever_else_the_sentence_names() -> None:
+    """Grounding blind set 6: the postcode of a centre's address (`You're booked: … Bond Court, LS1 2JZ`)
+    is no booking a call must have made; a result's flag (`"pass_transferred": true`) says the call did
+    that too (`Your April pass has been moved to it`)."""
+    centers = {"centers": [{"center_id": "C-LDS-01", "address": "Bond Court, LS1 2JZ"}]}
+    booked = [("user", "Friday at 10 please"),
+              ("call", ("list_centers", {"city": "Leeds"}, centers, False)),
+              ("call", ("book_appointment", {"center_id": "C-LDS-01"}, {"appointment_id": "AP-40551"}, False))]  # fmt: skip
+    reply = "You're booked: platelet donation on Friday 17 October at 10:00, Leeds Donor Centre, Bond Court, LS1 2JZ."
+    tools = ["list_centers", "book_appointment"]
+    assert [c for c in reply_claims(booked, reply, tools) if c.startswith("done")] == []
+    assert [c for c in reply_claims(booked[:2], reply, tools) if c.startswith("done")] != []  # no booking
+    lost = [
+        ("user", "I lost it"),
+        (
+            "call",
+            (
+                "report_lost_card",
+                {"card_number": "310077245518"},
+                {"blocked": True, "pass_transferred": True},
+                False,
+            ),
+        ),
+    ]
+    tools = ["report_lost_card", "set_autorenew"]
+    assert reply_claims(lost, "Your April pass has been moved to the new card.", tools) == []
+    unmoved = [
+        lost[0],
+        (
+            "call",
+            (
+                "report_lost_card",
+                {"card_number": "310077245518"},
+                {"blocked": True, "pass_transferred": False},
+                False,
+            ),
+        ),
+    ]
+    assert reply_claims(unmoved, "Your April pass has been moved to the new card.", tools) != []
 
 
 @pytest.mark.parametrize(
