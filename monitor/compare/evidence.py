@@ -204,6 +204,10 @@ class _Sources:
             self.texts.append((source, turn, f" {norm} "))
         if source in ("user", "system") and len(text) <= MAX_FACT_CHARS:
             self.squashed.append((source, turn, squash(text)))
+        if ("x" in text or "×" in text or "*" in text or "X" in text) and _SIZE_HINT.search(text):
+            # `90×54`, `10x10`: the size a tool takes as `90x54mm`
+            for d in _DIMENSIONS.finditer(text[:MAX_FACT_CHARS]):
+                self.add_fact(_size_key(d), source, turn)
         for canon in _fact_keys(text):
             self.add_fact(canon, source, turn)
 
@@ -242,6 +246,7 @@ class Evidence:
         self._airports = airports if airports is not None else load_airports()
         self._tainted: set[int] = set()
         self._done: list[_Done] = []  # calls that succeeded
+        self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
         self._offsets: set[int] = set()  # days the user put between dates (`the day after`, `3 nights`)
@@ -249,13 +254,14 @@ class Evidence:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
         self._reply: set[float] = set()  # the numbers of the reply being checked
-        self._reply_times: set[str] = set()  # and its times of day (`HH:MM`)
+        #: and its days with the time of day said right after them: (`MM-DD`, `HH:MM`)
+        self._reply_pairs: set[tuple[str, str]] = set()
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
         #: the UTC offsets (minutes) the system prompt tells the agent to give times in (`UTC+1`): a reply's
         #: `15:05` is a result's `14:05:00Z` said in local time
         self._zones: set[int] = set()
         #: what the user and the system said, as said: read for lengths of time when a reply needs them
-        self._said: list[str] = []
+        self._said: list[tuple[str, bool]] = []  # (text, whether the system said it)
         #: lengths of time said (`90 minutes`, `2 hours`, a policy's `24 hours before`) or in calls
         #: (`duration_min: 90`, `hours: 2`), in minutes, and the calls' date-and-times
         #: (`2025-03-13T16:30:00+01:00` as (date, HH:MM)): what puts a range's end after its start, a
@@ -270,7 +276,7 @@ class Evidence:
             self._speak(text)
             self._add_offsets(text, counting_first=False)
             self._zones |= _utc_offsets(text)
-            self._said.append(text)
+            self._said.append((text, True))
 
     # -- growing ---------------------------------------------------------------------------------
 
@@ -283,7 +289,7 @@ class Evidence:
         if _RELATIVE_DAY_HINT.search(text) and _RELATIVE_DAY.search(text):
             self._offsets.add(1)
         self._add_offsets(text, counting_first=True)
-        self._said.append(text)
+        self._said.append((text, False))
         keys = _fact_keys(text)
         for key in _whole_months(text, keys, self._today):  # `the November pass`: November 1st to 30th
             self._sources.add_fact(key, "user", turn)
@@ -351,6 +357,8 @@ class Evidence:
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
+                if key and _place_key(key):  # `address: "Bond Court, LS1 2JZ"`
+                    self._places.append(normalize_text(leaf).replace(" ", ""))
             else:
                 self._sources.add_number("tool_result", turn, leaf, operand=False)
                 if money:
@@ -409,12 +417,9 @@ class Evidence:
         claims: list[Claim] = []
         facts = _reply_facts(reply)
         self._reply = set(_numbers(reply))  # every number the reply says, measures too: the parts of its sums
-        self._reply_times = {
-            canon[5:] for canon, _ in facts if canon.startswith("time:") and len(canon) == 10
-        }
-        ends = self._range_ends(reply) if _TIME_RANGE_HINT.search(reply) else set()
+        self._reply_pairs = _dated_times(reply, facts)
         for canon, original in facts:
-            found = (("computed", None), None) if canon in ends else self._fact_source(canon, original)
+            found = self._fact_source(canon, original)
             if found is None:
                 kind = canon.partition(":")[0]
                 similar = self.lookalike(canon, _REPLY_SLIP_DAYS) if kind in _TYPED_KINDS else None
@@ -458,7 +463,13 @@ class Evidence:
                 continue
             if self._state_reported(verb, named, doing):  # `… has already been cancelled`, as a lookup showed
                 continue
-            if self._effect_reported(verb, named):  # `"pass_transferred": true`: the call that did it says so
+            if verb in ("book", "schedule") and self._listed(
+                sentence
+            ):  # `You're booked for Thursday, March 19`
+                continue
+            if self._effect_reported(
+                verb, clause, named, doing
+            ):  # `"pass_transferred": true`: another call did it too
                 continue
             since_user = [d.tool for d in self._done if d.turn > self._last_user]
             if tools:
@@ -499,6 +510,7 @@ class Evidence:
                 hits += where.numbers.get(_round(number), [])
             if kind == "id":
                 hits += [(source, turn) for source, turn, text in where.texts if padded in text]
+                hits += _same_size(original, where)  # `two 10x10s`
             if kind == "phone":
                 hits += list(_same_phone(canon[6:], where))
             if kind in ("phone", "digits", "id") and len(flat := squash(original)) >= _SQUASHED_ID:
@@ -518,6 +530,8 @@ class Evidence:
         if kind in ("date", "md") and self._near(canon if kind == "date" else f"md:{canon[3:]}"):
             return ("computed", None), None
         if kind in ("date", "md") and self._deadline(canon[-5:]):
+            return ("computed", None), None
+        if kind == "time" and len(canon) == 10 and self._time_apart(canon[5:], _dial(original)):
             return ("computed", None), None
         if number is not None and (
             computable(
@@ -608,84 +622,129 @@ class Evidence:
                 return True
         return False
 
-    def _range_ends(self, reply: str) -> set[str]:
-        """The ends of the reply's time ranges (`10:00–11:30`, `de 13h00 à 15h00`) a stated length of time
-        after a start that is supported: `time:` keys, computed (a session of 90 minutes from 10:00)."""
-        ends: set[str] = set()
+    def _time_apart(self, clock: str, dial: bool) -> bool:
+        """A time a stated length of time before or after a stated one (`HH:MM`): a session's end
+        (`10:00–11:30` for a user's `90 minutes each`, a call's `hours: 2`), when to arrive (`8:40`, 30
+        minutes before a 9:10 slot, as the system prompt asks), a free-cancellation cut-off (`9:00am`, an
+        hour before a 10:00 start), the start of a fast (`midnight`, 8 hours before 8:00). On a 12-hour
+        dial only when the reply said the time without its half of the day (`2:00–3:30` for 14:00 and 90
+        minutes; not `9:00 AM–10:30 PM`)."""
         durations, _ = self._timing()
         if not durations:
-            return ends
-        for m in _TIME_RANGE.finditer(reply):
-            start, end = _clock_minutes(m["a"]), _clock_minutes(m["b"])
-            if start is None or end is None or (end - start) % (12 * 60) not in durations:
-                continue
-            start_key = f"time:{start // 60:02d}:{start % 60:02d}"
-            if self._fact_source(start_key, m["a"]) is not None:
-                ends.add(f"time:{end // 60:02d}:{end % 60:02d}")
-        return ends
+            return False
+        turn = 720 if dial else 1440
+        target = (int(clock[:2]) * 60 + int(clock[3:])) % turn
+        for where in (self._sources, self._arguments):
+            for key in where.facts:
+                if key.startswith("time:") and len(key) == 10:
+                    at = int(key[5:7]) * 60 + int(key[8:10])
+                    if any(
+                        (at + d) % turn == target or (at - d) % turn == target for d in durations if d < 720
+                    ):
+                        return True
+        return False
 
     def _deadline(self, mmdd: str) -> bool:
-        """A day a stated length of whole days before or after a stated date-and-time whose time the reply
-        states too: `free cancellation until Wednesday 12.03., 16:30` of a lesson at 2025-03-13T16:30 under
-        `free up to 24 hours before` (the time must agree: a day's slip alone is no deadline)."""
-        if not self._reply_times:
+        """A day a stated length of whole days before a stated date-and-time, said with that time right
+        after it: `free cancellation until Wednesday 12.03., 16:30` of a lesson at 2025-03-13T16:30 under
+        `free up to 24 hours before` (a day's slip alone, or with another time, is no deadline)."""
+        clocks = {clock for day, clock in self._reply_pairs if day == mmdd}
+        if not clocks:
             return False
         durations, datetimes = self._timing()
         days = {m // (24 * 60) for m in durations if m % (24 * 60) == 0}
         for day, clock in datetimes if days else ():
-            if clock not in self._reply_times:
+            if clock not in clocks:
                 continue
             try:
                 stated = date.fromisoformat(day)
                 claimed = date.fromisoformat(f"{stated.year}-{mmdd}")
             except ValueError:
                 continue
-            if abs((stated - claimed).days) in days:
+            if (stated - claimed).days in days:
                 return True
         return False
 
     def _timing(self) -> tuple[set[int], set[tuple[str, str]]]:
-        """The lengths of time said or in successful calls, and the calls' date-and-times (`_durations`,
-        `_datetimes`), each text and call read once, when a reply first needs them."""
+        """The lengths of time said or in successful calls that act (not lookups), and the calls'
+        date-and-times (`_durations`, `_datetimes`), each text and call read once, when a reply first needs
+        them."""
         said, done = self._read
-        for text in self._said[said:]:
-            self._durations |= _said_durations(text)
+        for text, policy in self._said[said:]:
+            self._durations |= _said_durations(text, policy)
         for d in self._done[done:]:
+            self._datetimes |= _datetimes((*d.arg_strings, *d.result_strings))
+            if _looks_read_only(d.tool):  # a list of services' lengths is no length of this booking
+                continue
             self._durations |= _leaf_durations((key, value) for _, key, value in _leaves(d.args))
             self._durations |= _leaf_durations((key, leaf) for leaf, _, key in _result_leaves(d.result))
-            self._datetimes |= _datetimes((*d.arg_strings, *d.result_strings))
         self._read = (len(self._said), len(self._done))
         return self._durations, self._datetimes
 
     def _objects(self, named: set[str]) -> set[str]:
-        """The ids a claim names that can be what the action was done to: not one that no user or call
-        states as itself and only a result's longer text holds (the postcode in a centre's address)."""
-        return {n for n in named if not self._part_only(n)} if named else named
+        """The ids a claim names that can be what the action was done to: not a part of an address a
+        result gave (the postcode of a centre: `You're booked: … Bond Court, LS1 2JZ`) that no user or call
+        states as an id of its own."""
+        return {n for n in named if not self._in_address(n)} if named and self._places else named
 
-    def _part_only(self, name: str) -> bool:
-        flat, inside = name.replace(" ", ""), False  # as `_named_ids` writes it: `LS1 2JZ` is `ls12jz`
+    def _in_address(self, name: str) -> bool:
+        flat = name.replace(" ", "")  # as `_named_ids` writes it: `LS1 2JZ` is `ls12jz`
+        if not any(flat in place and flat != place for place in self._places):
+            return False
         for where in (self._sources, self._arguments):
             for source, _, text in where.texts:
-                if flat in (said := text.replace(" ", "")):
-                    if source != "tool_result" or said == flat:
-                        return False
-                    inside = True
-        return inside
+                if source != "tool_result" and flat in text.replace(" ", ""):
+                    return False  # the user or the system names it
+        return not any(flat == text.replace(" ", "") for _, _, text in self._arguments.texts)
 
-    def _effect_reported(self, verb: str, named: set[str]) -> bool:
-        """A successful call's result says, as a flag, that it did the action (`"pass_transferred": true`,
-        `"refund_issued": true`): one call that does several things. The flag's own action, or one the
-        claim's action takes in (a pass transferred is moved: an update)."""
-        actions = {verb, *_TAKES_IN.get(verb, ())}
+    def _listed(self, sentence: str) -> bool:
+        """A lookup listed the booking a claim of booking states — its upcoming appointments, bookings or
+        reservations (a key that says so) hold the day the sentence states: the reply reports a booking
+        that exists (`You're booked for this Thursday, March 19 at 2:00pm`), it claims no action. A list
+        of free slots is no such list: a claim of a slot it offered still needs the call that booked it.
+        Only for booking: a cancellation of a listed reservation still needs the call that cancelled."""
+        facts = _reply_facts(sentence)
+        days = {canon[-5:] for canon, _ in facts if canon.startswith(("date:", "md:"))}
+        clocks = {canon for canon, _ in facts if canon.startswith("time:") and len(canon) == 10}
+        if not days or _NOW.search(sentence):  # `You are now booked on …`: a change, not a state
+            return False
         for d in self._done:
+            if not _looks_read_only(d.tool) or not _holds_bookings(d.result):
+                continue
+            keys = {k for text in d.result_strings for k in _fact_keys(text)}
+            stated = {k[-5:] for k in keys if k.startswith("date:")}
+            if days <= stated and clocks <= keys:  # the day and the time: not another booking that day
+                return True
+        return False
+
+    def _effect_reported(self, verb: str, clause: str, named: set[str], doing: Sequence[_Done]) -> bool:
+        """Another successful call's result says it did the action too: a flag (`"pass_transferred": true`,
+        `"refund_issued": true`), a key that names it done and holds a value (`"tickets_sent_to":
+        "deb@…"`), or a short value that does (`"confirmation_email": "sent"`) — one call that does
+        several things. The action's own words, or one the claim's action takes in (a pass transferred is
+        moved: an update), of a thing the claim's clause names (`tickets_sent_to` backs `the e-tickets have
+        been emailed`, `notification_sent` no `sent a replacement`). Not a call that does the action itself
+        (`doing`): its own result is the claim's support, counted apart (`Both … are cancelled` after one
+        cancellation)."""
+        actions = {verb, *_TAKES_IN.get(verb, ())}
+        stems = [stem for a in actions for stem in ACTIONS.get(a, (a,))]
+        low = clause.casefold()
+        for d in self._done:
+            if d in doing:
+                continue
             if named and not named <= {normalize_text(v) for v in (*d.arg_strings, *d.result_strings)}:
                 continue
-            for key in _true_flags(d.result):
+            for key, value in _effects(d.result):
                 words = key_words(key)
+                things = [w for w in words if len(w) > 2 and w not in _CLAIM_VERBS and w not in _DONE_WORDS]
+                if things and not any(w in low for w in things):
+                    continue  # `notification_sent` backs no `sent a replacement`: the claim names what was done
                 if any(_CLAIM_VERBS.get(w) in actions for w in words):
                     return True
-                stems = [stem for a in actions for stem in ACTIONS.get(a, (a,))]  # `refund_issued`
                 if _DONE_WORDS.intersection(words) and any(w.startswith(t) for w in words for t in stems):
+                    return True  # `refund_issued`
+                said = key_words(value) if isinstance(value, str) and len(value.split()) <= 2 else ()
+                if any(_CLAIM_VERBS.get(w) in actions for w in said):
                     return True
         return False
 
@@ -817,14 +876,8 @@ def _stated(
     if kind == "id" and (m := _PREFIXED_ID.fullmatch(text.strip())) and _declared_prefix(m["p"], where):
         yield from where.numbers.get(_round(float(m["d"])), ())  # `member 38204` as `MBR-38204`, where
         yield from where.facts.get(f"digits:{m['d']}", ())  # the prompt says `MBR- followed by 5 digits`
-    if kind == "id" and (d := _DIMENSIONS.fullmatch(text.strip())):  # `90x54mm` said as `90×54`
-        by = r"\s*[x×*]\s*|\s+"  # a normalized text says `90×54` as `90 54`
-        written = re.compile(
-            rf"(?<![\d.]){d['a']}(?:{by}){d['b']}" + (rf"(?:{by}){d['c']}" if d["c"] else "") + r"(?![\d.])"
-        )
-        for source, turn, evidence in where.texts:
-            if written.search(evidence):
-                yield source, turn
+    if kind == "id":  # `90x54mm` said as `90×54`
+        yield from _same_size(text, where)
     if kind == "name" and len(words := norm.split()) > 1:  # `Rite Aid Hawthorne Blvd`: every word said
         for source, turn, evidence in where.texts:
             if all(f" {w} " in evidence for w in words):
@@ -840,63 +893,118 @@ def _stated(
                     yield source, turn
 
 
-#: a length of time said (`90 minutes`, `a 2-hour lesson`, `1.5 hours`, `24 Stunden`, `une heure`, `90分钟`);
-#: not a bare `13h` (a French time of day)
+#: a length of time said (`90 minutes`, `a 2-hour lesson`, `1.5 hours`, `1 hour 30 minutes`, `1h30`, `24
+#: Stunden`, `deux heures`, `90分钟`, `两个小时`); not a bare `13h` (a French time of day), not a frequency
+#: or an opening time (`24 hours a day`)
 _SAID_DURATION = re.compile(
-    r"(?i)(?<![\d.,:])(?P<n>\d{1,3}(?:[.,]5)?|an?|one|two|three|four|five|six|eight|half\s+an?|eine[n]?|une?)"
-    r"(?:\s*-\s*|\s+)?(?P<u>minutes?|mins?|minuten|minutos|minuti|hours?|hrs?|stunden?|heures?|horas?|ore)\b"
-    r"(?P<half>\s+and\s+a\s+half)?"
-    r"|(?P<zn>\d{1,3}(?:\.5)?)\s*个?(?P<zu>分钟|小时|個小時)"
+    r"(?i)(?:(?<![\d.,:])(?P<n>\d{1,3}(?:[.,]5)?)(?:\s*-\s*|\s*)|\b(?P<w>half\s+an?|an?|one|two|three|four|five|"
+    r"six|eight|ten|fifteen|twenty|thirty|forty-five|ninety|eine[n]?|zwei|drei|une?|deux|trois|dos|tres|"
+    r"due|tre)(?:\s*-\s*|\s+))(?P<u>minutes?|mins?|minuten|minutos|minuti|hours?|hrs?|stunden?|heures?|"
+    r"horas?|ore)\b(?P<half>\s+and\s+a\s+half)?"
+    r"(?:,?\s+(?:and\s+)?(?P<m>\d{1,2})\s*(?:minutes?|mins?|minuten|minutos|minuti)\b)?"
+    r"(?!\s+(?:a|per|each|every)\s+(?:day|week)\b)"
+    r"|(?<![\d:])(?P<hh>\d{1,2})h(?P<hm>[0-5]\d)?\s*(?=(?:min\b|de\b|d'|of\b|lesson|session|cours|Stunde))"
+    r"|(?P<zn>\d{1,3}(?:\.5)?|[一两二三四五六七八九十]|半)\s*个?(?P<zu>分钟|小时|個小時|个半小时)"
 )
 _SAID_DURATION_STEMS = ("min", "hour", "hr", "stund", "heure", "hora", "ore", "分钟", "小时", "小時")
 _DURATION_NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "eine": 1,
-    "einen": 1, "un": 1, "une": 1,
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10,
+    "fifteen": 15, "twenty": 20, "thirty": 30, "forty-five": 45, "ninety": 90, "eine": 1, "einen": 1,
+    "zwei": 2, "drei": 3, "un": 1, "une": 1, "deux": 2, "trois": 3, "dos": 2, "tres": 3, "due": 2, "tre": 3,
+    "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "半": 0.5,
 }  # fmt: skip
 _MAX_DURATION = 31 * 24 * 60
 
 
-def _said_durations(text: str) -> set[int]:
-    """The lengths of time a text says, in minutes."""
-    if not holds_any(fold(text), _SAID_DURATION_STEMS):
+#: what makes a length of time a system prompt says an offset between two times (`arrive 15 minutes before`,
+#: `提前30分钟`, `bis 24 Stunden vor Beginn`) or the length of what is booked (`Appointments last 60
+#: minutes`, `Eine Fahrstunde dauert 90 Minuten`), not a menu's (`women's cut ¥168 (60 minutes)`)
+_OFFSET_WORDS = re.compile(
+    r"(?i)\b(?:before|after|prior|ahead|earlier|later|advance|beforehand|vor|nach|vorher|avant|après|apres|"
+    r"antes|después|despues|prima|dopo|voor|na|lasts?|takes|long|dauert|dauern|dure|durent|dura|duran|duurt)\b"
+    r"|提前|之前|以前|之后|以后|时长|历时"
+)
+_OFFSET_REACH = 30  # characters from the length of time to the word that makes it an offset
+
+
+def _said_durations(text: str, policy: bool = False) -> set[int]:
+    """The lengths of time a text says, in minutes; a `policy`'s (the system prompt's) only as offsets."""
+    if not holds_any(fold(text), _SAID_DURATION_STEMS) and "h" not in text:
         return set()
     out = set()
     for m in _SAID_DURATION.finditer(text):
-        said, unit = (m["n"], m["u"]) if m["n"] else (m["zn"], m["zu"])
-        word = fold(said)
-        if word.startswith("half"):
-            n = 0.5
+        near = text[max(0, m.start() - _OFFSET_REACH) : m.end() + _OFFSET_REACH]
+        beside = text[m.start() - 1 : m.start()] + text[m.end() : m.end() + 1]  # `预约前24小时`, `30分钟后`
+        if policy and not _OFFSET_WORDS.search(near) and not ("前" in beside or "后" in beside):
+            continue
+        if m["hh"]:  # `1h30 de cours`
+            minutes: float = int(m["hh"]) * 60 + int(m["hm"] or 0)
         else:
-            n = float(said.replace(",", ".")) if said[0].isdigit() else _DURATION_NUMBER_WORDS[word]
-        n += 0.5 if m["half"] else 0
-        minutes = n if fold(unit).startswith("min") or unit == "分钟" else n * 60
+            said, unit = (m["n"] or m["w"], m["u"]) if m["u"] else (m["zn"], m["zu"])
+            word = fold(said)
+            if word.startswith("half"):
+                n: float = 0.5
+            else:
+                n = float(said.replace(",", ".")) if said[0].isdigit() else _DURATION_NUMBER_WORDS[word]
+            n += 0.5 if m["half"] or unit == "个半小时" else 0
+            minutes = n if fold(unit).startswith("min") or unit == "分钟" else n * 60
+            minutes += int(m["m"] or 0)  # `1 hour 30 minutes`
         if 0 < minutes <= _MAX_DURATION and float(minutes).is_integer():
             out.add(int(minutes))
     return out
 
 
-_DURATION_KEY_STEMS = ("min", "hour", "hr", "duration", "length")
-
-
 def _leaf_durations(pairs: Iterable[tuple[str, Any]]) -> set[int]:
-    """The lengths of time a call's or a result's numbers give under a key that says so (`duration_min`,
-    `hours`, `duration`: minutes unless the key says hours), in minutes."""
+    """The lengths of time a call's or a result's numbers give under a key that says so, in minutes: a
+    unit last (`duration_min`, `fast_hours`, `hours`) or `duration` (minutes). Not `min_price`,
+    `opening_hour` (a time of day) or `length_cm`."""
     out = set()
     for key, value in pairs:
         if type(value) is not int and type(value) is not float:  # not a bool either
             continue
-        if not holds_any(key.lower(), _DURATION_KEY_STEMS):
+        if "h" not in key and "min" not in key and "dur" not in key:
             continue
         words = key_words(key)
-        if any(w in ("hour", "hours", "hr", "hrs") for w in words):
+        if not words:
+            continue
+        if words[-1] in ("hours", "hrs"):
             minutes = value * 60
-        elif any(w in ("min", "mins", "minute", "minutes", "duration", "length") for w in words):
+        elif words[-1] in ("min", "mins", "minutes") or "duration" in words:
             minutes = value
         else:
             continue
         if 0 < minutes <= _MAX_DURATION and float(minutes).is_integer():
             out.add(int(minutes))
     return out
+
+
+_HALF_OF_DAY = re.compile(r"(?i)[ap]\.?\s?m\b|noon|midnight|midday|上午|下午|早上|晚上|凌晨|中午")
+
+
+def _dial(original: str) -> bool:
+    """Whether a time was said on a 12-hour dial without its half of the day (`3:30`, not `3:30pm`)."""
+    m = _CLOCK.search(original)
+    return m is not None and int(m["h"]) <= 12 and _HALF_OF_DAY.search(original) is None
+
+
+_PAIR_GAP = 30  # characters between a day and the time said with it (`Mittwoch, 12.03., 16:30 Uhr`)
+
+
+def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """(`MM-DD`, `HH:MM`) of each day a reply states with a time of day right after it."""
+    days, clocks = [], []
+    for canon, original in facts:
+        dated = canon.startswith(("date:", "md:"))
+        if (not dated and not (canon.startswith("time:") and len(canon) == 10)) or not original:
+            continue
+        at = reply.find(original)
+        while at >= 0:  # each place it is said (`16:30–18:00 … until Wednesday 12.03., 16:30`)
+            if dated:
+                days.append((at + len(original), canon[-5:]))
+            else:
+                clocks.append((at, canon[5:]))
+            at = reply.find(original, at + 1)
+    return {(day, clock) for end, day in days for at, clock in clocks if 0 <= at - end <= _PAIR_GAP}
 
 
 def _datetimes(strings: Iterable[str]) -> set[tuple[str, str]]:
@@ -908,34 +1016,22 @@ def _datetimes(strings: Iterable[str]) -> set[tuple[str, str]]:
     return out
 
 
-#: a time range: `10:00–11:30`, `9:00-10:30 AM`, `de 13h00 à 15h00`, `14:00 bis 16:00`, `10点到11点半` is not read
-_TIME_RANGE = re.compile(
-    r"(?i)(?<![\d:])(?P<a>\d{1,2}(?:[:h]\d{2}|h)?(?:\s?[ap]\.?m\.?)?)\s*(?:–|—|-|~|to|until|till|à|a|bis|到|至)\s*"
-    r"(?P<b>\d{1,2}(?:[:h]\d{2}|h)?(?:\s?[ap]\.?m\.?)?)(?![\d:])"
+#: what runs over a whole month: a pass, a statement, a bill, a subscription (`the November pass`, 11月的月票);
+#: not a table in May
+_PERIOD_WORDS = re.compile(
+    r"(?i)\b(?:pass(?:es)?|statements?|bills?|billing|invoices?|subscriptions?|memberships?|monthly|rent|plan|"
+    r"abonnement|Monatskarte|abono|mensual|mensuel)\b|月票|月卡|账单|会员"
 )
-_TIME_RANGE_HINT = re.compile(r"\d[:h]\d\d|\d\s?[apAP]\.?[mM]|\dh")
-_CLOCK_PART = re.compile(r"(?i)(?P<h>\d{1,2})(?:[:h](?P<m>\d{2})|(?P<bare>h))?(?:\s?(?P<ap>[ap])\.?m\.?)?")
-
-
-def _clock_minutes(text: str) -> int | None:
-    """Minutes after midnight of a time a range says (`10:30`, `13h00`, `15h`, `2pm`); None for a bare number."""
-    m = _CLOCK_PART.fullmatch(text.strip())
-    if m is None or not (m["m"] or m["bare"] or m["ap"]):
-        return None
-    hour, minute = int(m["h"]), int(m["m"] or 0)
-    if m["ap"]:
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if m["ap"].lower() == "p" else 0)
-    return hour * 60 + minute if hour < 24 and minute < 60 else None
 
 
 def _whole_months(text: str, keys: tuple[str, ...], today: str | None) -> list[str]:
-    """A month the user names with no day of it (`the November pass`): its first and last days, the coming
-    ones (a pass, a statement, a billing period runs over the whole month). `keys`: the text's `_fact_keys`,
+    """A month the user names with no day of it, of something that runs over a whole month (`the November
+    pass`, `my March statement`: `_PERIOD_WORDS`): its first and last days, the coming ones. `keys`: the text's `_fact_keys`,
     which a text with no digit has none of."""
     if not keys and holds_any(fold(text), MONTH_STEMS):
         keys = extract_facts(text[:MAX_FACT_CHARS], False).facts
+    if not any(k.startswith("month:") for k in keys) or not _PERIOD_WORDS.search(text):
+        return []
     months = {int(k[6:]) for k in keys if k.startswith("month:") and k[6:].isdigit()}
     with_day = {int(k[3:5]) for k in keys if k.startswith("md:") and k[3:5].isdigit()}
     out = []
@@ -957,26 +1053,74 @@ _TAKES_IN = {"update": ("transfer",)}
 _DONE_WORDS = frozenset({"issued", "processed", "completed", "done", "applied", "made"})
 
 
-def _true_flags(value: Any, depth: int = 0) -> Iterator[str]:
-    """The keys of a result whose value is `true`."""
+#: the words of a key under which a lookup lists what exists, done: `upcoming_appointments`, `bookings` (not
+#: `reservation_id`: a lookup of one reservation, whose dates a claim of rebooking it names too)
+_BOOKED_WORDS = frozenset({"upcoming", "appointments", "bookings", "reservations", "existing"})
+
+
+_NOW = re.compile(r"(?i)\bnow\b")
+
+
+def _holds_bookings(value: Any, depth: int = 0) -> bool:
+    """Whether a result has a key that lists bookings (`_BOOKED_WORDS`)."""
+    if depth > MAX_DEPTH or not isinstance(value, dict | list):
+        return False
+    if isinstance(value, list):
+        return any(_holds_bookings(v, depth + 1) for v in value)
+    return any(
+        not _BOOKED_WORDS.isdisjoint(key_words(str(k))) or _holds_bookings(v, depth + 1)
+        for k, v in value.items()
+    )
+
+
+#: the words of a result's key whose value is an address: the ids in it are places, no objects of an action
+_PLACE_KEYS = ("address", "street", "postcode", "postal", "zip", "location", "venue")
+
+
+@lru_cache(maxsize=8_192)
+def _place_key(key: str) -> bool:
+    return holds_any(key.lower(), _PLACE_KEYS)
+
+
+#: values that say a thing was not done (`"tickets_sent_to": "none"`)
+_NOT_DONE_VALUES = frozenset({"", "false", "no", "none", "null", "n/a", "pending", "failed", "not_sent", "0"})
+
+
+def _effects(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    """(key, value) of each leaf of a result that may say something was done: `true`, or a string that is
+    not a refusal (`"tickets_sent_to": "deb@…"`, `"confirmation_email": "sent"`)."""
     if depth > MAX_DEPTH:
         return
     if isinstance(value, dict):
         for k, v in value.items():
-            if v is True:
-                yield str(k)
+            if v is True or (isinstance(v, str) and v.strip().casefold() not in _NOT_DONE_VALUES):
+                yield str(k), v
             elif isinstance(v, dict | list):
-                yield from _true_flags(v, depth + 1)
+                yield from _effects(v, depth + 1)
     elif isinstance(value, list):
         for v in value:
-            yield from _true_flags(v, depth + 1)
+            yield from _effects(v, depth + 1)
 
 
-#: a size as a tool takes it: `90x54mm`, `8x10`, `30*40*20cm` — its unit may go unsaid (`90×54的标准尺寸`)
+def _same_size(text: str, where: _Sources) -> Iterator[tuple[Source, int | None]]:
+    """Sources that state the size `text` is (`_DIMENSIONS`), with any separator and unit."""
+    if _SIZE_HINT.search(text) is not None and (d := _DIMENSIONS.fullmatch(text.strip())) is not None:
+        yield from where.facts.get(_size_key(d), ())
+
+
+def _size_key(d: re.Match[str]) -> str:
+    return "size:" + "x".join(n for n in (d["a"], d["b"], d["c"]) if n)
+
+
+#: a size as a tool takes it: `90x54mm`, `8x10`, `30*40*20cm` — its unit may go unsaid (`90×54的标准尺寸`); a
+#: reply's plural too (`two 10x10s`)
 _DIMENSIONS = re.compile(
-    r"(?i)(?P<a>\d{1,4}(?:\.\d+)?)\s*[x×*]\s*(?P<b>\d{1,4}(?:\.\d+)?)(?:\s*[x×*]\s*(?P<c>\d{1,4}(?:\.\d+)?))?"
-    r"\s*(?:mm|cm|m|in|inch|inches|\")?"
+    r"(?i)(?<![\d.])(?P<a>\d{1,4}(?:\.\d+)?)\s*[x×*]\s*(?P<b>\d{1,4}(?:\.\d+)?)(?:\s*[x×*]\s*(?P<c>\d{1,4}(?:\.\d+)?))?"
+    r"(?![\d.])\s*(?:mm|cm|m|in|inch|inches|\"|s)?"
 )
+_SIZE_HINT = re.compile(r"\d\s*[xX×*]\s*\d")
+
+
 _UTC_OFFSET = re.compile(r"(?i)\b(?:UTC|GMT)\s*([+\-−])\s*(\d{1,2})(?::?(\d{2}))?\b")
 
 
@@ -1053,16 +1197,35 @@ def _digit_runs(text: str) -> list[re.Match[str]]:
 
 def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | None]]:
     """Phone numbers stated with the same digits, with or without the country code (`+14155550132`,
-    `(415) 555-0132`) or the national trunk prefix `0` that the country code replaces (`07911 123456`,
-    `+44 7911 123456`)."""
-    national = digits[1:] if digits.startswith("0") else digits  # `07 81 55 32 09` is `+33 7 81 55 32 09`
+    `(415) 555-0132`), or with the national trunk `0` that a country code replaces (`_trunk_of`: `07911
+    123456` is `+44 7911 123456`)."""
     for key, found in where.facts.items():
         if key.startswith("phone:"):
             other = key[6:]
-            if other.startswith("0"):
-                other = other[1:]
-            if len(other) >= _PHONE_DIGITS and (national.endswith(other) or other.endswith(national)):
+            same = len(other) >= _PHONE_DIGITS and (digits.endswith(other) or other.endswith(digits))
+            if same or _trunk_of(digits, other) or _trunk_of(other, digits):
                 yield from found
+
+
+def _trunk_of(national: str, international: str) -> bool:
+    """`0781553209` said for `33781553209`: a national number whose trunk `0` a country code replaces,
+    the rest the same, of eight digits or more (`07 81 55 32 09` is not `+44 7781553209`)."""
+    if not national.startswith("0") or len(national) < 9:
+        return False
+    rest = national[1:]
+    code = international[: len(international) - len(rest)]
+    return international.endswith(rest) and code in _CALLING_CODES
+
+
+#: country calling codes that replace a national trunk `0` (most of Europe, and where else numbers are
+#: written with one): a number said with the `0` matches one written with the code
+_CALLING_CODES = frozenset(
+    {"7", "20", "27", "30", "31", "32", "33", "34", "36", "39", "40", "41", "43", "44", "45", "46", "47", "48",
+     "49", "51", "52", "53", "54", "55", "56", "57", "58", "60", "61", "62", "63", "64", "65", "66", "81", "82",
+     "84", "86", "90", "91", "92", "93", "94", "95", "98", "212", "216", "234", "254", "351", "352", "353",
+     "354", "356", "357", "358", "359", "370", "371", "372", "380", "381", "385", "386", "420", "421", "852",
+     "880", "886", "961", "962", "966", "971", "972"}
+)  # fmt: skip
 
 
 @lru_cache(maxsize=4_096)
@@ -1628,6 +1791,19 @@ _OPENER_PASSIVE = re.compile(
 )
 #: a sentence that is only the opener (`All done!`): the present passive of the next one is a claim
 _OPENER_ALONE = re.compile(rf"(?i)^\W*{_OPENER}\W*$")
+#: after a lone opener, a present passive is a claim of what was done to the user's things (`The buffet …
+#: are both added to your booking`), not a rule or a schedule (`Refunds are issued within 5 days`, `Both
+#: flights are scheduled to depart on time`, `Checked bags are charged at $35 each`)
+_OWN_SUBJECT = re.compile(r"(?i)^\W*(?:your|the|it|its|this|that|these|those|my|our)\b")
+_RULE_WORDS = re.compile(
+    r"(?i)\b(?:to\s+(?:depart|arrive|leave|start|begin|be|run|take)|within|before|each|every|automatically)\b"
+)
+
+
+def _done_to_yours(sentence: str) -> bool:
+    return _OWN_SUBJECT.match(sentence) is not None and _RULE_WORDS.search(sentence) is None
+
+
 _PASSIVE = re.compile(rf"(?i)\b(?:is|are)\s+(?:now\s+)?(?:both\s+|all\s+)?(?P<g>{_VERB})\b")
 #: Chinese: 已为您取消, 我已经帮您修改了, 已提交 — the verb after 已 / 已经 (with 为您 / 帮您)
 _ZH_VERBS = {
@@ -1672,7 +1848,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         m = (
             _DONE_CLAIM.search(sentence)
             or _OPENER_PASSIVE.search(sentence)
-            or (_PASSIVE.search(sentence) if after_opener else None)
+            or (_PASSIVE.search(sentence) if after_opener and _done_to_yours(sentence) else None)
         )
         if m is not None and not _NOT_DONE.search(sentence[: m.end()]):
             verbs = [next(g for g in m.groups() if g)]
@@ -1735,9 +1911,11 @@ def _of_both(clause: str, verb: str) -> bool:
 
 
 #: `, and` before a clause with a verb of its own (`The fine is paid (receipt RC-77120), and transcript
-#: order TR-2025-04-1183 is processing`), not before the last of a list (`ABC123, DEF456, and XYZ789`)
+#: order TR-2025-04-1183 is processing`), not before the last of a list (`ABC123, DEF456, and XYZ789 as you
+#: have asked`: an id next, or a verb only in a clause of its own)
 _COMMA_AND = re.compile(
-    r",\s+and\s+(?=(?:[^,;.]|(?<=\d)[.,](?=\d))*\b(?:is|are|was|were|has|have|had|will)\b)"
+    r",\s+and\s+(?![\w-]*\d)(?=(?:(?!\b(?:as|which|that|who|where|when)\b)(?:[^,;.]|(?<=\d)[.,](?=\d)))*"
+    r"\b(?:is|are|was|were|has|have|had|will)\b)"
 )
 
 

@@ -9,7 +9,8 @@ words mean beyond what `facts.extract_facts` reads on its own:
   本 / 下 / 上, a day said without its month (13号, 15日: this month's or next month's); German weekdays
   (`am Freitag`, `nächsten Dienstag`); holidays on a fixed day by name, the coming one (五一 May 1, 国庆
   October 1, 元旦, 圣诞, `Christmas Eve`, `New Year's Day`, `Halloween`); the day words of French, German,
-  Spanish, Portuguese and Italian (`après-demain`, `übermorgen`, `pasado mañana`, `amanhã`, `domani`).
+  Spanish, Portuguese and Italian (`après-demain`, `übermorgen`, `pasado mañana`, `amanhã`, `domani`), and
+  weekdays in French, Spanish, Italian, Portuguese and Dutch (`jeudi`, `giovedì`, `quinta-feira`).
   Not `next week`: its seven days would each be a stated date that a reply's date up to nine days off is
   taken for a slip of (grounding blind set 4: `August 1` after `the surgery is next week`);
 - times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
@@ -52,17 +53,19 @@ _ZH_DAY_WORDS = {
 }
 #: holidays on a fixed day (month, day), said by name: the coming one (五一 is May 1, 国庆 October 1)
 #: the same words in French, German, Spanish, Portuguese and Italian. German `morgen` in lower case only
-#: (`Morgen` is the morning), Spanish `mañana` not after an article (`por la mañana`, `esta mañana`)
+#: (`Morgen` is the morning) and not after `heute` (`heute morgen`: this morning), Spanish `mañana` not
+#: after an article (`por la mañana`, `esta mañana`); French `hier` only with its part of the day (German
+#: `hier` is `here`)
 _EU_DAY_WORDS = {
-    "aujourd'hui": 0, "ce soir": 0, "demain": 1, "après-demain": 2, "apres-demain": 2, "hier": -1,
-    "avant-hier": -2, "heute": 0, "übermorgen": 2, "gestern": -1, "vorgestern": -2, "hoy": 0,
+    "aujourd'hui": 0, "ce soir": 0, "demain": 1, "après-demain": 2, "apres-demain": 2, "hier soir": -1,
+    "hier matin": -1, "avant-hier": -2, "heute": 0, "übermorgen": 2, "gestern": -1, "vorgestern": -2, "hoy": 0,
     "pasado mañana": 2, "ayer": -1, "anteayer": -2, "hoje": 0, "amanhã": 1, "depois de amanhã": 2,
     "ontem": -1, "oggi": 0, "domani": 1, "dopodomani": 2, "ieri": -1,
 }  # fmt: skip
 _EU_DAY_WORD = re.compile(
     r"(?i)(?<![\w'-])("
     + "|".join(sorted((re.escape(w) for w in _EU_DAY_WORDS), key=len, reverse=True))
-    + r")(?![\w'-])|(?<![\w-])(?-i:(morgen))(?![\w-])|(?<![\w-])(?<!la )(?<!esta )(?<!cada )(?<!una )"
+    + r")(?![\w'-])|(?<![\w-])(?<!heute )(?<!gestern )(?-i:(morgen))(?![\w-])|(?<![\w-])(?<!la )(?<!esta )(?<!cada )(?<!una )"
     r"(mañana)(?![\w-])"
 )
 _EU_DAY_WORD_STEMS = ("aujourd", "soir", "demain", "hier", "heute", "morgen", "gestern", "hoy", "mañana",
@@ -105,6 +108,27 @@ _DE_WEEKDAY = re.compile(
     + "|".join(_DE_WEEKDAYS)
     + r"|sonnabend)\b"
 )
+#: weekdays in French, Spanish, Italian, Portuguese and Dutch, Monday first (words no other language uses)
+_EU_WEEKDAYS = {
+    **dict.fromkeys(("lundi", "lunes", "lunedì", "lunedi", "segunda-feira", "maandag"), 0),
+    **dict.fromkeys(("mardi", "martes", "martedì", "martedi", "terça-feira", "terca-feira", "dinsdag"), 1),
+    **dict.fromkeys(
+        ("mercredi", "miércoles", "miercoles", "mercoledì", "mercoledi", "quarta-feira", "woensdag"), 2
+    ),
+    **dict.fromkeys(("jeudi", "jueves", "giovedì", "giovedi", "quinta-feira", "donderdag"), 3),
+    **dict.fromkeys(("vendredi", "viernes", "venerdì", "venerdi", "sexta-feira", "vrijdag"), 4),
+    **dict.fromkeys(("samedi", "sábado", "sabado", "sabato", "zaterdag"), 5),
+    **dict.fromkeys(("dimanche", "domingo", "domenica", "zondag"), 6),
+}
+_EU_WEEKDAY = re.compile(
+    r"(?i)(?<![\w-])("
+    + "|".join(sorted((re.escape(w) for w in _EU_WEEKDAYS), key=len, reverse=True))
+    + r")(?![\w-])"
+)
+_EU_WEEKDAY_STEMS = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche", "lunes", "martes",
+                     "rcoles", "jueves", "viernes", "bado", "domingo", "luned", "marted", "mercoled", "gioved",
+                     "venerd", "sabato", "domenica", "feira", "maandag", "dinsdag", "woensdag", "donderdag",
+                     "vrijdag", "zaterdag", "zondag")  # fmt: skip
 _DE_WHICH = {
     "nächsten": "next", "naechsten": "next", "übernächsten": "after next", "letzten": "last",
     "vergangenen": "last",
@@ -224,6 +248,8 @@ def relative_dates(text: str, today: date) -> list[date]:
         day = fold(m.group(2))
         weekday = 5 if day == "sonnabend" else _DE_WEEKDAYS.index(day)
         out += _weekday(today, weekday, _DE_WHICH.get(fold(m.group(1) or ""), ""))
+    for m in _EU_WEEKDAY.finditer(text) if holds_any(low, _EU_WEEKDAY_STEMS) else ():
+        out += _weekday(today, _EU_WEEKDAYS[fold(m.group(1))], "")  # `da giovedì`, `jeudi prochain`
     for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) else ():
         out += _day_of_month(today, int(m.group(1)))
     for m in () if ascii_only else _ZH_DAY_OF_MONTH.finditer(text):

@@ -69,6 +69,9 @@ def source(
         ("名片，90×54的标准尺寸", {"size": "90x54mm"}),
         ("Mon numéro : 07 81 55 32 09", {"contact_phone": "+33781553209"}),
         ("the November senior monthly pass", {"start_date": "2025-11-01", "end_date": "2025-11-30"}),
+        # grounding blind set 7 (read after its held-out scoring)
+        ("una betoniera da giovedì, per tre giorni", {"start": "2025-03-20T07:30"}),
+        ("volgende zaterdag graag", {"date": "2025-03-15"}),
     ],
 )
 def test_a_value_the_user_said_in_another_form_is_the_users(said: str, args: dict[str, Any]) -> None:
@@ -219,6 +222,11 @@ def test_an_integer_id_in_a_result_grounds_the_same_id_sent_as_a_string() -> Non
         ("call me at (415) 555-0132", {"phone": "+14155550133"}),
         ("can I come in tomorrow?", {"date": "2025-03-16"}),  # a day off
         ("Guten Morgen, ich brauche einen Termin", {"date": "2025-03-15"}),  # `Morgen`: the morning
+        ("heute morgen habe ich angerufen", {"date": "2025-03-15"}),  # this morning
+        ("Hier ist meine Kundennummer", {"date": "2025-03-13"}),  # German `hier`: here
+        ("I'd like to book a table in May", {"date": "2025-05-31"}),  # a table runs over no month
+        ("Call me on 06 12 90 54 33", {"size": "90x54mm"}),
+        ("Mon numéro : 07 81 55 32 09", {"contact_phone": "+447781553209"}),  # another number
         ("por la mañana, por favor", {"date": "2025-03-15"}),
         ("名片，90×55的尺寸", {"size": "90x54mm"}),
         ("the November pass", {"start_date": "2025-11-15"}),  # a month grounds its first and last days
@@ -298,6 +306,14 @@ def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
                  ("call", ("cancel_reservation", {"id": "ABC123"}, {"status": "cancelled"}, False))]  # fmt: skip
     assert reply_claims(cancelled, "Reservations ABC123 and XYZ789 have been cancelled.") != []
     assert reply_claims(cancelled, "I have cancelled ABC123, DEF456, and XYZ789.") != []  # a list: one clause
+    both = [*cancelled, ("call", ("cancel_reservation", {"id": "DEF456"}, {"status": "cancelled"}, False))]
+    assert reply_claims(both, "I have cancelled ABC123, DEF456, and XYZ789 as you have asked.") != []
+    assert reply_claims(both, "I have cancelled ABC123, DEF456 and that is all.") == []
+    two = {"message": "You have 2 reservations: ABC123 (Thu) and XYZ789 (Fri)"}
+    listed = [("user", "cancel the Friday one"),
+              ("call", ("get_reservations", {"user": "u1"}, two, False)),
+              ("call", ("cancel_reservation", {"id": "ABC123"}, {"status": "cancelled"}, False))]  # fmt: skip
+    assert reply_claims(listed, "I've cancelled reservation XYZ789.") != []  # no address: an object
     # `, and` before a clause with its own verb (grounding blind set 2, after set 6's `Done.` openers)
     paid = [
         ("user", "pay it and do the order"),
@@ -319,7 +335,8 @@ def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
         "Done. The $8.00 fine is paid (receipt RC-77120), and transcript order TR-2025-04-1183 is processing."
     )
     assert reply_claims(paid, reply, ["pay_hold", "order_transcript"]) == []
-    assert reply_claims([paid[0], paid[2]], reply, ["pay_hold", "order_transcript"]) != []  # no payment
+    unpaid = reply_claims([paid[0], paid[2]], reply, ["pay_hold", "order_transcript"])  # no payment
+    assert [c for c in unpaid if c.startswith("done:")] != []
 
 
 def test_a_claim_ends_where_and_then_begins_the_next_action() -> None:
@@ -463,6 +480,13 @@ def test_claims_a_lookup_or_one_call_does_not_back() -> None:
     ):
         assert not done_claims(state), state
     assert done_claims("**Done** — your appointment is moved to Friday.")
+    for rule in (  # after a lone opener too (the review of grounding blind set 6's round)
+        "All done! Both flights are scheduled to depart on time.",
+        "Done! Refunds are issued within 5–7 business days.",
+        "All set. Boarding passes are sent 24 hours before departure.",
+        "All set! Checked bags are charged at $35 each.",
+    ):
+        assert not done_claims(rule), rule
 
 
 def test_an_extension_claimed_with_no_call_of_the_tool_that_extends_is_unsupported() -> None:
@@ -517,6 +541,41 @@ def test_what_a_reply_works_out_from_stated_lengths_of_time_is_computed() -> Non
     ev.add_call(2, "book_lesson", {"slot_id": "SL-8816"}, booked, failed=False, tainted=False)
     assert ev.unsupported("Kostenlos stornieren können Sie bis Mittwoch, 12.03., 16:30 Uhr.", []) == []
     assert [c.text for c in ev.unsupported("Kostenlos stornieren bis 11.03., 16:30 Uhr.", [])] == ["11.03"]
+    assert [c.text for c in ev.unsupported("Kostenlos stornieren bis 12.03., 15:30 Uhr.", [])][:1] == [
+        "12.03"
+    ]
+    assert [c.text for c in ev.unsupported("Ihre Stunde ist am 14.03., 16:30 Uhr.", [])] == ["14.03"]  # after
+    assert [c.text for c in ev.unsupported("Gebucht: 13.03., 9:00 AM–10:30 PM.", [])][-1:] == ["10:30 PM."]
+
+
+def test_a_time_a_stated_length_of_time_from_a_stated_one_is_computed() -> None:
+    """Grounding blind set 7: when to arrive (`8:40`, 30 minutes before a 9:10 slot, as the prompt asks),
+    a free-cancellation cut-off (`until 9:00am`, an hour before a 10:00 start), the fast before a scan
+    (`nothing after midnight`, 8 hours before 8:00am). A time no stated length away is still claimed."""
+    ev = Evidence(
+        ["请患者提前30分钟到院取号。", "Free cancellation up to 1 hour before the start."], today=TODAY
+    )
+    ev.add_user(1, "9点10分吧")
+    booked = {"appointment_id": "MZ-1", "start": "2025-03-17T09:10:00+08:00"}
+    ev.add_call(2, "book_appointment", {"slot_id": "S-0910"}, booked, failed=False, tainted=False)
+    assert ev.unsupported("请提前30分钟，也就是早上8:40前到医院取号。", []) == []
+    assert [c.text for c in ev.unsupported("请早上8:35前到医院取号。", [])] == ["8:35"]
+    car = {"reservation_id": "RZ-5530871"}
+    ev.add_call(3, "create_reservation", {"start": "2025-03-15T10:00"}, car, failed=False, tainted=False)
+    assert (
+        ev.unsupported("Booked! You can cancel for free until 9:00am on Saturday.", ["create_reservation"])
+        == []
+    )
+    fast = [
+        ("user", "text please"),
+        (
+            "call",
+            ("send_prep_instructions", {"start": "2025-03-17T08:00"}, {"summary": {"fast_hours": 8}}, False),
+        ),
+    ]
+    assert (
+        reply_claims(fast, "Nothing to eat after midnight (water is fine).", ["send_prep_instructions"]) == []
+    )
 
 
 def test_a_number_a_reply_says_in_groups_is_the_one_a_result_gave_whole() -> None:
@@ -575,6 +634,61 @@ def test_a_claim_is_backed_by_the_call_that_did_it_whatever_else_the_sentence_na
         ),
     ]
     assert reply_claims(unmoved, "Your April pass has been moved to the new card.", tools) != []
+
+
+def test_a_booking_a_lookup_lists_or_a_result_says_it_sent_is_reported_not_claimed() -> None:
+    """Grounding blind set 7: `You're booked for this Thursday, March 19 at 2:00pm` of an appointment the
+    lookup listed among the client's upcoming ones; `the e-tickets have been emailed` after a purchase whose
+    result says `"tickets_sent_to": "deb@…"`. A slot a lookup only offered, a cancellation of a listed
+    reservation, and tickets a result says were not sent are still claims."""
+    tools = ["lookup_client", "book_appointment", "cancel_appointment", "list_slots"]
+    upcoming = {
+        "upcoming_appointments": [{"appointment_id": "APT-51208", "start": "2026-03-19T14:00:00-04:00"}]
+    }
+    listed = [
+        ("user", "I have an appointment this Thursday"),
+        ("call", ("lookup_client", {"email": "s@me.com"}, upcoming, False)),
+    ]
+    assert reply_claims(listed, "You're booked for this Thursday, March 19 at 2:00pm.", tools) == []
+    cancel = "Your appointment on March 19 has been cancelled."
+    assert reply_claims(listed, cancel, tools) == [f"done: {cancel}"]
+    slots = {"slots": [{"slot_id": "S-1", "start": "2026-03-19T14:00:00-04:00"}]}
+    offered = [("user", "Thursday please"), ("call", ("list_slots", {"date": "2026-03-19"}, slots, False))]
+    assert reply_claims(offered, "You're booked for this Thursday, March 19 at 2:00pm.", tools) != []
+    tools = ["purchase_tickets", "send_tickets"]
+    paid = {"order_id": "RP-604511", "status": "paid", "tickets_sent_to": "deb.kowalczyk@gmail.com"}
+    bought = [("user", "charge my Visa"), ("call", ("purchase_tickets", {"hold_id": "H-55120"}, paid, False))]
+    said = "The e-tickets have been emailed to deb.kowalczyk@gmail.com."
+    assert reply_claims(bought, said, tools) == []
+    flagged = {"status": "cancelled", "notification_sent": True}
+    notified = [
+        ("user", "cancel it and send a new one"),
+        ("call", ("cancel_order", {"order_id": "O-1"}, flagged, False)),
+    ]
+    sent = "I've cancelled the order and sent a replacement."
+    assert reply_claims(notified, sent, ["cancel_order", "send_replacement"]) == [f"done: {sent}"]
+    unsent = [
+        bought[0],
+        ("call", ("purchase_tickets", {"hold_id": "H-55120"}, {**paid, "tickets_sent_to": "none"}, False)),
+    ]
+    assert reply_claims(unsent, said, tools) != []
+
+
+def test_a_size_a_reply_says_as_a_plural_is_the_size_the_user_asked_for() -> None:
+    steps = [
+        ("user", "I'm looking for a 10x10 climate controlled unit"),
+        (
+            "call",
+            (
+                "search_units",
+                {"size": "10x10"},
+                {"results": [{"unit_id": "OP-1142", "size": "10x10"}]},
+                False,
+            ),
+        ),
+    ]
+    assert reply_claims(steps, "I found two climate-controlled 10x10s: unit OP-1142 is one.") == []
+    assert reply_claims(steps, "I found two climate-controlled 10x15s: unit OP-1142 is one.") != []
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import pytest
 
 from monitor.compare import evidence, facts, spoken
 from monitor.compare.evidence import MAX_FACT_CHARS, Evidence
-from monitor.compare.hints import holds_any
+from monitor.compare.hints import fold, holds_any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -171,6 +171,10 @@ def test_every_word_of_a_gated_pattern_holds_one_of_its_stems() -> None:
     assert all(holds_any(w, facts.MONTH_STEMS) for w in facts.MONTH_NAMES)
     assert all(holds_any(w, facts._NUMBER_WORD_STEMS) for w in facts.NUMBER_WORDS)
     assert all(holds_any(w, spoken._DE_WEEKDAY_STEMS) for w in spoken._DE_WEEKDAYS)
+    assert all(holds_any(fold(w), spoken._EU_WEEKDAY_STEMS) for w in spoken._EU_WEEKDAYS)
+    assert all(
+        holds_any(fold(w), spoken._EU_DAY_WORD_STEMS) for w in [*spoken._EU_DAY_WORDS, "morgen", "mañana"]
+    )
     currencies = re.search(r"\(\?P<c>([^)]*)\)", facts._CURRENCY.pattern)
     assert currencies is not None
     words = [w.rstrip("s?") for w in currencies.group(1).split("|") if w]
