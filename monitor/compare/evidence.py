@@ -49,7 +49,7 @@ from monitor.compare.facts import (
 )
 from monitor.compare.hints import fold, holds_any
 from monitor.compare.lexicon import Airports, load_airports
-from monitor.compare.spoken import clock_key, digits_of, spoken_keys
+from monitor.compare.spoken import WEEKDAY_CODES, clock_key, digits_of, spoken_keys, weekday_names
 from monitor.compare.textcache import short_cached
 
 Source = Literal["user", "tool_result", "system", "tool_definition", "computed", "agent"]
@@ -256,6 +256,7 @@ class Evidence:
         self._reply: set[float] = set()  # the numbers of the reply being checked
         #: and its days with the time of day said right after them: (`MM-DD`, `HH:MM`)
         self._reply_pairs: set[tuple[str, str]] = set()
+        self._reply_text = ""  # and its text: the amounts it says in a currency, read when a sum needs them
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
         #: the UTC offsets (minutes) the system prompt tells the agent to give times in (`UTC+1`): a reply's
         #: `15:05` is a result's `14:05:00Z` said in local time
@@ -418,6 +419,7 @@ class Evidence:
         facts = _reply_facts(reply)
         self._reply = set(_numbers(reply))  # every number the reply says, measures too: the parts of its sums
         self._reply_pairs = _dated_times(reply, facts)
+        self._reply_text = reply
         for canon, original in facts:
             found = self._fact_source(canon, original)
             if found is None:
@@ -540,6 +542,7 @@ class Evidence:
                 self._sources.runs,
                 scaled=self._sources.operands,  # a result's amount times a count: $56 a day, 4 days
                 percents=self._sources.percents,
+                money=_money_said(self._reply_text),
             )
             or _subset_sum(number, self._reply)
         ):
@@ -886,6 +889,11 @@ def _stated(
         for source, turn, evidence in where.texts:
             if norm.replace(" ", "") in evidence.replace(" ", ""):
                 yield source, turn
+    if kind == "code" and (day := WEEKDAY_CODES.get(fold(text.strip()))) is not None:  # `MON`: `Mondays`
+        names = [f" {name}" if name.isascii() else name for name in weekday_names(day)]  # 周六: no spaces
+        for source, turn, evidence in where.texts:
+            if any(name in evidence for name in names):
+                yield source, turn
     if kind == "code" and airports is not None:
         for name in _airport_names(text.strip().upper(), airports):
             for source, turn, evidence in where.texts:
@@ -985,6 +993,17 @@ def _dial(original: str) -> bool:
     """Whether a time was said on a 12-hour dial without its half of the day (`3:30`, not `3:30pm`)."""
     m = _CLOCK.search(original)
     return m is not None and int(m["h"]) <= 12 and _HALF_OF_DAY.search(original) is None
+
+
+def _money_said(text: str) -> set[float]:
+    """The amounts a text says in a currency (`$6`): amounts, not counts, however small."""
+    return {
+        _round(n)
+        for canon in _fact_keys(text)
+        if canon.startswith("number:")
+        and is_currency(canon.partition("|")[2])
+        and (n := _number_of(canon)) is not None
+    }
 
 
 _PAIR_GAP = 30  # characters between a day and the time said with it (`Mittwoch, 12.03., 16:30 Uhr`)
@@ -1297,14 +1316,15 @@ def computable(
     runs: Sequence[tuple[int | None, list[float]]],
     scaled: set[float] | frozenset[float] = frozenset(),
     percents: set[float] | frozenset[float] = frozenset(),
+    money: set[float] | frozenset[float] = frozenset(),
 ) -> bool:
     """`target` is the sum or difference of two amounts of `known` (neither the target, nor a count under
-    ten: $150 and 2 bags make no $152); a number of
+    ten: $150 and 2 bags make no $152 — unless `money` says it is an amount: `$62 plus the $6 fee`); a number of
     `known` or `scaled` times a count under ten; a stated percentage of one (`a × p / 100`, `a × (1 ± p /
     100)`, `p` in `percents`); or the sum of a run of one tool result's amounts under one key."""
     target = _round(target)
     others = known - {target}
-    amounts = {a for a in others if abs(a) >= _SMALL_COUNT or not a.is_integer()}  # a count adds nothing
+    amounts = {a for a in others if abs(a) >= _SMALL_COUNT or not a.is_integer() or a in money}  # not a count
     for a in amounts:
         if _round(target - a) in amounts or _round(a - target) in amounts:
             return True
@@ -1725,9 +1745,9 @@ def _is_year(number: float, canon: str) -> bool:
 #: The actions a reply may claim done, each with the words a tool name uses for it.
 ACTIONS: dict[str, tuple[str, ...]] = {
     "cancel": ("cancel",),
-    "book": ("book", "reserve"),
+    "book": ("book", "reserve", "schedule"),  # `schedule_visit` books what `I've booked you into …` claims
     "refund": ("refund",),
-    "send": ("send", "resend", "email", "notify", "message", "text", "sms"),
+    "send": ("send", "resend", "email", "notify", "message", "text", "sms", "issue"),
     "update": (
         "update",
         "change",
@@ -1779,7 +1799,7 @@ _DONE_CLAIM = re.compile(
     rf"|(?:has|have)\s+(?:now\s+|already\s+|also\s+)?been\s+(?:successfully\s+)?(?P<b>{_VERB})"
     rf"|(?:is|are)\s+now\s+(?P<c>{_VERB})|(?:was|were)\s+successfully\s+(?P<d>{_VERB})"
     rf"|went ahead and\s+(?P<e>{_VERB})"
-    rf"|\byou(?:['’]re| are)\s+(?:now\s+|all\s+)?(?P<f>booked|reserved|scheduled|upgraded))\b"
+    rf"|\byou(?:['’]re| are)\s+(?:now\s+|all\s+|both\s+)?(?P<f>booked|reserved|scheduled|upgraded))\b"
 )
 #: a present passive is a claim after an opener that says the work is done (`You're all set — your tune-up
 #: is moved to Friday`, `**Done** — it is cancelled`); without one it is as often a state (`Both flights are
@@ -1811,7 +1831,45 @@ _ZH_VERBS = {
     "更改": "update", "退款": "refund", "退回": "refund", "发送": "send", "发出": "send", "提交": "submit",
     "下单": "order", "转账": "pay", "开通": "create", "办理": "create",
 }  # fmt: skip
-_ZH_DONE = re.compile("(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(" + "|".join(_ZH_VERBS) + ")")
+_ZH_DONE = re.compile(
+    "(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(?:[\u4e00-\u9fff]{0,3}?)(" + "|".join(_ZH_VERBS) + ")"
+)
+#: French, German, Spanish, Italian, Portuguese and Dutch: the first person perfect (`j'ai annulé`, `ich habe …
+#: gebucht`, `he reservado`, `ho prenotato`, `reservei`, `ik heb … geboekt`) and the passive (`foi
+#: atualizada`, `a été annulée`, `wurde storniert`, `ha sido cancelada`, `è stata prenotata`, `is geannuleerd`);
+#: not a present passive (`Das Zimmer ist reserviert`: a state, as in English)
+_EU_VERBS = {
+    **dict.fromkeys(("réservé", "réservée", "gebucht", "reserviert", "eingetragen", "reservado", "reservada",
+                     "prenotato", "prenotata", "reservei", "marquei", "agendei", "agendado", "agendada",
+                     "geboekt", "gereserveerd", "ingepland", "inscrit", "inscrite",
+                     "angemeldet", "inscrito", "inscrita", "iscritto", "iscritta"), "book"),
+    **dict.fromkeys(("annulé", "annulée", "annule", "storniert", "abgesagt", "cancelado", "cancelada",
+                     "anulado", "anulada", "cancellato", "cancellata", "annullato", "annullata", "cancelei",
+                     "geannuleerd"), "cancel"),
+    **dict.fromkeys(("modifié", "modifiée", "changé", "déplacé", "déplacée", "geändert", "verschoben",
+                     "umgebucht", "modificado", "modificada", "cambiado", "cambiada", "movido", "modificato",
+                     "modificata", "spostato", "spostata", "cambiato", "alterei", "mudei", "atualizado",
+                     "atualizada", "alterado", "alterada", "gewijzigd", "verplaatst", "aangepast"), "update"),
+    **dict.fromkeys(("envoyé", "envoyée", "geschickt", "gesendet", "verschickt", "enviado", "enviada",
+                     "inviato", "inviata", "enviei", "verstuurd", "gestuurd"), "send"),
+    **dict.fromkeys(("remboursé", "remboursée", "erstattet", "zurückerstattet", "reembolsado", "reembolsada",
+                     "rimborsato", "rimborsata", "reembolsei", "terugbetaald"), "refund"),
+    **dict.fromkeys(("commandé", "commandée", "bestellt", "ordinato", "ordinata", "encomendei",
+                     "encomendado", "besteld"), "order"),
+}  # fmt: skip
+_EU_PARTICIPLE = "|".join(sorted(_EU_VERBS, key=len, reverse=True))
+_EU_DONE = re.compile(
+    rf"(?i)(?:\b(?:j['’]ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|hemos|ho|abbiamo|ik\s+heb|heb\s+ik|"
+    rf"we\s+hebben|a\s+été|ont\s+été|wurde|wurden|ha\s+sido|han\s+sido|è\s+stat[oa]|"
+    rf"sono\s+stat[ie]|foi|foram|is|zijn)\s+(?:[\w'’-]+\s+){{0,8}}?|\b)(?P<v>{_EU_PARTICIPLE})\b"
+)
+_EU_FIRST_PERSON = re.compile(
+    r"(?i)\b(?:reservei|marquei|agendei|cancelei|alterei|mudei|enviei|reembolsei|encomendei)\b"
+)
+_EU_HINTS = tuple(w.casefold() for w in _EU_VERBS)  # a claim holds its participle: the cheap test first
+_EU_NOT = re.compile(
+    r"(?i)\b(?:non|no|pas|nicht|kein\w*|não|nao|niet|geen|nunca|jamais|mai|si|wenn|falls|indien|caso)\b"
+)
 _NOT_DONE = re.compile(
     r"(?i)\b(?:not|never|no(?!\s+(?:problem|worries)\b)|none|nothing|unable|cannot|can['’]t|couldn['’]t|won['’]t|"
     r"if|once|after|when|before|would|will|should|could|can|(?-i:may)|might|unless|yet|pending)\b|n['’]t\b"
@@ -1833,6 +1891,23 @@ _NOUN_ACTIONS = {
 }  # fmt: skip
 
 
+#: words only an English reply holds: its claims are English ones
+_ENGLISH = re.compile(r"\b(?:[Tt]he|[Yy]ou|[Yy]our|I've|I have|[Ww]e've)\b")
+
+
+def _eu_claim(sentence: str) -> str | None:
+    """The action a French, German, Spanish, Italian, Portuguese or Dutch sentence claims done (`_EU_DONE`):
+    a participle after its auxiliary, or a Portuguese first-person past; no negation or condition before."""
+    if not holds_any(sentence.casefold(), _EU_HINTS):
+        return None
+    m = _EU_DONE.search(sentence)
+    if m is None or (m.group(0) == m.group("v") and not _EU_FIRST_PERSON.fullmatch(m.group("v"))):
+        return None  # a participle alone (`réservé aux membres`) claims nothing
+    if _EU_NOT.search(sentence[: m.start("v")]):
+        return None
+    return _EU_VERBS.get(m.group("v").casefold())
+
+
 @short_cached(maxsize=32_768)
 def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     """(sentence, action) for each action a sentence of a reply plainly claims done: first person or
@@ -1841,6 +1916,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     before `has been completed`; no negation, condition, modal or question before the claim."""
     out = []
     opened = False  # the sentence before was only an opener (`All done!`)
+    english = _ENGLISH.search(reply) is not None  # its claims are read in English only (`_eu_claim`: none)
     for sentence in sentences(reply):
         after_opener, opened = opened, bool(_OPENER_ALONE.match(sentence))
         if act_of(sentence) == "ask":
@@ -1855,9 +1931,13 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
             verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]
             out += [(sentence, _CLAIM_VERBS[fold(v)]) for v in verbs]
             continue
-        zh = _ZH_DONE.search(sentence)
+        zh = _ZH_DONE.search(sentence) if not sentence.isascii() else None
         if zh is not None and not re.search("[不没未]", sentence[: zh.start()]):
             out.append((sentence, _ZH_VERBS[zh.group(1)]))
+            continue
+        eu = None if english else _eu_claim(sentence)
+        if eu is not None:
+            out.append((sentence, eu))
             continue
         n = _DONE_NOUNS.search(sentence)
         if n is not None and not _NOT_DONE.search(sentence[: n.end()]):

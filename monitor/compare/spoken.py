@@ -152,8 +152,15 @@ _OCLOCK = re.compile(
     r"(?i)\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+o['’]?clock\b"
 )
 _BARE_HOUR = re.compile(
-    r"(?i)\b(?:at|after|before|around|by|from|until|till|between|about|past)\s+(\d{1,2})(?![\d:.,%])"
+    r"(?i)\b(?:at|after|before|around|by|from|until|till|between|about|past|a\s+las|a\s+la|à|vers|um|gegen|"
+    r"alle|às|om)\s+(\d{1,2})(?![\d:,%]|\.\d)"
     r"(?!\s*(?:days?|nights?|weeks?|months?|years?|people|persons?|guests?|bags?|items?|minutes?|hours?))"
+)  # `around 10.`, `a las 8`, `um 8`; not `at 10.5`
+#: a range of bare hours (`say 9 to 11`, `10-12`): both are times of day, not `9 to 11 people`
+_HOUR_RANGE = re.compile(
+    r"(?i)(?<![\d:.,$€£¥#-])\b(\d{1,2})\s*(?:to|–|-|until|till)\s*(\d{1,2})(?![\d:,%]|\.\d)"
+    r"(?!\s*(?:days?|nights?|weeks?|months?|years?|people|persons?|guests?|of\s+us|players|kids|items?|"
+    r"bags?|minutes?|hours?|pm|am|[a-z]))"
 )
 _SMALL = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -174,6 +181,27 @@ _NUMBER_RUN = re.compile(
 _DAY_WORD_STEMS = stems_of(_DAY_WORDS)
 _DE_WEEKDAY_STEMS = ("tag", "mittwoch", "sonnabend")  # montag … sonntag end in `tag`
 _NUMBER_RUN_STEMS = stems_of([*(k for k in _SMALL if len(k) > 2), *_SCALES])
+
+
+#: a weekday as a tool takes it (`MON`, `Tu`, `SAT`): its index, Monday first
+WEEKDAY_CODES = {
+    **{d[:3]: i for i, d in enumerate(_WEEKDAYS)},
+    **{d[:2]: i for i, d in enumerate(_WEEKDAYS)},
+}
+
+
+def weekday_names(index: int) -> tuple[str, ...]:
+    """A weekday's names, lower-case, in the languages `relative_dates` reads (`monday`, `montag`, `lundi`,
+    `周一`, `星期一`)."""
+    zh = next(k for k, v in _ZH_WEEKDAYS.items() if v == index)
+    return (
+        _WEEKDAYS[index],
+        _DE_WEEKDAYS[index],
+        *(w for w, i in _EU_WEEKDAYS.items() if i == index),
+        f"周{zh}",
+        f"星期{zh}",
+        f"礼拜{zh}",
+    )
 
 
 def clock_key(hour: int, minute: int) -> str:
@@ -297,6 +325,9 @@ def _word_times(text: str) -> list[tuple[int, int]]:
         out.append((hour - 1, 60 - minutes) if m.group(2).lower() == "to" else (hour, minutes))
     out += [(_hour(m.group(1)), 0) for m in (_OCLOCK.finditer(text) if holds_any(low, ("clock",)) else ())]
     out += [(int(m.group(1)), 0) for m in _BARE_HOUR.finditer(text) if 1 <= int(m.group(1)) <= 12]
+    for m in _HOUR_RANGE.finditer(text) if holds_any(low, ("to", "-", "–", "til")) else ():
+        if all(1 <= int(h) <= 12 for h in m.groups()):
+            out += [(int(h), 0) for h in m.groups()]
     return out
 
 

@@ -72,6 +72,12 @@ def source(
         # grounding blind set 7 (read after its held-out scoring)
         ("una betoniera da giovedì, per tre giorni", {"start": "2025-03-20T07:30"}),
         ("volgende zaterdag graag", {"date": "2025-03-15"}),
+        # grounding blind set 8 (read after its held-out scoring)
+        ("Mondays, Wednesdays and Fridays around noon", {"weekdays": ["MON", "WED", "FRI"]}),
+        ("这周末出差，周六周日每天遛两次", {"weekdays": ["SAT", "SUN"]}),
+        ("half day, starting around 10.", {"start_time": "10:00"}),
+        ("Sunday morning, say 9 to 11.", {"start_time": "09:00", "end_time": "11:00"}),
+        ("Y si se puede, ¿a las 8?", {"start_time": "20:00"}),
     ],
 )
 def test_a_value_the_user_said_in_another_form_is_the_users(said: str, args: dict[str, Any]) -> None:
@@ -229,6 +235,8 @@ def test_an_integer_id_in_a_result_grounds_the_same_id_sent_as_a_string() -> Non
         ("Mon numéro : 07 81 55 32 09", {"contact_phone": "+447781553209"}),  # another number
         ("por la mañana, por favor", {"date": "2025-03-15"}),
         ("名片，90×55的尺寸", {"size": "90x54mm"}),
+        ("Mondays please", {"weekdays": ["TUE"]}),
+        ("we are 9 to 11 people", {"start_time": "09:00"}),
         ("the November pass", {"start_date": "2025-11-15"}),  # a month grounds its first and last days
         ("on June 5th", {"date": "2025-06-01"}),  # and none of a month with its day said
     ],
@@ -416,6 +424,14 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "No problem — I've extended it by 48 hours.",  # a courtesy, no negation (grounding blind set 4)
         "All done, Callum — your night drive is booked for Tuesday 11 November at 19:00.",  # blind set 6
         "All done! The buffet and the late bar are both added to your booking.",
+        # grounding blind set 8: claims in other languages, and `you're both booked`
+        "Le ho anche prenotato il gommone per venerdì 24 luglio.",
+        "Ich habe das Kennzeichen in Ihrer Buchung auf L-MV 1907 geändert.",
+        "Pronto! A encomenda SV-2291 foi atualizada para 45 pessoas.",
+        "J’ai annulé votre réservation.",
+        "He reservado la mesa para las 8.",
+        "Uw afspraak is geannuleerd.",
+        "You're both booked for Saturday, Oct 25.",
     ],
 )
 def test_done_claims_as_people_write_them(text: str) -> None:
@@ -578,6 +594,31 @@ def test_a_time_a_stated_length_of_time_from_a_stated_one_is_computed() -> None:
     )
 
 
+def test_small_amounts_in_a_currency_add_up_as_amounts_do() -> None:
+    """Grounding blind set 8: `$62 plus the $6 gift delivery fee, so $68` — a fee under ten is an amount,
+    not a count; six bags still add nothing to $62."""
+    gifts = {"boxes": [{"sku": "HOLIDAY-25", "price": 62.0}], "gift_delivery_fee": 6.0}
+    steps = [("user", "a gift box"), ("call", ("get_gift_options", {"date": "2025-12-18"}, gifts, False))]
+    assert reply_claims(steps, "It is $62 plus the $6 gift delivery fee, so $68 in total.") == []
+    assert reply_claims(steps, "It is $62 plus 6 bags, so $68 in total.") == ["fact: $68"]
+
+
+def test_a_claim_of_booking_is_judged_by_the_tool_that_schedules() -> None:
+    """Grounding blind set 8: `I've booked you into the afternoon window` after `schedule_visit` failed —
+    a tool that schedules books, so the claim is judged, and unsupported."""
+    failed = [
+        ("user", "Wednesday please"),
+        ("call", ("schedule_visit", {"window": "12:00-16:00"}, None, True)),
+    ]
+    reply = "The morning slot was just taken, so I've booked you into the afternoon window instead."
+    assert reply_claims(failed, reply, ["get_slots", "schedule_visit"]) == [f"done: {reply}"]
+    done = [
+        failed[0],
+        ("call", ("schedule_visit", {"window": "12:00-16:00"}, {"status": "scheduled"}, False)),
+    ]
+    assert reply_claims(done, reply, ["get_slots", "schedule_visit"]) == []
+
+
 def test_a_number_a_reply_says_in_groups_is_the_one_a_result_gave_whole() -> None:
     steps = [
         ("user", "I lost my card"),
@@ -698,6 +739,11 @@ def test_a_size_a_reply_says_as_a_plural_is_the_size_the_user_asked_for() -> Non
         "Your order will be placed once you confirm.",
         "None of the flights were canceled.",
         "It was booked more than 24 hours ago.",
+        "Je n’ai pas annulé votre réservation.",
+        "Das Zimmer ist reserviert.",  # a state, as `the room is reserved`
+        "Si je réserve, ça coûte 20 €.",
+        "He revisado su pedido.",  # `pedido`: the order, a noun
+        "He wants to reserve a table.",
     ],
 )
 def test_no_done_claim_in_conditions_negations_or_states(text: str) -> None:
