@@ -27,6 +27,7 @@ action. Reading is bounded: `MAX_DEPTH` of JSON, `MAX_FACT_CHARS` of a string fo
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import re
@@ -46,6 +47,7 @@ from monitor.compare.facts import (
     is_currency,
     normalize_text,
     sentences,
+    zh_number,
 )
 from monitor.compare.hints import fold, holds_any
 from monitor.compare.lexicon import Airports, load_airports
@@ -246,6 +248,7 @@ class Evidence:
         self._airports = airports if airports is not None else load_airports()
         self._tainted: set[int] = set()
         self._done: list[_Done] = []  # calls that succeeded
+        self._failed: list[str] = []  # the tools of calls that failed
         self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
@@ -254,8 +257,10 @@ class Evidence:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
         self._reply: set[float] = set()  # the numbers of the reply being checked
-        #: and its days with the time of day said right after them: (`MM-DD`, `HH:MM`)
-        self._reply_pairs: set[tuple[str, str]] = set()
+        #: and its days with the time of day said right after them: (`MM-DD`, `HH:MM`), read when needed
+        self._reply_facts: tuple[tuple[str, str], ...] = ()
+        self._reply_pairs: set[tuple[str, str]] | None = None
+        self._reply_clocks: set[str] = set()  # its times of day (`time:HH:MM`)
         self._reply_text = ""  # and its text: the amounts it says in a currency, read when a sum needs them
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
         #: the UTC offsets (minutes) the system prompt tells the agent to give times in (`UTC+1`): a reply's
@@ -337,6 +342,7 @@ class Evidence:
         """A call made: its result becomes evidence unless it failed (its error message does: `total price
         is 375`); an ungrounded call taints it."""
         if failed:
+            self._failed.append(tool)
             if error:
                 self._sources.add_text("tool_result", turn, error)
                 self._speak(error)
@@ -387,6 +393,9 @@ class Evidence:
         allowed = _schema_values(schema, path)
         if any(a == value or str(a) == str(value) for a in allowed):
             return Provenance(path, value, kind, "tool_definition", None, checked)
+        said = self._weekday_said(key, value) if kind == "code" else None
+        if said is not None:  # `weekdays: ["MON"]` for `Mondays`
+            return Provenance(path, value, kind, said[0], said[1], checked)
         found = self._find(value, kind, self._sources)
         if found is None:
             computed = self._computed(value) if kind in ("number", "count") else False
@@ -395,6 +404,18 @@ class Evidence:
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
         return Provenance(path, value, kind, source, turn, checked, tainted)
+
+    def _weekday_said(self, key: str, value: Any) -> tuple[Source, int | None] | None:
+        """Where the weekday a code under a key that names days (`weekdays: ["MON"]`, `day: "SAT"`) was
+        said by its name (`Mondays`, 周六; not 每周三次, three times a week) — not `country: FR`."""
+        day = WEEKDAY_CODES.get(fold(str(value).strip()))
+        if day is None or _DAY_KEY_WORDS.isdisjoint(key_words(key)):
+            return None
+        names = [f" {name}" if name.isascii() else name for name in weekday_names(day)]  # 周六: no spaces
+        for source, turn, evidence in self._sources.texts:
+            if source != "tool_result" and any(evidence.count(n) > evidence.count(f"{n}次") for n in names):
+                return source, turn
+        return None
 
     def _find(
         self, value: Any, kind: str, where: _Sources
@@ -418,7 +439,9 @@ class Evidence:
         claims: list[Claim] = []
         facts = _reply_facts(reply)
         self._reply = set(_numbers(reply))  # every number the reply says, measures too: the parts of its sums
-        self._reply_pairs = _dated_times(reply, facts)
+        self._reply_facts = facts  # what `_deadline` pairs, when a date needs it
+        self._reply_pairs = None
+        self._reply_clocks = {canon for canon, _ in facts if canon.startswith("time:") and len(canon) == 10}
         self._reply_text = reply
         for canon, original in facts:
             found = self._fact_source(canon, original)
@@ -441,7 +464,7 @@ class Evidence:
                     )
                 )
         for sentence, verb in done_claims(reply):
-            tools = sorted({t for t in known_tools if does(t, verb)})
+            tools = sorted({t for t in known_tools if does(t, verb) and not _looks_read_only(t)})
             doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`)
                 d
                 for d in self._done
@@ -626,31 +649,31 @@ class Evidence:
         return False
 
     def _time_apart(self, clock: str, dial: bool) -> bool:
-        """A time a stated length of time before or after a stated one (`HH:MM`): a session's end
-        (`10:00–11:30` for a user's `90 minutes each`, a call's `hours: 2`), when to arrive (`8:40`, 30
-        minutes before a 9:10 slot, as the system prompt asks), a free-cancellation cut-off (`9:00am`, an
-        hour before a 10:00 start), the start of a fast (`midnight`, 8 hours before 8:00). On a 12-hour
-        dial only when the reply said the time without its half of the day (`2:00–3:30` for 14:00 and 90
-        minutes; not `9:00 AM–10:30 PM`)."""
+        """A time a stated length of time before or after another time the same reply states, which the
+        conversation states too: a session's end (`10:00–11:30` for a user's `90 minutes each`, a call's
+        `hours: 2`), when to arrive (`by 8:40` for the `9:10` slot it names, 30 minutes before as the
+        system prompt asks), a free-cancellation cut-off (`until 9:00am` of a `10:00am` start). On a
+        12-hour dial only when the reply said the time without its half of the day (`2:00–3:30` for 14:00
+        and 90 minutes; not `9:00 AM–10:30 PM`, not `09:00`)."""
         durations, _ = self._timing()
         if not durations:
             return False
         turn = 720 if dial else 1440
         target = (int(clock[:2]) * 60 + int(clock[3:])) % turn
-        for where in (self._sources, self._arguments):
-            for key in where.facts:
-                if key.startswith("time:") and len(key) == 10:
-                    at = int(key[5:7]) * 60 + int(key[8:10])
-                    if any(
-                        (at + d) % turn == target or (at - d) % turn == target for d in durations if d < 720
-                    ):
-                        return True
+        for key in self._reply_clocks:
+            if key[5:] == clock or not (key in self._sources.facts or key in self._arguments.facts):
+                continue
+            at = int(key[5:7]) * 60 + int(key[8:10])
+            if any((at + d) % turn == target or (at - d) % turn == target for d in durations if d < 720):
+                return True
         return False
 
     def _deadline(self, mmdd: str) -> bool:
         """A day a stated length of whole days before a stated date-and-time, said with that time right
         after it: `free cancellation until Wednesday 12.03., 16:30` of a lesson at 2025-03-13T16:30 under
         `free up to 24 hours before` (a day's slip alone, or with another time, is no deadline)."""
+        if self._reply_pairs is None:
+            self._reply_pairs = _dated_times(self._reply_text, self._reply_facts)
         clocks = {clock for day, clock in self._reply_pairs if day == mmdd}
         if not clocks:
             return False
@@ -709,15 +732,16 @@ class Evidence:
         facts = _reply_facts(sentence)
         days = {canon[-5:] for canon, _ in facts if canon.startswith(("date:", "md:"))}
         clocks = {canon for canon, _ in facts if canon.startswith("time:") and len(canon) == 10}
-        if not days or _NOW.search(sentence):  # `You are now booked on …`: a change, not a state
-            return False
+        if not days or _NOW.search(sentence) or _FIRST_PERSON_BOOKED.search(sentence):
+            return False  # `You are now booked on …`, `I've booked you …`: a change, not a state
         for d in self._done:
             if not _looks_read_only(d.tool) or not _holds_bookings(d.result):
                 continue
             keys = {k for text in d.result_strings for k in _fact_keys(text)}
             stated = {k[-5:] for k in keys if k.startswith("date:")}
-            if days <= stated and clocks <= keys:  # the day and the time: not another booking that day
-                return True
+            timed = any(k.startswith("time:") for k in keys)
+            if days <= stated and clocks <= keys and (clocks or not timed):  # the day and the time, where
+                return True  # the list has times: not another booking that day
         return False
 
     def _effect_reported(self, verb: str, clause: str, named: set[str], doing: Sequence[_Done]) -> bool:
@@ -731,17 +755,24 @@ class Evidence:
         cancellation)."""
         actions = {verb, *_TAKES_IN.get(verb, ())}
         stems = [stem for a in actions for stem in ACTIONS.get(a, (a,))]
-        low = clause.casefold()
+        said_words = set(key_words(clause))
+        tried = any(does(t, verb) for t in self._failed)  # a lookup's old state backs no retry that failed
         for d in self._done:
-            if d in doing:
+            if d in doing or (tried and _looks_read_only(d.tool)):
                 continue
             if named and not named <= {normalize_text(v) for v in (*d.arg_strings, *d.result_strings)}:
                 continue
             for key, value in _effects(d.result):
                 words = key_words(key)
-                things = [w for w in words if len(w) > 2 and w not in _CLAIM_VERBS and w not in _DONE_WORDS]
-                if things and not any(w in low for w in things):
+                things = [w for w in words if len(w) > 2 and w not in _CLAIM_VERBS and w not in _NOT_THINGS]
+                if (
+                    things
+                    and said_words.isdisjoint(things)
+                    and not any(f"{w}s" in said_words for w in things)
+                ):
                     continue  # `notification_sent` backs no `sent a replacement`: the claim names what was done
+                if any(_CLAIM_VERBS[w] not in actions for w in words if w in _CLAIM_VERBS):
+                    continue  # `reset_email_sent`: the mail of another action (a reset), no claim's support
                 if any(_CLAIM_VERBS.get(w) in actions for w in words):
                     return True
                 if _DONE_WORDS.intersection(words) and any(w.startswith(t) for w in words for t in stems):
@@ -889,11 +920,6 @@ def _stated(
         for source, turn, evidence in where.texts:
             if norm.replace(" ", "") in evidence.replace(" ", ""):
                 yield source, turn
-    if kind == "code" and (day := WEEKDAY_CODES.get(fold(text.strip()))) is not None:  # `MON`: `Mondays`
-        names = [f" {name}" if name.isascii() else name for name in weekday_names(day)]  # 周六: no spaces
-        for source, turn, evidence in where.texts:
-            if any(name in evidence for name in names):
-                yield source, turn
     if kind == "code" and airports is not None:
         for name in _airport_names(text.strip().upper(), airports):
             for source, turn, evidence in where.texts:
@@ -912,7 +938,7 @@ _SAID_DURATION = re.compile(
     r"(?:,?\s+(?:and\s+)?(?P<m>\d{1,2})\s*(?:minutes?|mins?|minuten|minutos|minuti)\b)?"
     r"(?!\s+(?:a|per|each|every)\s+(?:day|week)\b)"
     r"|(?<![\d:])(?P<hh>\d{1,2})h(?P<hm>[0-5]\d)?\s*(?=(?:min\b|de\b|d'|of\b|lesson|session|cours|Stunde))"
-    r"|(?P<zn>\d{1,3}(?:\.5)?|[一两二三四五六七八九十]|半)\s*个?(?P<zu>分钟|小时|個小時|个半小时)"
+    r"|(?P<zn>\d{1,3}(?:\.5)?|[一两二三四五六七八九十百]+|半)\s*个?(?P<zu>分钟|小时|個小時|个半小时)"
 )
 _SAID_DURATION_STEMS = ("min", "hour", "hr", "stund", "heure", "hora", "ore", "分钟", "小时", "小時")
 _DURATION_NUMBER_WORDS = {
@@ -952,8 +978,12 @@ def _said_durations(text: str, policy: bool = False) -> set[int]:
             word = fold(said)
             if word.startswith("half"):
                 n: float = 0.5
-            else:
-                n = float(said.replace(",", ".")) if said[0].isdigit() else _DURATION_NUMBER_WORDS[word]
+            elif said[0].isdigit():
+                n = float(said.replace(",", "."))
+            elif word in _DURATION_NUMBER_WORDS:
+                n = _DURATION_NUMBER_WORDS[word]
+            else:  # `三十分钟`, `四十五分钟`
+                n = zh_number(said)
             n += 0.5 if m["half"] or unit == "个半小时" else 0
             minutes = n if fold(unit).startswith("min") or unit == "分钟" else n * 60
             minutes += int(m["m"] or 0)  # `1 hour 30 minutes`
@@ -992,7 +1022,12 @@ _HALF_OF_DAY = re.compile(r"(?i)[ap]\.?\s?m\b|noon|midnight|midday|上午|下午
 def _dial(original: str) -> bool:
     """Whether a time was said on a 12-hour dial without its half of the day (`3:30`, not `3:30pm`)."""
     m = _CLOCK.search(original)
-    return m is not None and int(m["h"]) <= 12 and _HALF_OF_DAY.search(original) is None
+    return (
+        m is not None
+        and int(m["h"]) <= 12
+        and not (len(m["h"]) == 2 and m["h"].startswith("0"))  # `09:00` is a 24-hour time
+        and _HALF_OF_DAY.search(original) is None
+    )
 
 
 def _money_said(text: str) -> set[float]:
@@ -1010,20 +1045,37 @@ _PAIR_GAP = 30  # characters between a day and the time said with it (`Mittwoch,
 
 
 def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-    """(`MM-DD`, `HH:MM`) of each day a reply states with a time of day right after it."""
+    """(`MM-DD`, `HH:MM`) of each day a reply states after a word of a deadline (`until`, `bis`, `jusqu'au`)
+    with a time of day right after it: `… stornieren bis Mittwoch, 12.03., 16:30 Uhr`."""
+    text = reply[:MAX_FACT_CHARS]
+    if not _DEADLINE_WORDS.search(text):
+        return set()
     days, clocks = [], []
-    for canon, original in facts:
+    for canon, original in dict.fromkeys(facts):  # each fact once: its places are all found below
         dated = canon.startswith(("date:", "md:"))
         if (not dated and not (canon.startswith("time:") and len(canon) == 10)) or not original:
             continue
-        at = reply.find(original)
+        at = text.find(original)
         while at >= 0:  # each place it is said (`16:30–18:00 … until Wednesday 12.03., 16:30`)
-            if dated:
-                days.append((at + len(original), canon[-5:]))
-            else:
+            if not dated:
                 clocks.append((at, canon[5:]))
-            at = reply.find(original, at + 1)
-    return {(day, clock) for end, day in days for at, clock in clocks if 0 <= at - end <= _PAIR_GAP}
+            elif _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at):
+                days.append((at + len(original), canon[-5:]))
+            at = text.find(original, at + len(original))
+    clocks.sort()
+    out = set()
+    for end, day in days:  # the clocks said within `_PAIR_GAP` after the day
+        i = bisect.bisect_left(clocks, (end, ""))
+        while i < len(clocks) and clocks[i][0] - end <= _PAIR_GAP:
+            out.add((day, clocks[i][1]))
+            i += 1
+    return out
+
+
+#: what says a deadline before a day: `until`, `by`, `before`, `bis`, `jusqu'au`, `hasta el`, `fino al`
+_DEADLINE_WORDS = re.compile(
+    r"(?i)\b(?:until|till|by|before|no later than|bis|vor|jusqu|avant|hasta|antes|fino|entro|até|tot|uiterlijk)\b"
+)
 
 
 def _datetimes(strings: Iterable[str]) -> set[tuple[str, str]]:
@@ -1038,9 +1090,15 @@ def _datetimes(strings: Iterable[str]) -> set[tuple[str, str]]:
 #: what runs over a whole month: a pass, a statement, a bill, a subscription (`the November pass`, 11月的月票);
 #: not a table in May
 _PERIOD_WORDS = re.compile(
-    r"(?i)\b(?:pass(?:es)?|statements?|bills?|billing|invoices?|subscriptions?|memberships?|monthly|rent|plan|"
-    r"abonnement|Monatskarte|abono|mensual|mensuel)\b|月票|月卡|账单|会员"
+    r"(?i)(?<!boarding )\b(?:pass(?:es)?|statements?|bills?|billing|invoices?|subscriptions?|memberships?|monthly|"
+    r"rent|abonnement|Monatskarte|abono|mensual|mensuel)\b|月票|月卡|账单|会员"
 )
+#: a month by its name (`November`, `11月`): where a period word must be near
+_MONTH_NAMED = re.compile(
+    r"(?i)\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
+    r"|\d{1,2}\s*月"
+)
+_PERIOD_REACH = 25  # characters between a month's name and the word of what runs over it
 
 
 def _whole_months(text: str, keys: tuple[str, ...], today: str | None) -> list[str]:
@@ -1050,6 +1108,11 @@ def _whole_months(text: str, keys: tuple[str, ...], today: str | None) -> list[s
     if not keys and holds_any(fold(text), MONTH_STEMS):
         keys = extract_facts(text[:MAX_FACT_CHARS], False).facts
     if not any(k.startswith("month:") for k in keys) or not _PERIOD_WORDS.search(text):
+        return []
+    if not any(  # `the November pass`, `my statement for March`; not `a pass for my June trip` far from it
+        _PERIOD_WORDS.search(text, max(0, m.start() - _PERIOD_REACH), m.end() + _PERIOD_REACH)
+        for m in _MONTH_NAMED.finditer(text)
+    ):
         return []
     months = {int(k[6:]) for k in keys if k.startswith("month:") and k[6:].isdigit()}
     with_day = {int(k[3:5]) for k in keys if k.startswith("md:") and k[3:5].isdigit()}
@@ -1078,6 +1141,9 @@ _BOOKED_WORDS = frozenset({"upcoming", "appointments", "bookings", "reservations
 
 
 _NOW = re.compile(r"(?i)\bnow\b")
+_FIRST_PERSON_BOOKED = re.compile(
+    r"(?i)\b(?:I|we)(?:['’]ve|\s+have)?\s+(?:\w+\s+){0,2}?(?:booked|reserved|scheduled)\b"
+)
 
 
 def _holds_bookings(value: Any, depth: int = 0) -> bool:
@@ -1101,8 +1167,24 @@ def _place_key(key: str) -> bool:
     return holds_any(key.lower(), _PLACE_KEYS)
 
 
+#: words of a result's key that name no thing done: done-words, and the channel a thing went by
+#: (`reset_email_sent` backs no `I've emailed you the invoice`)
+_NOT_THINGS = frozenset({*_DONE_WORDS, "email", "sms", "message", "text", "mail", "to", "at", "via"})
+
+
+_DAY_KEY_WORDS = frozenset({"day", "days", "weekday", "weekdays", "dow", "dows", "on"})
+
+
 #: values that say a thing was not done (`"tickets_sent_to": "none"`)
 _NOT_DONE_VALUES = frozenset({"", "false", "no", "none", "null", "n/a", "pending", "failed", "not_sent", "0"})
+
+
+_FAILED_VALUE = re.compile(r"(?i)\b(?:fail\w*|error|not|unable|declined|rejected|bounced)\b")
+
+
+def _done_value(value: str) -> bool:
+    """A string that says something was done, or names where it went (`deb@…`), not that it failed."""
+    return value.strip().casefold() not in _NOT_DONE_VALUES and _FAILED_VALUE.search(value) is None
 
 
 def _effects(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
@@ -1112,7 +1194,7 @@ def _effects(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:
         return
     if isinstance(value, dict):
         for k, v in value.items():
-            if v is True or (isinstance(v, str) and v.strip().casefold() not in _NOT_DONE_VALUES):
+            if v is True or (isinstance(v, str) and _done_value(v)):
                 yield str(k), v
             elif isinstance(v, dict | list):
                 yield from _effects(v, depth + 1)
@@ -1747,7 +1829,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "cancel": ("cancel",),
     "book": ("book", "reserve", "schedule"),  # `schedule_visit` books what `I've booked you into …` claims
     "refund": ("refund",),
-    "send": ("send", "resend", "email", "notify", "message", "text", "sms", "issue"),
+    "send": ("send", "resend", "email", "notify", "message", "text", "sms"),
     "update": (
         "update",
         "change",
@@ -1820,8 +1902,21 @@ _RULE_WORDS = re.compile(
 )
 
 
-def _done_to_yours(sentence: str) -> bool:
-    return _OWN_SUBJECT.match(sentence) is not None and _RULE_WORDS.search(sentence) is None
+def _done_to_yours(sentence: str) -> re.Match[str] | None:
+    """The present passive of a claim after a lone opener: of the user's things, not followed by a rule."""
+    m = _PASSIVE.search(sentence) if _OWN_SUBJECT.match(sentence) else None
+    if m is None:
+        return None
+    comma = sentence.find(",", m.end())
+    if _RULE_WORDS.search(
+        sentence, m.end(), min(m.end() + _RULE_REACH, comma if comma >= 0 else len(sentence))
+    ):
+        return None  # `Your seats are booked, one for each of you`: a claim; `… are issued within 5 days`: a rule
+    return m
+
+
+_RULE_REACH = 30  # characters after the verb in which a rule's words say it is a rule
+_SCHEDULE = re.compile(r"(?i)\s+to\s+(?:depart|arrive|leave|start|begin|run|take\s+off|board)\b")
 
 
 _PASSIVE = re.compile(rf"(?i)\b(?:is|are)\s+(?:now\s+)?(?:both\s+|all\s+)?(?P<g>{_VERB})\b")
@@ -1831,8 +1926,10 @@ _ZH_VERBS = {
     "更改": "update", "退款": "refund", "退回": "refund", "发送": "send", "发出": "send", "提交": "submit",
     "下单": "order", "转账": "pay", "开通": "create", "办理": "create",
 }  # fmt: skip
-_ZH_DONE = re.compile(
-    "(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(?:[\u4e00-\u9fff]{0,3}?)(" + "|".join(_ZH_VERBS) + ")"
+_ZH_DONE = re.compile(  # `已为您取消`, `已原路退回`, `已经为您把预订取消了`: the verb after 已 (with 为您, 原路, 把 + its object)
+    "(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(?:原路|全部|都|把[\u4e00-\u9fff]{1,6}?|将[\u4e00-\u9fff]{1,6}?)?("
+    + "|".join(_ZH_VERBS)
+    + ")"
 )
 #: French, German, Spanish, Italian, Portuguese and Dutch: the first person perfect (`j'ai annulé`, `ich habe …
 #: gebucht`, `he reservado`, `ho prenotato`, `reservei`, `ik heb … geboekt`) and the passive (`foi
@@ -1859,8 +1956,9 @@ _EU_VERBS = {
 }  # fmt: skip
 _EU_PARTICIPLE = "|".join(sorted(_EU_VERBS, key=len, reverse=True))
 _EU_DONE = re.compile(
-    rf"(?i)(?:\b(?:j['’]ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|hemos|ho|abbiamo|ik\s+heb|heb\s+ik|"
-    rf"we\s+hebben|a\s+été|ont\s+été|wurde|wurden|ha\s+sido|han\s+sido|è\s+stat[oa]|"
+    rf"(?i)(?:\b(?:j['’]ai|je\s+(?:vous|lui|leur|te|les|l['’])\s*ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|"
+    rf"hemos|ha|han|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben|a\s+(?:bien\s+)?été|ont\s+(?:bien\s+)?été|wurde|wurden|"
+    rf"ha\s+sido|han\s+sido|è\s+stat[oa]|"
     rf"sono\s+stat[ie]|foi|foram|is|zijn)\s+(?:[\w'’-]+\s+){{0,8}}?|\b)(?P<v>{_EU_PARTICIPLE})\b"
 )
 _EU_FIRST_PERSON = re.compile(
@@ -1868,7 +1966,12 @@ _EU_FIRST_PERSON = re.compile(
 )
 _EU_HINTS = tuple(w.casefold() for w in _EU_VERBS)  # a claim holds its participle: the cheap test first
 _EU_NOT = re.compile(
-    r"(?i)\b(?:non|no|pas|nicht|kein\w*|não|nao|niet|geen|nunca|jamais|mai|si|wenn|falls|indien|caso)\b"
+    r"(?i)\b(?:non|no|pas|nicht|nichts|nie|kein\w*|não|nao|nenhum\w*|niet|niets|nooit|geen|nunca|jamais|nada|"
+    r"ningun\w*|nessun\w*|si|wenn|falls|sobald|als|indien|caso|quand|lorsque|cuando|quando)\b"
+)
+_EU_COURTESY = re.compile(
+    r"(?i)^\W*(?:pas\s+de\s+probl[èe]me|no\s+hay\s+problema|kein\s+problem|nessun\s+problema|sem\s+problema|"
+    r"geen\s+probleem|sí|si|oui|ja|sim)\b\W*"
 )
 _NOT_DONE = re.compile(
     r"(?i)\b(?:not|never|no(?!\s+(?:problem|worries)\b)|none|nothing|unable|cannot|can['’]t|couldn['’]t|won['’]t|"
@@ -1892,7 +1995,9 @@ _NOUN_ACTIONS = {
 
 
 #: words only an English reply holds: its claims are English ones
-_ENGLISH = re.compile(r"\b(?:[Tt]he|[Yy]ou|[Yy]our|I've|I have|[Ww]e've)\b")
+_ENGLISH = re.compile(  # not `The Westin` inside a French sentence
+    r"\b(?:the|you|your|are|I've|I have|we've)\b|(?:^|[.!?]\s+)(?:The|You|Your|Thanks|Thank)\b"
+)
 
 
 def _eu_claim(sentence: str) -> str | None:
@@ -1900,12 +2005,15 @@ def _eu_claim(sentence: str) -> str | None:
     a participle after its auxiliary, or a Portuguese first-person past; no negation or condition before."""
     if not holds_any(sentence.casefold(), _EU_HINTS):
         return None
-    m = _EU_DONE.search(sentence)
-    if m is None or (m.group(0) == m.group("v") and not _EU_FIRST_PERSON.fullmatch(m.group("v"))):
-        return None  # a participle alone (`réservé aux membres`) claims nothing
-    if _EU_NOT.search(sentence[: m.start("v")]):
-        return None
-    return _EU_VERBS.get(m.group("v").casefold())
+    opener = _EU_COURTESY.match(sentence)  # `Pas de problème, …`, `Sí, …`: no negation
+    start = opener.end() if opener else 0
+    for m in _EU_DONE.finditer(sentence, start):
+        if m.group(0) == m.group("v") and not _EU_FIRST_PERSON.fullmatch(m.group("v")):
+            continue  # a participle alone (`réservé aux membres`, `Le créneau réservé hier`) claims nothing
+        if _EU_NOT.search(sentence, start, m.start("v")):
+            return None
+        return _EU_VERBS.get(m.group("v").casefold())
+    return None
 
 
 @short_cached(maxsize=32_768)
@@ -1924,8 +2032,10 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         m = (
             _DONE_CLAIM.search(sentence)
             or _OPENER_PASSIVE.search(sentence)
-            or (_PASSIVE.search(sentence) if after_opener and _done_to_yours(sentence) else None)
+            or (_done_to_yours(sentence) if after_opener else None)
         )
+        if m is not None and _SCHEDULE.match(sentence, m.end()):
+            m = None  # `You're scheduled to depart at 9:05`: a timetable, not an action
         if m is not None and not _NOT_DONE.search(sentence[: m.end()]):
             verbs = [next(g for g in m.groups() if g)]
             verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]

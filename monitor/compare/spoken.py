@@ -151,16 +151,26 @@ _HALF_QUARTER = re.compile(
 _OCLOCK = re.compile(
     r"(?i)\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+o['’]?clock\b"
 )
+#: what a number before it counts, so that it is no hour (`9 to 11 people`, `alle 2 Wochen`, `3 nuits`)
+_UNITS_AFTER = (
+    r"days?|nights?|weeks?|months?|years?|people|persons?|guests?|bags?|items?|minutes?|hours?|Tage[n]?|Wochen|"
+    r"Monate[n]?|Jahre[n]?|Nächte|jours?|nuits?|semaines?|mois|ans|d[ií]as|noches|semanas|meses|años|giorni|notti|"
+    r"settimane|anni|dagen|nachten|weken|jaar|km|miles|euros?|€|\$"
+)
 _BARE_HOUR = re.compile(
     r"(?i)\b(?:at|after|before|around|by|from|until|till|between|about|past|a\s+las|a\s+la|à|vers|um|gegen|"
     r"alle|às|om)\s+(\d{1,2})(?![\d:,%]|\.\d)"
-    r"(?!\s*(?:days?|nights?|weeks?|months?|years?|people|persons?|guests?|bags?|items?|minutes?|hours?))"
-)  # `around 10.`, `a las 8`, `um 8`; not `at 10.5`
+    rf"(?!\s*(?:{_UNITS_AFTER}))"
+)  # `around 10.`, `a las 8`, `um 8`; not `at 10.5`, not `alle 2 Wochen`
 #: a range of bare hours (`say 9 to 11`, `10-12`): both are times of day, not `9 to 11 people`
 _HOUR_RANGE = re.compile(
     r"(?i)(?<![\d:.,$€£¥#-])\b(\d{1,2})\s*(?:to|–|-|until|till)\s*(\d{1,2})(?![\d:,%]|\.\d)"
-    r"(?!\s*(?:days?|nights?|weeks?|months?|years?|people|persons?|guests?|of\s+us|players|kids|items?|"
-    r"bags?|minutes?|hours?|pm|am|[a-z]))"
+    rf"(?!\s*(?:{_UNITS_AFTER}|of\s+us|players|kids|pm|am|[a-z]))"
+)
+#: before a range, what makes it no hours (`April 3-5`, `aged 4 to 7`)
+_NOT_HOURS_BEFORE = re.compile(
+    r"(?i)(?:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?|\baged?|\bages|\bsizes?|"
+    r"\bpages?|\brooms?|\bgrades?|\bnr\.?|\bno\.?)\s*$"
 )
 _SMALL = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -326,6 +336,8 @@ def _word_times(text: str) -> list[tuple[int, int]]:
     out += [(_hour(m.group(1)), 0) for m in (_OCLOCK.finditer(text) if holds_any(low, ("clock",)) else ())]
     out += [(int(m.group(1)), 0) for m in _BARE_HOUR.finditer(text) if 1 <= int(m.group(1)) <= 12]
     for m in _HOUR_RANGE.finditer(text) if holds_any(low, ("to", "-", "–", "til")) else ():
+        if _NOT_HOURS_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+            continue
         if all(1 <= int(h) <= 12 for h in m.groups()):
             out += [(int(h), 0) for h in m.groups()]
     return out

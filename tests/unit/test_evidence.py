@@ -432,6 +432,15 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "He reservado la mesa para las 8.",
         "Uw afspraak is geannuleerd.",
         "You're both booked for Saturday, Oct 25.",
+        # the review of set 8's round
+        "我已经为您把预订取消了。",
+        "Pas de problème, j’ai annulé votre réservation.",
+        "J’ai réservé une chambre au The Westin.",
+        "Je vous ai envoyé la confirmation.",
+        "Votre réservation a bien été annulée.",
+        "Le créneau réservé hier a été annulé.",
+        "Se ha cancelado su reserva.",
+        "All done! Your seats are booked, one for each of you.",
     ],
 )
 def test_done_claims_as_people_write_them(text: str) -> None:
@@ -561,25 +570,33 @@ def test_what_a_reply_works_out_from_stated_lengths_of_time_is_computed() -> Non
         "12.03"
     ]
     assert [c.text for c in ev.unsupported("Ihre Stunde ist am 14.03., 16:30 Uhr.", [])] == ["14.03"]  # after
-    assert [c.text for c in ev.unsupported("Gebucht: 13.03., 9:00 AM–10:30 PM.", [])][-1:] == ["10:30 PM."]
+    no_until = ev.unsupported("Your lesson is booked for 12.03., 16:30.", [])  # no deadline: a day off
+    assert [c.text for c in no_until] == ["12.03"]
 
 
 def test_a_time_a_stated_length_of_time_from_a_stated_one_is_computed() -> None:
     """Grounding blind set 7: when to arrive (`8:40`, 30 minutes before a 9:10 slot, as the prompt asks),
     a free-cancellation cut-off (`until 9:00am`, an hour before a 10:00 start), the fast before a scan
-    (`nothing after midnight`, 8 hours before 8:00am). A time no stated length away is still claimed."""
+    (`nothing after midnight`, 8 hours before 8:00am) — each from a time the same reply states. A time no
+    stated length away from one, or from nothing the reply names, is still claimed (review of set 8's round:
+    `booked for 3:00 PM` of a 14:00 booking under `Appointments last 60 minutes`)."""
     ev = Evidence(
         ["请患者提前30分钟到院取号。", "Free cancellation up to 1 hour before the start."], today=TODAY
     )
     ev.add_user(1, "9点10分吧")
     booked = {"appointment_id": "MZ-1", "start": "2025-03-17T09:10:00+08:00"}
     ev.add_call(2, "book_appointment", {"slot_id": "S-0910"}, booked, failed=False, tainted=False)
-    assert ev.unsupported("请提前30分钟，也就是早上8:40前到医院取号。", []) == []
+    assert ev.unsupported("您约的是9:10，请提前30分钟，也就是早上8:40前到医院取号。", []) == []
+    assert [c.text for c in ev.unsupported("请提前30分钟，也就是早上8:40前到医院取号。", [])] == [
+        "8:40"
+    ]  # from what?
     assert [c.text for c in ev.unsupported("请早上8:35前到医院取号。", [])] == ["8:35"]
     car = {"reservation_id": "RZ-5530871"}
     ev.add_call(3, "create_reservation", {"start": "2025-03-15T10:00"}, car, failed=False, tainted=False)
     assert (
-        ev.unsupported("Booked! You can cancel for free until 9:00am on Saturday.", ["create_reservation"])
+        ev.unsupported(
+            "Booked for 10:00am! You can cancel for free until 9:00am on Saturday.", ["create_reservation"]
+        )
         == []
     )
     fast = [
@@ -590,7 +607,8 @@ def test_a_time_a_stated_length_of_time_from_a_stated_one_is_computed() -> None:
         ),
     ]
     assert (
-        reply_claims(fast, "Nothing to eat after midnight (water is fine).", ["send_prep_instructions"]) == []
+        reply_claims(fast, "For your 8:00 scan: nothing to eat after midnight.", ["send_prep_instructions"])
+        == []
     )
 
 
@@ -617,6 +635,41 @@ def test_a_claim_of_booking_is_judged_by_the_tool_that_schedules() -> None:
         ("call", ("schedule_visit", {"window": "12:00-16:00"}, {"status": "scheduled"}, False)),
     ]
     assert reply_claims(done, reply, ["get_slots", "schedule_visit"]) == []
+
+
+def test_a_time_apart_needs_its_anchor_in_the_reply_and_its_half_of_the_day() -> None:
+    """The review of set 8's round: under `Appointments last 60 minutes`, a 14:00 booking told as `3:00 PM`
+    is no computed end (the reply names no 14:00); `9:00 AM–10:30 PM` after `90 minutes` is no range."""
+    ev = Evidence(["Appointments last 60 minutes."], today=TODAY)
+    ev.add_user(1, "Tuesday at 2pm")
+    ev.add_call(2, "book", {"start": "2025-03-18T14:00"}, {"id": "APT-1"}, failed=False, tainted=False)
+    assert [c.text for c in ev.unsupported("You're booked for Tuesday at 3:00 PM.", ["book"])] == ["3:00 PM."]
+    assert ev.unsupported("You're booked for Tuesday, 2:00–3:00 PM.", ["book"]) == []
+    spa = [
+        ("user", "90 minutes, 9am please"),
+        ("call", ("book", {"start": "2025-03-18T09:00"}, {"id": "S-1"}, False)),
+    ]
+    assert reply_claims(spa, "Booked: 9:00 AM–10:30 AM.", ["book"]) == []
+    assert reply_claims(spa, "Booked: 9:00 AM–10:30 PM.", ["book"]) == ["fact: 10:30 PM."]
+
+
+@pytest.mark.parametrize(
+    ("said", "args"),
+    [
+        ("April 3-5.", {"time": "15:00"}),  # a range of days, not hours (the review of set 8's round)
+        ("the kids are aged 4 to 7.", {"time": "16:00"}),
+        ("alle 2 Wochen bitte", {"time": "14:00"}),
+        ("jusqu'à 3 nuits", {"time": "15:00"}),
+        ("每周三次", {"weekdays": ["WED"]}),  # three times a week
+        ("on Friday please", {"country": "FR"}),  # a weekday's code only under a key of days
+        ("a boarding pass for my June trip", {"date": "2025-06-01"}),
+        ("we plan to visit in June", {"date": "2025-06-30"}),
+    ],
+)
+def test_what_only_looks_like_a_time_a_weekday_or_a_month_grounds_nothing(
+    said: str, args: dict[str, Any]
+) -> None:
+    assert set(source([said], "t", args).values()) == {"agent"}
 
 
 def test_a_number_a_reply_says_in_groups_is_the_one_a_result_gave_whole() -> None:
@@ -693,6 +746,13 @@ def test_a_booking_a_lookup_lists_or_a_result_says_it_sent_is_reported_not_claim
     assert reply_claims(listed, "You're booked for this Thursday, March 19 at 2:00pm.", tools) == []
     cancel = "Your appointment on March 19 has been cancelled."
     assert reply_claims(listed, cancel, tools) == [f"done: {cancel}"]
+    both = {"existing_bookings": [{"start": "2026-03-19T10:00:00-04:00"}],
+            "available_slots": [{"start": "2026-03-19T14:00:00-04:00"}]}  # fmt: skip
+    tried = [("user", "2pm that day"), ("call", ("lookup_client", {"email": "s@me.com"}, both, False)),
+             ("call", ("book_appointment", {"start": "2026-03-19T14:00"}, None, True))]  # fmt: skip
+    mine = "I've booked your colour for March 19 at 2:00 PM."
+    assert reply_claims(tried, mine, tools) == [f"done: {mine}"]  # first person: an action, never a state
+    assert reply_claims(tried, "You're booked for March 19.", tools) != []  # the list has times: say one
     slots = {"slots": [{"slot_id": "S-1", "start": "2026-03-19T14:00:00-04:00"}]}
     offered = [("user", "Thursday please"), ("call", ("list_slots", {"date": "2026-03-19"}, slots, False))]
     assert reply_claims(offered, "You're booked for this Thursday, March 19 at 2:00pm.", tools) != []
@@ -712,7 +772,25 @@ def test_a_booking_a_lookup_lists_or_a_result_says_it_sent_is_reported_not_claim
         bought[0],
         ("call", ("purchase_tickets", {"hold_id": "H-55120"}, {**paid, "tickets_sent_to": "none"}, False)),
     ]
-    assert reply_claims(unsent, said, tools) != []
+    assert [c for c in reply_claims(unsent, said, tools) if c.startswith("done:")] == [f"done: {said}"]
+    # the review of set 8's round: a failure said in the value, a channel word, a lookup's old state
+    bounced = [
+        bought[0],
+        ("call", ("purchase_tickets", {"hold_id": "H-1"}, {"email_sent": "failed: mailbox full"}, False)),
+    ]
+    assert reply_claims(bounced, "I've emailed you the tickets.", tools) == [
+        "done: I've emailed you the tickets."
+    ]
+    reset = [
+        ("user", "the invoice"),
+        ("call", ("reset_password", {"user": "u1"}, {"reset_email_sent": True}, False)),
+    ]
+    mailed = "I've emailed you the March invoice."
+    assert reply_claims(reset, mailed, ["reset_password", "send_invoice"]) == [f"done: {mailed}"]
+    old = {"order_id": "RP-1", "tickets_sent_to": "deb.kowalczyk@gmail.com"}
+    retried = [("user", "resend them"), ("call", ("get_order", {"order_id": "RP-1"}, old, False)),
+               ("call", ("resend_tickets", {"order_id": "RP-1"}, None, True))]  # fmt: skip
+    assert reply_claims(retried, "I've resent the tickets.", ["get_order", "resend_tickets"]) != []
 
 
 def test_a_size_a_reply_says_as_a_plural_is_the_size_the_user_asked_for() -> None:
@@ -744,6 +822,13 @@ def test_a_size_a_reply_says_as_a_plural_is_the_size_the_user_asked_for() -> Non
         "Si je réserve, ça coûte 20 €.",
         "He revisado su pedido.",  # `pedido`: the order, a noun
         "He wants to reserve a table.",
+        "已过取消时限，无法取消。",  # the review of set 8's round
+        "已收到退款申请。",
+        "我已为您查询退款进度。",
+        "Ich habe noch nichts storniert.",
+        "Nenhuma reserva foi cancelada.",
+        "Als u bevestigt, heb ik het geannuleerd.",
+        "You're scheduled to depart at 9:05.",
     ],
 )
 def test_no_done_claim_in_conditions_negations_or_states(text: str) -> None:
@@ -761,6 +846,7 @@ def test_odd_json_never_crashes_and_long_text_stays_cheap() -> None:
     started = time.perf_counter()
     ev.provenance("t", {"n": 10**400, "deep": deep, "id": "ZZ999"})
     ev.unsupported("It costs $5. " * 10_000, ["t"])
+    ev.unsupported("Free until March 3 at 10:00, " * 400, ["t"])  # days and times paired: not n⁴ (review)
     assert time.perf_counter() - started < 30  # a guard against a hang, not a speed target
 
 
