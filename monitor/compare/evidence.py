@@ -260,7 +260,6 @@ class Evidence:
         #: and its days with the time of day said right after them: (`MM-DD`, `HH:MM`), read when needed
         self._reply_facts: tuple[tuple[str, str], ...] = ()
         self._reply_pairs: set[tuple[str, str]] | None = None
-        self._reply_clocks: set[str] = set()  # its times of day (`time:HH:MM`)
         self._reply_text = ""  # and its text: the amounts it says in a currency, read when a sum needs them
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
         #: the UTC offsets (minutes) the system prompt tells the agent to give times in (`UTC+1`): a reply's
@@ -441,7 +440,6 @@ class Evidence:
         self._reply = set(_numbers(reply))  # every number the reply says, measures too: the parts of its sums
         self._reply_facts = facts  # what `_deadline` pairs, when a date needs it
         self._reply_pairs = None
-        self._reply_clocks = {canon for canon, _ in facts if canon.startswith("time:") and len(canon) == 10}
         self._reply_text = reply
         for canon, original in facts:
             found = self._fact_source(canon, original)
@@ -488,14 +486,10 @@ class Evidence:
                 continue
             if self._state_reported(verb, named, doing):  # `… has already been cancelled`, as a lookup showed
                 continue
-            if verb in ("book", "schedule") and self._listed(
-                sentence
-            ):  # `You're booked for Thursday, March 19`
-                continue
-            if self._effect_reported(
-                verb, clause, named, doing
-            ):  # `"pass_transferred": true`: another call did it too
-                continue
+            if verb in ("book", "schedule") and self._listed(sentence):
+                continue  # `You're booked for Thursday, March 19`, as a lookup listed it
+            if self._effect_reported(verb, clause, named, doing):
+                continue  # `"pass_transferred": true`: another call did it too
             since_user = [d.tool for d in self._done if d.turn > self._last_user]
             if tools:
                 which = f"no successful call of {' / '.join(tools)} precedes it"
@@ -660,7 +654,8 @@ class Evidence:
             return False
         turn = 720 if dial else 1440
         target = (int(clock[:2]) * 60 + int(clock[3:])) % turn
-        for key in self._reply_clocks:
+        clocks = {canon for canon, _ in self._reply_facts if canon.startswith("time:") and len(canon) == 10}
+        for key in clocks:
             if key[5:] == clock or not (key in self._sources.facts or key in self._arguments.facts):
                 continue
             at = int(key[5:7]) * 60 + int(key[8:10])
@@ -940,6 +935,7 @@ _SAID_DURATION = re.compile(
     r"|(?<![\d:])(?P<hh>\d{1,2})h(?P<hm>[0-5]\d)?\s*(?=(?:min\b|de\b|d'|of\b|lesson|session|cours|Stunde))"
     r"|(?P<zn>\d{1,3}(?:\.5)?|[一两二三四五六七八九十百]+|半)\s*个?(?P<zu>分钟|小时|個小時|个半小时)"
 )
+_DIGIT_H = re.compile(r"\dh")  # what the `1h30` form of `_SAID_DURATION` holds
 _SAID_DURATION_STEMS = ("min", "hour", "hr", "stund", "heure", "hora", "ore", "分钟", "小时", "小時")
 _DURATION_NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10,
@@ -963,8 +959,8 @@ _OFFSET_REACH = 30  # characters from the length of time to the word that makes 
 
 def _said_durations(text: str, policy: bool = False) -> set[int]:
     """The lengths of time a text says, in minutes; a `policy`'s (the system prompt's) only as offsets."""
-    if not holds_any(fold(text), _SAID_DURATION_STEMS) and "h" not in text:
-        return set()
+    if not holds_any(fold(text), _SAID_DURATION_STEMS) and _DIGIT_H.search(text) is None:
+        return set()  # no unit word, and no `1h30`
     out = set()
     for m in _SAID_DURATION.finditer(text):
         near = text[max(0, m.start() - _OFFSET_REACH) : m.end() + _OFFSET_REACH]
@@ -1897,9 +1893,9 @@ _OPENER_ALONE = re.compile(rf"(?i)^\W*{_OPENER}\W*$")
 #: are both added to your booking`), not a rule or a schedule (`Refunds are issued within 5 days`, `Both
 #: flights are scheduled to depart on time`, `Checked bags are charged at $35 each`)
 _OWN_SUBJECT = re.compile(r"(?i)^\W*(?:your|the|it|its|this|that|these|those|my|our)\b")
-_RULE_WORDS = re.compile(
-    r"(?i)\b(?:to\s+(?:depart|arrive|leave|start|begin|be|run|take)|within|before|each|every|automatically)\b"
-)
+#: what a timetable says of a booking (`scheduled to depart`): a rule or a state, no action done
+_TIMETABLE = r"depart|arrive|leave|start|begin|run"
+_RULE_WORDS = re.compile(rf"(?i)\b(?:to\s+(?:{_TIMETABLE}|be|take)|within|before|each|every|automatically)\b")
 
 
 def _done_to_yours(sentence: str) -> re.Match[str] | None:
@@ -1916,7 +1912,7 @@ def _done_to_yours(sentence: str) -> re.Match[str] | None:
 
 
 _RULE_REACH = 30  # characters after the verb in which a rule's words say it is a rule
-_SCHEDULE = re.compile(r"(?i)\s+to\s+(?:depart|arrive|leave|start|begin|run|take\s+off|board)\b")
+_SCHEDULE = re.compile(rf"(?i)\s+to\s+(?:{_TIMETABLE}|take\s+off|board)\b")
 
 
 _PASSIVE = re.compile(rf"(?i)\b(?:is|are)\s+(?:now\s+)?(?:both\s+|all\s+)?(?P<g>{_VERB})\b")

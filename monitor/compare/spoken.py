@@ -27,10 +27,17 @@ words mean beyond what `facts.extract_facts` reads on its own:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import date, timedelta
 
 from monitor.compare.hints import fold, holds_any, stems_of
 from monitor.compare.textcache import short_cached
+
+
+def _any_of(words: Iterable[str]) -> str:
+    """A regex alternation of these words, escaped, the longest first (`après-demain` before `demain`)."""
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -64,7 +71,7 @@ _EU_DAY_WORDS = {
 }  # fmt: skip
 _EU_DAY_WORD = re.compile(
     r"(?i)(?<![\w'-])("
-    + "|".join(sorted((re.escape(w) for w in _EU_DAY_WORDS), key=len, reverse=True))
+    + _any_of(_EU_DAY_WORDS)
     + r")(?![\w'-])|(?<![\w-])(?<!heute )(?<!gestern )(?-i:(morgen))(?![\w-])|(?<![\w-])(?<!la )(?<!esta )(?<!cada )(?<!una )"
     r"(mañana)(?![\w-])"
 )
@@ -77,12 +84,14 @@ _HOLIDAYS = {
     "valentine's day": (2, 14),
 }  # fmt: skip
 _ZH_NUMERALS = "一二三四五六七八九十零〇两百千万第"
+
+
 #: English names as words; Chinese ones not inside other numerals (一五一十 is no May 1)
 _HOLIDAY = re.compile(
     r"(?i)(?<![\w'])("
-    + "|".join(sorted((re.escape(h) for h in _HOLIDAYS if h.isascii()), key=len, reverse=True))
+    + _any_of(h for h in _HOLIDAYS if h.isascii())
     + rf")(?![\w'])|(?<![{_ZH_NUMERALS}])("
-    + "|".join(sorted((h for h in _HOLIDAYS if not h.isascii()), key=len, reverse=True))
+    + _any_of(h for h in _HOLIDAYS if not h.isascii())
     + rf")(?![{_ZH_NUMERALS}])"
 )
 _HOLIDAY_STEMS = (
@@ -120,11 +129,7 @@ _EU_WEEKDAYS = {
     **dict.fromkeys(("samedi", "sábado", "sabado", "sabato", "zaterdag"), 5),
     **dict.fromkeys(("dimanche", "domingo", "domenica", "zondag"), 6),
 }
-_EU_WEEKDAY = re.compile(
-    r"(?i)(?<![\w-])("
-    + "|".join(sorted((re.escape(w) for w in _EU_WEEKDAYS), key=len, reverse=True))
-    + r")(?![\w-])"
-)
+_EU_WEEKDAY = re.compile(r"(?i)(?<![\w-])(" + _any_of(_EU_WEEKDAYS) + r")(?![\w-])")
 _EU_WEEKDAY_STEMS = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche", "lunes", "martes",
                      "rcoles", "jueves", "viernes", "bado", "domingo", "luned", "marted", "mercoled", "gioved",
                      "venerd", "sabato", "domenica", "feira", "maandag", "dinsdag", "woensdag", "donderdag",
