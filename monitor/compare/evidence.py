@@ -42,6 +42,7 @@ from monitor.compare.facts import (
     MONTH_STEMS,
     NUMBER_WORD,
     act_of,
+    alnum,
     extract_facts,
     has_cjk,
     is_currency,
@@ -167,9 +168,11 @@ class Claim:
     text: str  # the fact as the reply says it, or the claiming sentence
     detail: str
     tainted_by: int | None = None  # supported only by the result of this (ungrounded) turn
-    #: a number, date or time with no look-alike stated: perhaps computed in a way grounding does not
-    #: follow, so only uncertain (`Evidence.lookalike`)
+    #: a fact grounding does not fail (`only_uncertain`: a number or a date with no look-alike stated, a
+    #: time; a reading that is no identifier, `_NO_IDENTIFIER`): reported uncertain, for review
     unsure: bool = False
+    #: a fact's kind (`number`, `date`, `md`, `time`, `id`, `phone`, `digits`; `reading`: `_NO_IDENTIFIER`)
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,10 @@ class Evidence:
         self._durations: set[int] = set()
         self._datetimes: set[tuple[str, str]] = set()
         self._read: tuple[int, int] = (0, 0)  # how much of `_said` and of `_done` they hold
+        #: the codes the conversation states in capitals (`JFK`), read from `_said` and `_done` when a code's
+        #: look-alike is first asked for, and how much of each they hold
+        self._codes: set[str] = set()
+        self._codes_read: tuple[int, int] = (0, 0)
         for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95),
             # and its durations put days between dates (`ready 2 days after the request`, `paid within
             # 21 days of the issue date`, `on the shelf for 7 days`)
@@ -445,12 +452,16 @@ class Evidence:
             found = self._fact_source(canon, original)
             if found is None:
                 kind = canon.partition(":")[0]
-                similar = self.lookalike(canon, _REPLY_SLIP_DAYS) if kind in _TYPED_KINDS else None
+                weighed = kind in _TYPED_KINDS or kind == "id"
+                similar = self.lookalike(canon, _REPLY_SLIP_DAYS) if weighed else None
                 detail = f"the reply states {original!r}; nothing before it does"
                 if similar:
                     detail += f" (the conversation states {similar})"
-                unsure = kind in _TYPED_KINDS and similar is None
-                claims.append(Claim("fact", original, detail, unsure=unsure))
+                reading = kind == "id" and not similar and bool(_NO_IDENTIFIER.fullmatch(original.strip()))
+                unsure = only_uncertain(kind, similar) or reading
+                claims.append(
+                    Claim("fact", original, detail, unsure=unsure, kind="reading" if reading else kind)
+                )
             elif found[1] is not None:
                 claims.append(
                     Claim(
@@ -530,6 +541,8 @@ class Evidence:
             if kind == "id":
                 hits += [(source, turn) for source, turn, text in where.texts if padded in text]
                 hits += _same_size(original, where)  # `two 10x10s`
+                if canon.endswith("s"):  # `two RTX4090s`: the stated id's plural
+                    hits += where.facts.get(canon[:-1], [])
             if kind == "phone":
                 hits += list(_same_phone(canon[6:], where))
             if kind in ("phone", "digits", "id") and len(flat := squash(original)) >= _SQUASHED_ID:
@@ -567,10 +580,12 @@ class Evidence:
         return None
 
     def lookalike_of(self, value: Any, kind: str) -> str | None:
-        """`lookalike` of an argument value of a kind (`number`, `date`, `time`)."""
+        """`lookalike` of an argument value of a kind (`number`, `date`, `time`, `code`)."""
         if kind == "number":
             n = _as_number(value)
             return self.lookalike(f"number:{n}") if n is not None else None
+        if kind == "code":
+            return self._code_lookalike(str(value).strip())
         wanted = "date:" if kind == "date" else "time:"
         key = next((k for k in _fact_keys(str(value)) if k.startswith(wanted)), None)
         return self.lookalike(key) if key else None
@@ -578,8 +593,9 @@ class Evidence:
     def lookalike(self, key: str, slip_days: int | None = None) -> str | None:
         """A stated number, date or time one slip away from `key` (a fact key: `number:140|usd`,
         `date:2024-05-25`, `md:05-25`, `time:19:15`): a number of three digits or more, of like size, with
-        one digit changed, added, dropped or two swapped; a date up to `slip_days` off (three for an
-        argument, `_REPLY_SLIP_DAYS` for a date a reply states); a time one digit off.
+        one digit changed, added, dropped or two swapped; a date up to `slip_days` off (`_SLIP_DAYS` for an
+        argument, `_REPLY_SLIP_DAYS` for a date a reply states); a time one digit off; an id one character
+        changed, added, dropped or two swapped.
         What garbling a stated value looks like — where a value with no such neighbour may be a computation
         grounding does not follow."""
         kind = key.partition(":")[0]
@@ -612,7 +628,41 @@ class Evidence:
             for other in (k for k in self._sources.facts if k.startswith("time:") and len(k) == 10):
                 if other != key and _one_slip(key[5:], other[5:]):
                     return other[5:]
+        if kind == "id":
+            ids = (k[3:] for k in (*self._sources.facts, *self._arguments.facts) if k.startswith("id:"))
+            slip = next((other for other in ids if _one_slip(key[3:], other, _SLIP_ID_CHARS)), None)
+            return self._as_written(slip) if slip else None
         return None
+
+    def _as_written(self, canon: str) -> str:
+        """An id's fact (`bk54898`) as the conversation wrote it (`BK-54898`), for a failure's detail: in
+        what the user and the system said, or a successful call's arguments and result."""
+        texts = itertools.chain(
+            (text for text, _ in self._said),
+            (x for d in self._done for x in (*d.arg_strings, *d.result_strings)),
+        )
+        for text in texts:
+            token: str
+            for token in _TOKEN.findall(text[:MAX_FACT_CHARS]):
+                if len(token) >= len(canon) and alnum(token) == canon:
+                    return token
+        return canon
+
+    def _code_lookalike(self, code: str) -> str | None:
+        """A code the conversation states in capitals, as codes are written (`JFK`: what the user and the
+        system said, a successful call's arguments and result), one letter changed, added, dropped or two
+        swapped from `code`, of `_SLIP_ID_CHARS` letters or more: `JFX` beside a stated `JFK`. A
+        two-letter code has too many neighbours (`CA`, `CO`, `CH`) to call one a slip."""
+        if len(code) < _SLIP_ID_CHARS or not _UPPER_CODE.fullmatch(code):
+            return None
+        said, done = self._codes_read
+        if (said, done) != (len(self._said), len(self._done)):  # the texts added since: each read once
+            texts = [t for t, _ in self._said[said:]]
+            texts += [x for d in self._done[done:] for x in (*d.arg_strings, *d.result_strings)]
+            for text in texts:
+                self._codes.update(_CODE_WORD.findall(text[:MAX_FACT_CHARS]))
+            self._codes_read = (len(self._said), len(self._done))
+        return next((other for other in sorted(self._codes) if _one_slip(code, other, _SLIP_ID_CHARS)), None)
 
     def _pick(
         self, hits: Sequence[tuple[Source, int | None]]
@@ -1350,10 +1400,55 @@ def _best(found: Sequence[tuple[Source, int | None]]) -> tuple[Source, int | Non
 
 
 _TYPED_KINDS = frozenset({"number", "date", "md", "time"})
-_SLIP_DAYS = 3
+#: Kinds of value that grounding fails, when nothing states them, only beside a look-alike (`lookalike`:
+#: one slip of a stated value, what garbling looks like); with none, the value may be computed or
+#: converted in a way grounding does not follow (an amount with tax, a week's start), and it is only
+#: uncertain.
+_NEEDS_LOOKALIKE = frozenset({"number", "date", "md"})
+#: What a reply's reading takes for an id but names no identifier: a size or a multiplier (`230x2` for two
+#: at 230, `10x10s`, `x3`), a number joined to a word (`240-Liter-Tonne`). With no stated id one slip
+#: from it, it is only uncertain: held out (blind sets 4–10, each scored before it was read), such
+#: readings failed 4 good conversations and caught nothing. An identifier (`FRY-88231`) nothing states
+#: fails: a made-up confirmation number is the reply's classic invention.
+_NO_IDENTIFIER = re.compile(
+    r"(?i)(?:\d+(?:[.,]\d+)?)?\s*[x×*]\s*\d+(?:[.,]\d+)?(?:\s*[x×*]\s*\d+)?[a-z]{0,3}"
+    r"|\d+(?:[.,]\d+)?(?:[-‑]?[^\W\d_]+)*[-‑]?[^\W\d_]*[a-zß-ÿ]{3,}[^\W\d_]*"
+)
+#: A time of day nothing states is never more than uncertain: times are too close to each other for a
+#: look-alike to tell a slip from a computation (every two of 10:00 … 19:00 are one digit apart), and
+#: agents compute them (a session's end, another zone's time, the conversation's own clock). Held out,
+#: failing times flagged 19 good conversations (13 with no other failure) and caught 9 planted errors.
+_NEVER_FAILS = frozenset({"time"})
+
+
+def only_uncertain(kind: str, similar: str | None) -> bool:
+    """Whether a value of this kind (`number`, `date`, `md`, `time`, `code`, `id`, …) that nothing states is
+    only `uncertain` (for review), not failed, given the look-alike the conversation states
+    (`Evidence.lookalike`, None: none). Ids, emails and phone numbers fail: they are copied, never
+    computed, so an unstated one is invented (a reply's `_NO_IDENTIFIER` readings aside)."""
+    if kind in _NEVER_FAILS:
+        return True
+    return similar is None and kind in _NEEDS_LOOKALIKE
+
+
+def short_code(kind: str, value: Any) -> bool:
+    """A two-letter code nothing states is only uncertain: it is most often the standard code of a name
+    said (`CA` for California, `BR` for a Brazilian, `PT` for Portugal), which grounding does not look up
+    (held out, such codes failed 2 good conversations and caught nothing). A code of three letters or
+    more fails: an airport (read through its names, `_airport_names`), a product's or a fare's code is
+    copied, and one one letter from a stated code (`JFX` beside `JFK`) is that code garbled."""
+    return kind == "code" and isinstance(value, str) and len(value.strip()) < _SLIP_ID_CHARS
+
+
+#: A date in a call one day from a stated date is a slip (the 16th booked for the user's 17th); two or
+#: three days off is most often a date the agent computed into the call (the Monday after a Friday, a
+#: week's start, a range's end). Held out (blind sets 4–10, each scored before it was read), argument
+#: dates that failed beside a stated date 1 day off: 1 good conversation, 4 planted errors; 2 days off:
+#: 4 and 1; 3 days off: 11 and 1.
+_SLIP_DAYS = 1
 #: A date a reply states is told to the user, not computed into a call: one up to nine days from a stated
 #: date and stated nowhere is more likely the stated one garbled (`May 24` / `May 28`) than an arithmetic
-#: grounding missed. Arguments keep three: agents compute the dates of calls (a stay's end, a deadline).
+#: grounding missed.
 _REPLY_SLIP_DAYS = 9
 
 
@@ -1367,11 +1462,14 @@ def _plain(x: float) -> str:
 
 
 _SLIP_DIGITS = 3  # `13`/`14`: two-digit numbers are too close to each other to call one a slip of another
+_SLIP_ID_CHARS = 3  # and two-letter codes (`CA`/`CO`): an id or a code of three characters or more
+_CODE_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,10}(?![A-Za-z0-9])")  # a code as written: `JFK`, `SFO`
+_TOKEN = re.compile(r"[\w@.+-]+")  # a run that may be an id as written (`BK-54898`)
 
 
 def _one_slip(a: str, b: str, shortest: int = _SLIP_DIGITS) -> bool:
-    """One digit changed, added or dropped, or two neighbours swapped (`146`/`140`, `1250`/`1205`), in
-    digit strings of at least `shortest` digits."""
+    """One character changed, added or dropped, or two neighbours swapped (`146`/`140`, `1250`/`1205`,
+    `JFK`/`JFX`), in strings (digits, ids, codes) of at least `shortest` characters."""
     if a == b or min(len(a), len(b)) < shortest:
         return False
     if len(a) == len(b):

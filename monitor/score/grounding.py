@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from monitor.compare.evidence import Evidence, Provenance
+from monitor.compare.evidence import Evidence, Provenance, only_uncertain, short_code
 from monitor.model import (
     ActionContent,
     Comparison,
@@ -143,7 +143,7 @@ def ground(
             for c in claims:
                 field_ = "response.done" if c.what == "done" else "response.fact"
                 if why_incomplete or c.unsure:
-                    why = why_incomplete or _UNSURE
+                    why = why_incomplete or _UNSURE.get(c.kind, _UNSURE_VALUE)
                     out.uncertain.setdefault(t.turn_no, []).append(
                         _uncertain(field_, c.text, f"{c.detail}; {why}")
                     )
@@ -157,7 +157,8 @@ def ground(
     return out
 
 
-_TYPED = frozenset({"number", "date", "time"})
+#: the kinds of argument value a look-alike is looked for (`only_uncertain`: what it decides)
+_WEIGHED = frozenset({"number", "date", "time", "code"})
 
 
 def _recovered(
@@ -170,11 +171,19 @@ def _recovered(
     return {calls[i].turn_no: calls[i + steps].turn_no for i, steps in recoveries(calls, read_only).items()}
 
 
-#: why an ungrounded number, date or time with no look-alike is only uncertain
-_UNSURE = (
+#: why an ungrounded value grounding does not fail is only uncertain (`only_uncertain`, `short_code`,
+#: `_NO_IDENTIFIER`): a number or a date with no look-alike, and by kind
+_UNSURE_VALUE = (
     "nothing similar is stated either: it may be computed in a way grounding does not follow, so it is "
     "for review, not failed"
 )
+_UNSURE = {
+    "time": "a time of day may be computed (an end from a start and a length, another zone) in a way "
+    "grounding does not follow, so it is for review, not failed",
+    "code": "a two-letter code is most often the standard code of a name said (a state, a country), which "
+    "grounding does not look up, so it is for review, not failed",
+    "reading": "a size, a multiplier or a number joined to a word, not an identifier: for review, not failed",
+}
 
 
 def _report_values(
@@ -189,12 +198,12 @@ def _report_values(
         else:
             detail = f"{p.path}: {p.value!r} ({p.kind}) is stated by no user message, tool result, system prompt or tool schema"
         similar = None
-        if p.tainted_by is None and p.kind in _TYPED:
+        if p.tainted_by is None and p.kind in _WEIGHED:
             similar = evidence.lookalike_of(p.value, p.kind)
             detail += f" (the conversation states {similar})" if similar else ""
-        unsure = p.tainted_by is None and p.kind in _TYPED and similar is None
+        unsure = p.tainted_by is None and (only_uncertain(p.kind, similar) or short_code(p.kind, p.value))
         if (why_incomplete or unsure) and p.tainted_by is None:
-            why = why_incomplete or _UNSURE
+            why = why_incomplete or _UNSURE.get(p.kind, _UNSURE_VALUE)
             out.uncertain.setdefault(turn, []).append(_uncertain(p.path, p.value, f"{detail}; {why}"))
             continue
         out.problems.setdefault(turn, []).append(

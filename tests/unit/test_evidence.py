@@ -402,8 +402,23 @@ def test_a_date_a_reply_states_days_off_a_stated_one_fails_where_an_arguments_is
     assert not slip.unsure and "05-24" in slip.detail
     [far] = ev.unsupported("Your voucher expires on June 30.", [])
     assert far.unsure  # five weeks away: a date of its own, perhaps computed
-    assert ev.lookalike_of("2025-05-28", "date") is None  # an argument keeps the three-day window
-    assert ev.lookalike_of("2025-05-26", "date") == "2025-05-24"
+    assert ev.lookalike_of("2025-05-28", "date") is None  # an argument's window is one day
+    assert ev.lookalike_of("2025-05-25", "date") == "2025-05-24"
+
+
+def test_a_call_date_one_day_off_a_stated_one_fails_and_one_a_weekend_off_is_only_uncertain() -> None:
+    """The 16th booked for the user's Friday 17th is a slip and fails; the Monday after a stated Friday
+    (a week's start, the next business day) is a date agents compute into calls, and is only uncertain —
+    held out, argument dates three days off failed 11 good conversations for 1 planted error."""
+    turns, errors = policy_turns([
+        ("User", "Can you book the test for Friday, October 17?"),
+        ("Tool", ("book_test", {"date": "2025-10-16"}, {"booking_id": "T-1"}, None)),
+        ("Tool", ("book_follow_up", {"week_start": "2025-10-20"}, {"booking_id": "T-2"}, None)),
+    ])  # fmt: skip
+    outcome = check_policy(turns, errors, BUILTIN, {})
+    assert outcome.scores[2].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
+    assert "the conversation states 10-17" in (outcome.scores[2].detail or "")
+    assert outcome.scores[3].success and [c.uncertain for c in outcome.scores[3].comparisons] == [True]
 
 
 def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> None:
@@ -888,3 +903,61 @@ def test_incomplete_evidence_makes_a_value_uncertain_and_taints_nothing() -> Non
     assert (
         complete.scores[3].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
     )  # the cascade's own view
+
+
+def test_a_time_nothing_states_is_only_uncertain_even_beside_a_look_alike() -> None:
+    """Every two on-the-hour times of 10:00–19:00 are one digit apart, and agents compute times (a walk's
+    end from its start and length, another zone's time, the conversation's own clock): held out, failing
+    times flagged 19 good conversations and caught 9 planted errors. A time nothing
+    states is for review — in a reply and in a call alike — and the detail still names the look-alike."""
+    turns, errors = policy_turns([
+        ("User", "Can you move Rufus's walk to Thursday at 3pm?"),
+        ("Tool", ("book_walk", {"dog": "Rufus", "day": "Thursday", "start": "15:00"},
+                  {"booking_id": "WLK-90187", "start": "15:00"}, None)),
+        ("Agent", "Done: Rufus is booked for Thursday, 15:00–16:00 (WLK-90187)."),
+        ("Tool", ("send_reminder", {"booking_id": "WLK-90187", "at": "14:00"}, {"sent": True}, None)),
+    ])  # fmt: skip
+    outcome = check_policy(turns, errors, BUILTIN, {})
+    assert all(s.success for s in outcome.scores.values())
+    [end] = [c for c in outcome.scores[3].comparisons if c.uncertain]
+    assert end.predicted == "16:00" and "15:00" in (end.note or "")
+    [reminder] = [c for c in outcome.scores[4].comparisons if c.uncertain]
+    assert reminder.predicted == "14:00" and "a time of day may be computed" in (reminder.note or "")
+
+
+def test_a_two_letter_code_nothing_states_is_uncertain_and_a_longer_one_fails() -> None:
+    """`CA` for a Californian plate, `BR` for a Brazilian: the standard code of a name said, which grounding
+    does not look up — uncertain. An airport code nobody said (`LHR` when the user asked for JFK) is
+    invented and fails, naming the stated code it garbles when there is one (`JFX` beside `JFK`)."""
+    turns, errors = policy_turns([
+        ("User", "My plate is 7ABC123, a California plate. Fly me to JFK on Friday."),
+        ("Tool", ("register_plate", {"plate": "7ABC123", "plate_region": "CA"}, {"ok": True}, None)),
+        ("Tool", ("search_flights", {"destination": "LHR", "date": "2025-03-14"}, {"flights": []}, None)),
+        ("Tool", ("search_flights", {"destination": "JFX", "date": "2025-03-14"}, {"flights": []}, None)),
+    ])  # fmt: skip
+    outcome = check_policy(turns, errors, BUILTIN, {})
+    assert outcome.scores[2].success and [c.predicted for c in outcome.scores[2].comparisons] == ["CA"]
+    assert outcome.scores[3].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
+    assert outcome.scores[4].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
+    assert "the conversation states JFK" in (outcome.scores[4].detail or "")
+
+
+def test_an_id_a_reply_states_fails_unless_it_is_a_reading_that_names_no_identifier() -> None:
+    """A confirmation number one slip from the one the result gave (`BK-54988` for `BK-54898`) fails,
+    naming the stated one as written; so does one nothing is like (`FRY-88231`: a made-up confirmation
+    number, the reply's classic invention) and an address nobody gave. What a reply's reading takes for
+    an id but names none (`230x2`: two at 230) is uncertain — held out, such readings flagged 4 good
+    conversations and caught nothing — and a stated id's plural (`two RTX4090s`) is stated."""
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "book the ferry for two, and is the RTX4090 in stock?")
+    result = {"reservation_id": "BK-54898", "price": 230, "sku": "RTX4090"}
+    ev.add_call(2, "book_reservation", {"seats": 2}, result, failed=False, tainted=False)
+    [slip] = ev.unsupported("Your booking number is BK-54988.", [])
+    assert not slip.unsure and "the conversation states BK-54898" in slip.detail
+    [invented] = ev.unsupported("Done! Your confirmation number is FRY-88231.", [])
+    assert not invented.unsure
+    [email] = ev.unsupported("The tickets went to ann.lee@example.com.", [])
+    assert not email.unsure
+    [reading] = ev.unsupported("That is 230x2 for the two of you.", [])
+    assert reading.unsure
+    assert ev.unsupported("We have two RTX4090s in stock.", []) == []
