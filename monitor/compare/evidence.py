@@ -549,6 +549,8 @@ class Evidence:
                 hits += [(source, turn) for source, turn, said in where.squashed if flat in said]
                 if kind != "id" and flat.isdigit():  # `3100 7725 1040`, a result's `310077251040`
                     hits += [(source, turn) for source, turn, text in where.texts if f" {flat} " in text]
+            if kind == "digits":  # `1 250 zł`, `18 400`: thousands set apart by a space, a result's 1250
+                hits += where.numbers.get(_round(float(canon[7:])), [])
             if said is not None and said.is_integer() and 1 <= said <= 31:  # `the 18th`: a stated date's day
                 day = f"-{int(said):02d}"
                 hits += [
@@ -1336,6 +1338,8 @@ _DIGIT_RUN = re.compile(
 )  # not a date (`2024-05-11`, `05-11-2024`), not an amount (`1,234.50`); `(415) 555-0132`, `07911 123456`
 #: what every `_DIGIT_RUN` holds: a digit or `)`, a space or `-`, a digit (far cheaper to look for)
 _DIGIT_RUN_HINT = re.compile(r"[\d)][ \-]\d")
+#: a phone number as E.164 writes it, in one run: `+` and 8 to 15 digits
+_E164 = re.compile(r"(?<![\w+])\+(\d{8,15})(?![\d.,])")
 
 
 def _digit_runs(text: str) -> list[re.Match[str]]:
@@ -1737,6 +1741,8 @@ def _read_keys(text: str) -> tuple[str, ...]:
         keys.append(f"digits:{digits}")
         if len(digits) >= _PHONE_DIGITS:
             keys.append(f"phone:{digits}")
+    if "+" in text:  # `+16235550148`: a number as E.164 stores it (the reader takes it for an amount)
+        keys += [f"phone:{m[1]}" for m in _E164.finditer(text)]
     for m in _CLOCK.finditer(text) if holds_any(text, (":",)) else ():  # `17:00:00`, `03:00:00+1` in results
         keys.append(f"time:{int(m['h']):02d}:{m['m']}")
     keys += [clock_key(int(k[5:7]), int(k[8:10])) for k in keys if k.startswith("time:") and len(k) == 10]

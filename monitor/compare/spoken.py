@@ -243,8 +243,9 @@ def spoken_keys(text: str, today: str | None) -> tuple[str, ...]:
 
 
 #: an email address dictated (`john dot smith at gmail dot com`, `marie point lefebvre arobase orange point
-#: fr`, `ana punto ruiz arroba correo punto es`): the domain needs a dot, so `at home` is no address
-_DOT = r"\s*(?:\.|\s(?:dot|point|punto|punkt)\s)\s*"
+#: fr`, `ana punto ruiz arroba correo punto es`): the domain needs a dot, so `at home` is no address; a
+#: written dot only before more of the address (`… dot music. Phone's …`: the sentence ends there)
+_DOT = r"(?:\s*\.(?=[a-z0-9])|\s+(?:dot|point|punto|punkt)\s+)"
 #: the address's `at` and its domain, which needs a dot (so `at home` is none); the local part before it
 #: is read from a short window (`_LOCAL_PART`): bounded, so a long text costs a scan, not a square of it
 _SPOKEN_AT = re.compile(rf"(?i)\s(?:at|arobase|arroba)\s+([a-z0-9-]+(?:{_DOT}[a-z0-9-]+){{1,4}})\b")

@@ -58,6 +58,8 @@ def source(
         ("改到13号晚上", {"date": "2025-03-13"}),
         ("l'étiquette à marie point lefebvre arobase orange point fr", {"email": "marie.lefebvre@orange.fr"}),
         ("send it to john dot smith at gmail dot com", {"email": "john.smith@gmail.com"}),
+        # blind set 11: a sentence's full stop after a dictated address is no dot of its domain
+        ("Marcus, marcus at oyelaran dot music. phone's 347 555 0182", {"email": "marcus@oyelaran.music"}),
         # grounding blind set 5 (read after its held-out scoring)
         ("booking T R M dash 3 3 0 8 5", {"booking_id": "TRM-33085"}),
         ("五一那天想带家里人去", {"date": "2025-05-01"}),
@@ -961,3 +963,14 @@ def test_an_id_a_reply_states_fails_unless_it_is_a_reading_that_names_no_identif
     [reading] = ev.unsupported("That is 230x2 for the two of you.", [])
     assert reading.unsure
     assert ev.unsupported("We have two RTX4090s in stock.", []) == []
+
+
+def test_a_reply_may_say_a_results_e164_phone_in_national_form_and_an_amount_in_spaced_thousands() -> None:
+    """Results store phone numbers as E.164 (`+16235550148`), which the fact reader takes for an amount;
+    a reply says it as people write it, `(623) 555-0148`. And `1 250 zł`, `18 400 Kč`: thousands set apart
+    by a space, the result's 1250 (blind sets 9 and 10). Another number or amount still fails."""
+    steps = [("user", "who installs, and what does it cost?"),
+             ("call", ("get_quote", {}, {"installer_phone": "+16235550148", "total": 1250}, False))]  # fmt: skip
+    assert reply_claims(steps, "The installer will call from (623) 555-0148. Razem: 1 250 zł.") == []
+    assert reply_claims(steps, "The installer will call from (623) 555-0184.") == ["fact: (623) 555-0184"]
+    assert reply_claims(steps, "Razem: 1 260 zł.") == ["fact: 1 260"]
