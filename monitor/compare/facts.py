@@ -1541,7 +1541,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         take(_PHONE, _canon_phone)
     if digit:
         take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
-        take(_SPACED_IDENT, lambda m: f"id:{alnum(m.group(0))}")
+        take(_SPACED_IDENT, lambda m: f"id:{_alnum(m.group(0))}")
         take(_IDENT, _canon_ident)
         coded = any(c in low for c in _CODES) or ("$" in text and _DOLLAR_NAMED.search(text) is not None)
         take(_QUANTITY_CODED if coded else _QUANTITY, _canon_quantity)
@@ -1895,15 +1895,15 @@ def _canon_ident(m: re.Match[str]) -> str | None:
         and raw[:-1].isdigit()
         and _ADDRESS_BEFORE.search(m.string[max(0, m.start() - 12) : m.start()])
     ):
-        return f"id:{alnum(raw)}"  # `Apt 5L`: a flat, not five litres
+        return f"id:{_alnum(raw)}"  # `Apt 5L`: a flat, not five litres
     if raw.casefold() in _UNITS and re.search(r"\d\s?$", m.string[max(0, m.start() - 2) : m.start()]):
         return None  # `139 m2`: the unit of the number before it
     quantity = _QUANTITY.fullmatch(raw)
     if quantity and _LETTER_CODE.fullmatch(raw):
-        return f"id:{alnum(raw)}"  # `seat 14D`, `5G`: a number and a capital, no days or grams
+        return f"id:{_alnum(raw)}"  # `seat 14D`, `5G`: a number and a capital, no days or grams
     if quantity or raw.casefold() in ORDINALS or re.fullmatch(r"\d+(st|nd|rd|th)", raw, re.I):
         return None
-    return f"id:{alnum(raw)}"
+    return f"id:{_alnum(raw)}"
 
 
 def _canon_half(m: re.Match[str]) -> str:
@@ -2226,8 +2226,7 @@ def _fold(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(c))
 
 
-def alnum(text: str) -> str:
-    """An id as its fact keeps it: letters and digits, case folded (`BK-54898` → `bk54898`)."""
+def _alnum(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).casefold()
 
 

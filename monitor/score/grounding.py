@@ -12,6 +12,10 @@ provenance of each argument leaf, and the problems the policy scorer adds to the
 - `unsupported_claim` on a reply: a typed fact nothing before it states, or a claim that an action is
   done with no successful call of a tool that does it before it.
 
+Some values nothing states are only `uncertain`, never failed (`compare/evidence.only_uncertain`,
+`short_code`): a number or a date with no look-alike stated (it may be computed), a time of day, a
+two-letter code (the standard code of a name said), a reply's reading that names no identifier (`230x2`).
+
 Incomplete evidence never fails a value: when message content was not captured (no user text at all),
 spans were dropped, the conversation was grouped by trace (no conversation id), or an earlier call that
 succeeded has no recorded result, an ungrounded value is reported `uncertain` (a comparison on the

@@ -405,6 +405,7 @@ def test_a_date_a_reply_states_days_off_a_stated_one_fails_where_an_arguments_is
     [far] = ev.unsupported("Your voucher expires on June 30.", [])
     assert far.unsure  # five weeks away: a date of its own, perhaps computed
     assert ev.lookalike_of("2025-05-28", "date") is None  # an argument's window is one day
+    assert ev.lookalike_of("2025-05-26", "date") is None
     assert ev.lookalike_of("2025-05-25", "date") == "2025-05-24"
 
 
@@ -910,8 +911,8 @@ def test_incomplete_evidence_makes_a_value_uncertain_and_taints_nothing() -> Non
 def test_a_time_nothing_states_is_only_uncertain_even_beside_a_look_alike() -> None:
     """Every two on-the-hour times of 10:00–19:00 are one digit apart, and agents compute times (a walk's
     end from its start and length, another zone's time, the conversation's own clock): held out, failing
-    times flagged 19 good conversations and caught 9 planted errors. A time nothing
-    states is for review — in a reply and in a call alike — and the detail still names the look-alike."""
+    times flagged 19 good conversations and caught 13 planted errors. A time nothing states is for
+    review — in a reply and in a call alike — and the detail still names the look-alike."""
     turns, errors = policy_turns([
         ("User", "Can you move Rufus's walk to Thursday at 3pm?"),
         ("Tool", ("book_walk", {"dog": "Rufus", "day": "Thursday", "start": "15:00"},
@@ -974,3 +975,59 @@ def test_a_reply_may_say_a_results_e164_phone_in_national_form_and_an_amount_in_
     assert reply_claims(steps, "The installer will call from (623) 555-0148. Razem: 1 250 zł.") == []
     assert reply_claims(steps, "The installer will call from (623) 555-0184.") == ["fact: (623) 555-0184"]
     assert reply_claims(steps, "Razem: 1 260 zł.") == ["fact: 1 260"]
+
+
+def test_a_made_up_id_fails_however_it_begins_and_only_readings_are_uncertain() -> None:
+    """A second review: booking codes, order numbers and plates that begin with digits or an `x`
+    (`4UGWJK`, `12345ABC`, `X482913`, `123-ABC`) are identifiers and fail; sizes, multipliers and a number
+    joined to a word in lower case are readings, and only uncertain."""
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "book the ferry for two")
+    ev.add_call(
+        2, "book_reservation", {"seats": 2}, {"reservation_id": "BK-54898"}, failed=False, tainted=False
+    )
+    for made_up in ("4UGWJK", "88231-FRY", "12345ABC", "X482913", "123-ABC"):
+        [claim] = ev.unsupported(f"Done! Your confirmation number is {made_up}.", [])
+        assert not claim.unsure, made_up
+    for reading in ("230x2", "x3", "240-Liter-Tonne", "2x200ml", "2-Zimmer-Wohnung", "5kg-Sack"):
+        [claim] = ev.unsupported(f"That is {reading} for you.", [])
+        assert claim.unsure, reading
+
+
+def test_a_capital_s_after_a_stated_id_is_another_id_and_its_look_alike_is_named_as_written() -> None:
+    """`two RTX4090s` is the stated id's plural; `RTX4090S` is another product, and fails naming the stated
+    one as the conversation wrote it — in Chinese text and written apart too (`CA 1837`)."""
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "我的订单号是BK54898，航班是 CA 1837")
+    ev.add_call(2, "stock", {"sku": "RTX4090"}, {"sku": "RTX4090", "n": 2}, failed=False, tainted=False)
+    assert ev.unsupported("We have two RTX4090s in stock.", []) == []
+    [other] = ev.unsupported("I ordered the RTX4090S for you.", [])
+    assert not other.unsure and "(the conversation states RTX4090)" in other.detail
+    [order] = ev.unsupported("您的订单BK54988已确认。", [])
+    assert "(the conversation states BK54898)" in order.detail
+    [flight] = ev.unsupported("Your flight CA1873 is confirmed.", [])
+    assert "(the conversation states CA 1837)" in flight.detail
+
+
+def test_a_code_stated_after_the_first_look_up_is_named() -> None:
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "hello")
+    assert ev.lookalike_of("JFX", "code") is None
+    ev.add_user(3, "fly me to JFK")
+    assert ev.lookalike_of("JFX", "code") == "JFK"
+
+
+def test_an_uncertain_value_says_why_it_is_not_failed() -> None:
+    """The note a reviewer reads names the reason of each kind: a code is a name's standard code, a reading
+    is no identifier, a time may be computed."""
+    turns, errors = policy_turns([
+        ("User", "Register my California plate 7ABC123, and book the 3pm walk."),
+        ("Tool", ("register_plate", {"plate": "7ABC123", "plate_region": "CA"}, {"ok": True}, None)),
+        ("Tool", ("book_walk", {"start": "15:00"}, {"booking_id": "WLK-1", "price": 230}, None)),
+        ("Agent", "Booked WLK-1 until 16:00: that is 230x2 for the two dogs."),
+    ])  # fmt: skip
+    outcome = check_policy(turns, errors, BUILTIN, {})
+    assert all(s.success for s in outcome.scores.values())
+    notes = {c.predicted: c.note or "" for t in (2, 4) for c in outcome.scores[t].comparisons if c.uncertain}
+    assert "standard code of a name" in notes["CA"]
+    assert "not an identifier" in notes["230x2"] and "may be computed" in notes["16:00"]
