@@ -1351,7 +1351,23 @@ _LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,2}[.)、](?=[ \t]|[\u4e00-\u9fff])")
 #: An amount written the European way: dots between thousands, a comma before the cents — read so only
 #: beside a currency that writes it (NFKC makes 汇率为7.125，12月 look the same).
 _EUROPEAN_DECIMAL = re.compile(r"(?<![\d.,])(?P<i>\d{1,3}(?:\.\d{3})+),(?P<f>\d{2})(?![\d,])")
-_EURO_CUE = re.compile(r"(?i)€|\b(?:eur|euros?|chf|sek|nok|dkk|pln|kr)\b")
+_EURO_CUE = re.compile(r"(?i)€|R\$|zł|kč|\b(?:eur|euros?|chf|sek|nok|dkk|pln|kr|czk|huf|ron|reais)\b")
+#: An amount under a thousand with a comma before its cents (`148,20 €`, `R$ 380,50`, `3,99 kr`, `12,50
+#: zł`): read so only right beside a currency that writes it, before or after (a comma before three
+#: digits is a thousands separator, `1,250 USD`, and an English list has no currency beside it).
+_EU_CURRENCY = r"(?:€|R\$|\b(?:eur|euros?|euro|chf|sek|nok|dkk|pln|kr|zł|kč|czk|huf|ron|reais)\b)"
+_EU_CENTS = re.compile(
+    rf"(?i)(?P<pre>{_EU_CURRENCY}\s?)(?P<i>\d{{1,9}}),(?P<f>\d{{1,2}})(?![\d]|[.,]\d)"
+    rf"|(?<![\d.,])(?P<i2>\d{{1,9}}),(?P<f2>\d{{1,2}})(?=\s?{_EU_CURRENCY})"
+)
+
+
+def _eu_cents(m: re.Match[str]) -> str:
+    if m["i"]:
+        return f"{m['pre']}{m['i']}.{m['f']}"
+    return f"{m['i2']}.{m['f2']}"
+
+
 #: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: [A-Z\d]{4}){2,7}(?: [A-Z\d]{1,3})?(?![\w])")
 #: A number written in groups of four digits, three groups or more, after a word that names one (a
@@ -1448,6 +1464,8 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _LIST_NUMBER.sub("", text)
     if "," in text and _EUROPEAN_DECIMAL.search(text) and _EURO_CUE.search(text) and not has_cjk(text):
         text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)  # 2.500,00 EUR
+    if "," in text and _EURO_CUE.search(text) and not has_cjk(text):
+        text = _EU_CENTS.sub(_eu_cents, text)  # 148,20 €, R$ 380,50
     if digits and _DIGIT_GROUPS_HINT.search(text) and _DIGIT_GROUPS.search(text):
         text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)
     if ("code" in folded or "pin" in folded or "码" in text) and _CODE_GROUPS.search(text):

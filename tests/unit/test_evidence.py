@@ -977,6 +977,18 @@ def test_a_reply_may_say_a_results_e164_phone_in_national_form_and_an_amount_in_
     assert reply_claims(steps, "Razem: 1 260 zł.") == ["fact: 1 260"]
 
 
+def test_a_reply_may_say_an_amount_with_a_comma_before_its_cents() -> None:
+    """`Total: 148,20 €` was read as 148 and 20 €, and failed beside the result's 148.2 (blind sets 10 and
+    11, in Portuguese); `R$ 380,50` likewise. Another amount still fails, naming the stated one."""
+    steps = [
+        ("user", "quanto fica?"),
+        ("call", ("get_quote", {}, {"total_eur": 148.2, "polish": 380.5}, False)),
+    ]
+    assert reply_claims(steps, "Total: 148,20 €, e o polimento R$ 380,50, pago à parte.") == []
+    [other] = reply_claims(steps, "Total: 148,90 €.")
+    assert other.startswith("fact:") and "148.90 €" in other  # as read: the comma is the decimal point
+
+
 def test_a_made_up_id_fails_however_it_begins_and_only_readings_are_uncertain() -> None:
     """A second review: booking codes, order numbers and plates that begin with digits or an `x`
     (`4UGWJK`, `12345ABC`, `X482913`, `123-ABC`) are identifiers and fail; sizes, multipliers and a number

@@ -169,6 +169,12 @@ SAME = [
     ("it lasts 60 minutes", "it is an hour long"),
     ("every 2 weeks", "fortnightly"),
     ("建议升级到20GB套餐", "可以升到20G套餐"),
+    # grounding blind sets 10 and 11: an amount under a thousand with a comma before its cents, beside a
+    # currency that writes it so
+    ("Total: €148.20", "Total: 148,20 €"),
+    ("R$ 380.50", "R$ 380,50"),
+    ("costs 3.99 kr", "kostar 3,99 kr"),
+    ("il costo è di €45", "il costo è di 45,00 euro"),
 ]
 
 DIFFERENT = [
@@ -213,6 +219,8 @@ DIFFERENT = [
     ("三块五个", "3.5元"),  # 3 yuan, then five of something
     ("需有18周岁以上成人在场", "需在场18周"),  # an age, not 18 weeks
     ("a third off", "33% off"),  # thirds are left alone
+    ("Total: 148,20 €", "Total: 148,50 €"),
+    ("price 1,250 USD", "price 1.25 USD"),  # a comma before three digits is a thousands separator
     ("1234 5678", "12345678"),  # two groups may be two numbers
     ("Rooms 1203 1204 1205", "Rooms 120312041205"),  # and three, where no word names one number
     ("Call January 1 or June 30, 2025", "Call 2025-01-01 or 2025-06-30"),  # `or` is no range
