@@ -1351,21 +1351,29 @@ _LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,2}[.)、](?=[ \t]|[\u4e00-\u9fff])")
 #: An amount written the European way: dots between thousands, a comma before the cents — read so only
 #: beside a currency that writes it (NFKC makes 汇率为7.125，12月 look the same).
 _EUROPEAN_DECIMAL = re.compile(r"(?<![\d.,])(?P<i>\d{1,3}(?:\.\d{3})+),(?P<f>\d{2})(?![\d,])")
-_EURO_CUE = re.compile(r"(?i)€|R\$|zł|kč|\b(?:eur|euros?|chf|sek|nok|dkk|pln|kr|czk|huf|ron|reais)\b")
-#: An amount under a thousand with a comma before its cents (`148,20 €`, `R$ 380,50`, `3,99 kr`, `12,50
-#: zł`): read so only right beside a currency that writes it, before or after (a comma before three
-#: digits is a thousands separator, `1,250 USD`, and an English list has no currency beside it).
-_EU_CURRENCY = r"(?:€|R\$|\b(?:eur|euros?|euro|chf|sek|nok|dkk|pln|kr|zł|kč|czk|huf|ron|reais)\b)"
+_EURO_CUE = re.compile(
+    r"(?i)€|R\$|zł|kč|(?<![^\W\d_])(?:eur|euros?|chf|sek|nok|dkk|pln|kr|reais)\b|(?-i:\b(?:CZK|HUF|RON)\b)"
+)
+#: An amount with a comma before its cents and no thousands dots (`148,20 €`, `R$ 380,50`, `3,99 kr`,
+#: `1 250,50 zł`: thousands set apart by spaces): read so only right beside a currency that writes it,
+#: before or after, with or without a space (`148,20EUR`); a comma before three digits is a thousands
+#: separator (`1,250 USD`, `EUR 1,250`), and an English list has no currency beside it. `RON`, `HUF`,
+#: `CZK` only in capitals (`Ron` is a name).
+_EU_CURRENCY = (
+    r"(?:€|R\$|(?<![^\W\d_])(?:eur|euros?|euro|chf|sek|nok|dkk|pln|kr|zł|kč|reais)\b"
+    r"|(?<![^\W\d_])(?-i:CZK|HUF|RON)\b)"
+)
+_EU_WHOLE = r"\d{1,3}(?: \d{3})+|\d{1,9}"  # `1 250`, `148`
 _EU_CENTS = re.compile(
-    rf"(?i)(?P<pre>{_EU_CURRENCY}\s?)(?P<i>\d{{1,9}}),(?P<f>\d{{1,2}})(?![\d]|[.,]\d)"
-    rf"|(?<![\d.,])(?P<i2>\d{{1,9}}),(?P<f2>\d{{1,2}})(?=\s?{_EU_CURRENCY})"
+    rf"(?i)(?P<pre>{_EU_CURRENCY}\s?)(?P<i>{_EU_WHOLE}),(?P<f>\d{{1,2}})(?![\d]|[.,]\d)"
+    rf"|(?<![\d.,])(?P<i2>{_EU_WHOLE}),(?P<f2>\d{{1,2}})(?=\s?{_EU_CURRENCY})"
 )
 
 
 def _eu_cents(m: re.Match[str]) -> str:
     if m["i"]:
-        return f"{m['pre']}{m['i']}.{m['f']}"
-    return f"{m['i2']}.{m['f2']}"
+        return f"{m['pre']}{m['i'].replace(' ', '')}.{m['f']}"
+    return f"{m['i2'].replace(' ', '')}.{m['f2']}"
 
 
 #: An IBAN written in groups of four (`DE89 3704 0044 0532 0130 00`) is the one written run together.

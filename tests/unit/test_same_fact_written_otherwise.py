@@ -175,6 +175,9 @@ SAME = [
     ("R$ 380.50", "R$ 380,50"),
     ("costs 3.99 kr", "kostar 3,99 kr"),
     ("il costo è di €45", "il costo è di 45,00 euro"),
+    ("razem 1250.50 zł", "razem 1 250,50 zł"),  # thousands set apart by a space, too
+    ("148.20 EUR", "148,20EUR"),  # no space before the currency
+    ("3 x €12.50 = €37.50", "3 x 12,50 € = 37,50 €"),
 ]
 
 DIFFERENT = [
@@ -220,7 +223,9 @@ DIFFERENT = [
     ("需有18周岁以上成人在场", "需在场18周"),  # an age, not 18 weeks
     ("a third off", "33% off"),  # thirds are left alone
     ("Total: 148,20 €", "Total: 148,50 €"),
-    ("price 1,250 USD", "price 1.25 USD"),  # a comma before three digits is a thousands separator
+    ("EUR 1,250", "EUR 1.25"),  # a comma before three digits is a thousands separator
+    ("€1,500", "€1.50"),
+    ("Tickets: Ron 2,3 and Harry 4", "Tickets: Ron 2.3 and Harry 4"),  # a name, not the currency RON
     ("1234 5678", "12345678"),  # two groups may be two numbers
     ("Rooms 1203 1204 1205", "Rooms 120312041205"),  # and three, where no word names one number
     ("Call January 1 or June 30, 2025", "Call 2025-01-01 or 2025-06-30"),  # `or` is no range
