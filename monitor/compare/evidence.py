@@ -188,6 +188,32 @@ class _Done:
 
 
 @dataclass
+class _Slips:
+    """Words (ids, codes) indexed by their one-character deletions, so that the words one slip from a word
+    (`_one_slip`) are found without comparing it with every word: a changed, added, dropped or swapped
+    character leaves the two a deletion in common."""
+
+    by_deletion: dict[str, list[str]] = field(default_factory=dict)
+    words: set[str] = field(default_factory=set)
+
+    def add(self, word: str) -> None:
+        if word in self.words:
+            return
+        self.words.add(word)
+        for variant in {word, *_deletions(word)}:
+            self.by_deletion.setdefault(variant, []).append(word)
+
+    def near(self, mine: str) -> str | None:
+        """The first word (in sorted order) one slip from `mine`, both of `_SLIP_ID_CHARS` characters or more."""
+        candidates = {o for v in {mine, *_deletions(mine)} for o in self.by_deletion.get(v, ())}
+        return next((o for o in sorted(candidates) if _one_slip(mine, o, _SLIP_ID_CHARS)), None)
+
+
+def _deletions(text: str) -> list[str]:
+    return [text[:i] + text[i + 1 :] for i in range(len(text))]
+
+
+@dataclass
 class _Sources:
     """Everything stated so far, indexed for look-up: normalized texts, typed facts, numbers."""
 
@@ -203,10 +229,10 @@ class _Sources:
     )  # numbers of one result, in order
     #: the texts as written, for an id's written form (`as_written`)
     raw: list[str] = field(default_factory=list)
-    #: the ids stated (`id:` facts, without the prefix), in order, and those of them indexed by their
-    #: one-character deletions for `id_slip` (how many: grown when a slip is first asked for)
+    #: the ids stated (`id:` facts, without the prefix), in order, and those of them indexed for `id_slip`
+    #: (how many: grown when a slip is first asked for)
     ids: list[str] = field(default_factory=list)
-    slips: dict[str, list[str]] = field(default_factory=dict)
+    slips: _Slips = field(default_factory=_Slips)
     slips_read: int = 0
 
     def add_text(self, source: Source, turn: int | None, text: str) -> None:
@@ -241,15 +267,11 @@ class _Sources:
             self.add_number(source, turn, number)
 
     def id_slip(self, mine: str) -> str | None:
-        """A stated id one slip from `mine` (`_one_slip`), found through their one-character deletions (a
-        changed, added, dropped or swapped character leaves a deletion in common) — not by comparing
-        `mine` with every id stated."""
+        """A stated id one slip from `mine` (`_Slips`)."""
         for other in self.ids[self.slips_read :]:
-            for variant in {other, *_deletions(other)}:
-                self.slips.setdefault(variant, []).append(other)
+            self.slips.add(other)
         self.slips_read = len(self.ids)
-        candidates = {o for v in {mine, *_deletions(mine)} for o in self.slips.get(v, ())}
-        return next((o for o in sorted(candidates) if _one_slip(mine, o, _SLIP_ID_CHARS)), None)
+        return self.slips.near(mine)
 
     def as_written(self, canon: str) -> str:
         """An id's fact (`bk54898`) as a text wrote it (`BK-54898`, `CA 1837`), for a failure's detail: the
@@ -262,10 +284,6 @@ class _Sources:
                 if key == f"id:{canon}":
                     return original.strip()
         return canon
-
-
-def _deletions(text: str) -> list[str]:
-    return [text[:i] + text[i + 1 :] for i in range(len(text))]
 
 
 class Evidence:
@@ -315,7 +333,7 @@ class Evidence:
         self._read: tuple[int, int] = (0, 0)  # how much of `_said` and of `_done` they hold
         #: the codes the conversation states in capitals (`JFK`), read from `_said` and `_done` when a code's
         #: look-alike is first asked for, and how much of each they hold
-        self._codes: set[str] = set()
+        self._codes = _Slips()
         self._codes_read: tuple[int, int] = (0, 0)
         for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95),
             # and its durations put days between dates (`ready 2 days after the request`, `paid within
@@ -685,9 +703,10 @@ class Evidence:
             texts = [t for t, _ in self._said[said:]]
             texts += [x for d in self._done[done:] for x in (*d.arg_strings, *d.result_strings)]
             for text in texts:
-                self._codes.update(_CODE_WORD.findall(text[:MAX_FACT_CHARS]))
+                for word in _CODE_WORD.findall(text[:MAX_FACT_CHARS]):
+                    self._codes.add(word)
             self._codes_read = (len(self._said), len(self._done))
-        return next((other for other in sorted(self._codes) if _one_slip(code, other, _SLIP_ID_CHARS)), None)
+        return self._codes.near(code)
 
     def _pick(
         self, hits: Sequence[tuple[Source, int | None]]
@@ -1465,7 +1484,7 @@ def short_code(kind: str, value: Any) -> bool:
     said (`CA` for California, `BR` for a Brazilian, `PT` for Portugal), which grounding does not look up
     (held out, such codes failed 2 good conversations and caught nothing). A code of three letters or
     more fails: an airport (read through its names, `_airport_names`), a product's or a fare's code is
-    copied, and one one letter from a stated code (`JFX` beside `JFK`) is that code garbled."""
+    copied, and one a letter from a stated code (`JFX` beside `JFK`) is that code garbled."""
     return kind == "code" and isinstance(value, str) and len(value.strip()) < _SLIP_ID_CHARS
 
 

@@ -1351,8 +1351,11 @@ _LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,2}[.)、](?=[ \t]|[\u4e00-\u9fff])")
 #: An amount written the European way: dots between thousands, a comma before the cents — read so only
 #: beside a currency that writes it (NFKC makes 汇率为7.125，12月 look the same).
 _EUROPEAN_DECIMAL = re.compile(r"(?<![\d.,])(?P<i>\d{1,3}(?:\.\d{3})+),(?P<f>\d{2})(?![\d,])")
+#: currencies written the European way: their words, and their codes in capitals (`Ron` is a name)
+_EU_CURRENCY_WORDS = r"eur|euros?|chf|sek|nok|dkk|pln|kr|reais"
+_EU_CURRENCY_CODES = r"CZK|HUF|RON"
 _EURO_CUE = re.compile(
-    r"(?i)€|R\$|zł|kč|(?<![^\W\d_])(?:eur|euros?|chf|sek|nok|dkk|pln|kr|reais)\b|(?-i:\b(?:CZK|HUF|RON)\b)"
+    rf"(?i)€|R\$|zł|kč|(?<![^\W\d_])(?:{_EU_CURRENCY_WORDS})\b|(?-i:\b(?:{_EU_CURRENCY_CODES})\b)"
 )
 #: An amount with a comma before its cents and no thousands dots (`148,20 €`, `R$ 380,50`, `3,99 kr`,
 #: `1 250,50 zł`: thousands set apart by spaces): read so only right beside a currency that writes it,
@@ -1360,8 +1363,7 @@ _EURO_CUE = re.compile(
 #: separator (`1,250 USD`, `EUR 1,250`), and an English list has no currency beside it. `RON`, `HUF`,
 #: `CZK` only in capitals (`Ron` is a name).
 _EU_CURRENCY = (
-    r"(?:€|R\$|(?<![^\W\d_])(?:eur|euros?|euro|chf|sek|nok|dkk|pln|kr|zł|kč|reais)\b"
-    r"|(?<![^\W\d_])(?-i:CZK|HUF|RON)\b)"
+    rf"(?:€|R\$|(?<![^\W\d_])(?:{_EU_CURRENCY_WORDS}|zł|kč)\b|(?<![^\W\d_])(?-i:{_EU_CURRENCY_CODES})\b)"
 )
 _EU_WHOLE = r"\d{1,3}(?: \d{3})+|\d{1,9}"  # `1 250`, `148`
 _EU_CENTS = re.compile(
