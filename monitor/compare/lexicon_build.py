@@ -1,9 +1,10 @@
 """Build the shipped lexicon from Princeton WordNet 3.0. Build time only (`.ci/build-lexicon`); I/O.
 
 In: the WordNet database folder (Debian `wordnet-base`: /usr/share/wordnet/data.noun, data.adj,
-cntlist.rev, in the wndb(5) format) and the `airportsdata` package. Out: `monitor/data/lexicon.json` and
-`monitor/data/airports.tsv`, read at run time by `monitor.compare.lexicon`, which never needs WordNet,
-nltk or airportsdata.
+cntlist.rev, in the wndb(5) format), the `airportsdata` package and Babel's copy of the Unicode CLDR. Out:
+`monitor/data/lexicon.json` and `monitor/data/airports.tsv`, read at run time by `monitor.compare.lexicon`,
+and `monitor/data/calendar.tsv` (the day words and weekday names of `CALENDAR_LANGUAGES`), read by
+`monitor.compare.spoken`; the runtime never needs WordNet, nltk, airportsdata or Babel.
 
 Kept: noun synsets of the lexicographer files that tool arguments and replies are about (business,
 time, travel, places, people, quantities, artifacts, communication …), the attested adjective and
@@ -33,6 +34,11 @@ DEFAULT_WORDNET = Path("/usr/share/wordnet")
 DATA = Path(__file__).resolve().parents[1] / "data"
 OUT = DATA / "lexicon.json"
 AIRPORTS_OUT = DATA / "airports.tsv"
+CALENDAR_OUT = DATA / "calendar.tsv"
+#: the languages whose day words (`내일`, `i morgon`, `pojutrze`) and weekday names (`torsdag`, `金曜日`)
+#: users are read in: the languages of customer service most agents speak, in the scripts `spoken` reads
+CALENDAR_LANGUAGES = ("en", "zh", "ja", "ko", "de", "fr", "es", "pt", "it", "nl", "sv", "da", "nb", "fi", "pl",
+                      "cs", "sk", "hu", "ro", "el", "tr", "ru", "uk", "id", "vi")  # fmt: skip
 _AIRPORT_WORDS = re.compile(
     r"\s+(?:international|intl|regional|municipal|airport|airfield|aerodrome)\b.*$", re.I
 )
@@ -267,11 +273,34 @@ def build_airports() -> str:
     return "\n".join([header, *lines]) + "\n"
 
 
+def build_calendar() -> str:
+    """`language, kind, value, word` lines from the CLDR (via Babel): each language's words for the days
+    around today (`day`, the offset: `-2` … `2`: `i förrgår` … `i övermorgon`) and its weekday names
+    (`weekday`, Monday 0: the wide forms, as a date says them and as they stand alone)."""
+    import babel  # build time only: the `lexicon` extra
+    from babel import Locale
+
+    lines = [
+        f"# day words and weekday names, from the Unicode CLDR in Babel {babel.__version__} (see calendar.LICENSE)",
+        "# language\tkind\tvalue\tword",
+    ]
+    for language in CALENDAR_LANGUAGES:
+        locale = Locale.parse(language)
+        days = dict(locale._data["date_fields"]["day"]["relative"])  # CLDR's `relative-type-N`
+        for offset in sorted(days):
+            lines.append(f"{language}\tday\t{offset}\t{days[offset]}")
+        for width in ("format", "stand-alone"):
+            for index, name in sorted(locale.days[width]["wide"].items()):
+                lines.append(f"{language}\tweekday\t{index}\t{name}")
+    return "\n".join(dict.fromkeys(lines)) + "\n"  # a name both widths give, once
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--wordnet", type=Path, default=DEFAULT_WORDNET, help="WordNet dict folder")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--airports-out", type=Path, default=AIRPORTS_OUT)
+    ap.add_argument("--calendar-out", type=Path, default=CALENDAR_OUT)
     ap.add_argument("--check", action="store_true", help="fail if --out differs from what WordNet gives")
     args = ap.parse_args(argv)
     if not (args.wordnet / "data.noun").is_file():
@@ -280,7 +309,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    outputs = [(args.out, serialize(build(args.wordnet))), (args.airports_out, build_airports())]
+    outputs = [
+        (args.out, serialize(build(args.wordnet))),
+        (args.airports_out, build_airports()),
+        (args.calendar_out, build_calendar()),
+    ]
     differ = 0
     for path, text in outputs:
         if args.check:

@@ -8,9 +8,10 @@ words mean beyond what `facts.extract_facts` reads on its own:
   `in 3 days`, `in two weeks`; Chinese 今天 / 今晚 / 明天 / 后天 / 昨天 / 昨晚, 周X / 星期X / 礼拜X, with 这 /
   本 / 下 / 上, a day said without its month (13号, 15日: this month's or next month's); German weekdays
   (`am Freitag`, `nächsten Dienstag`); holidays on a fixed day by name, the coming one (五一 May 1, 国庆
-  October 1, 元旦, 圣诞, `Christmas Eve`, `New Year's Day`, `Halloween`); the day words of French, German,
-  Spanish, Portuguese and Italian (`après-demain`, `übermorgen`, `pasado mañana`, `amanhã`, `domani`), and
-  weekdays in French, Spanish, Italian, Portuguese and Dutch (`jeudi`, `giovedì`, `quinta-feira`).
+  October 1, 元旦, 圣诞, `Christmas Eve`, `New Year's Day`, `Halloween`); the day words and weekday names
+  of the 25 languages of `monitor/data/calendar.tsv` (from the Unicode CLDR: `après-demain`, `übermorgen`,
+  `내일`, `i morgon`, `pojutrze`, `明後日`; `jeudi`, `quinta-feira`, `torsdag`, `금요일`), each also without
+  its accents in Latin script (`apres-demain`, `sabado`), a weekday as the coming one or the one after.
   Not `next week`: its seven days would each be a stated date that a reply's date up to nine days off is
   taken for a slip of (grounding blind set 4: `August 1` after `the surgery is next week`);
 - times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
@@ -27,8 +28,12 @@ words mean beyond what `facts.extract_facts` reads on its own:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import cache
+from pathlib import Path
 
 from monitor.compare.hints import fold, holds_any, stems_of
 from monitor.compare.textcache import short_cached
@@ -58,25 +63,19 @@ _ZH_DAY_WORDS = {
     "昨晚": -1,
     "前天": -2,
 }
-#: holidays on a fixed day (month, day), said by name: the coming one (五一 is May 1, 国庆 October 1)
-#: the same words in French, German, Spanish, Portuguese and Italian. German `morgen` in lower case only
+#: the day words the calendar table's words do not cover, or that mean something else alone: French `hier`
+#: only with its part of the day (German `hier` is `here`), German and Dutch `morgen` in lower case only
 #: (`Morgen` is the morning) and not after `heute` (`heute morgen`: this morning), Spanish `mañana` not
-#: after an article (`por la mañana`, `esta mañana`); French `hier` only with its part of the day (German
-#: `hier` is `here`)
-_EU_DAY_WORDS = {
-    "aujourd'hui": 0, "ce soir": 0, "demain": 1, "après-demain": 2, "apres-demain": 2, "hier soir": -1,
-    "hier matin": -1, "avant-hier": -2, "heute": 0, "übermorgen": 2, "gestern": -1, "vorgestern": -2, "hoy": 0,
-    "pasado mañana": 2, "ayer": -1, "anteayer": -2, "hoje": 0, "amanhã": 1, "depois de amanhã": 2,
-    "ontem": -1, "oggi": 0, "domani": 1, "dopodomani": 2, "ieri": -1,
-}  # fmt: skip
+#: after an article (`por la mañana`, `esta mañana`)
+_EU_DAY_WORDS = {"ce soir": 0, "hier soir": -1, "hier matin": -1}
 _EU_DAY_WORD = re.compile(
     r"(?i)(?<![\w'-])("
     + _any_of(_EU_DAY_WORDS)
     + r")(?![\w'-])|(?<![\w-])(?<!heute )(?<!gestern )(?-i:(morgen))(?![\w-])|(?<![\w-])(?<!la )(?<!esta )(?<!cada )(?<!una )"
     r"(mañana)(?![\w-])"
 )
-_EU_DAY_WORD_STEMS = ("aujourd", "soir", "demain", "hier", "heute", "morgen", "gestern", "hoy", "mañana",
-                      "ayer", "hoje", "amanhã", "ontem", "oggi", "domani", "ieri")  # fmt: skip
+_EU_DAY_WORD_STEMS = ("soir", "hier", "morgen", "mañana")
+#: holidays on a fixed day (month, day), said by name: the coming one (五一 is May 1, 国庆 October 1)
 _HOLIDAYS = {
     "元旦": (1, 1), "五一": (5, 1), "劳动节": (5, 1), "国庆": (10, 1), "国庆节": (10, 1), "平安夜": (12, 24),
     "圣诞": (12, 25), "圣诞节": (12, 25), "christmas eve": (12, 24), "christmas": (12, 25),
@@ -117,23 +116,6 @@ _DE_WEEKDAY = re.compile(
     + "|".join(_DE_WEEKDAYS)
     + r"|sonnabend)\b"
 )
-#: weekdays in French, Spanish, Italian, Portuguese and Dutch, Monday first (words no other language uses)
-_EU_WEEKDAYS = {
-    **dict.fromkeys(("lundi", "lunes", "lunedì", "lunedi", "segunda-feira", "maandag"), 0),
-    **dict.fromkeys(("mardi", "martes", "martedì", "martedi", "terça-feira", "terca-feira", "dinsdag"), 1),
-    **dict.fromkeys(
-        ("mercredi", "miércoles", "miercoles", "mercoledì", "mercoledi", "quarta-feira", "woensdag"), 2
-    ),
-    **dict.fromkeys(("jeudi", "jueves", "giovedì", "giovedi", "quinta-feira", "donderdag"), 3),
-    **dict.fromkeys(("vendredi", "viernes", "venerdì", "venerdi", "sexta-feira", "vrijdag"), 4),
-    **dict.fromkeys(("samedi", "sábado", "sabado", "sabato", "zaterdag"), 5),
-    **dict.fromkeys(("dimanche", "domingo", "domenica", "zondag"), 6),
-}
-_EU_WEEKDAY = re.compile(r"(?i)(?<![\w-])(" + _any_of(_EU_WEEKDAYS) + r")(?![\w-])")
-_EU_WEEKDAY_STEMS = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche", "lunes", "martes",
-                     "rcoles", "jueves", "viernes", "bado", "domingo", "luned", "marted", "mercoled", "gioved",
-                     "venerd", "sabato", "domenica", "feira", "maandag", "dinsdag", "woensdag", "donderdag",
-                     "vrijdag", "zaterdag", "zondag")  # fmt: skip
 _DE_WHICH = {
     "nächsten": "next", "naechsten": "next", "übernächsten": "after next", "letzten": "last",
     "vergangenen": "last",
@@ -198,6 +180,82 @@ _DE_WEEKDAY_STEMS = ("tag", "mittwoch", "sonnabend")  # montag … sonntag end i
 _NUMBER_RUN_STEMS = stems_of([*(k for k in _SMALL if len(k) > 2), *_SCALES])
 
 
+CALENDAR_PATH = Path(__file__).resolve().parents[1] / "data" / "calendar.tsv"
+#: read by their own rules, not the calendar table's: English and Chinese day words and weekdays (`this`,
+#: `next`, 下周), German weekdays (after `am`, `nächsten`: `Guy Montag` is no day) and the words above
+_OWN_RULES = frozenset(("morgen", "mañana", "hier"))
+#: a table word in a script written without spaces between words (Chinese, Japanese, Korean's particles
+#: joined to the word: `내일은`), looked for anywhere in a text
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+#: a word of a spaced script, as the table's words are split: `après-demain`, `l'altro`, `пʼятниця`
+_TABLE_TOKEN = re.compile(r"[^\W\d_]+(?:['ʼ-][^\W\d_]+)*")
+
+
+@dataclass(frozen=True)
+class _Words:
+    """Words of the calendar table and the value each says (a day's offset from today, a weekday's index):
+    those of spaced scripts by their longest token (one set lookup a text, then a check of the phrase),
+    those of unspaced ones as they are."""
+
+    anchored: dict[str, tuple[tuple[re.Pattern[str] | None, int], ...]]
+    unspaced: dict[str, int]
+
+    def said(self, text: str) -> list[int]:
+        """The values of the table's words this text says."""
+        low = fold(text).replace("’", "'")
+        out: set[int] = set()
+        for token in set(_TABLE_TOKEN.findall(low)) & self.anchored.keys():
+            out.update(v for phrase, v in self.anchored[token] if phrase is None or phrase.search(low))
+        if not low.isascii():
+            out.update(v for word, v in self.unspaced.items() if word in low)
+        return sorted(out)
+
+
+def _forms(word: str) -> set[str]:
+    """A table word as `fold` makes it, and in Latin script also without its accents (`sábado`: `sabado`)."""
+    low = fold(word.replace("’", "'"))
+    if all(ord(c) < 0x250 for c in low):  # Latin; a Cyrillic `й` is a letter of its own, not an accent
+        return {low, "".join(c for c in unicodedata.normalize("NFKD", low) if not unicodedata.combining(c))}
+    return {low}
+
+
+def _words(pairs: Iterable[tuple[str, int]]) -> _Words:
+    anchored: dict[str, list[tuple[re.Pattern[str] | None, int]]] = {}
+    unspaced: dict[str, int] = {}
+    for word, value in pairs:
+        for form in _forms(word):
+            if form in _OWN_RULES:
+                continue
+            if _UNSPACED.search(form):  # `내일`, `明日`: two characters are a word
+                unspaced[form] = value
+                continue
+            if len(form) < 3:  # Hungarian `ma` (today) is everybody's syllable
+                continue
+            tokens = _TABLE_TOKEN.findall(form)
+            phrase = None if len(tokens) == 1 else re.compile(rf"(?<![\w'-]){re.escape(form)}(?![\w'-])")
+            anchored.setdefault(max(tokens, key=len), []).append((phrase, value))
+    return _Words({k: tuple(v) for k, v in anchored.items()}, unspaced)
+
+
+@cache
+def _calendar() -> tuple[_Words, _Words, dict[int, tuple[str, ...]]]:
+    """The table's day words and weekday names (`lexicon_build.build_calendar`), but for the languages
+    and words read by their own rules (`_OWN_RULES`); and each weekday's names in every language."""
+    days: list[tuple[str, int]] = []
+    weekdays: list[tuple[str, int]] = []
+    names: dict[int, list[str]] = {}
+    for line in CALENDAR_PATH.read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        language, kind, value, word = line.split("\t")
+        if kind == "weekday":
+            names.setdefault(int(value), []).extend(sorted(_forms(word)))
+        if language in ("en", "zh") or (kind == "weekday" and language == "de"):
+            continue
+        (days if kind == "day" else weekdays).append((word, int(value)))
+    return _words(days), _words(weekdays), {i: tuple(dict.fromkeys(n)) for i, n in names.items()}
+
+
 #: a weekday as a tool takes it (`MON`, `Tu`, `SAT`): its index, Monday first
 WEEKDAY_CODES = {
     **{d[:3]: i for i, d in enumerate(_WEEKDAYS)},
@@ -209,14 +267,8 @@ def weekday_names(index: int) -> tuple[str, ...]:
     """A weekday's names, lower-case, in the languages `relative_dates` reads (`monday`, `montag`, `lundi`,
     `周一`, `星期一`)."""
     zh = next(k for k, v in _ZH_WEEKDAYS.items() if v == index)
-    return (
-        _WEEKDAYS[index],
-        _DE_WEEKDAYS[index],
-        *(w for w, i in _EU_WEEKDAYS.items() if i == index),
-        f"周{zh}",
-        f"星期{zh}",
-        f"礼拜{zh}",
-    )
+    names = (n for n in _calendar()[2][index] if len(n) > 3 or not n.isascii())  # not Romanian `joi`
+    return tuple(dict.fromkeys((*names, f"周{zh}", f"星期{zh}", f"礼拜{zh}")))
 
 
 def clock_key(hour: int, minute: int) -> str:
@@ -243,15 +295,32 @@ def spoken_keys(text: str, today: str | None) -> tuple[str, ...]:
 
 
 #: an email address dictated (`john dot smith at gmail dot com`, `marie point lefebvre arobase orange point
-#: fr`, `ana punto ruiz arroba correo punto es`): the domain needs a dot, so `at home` is no address; a
-#: written dot only before more of the address (`… dot music. Phone's …`: the sentence ends there)
-_DOT = r"(?:\s*\.(?=[a-z0-9])|\s+(?:dot|point|punto|punkt)\s+)"
+#: fr`, `giulia punto ferri chiocciola libero punto it`): the domain needs a dot, so `at home` is no
+#: address; a written dot only before more of the address (`… dot music. Phone's …`: the sentence ends
+#: there). The words for `@` and `.` in the languages of the calendar table that write addresses in Latin
+#: letters (English and German `at`, French `arobase`, Spanish and Portuguese `arroba`, Italian
+#: `chiocciola`, Dutch `apenstaartje`, Scandinavian `snabel-a`, Polish `małpa`, Czech and Slovak
+#: `zavináč`, Hungarian `kukac`; `dot`, `point`, `punto`, `punkt`, `ponto`, `punt`, `punktum`, `prik`,
+#: `kropka`, `tečka`, `bodka`, `pont`, `piste`, `nokta`, `punct`)
+_DOT_WORDS = ("dot", "point", "punto", "punkt", "ponto", "punt", "punktum", "prik", "kropka", "tečka", "bodka",
+              "pont", "piste", "nokta", "punct")  # fmt: skip
+_EMAIL_WORDS = (
+    "at",
+    "arobase",
+    "arroba",
+    "chiocciola",
+    "apenstaartje",
+    "snabel-a",
+    "małpa",
+    "zavináč",
+    "kukac",
+)
+_DOT = rf"(?:\s*\.(?=[a-z0-9])|\s+(?:{_any_of(_DOT_WORDS)})\s+)"
 #: the address's `at` and its domain, which needs a dot (so `at home` is none); the local part before it
 #: is read from a short window (`_LOCAL_PART`): bounded, so a long text costs a scan, not a square of it
-_SPOKEN_AT = re.compile(rf"(?i)\s(?:at|arobase|arroba)\s+([a-z0-9-]+(?:{_DOT}[a-z0-9-]+){{1,4}})\b")
+_SPOKEN_AT = re.compile(rf"(?i)\s(?:{_any_of(_EMAIL_WORDS)})\s+([a-z0-9-]+(?:{_DOT}[a-z0-9-]+){{1,4}})\b")
 _LOCAL_PART = re.compile(rf"(?i)\b([a-z0-9_+-]+(?:{_DOT}[a-z0-9_+-]+){{0,4}})$")
 _SPOKEN_DOT = re.compile(_DOT, re.IGNORECASE)
-_EMAIL_WORDS = ("at", "arobase", "arroba")
 
 
 def _spoken_emails(text: str) -> list[str]:
@@ -292,8 +361,10 @@ def relative_dates(text: str, today: date) -> list[date]:
         day = fold(m.group(2))
         weekday = 5 if day == "sonnabend" else _DE_WEEKDAYS.index(day)
         out += _weekday(today, weekday, _DE_WHICH.get(fold(m.group(1) or ""), ""))
-    for m in _EU_WEEKDAY.finditer(text) if holds_any(low, _EU_WEEKDAY_STEMS) else ():
-        out += _weekday(today, _EU_WEEKDAYS[fold(m.group(1))], "")  # `da giovedì`, `jeudi prochain`
+    day_words, weekday_words, _ = _calendar()
+    out += [today + timedelta(days=offset) for offset in day_words.said(text)]  # `내일`, `i morgon`
+    for index in weekday_words.said(text):  # `da giovedì`, `jeudi prochain`, `på torsdag`
+        out += _weekday(today, index, "")
     for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) else ():
         out += _day_of_month(today, int(m.group(1)))
     for m in () if ascii_only else _ZH_DAY_OF_MONTH.finditer(text):
