@@ -110,17 +110,20 @@ _DURATION_WORDS = {
 }  # fmt: skip
 _DURATION_UNITS = ("day", "night", "week", "hour", "hr")  # `_DURATION` and `_POLICY_DURATION` need one
 _DURATION = re.compile(
-    r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+(?P<unit>days?|nights?|weeks?)\b"
+    r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+"
+    r"(?:(?P<work>working|business)\s+)?(?P<unit>days?|nights?|weeks?)\b"
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
 )
 #: A policy's duration between two dates (`2 days after the request`, `within 21 days of the issue
 #: date`, `on the shelf for 7 days`) — not a frequency or an opening time (`open 7 days a week`, `24 hours
 #: a day`, `once a day`).
 _POLICY_DURATION = re.compile(
-    r"(?i)\b(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?P<unit>days?|weeks?)\s+"
+    r"(?i)\b(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?:(?P<work>working|business)\s+)?"
+    r"(?P<unit>days?|weeks?)\s+"
     r"(?:after|before|of|from|prior|later|in\s+advance|ahead)\b"
     r"|\b(?:within|for|up\s+to|at\s+least)\s+(?P<n2>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
-    r"[\s-]+(?P<unit2>days?|weeks?)\b(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
+    r"[\s-]+(?:(?P<work2>working|business)\s+)?(?P<unit2>days?|weeks?)\b"
+    r"(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\s+(?:after|before|prior|later|in\s+advance|ahead|from|of)\b"
     r"|\b(?:within|for|up\s+to|at\s+least)\s+(?P<h2>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
     r"(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
@@ -310,6 +313,7 @@ class Evidence:
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
         self._offsets: set[int] = set()  # days the user put between dates (`the day after`, `3 nights`)
+        self._working: set[int] = set()  # working days said between dates (`ready 2 working days after`)
         #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
@@ -376,6 +380,9 @@ class Evidence:
                 continue
             said, unit = m["n"] or m["n2"], m["unit"] or m["unit2"]
             n = int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]
+            if (m["work"] or m.groupdict().get("work2")) and unit.lower().startswith("day"):
+                self._working |= {n} if 0 < n <= _MAX_OFFSET else set()  # `2 working days`: Mon–Fri
+                continue
             n *= 7 if unit.lower().startswith("week") else 1
             if 0 < n <= _MAX_OFFSET:
                 self._offsets |= {n, n - 1} - {0} if counting_first else {n}
@@ -873,8 +880,10 @@ class Evidence:
 
     def _near(self, date_key: str) -> bool:
         """A date a stated one and an offset the user gave apart: a day (`the day after`), or a duration
-        the user said (`3 nights` from the check-in, `5 days` counting the first)."""
-        if not self._offsets:
+        the user said (`3 nights` from the check-in, `5 days` counting the first), or working days the
+        system prompt or the user said (`ready 2 working days after drop-off`: Tuesday to Thursday,
+        Friday to Tuesday)."""
+        if not self._offsets and not self._working:
             return False
         try:
             if date_key.startswith("md:"):  # a day with no year: the conversation's year
@@ -884,12 +893,20 @@ class Evidence:
         except ValueError:
             return False
         facts = self._sources.facts
-        for offset in self._offsets:
-            for sign in (1, -1):
-                other = (day + timedelta(days=sign * offset)).isoformat()
-                if f"date:{other}" in facts or f"md:{other[5:]}" in facts:  # `April 10` says no year
-                    return True
-        return False
+        others = [day + timedelta(days=sign * offset) for offset in self._offsets for sign in (1, -1)]
+        others += [_working_days_on(day, sign * n) for n in self._working for sign in (1, -1)]
+        stated = (f"date:{d}" in facts or f"md:{d[5:]}" in facts for d in map(date.isoformat, others))
+        return any(stated)  # `md:`: `April 10` says no year
+
+
+def _working_days_on(day: date, n: int) -> date:
+    """The date `n` working days (Monday to Friday) after `day`, or before it when `n` is negative."""
+    step = timedelta(days=1 if n > 0 else -1)
+    for _ in range(abs(n)):
+        day += step
+        while day.weekday() > 4:
+            day += step
+    return day
 
 
 # ---------------------------------------------------------------------------------------------

@@ -120,6 +120,21 @@ def test_a_date_a_policy_duration_from_a_stated_date_is_computed_and_only_that_d
     }
 
 
+def test_working_days_a_policy_says_skip_the_weekend_and_nothing_else() -> None:
+    """`ready 2 working days after drop-off` (grounding blind sets 10 and 12): from Friday the 14th that is
+    Tuesday the 18th — not the 16th (a Sunday), not the 17th or 19th; from today with no weekend between,
+    two days on."""
+    ev = Evidence(system=["Express is ready 2 working days after drop-off."], today=TODAY)
+    ev.add_user(1, "I'll drop them off today, express please")
+    sources = {p.path: p.source for p in ev.provenance("t", {"a": "2025-03-18", "b": "2025-03-17"})}
+    assert sources == {"a": "computed", "b": "agent"}
+    assert [p.source for p in ev.provenance("t", {"c": "2025-03-16"})] == ["agent"]
+    ev = Evidence(system=["Express is ready 2 working days after drop-off."], today="2025-06-23")  # a Monday
+    ev.add_user(1, "I can bring it in tomorrow")
+    assert [p.source for p in ev.provenance("t", {"ready": "2025-06-26"})] == ["computed"]
+    assert [p.source for p in ev.provenance("t", {"ready": "2025-06-27"})] == ["agent"]  # set 10's error
+
+
 def test_whole_days_said_in_hours_put_days_between_dates_from_two_days_up() -> None:
     """`48 hours` from a deadline, `at least 72 hours before` a start (grounding blind set 4); not `24
     hours`, which in every cancellation policy would put each one-day slip next to a stated date."""
