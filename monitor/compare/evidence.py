@@ -97,13 +97,21 @@ _SMALL_COUNT = 10
 _UPPER_CODE = re.compile(r"[A-Z]{2,10}")
 _HAS_DIGIT = re.compile(r"\d")
 _CLOCK = re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?:\+\d)?(?![\d:])")
-#: Words of a user who asks for a date relative to another (`the day after`, `next Friday`, `a week
-#: later`): with them, a date up to a week from a stated date is `computed`.
+#: Words of a user who puts a day next to another (`the day after`, `the next morning`, 次日) or says a
+#: weekend's two days (`the weekend of the 14th`, `am Wochenende`, 周末): with them, a date a day from a
+#: stated date is `computed`
 _RELATIVE_DAY = re.compile(
-    r"(?i)\b(?:(?:next|previous|following|prior) day|day (?:after|before|earlier|later)|"
-    r"(?:one|a|1) day (?:later|earlier|after|before|back|forward))\b|前一天|后一天|第二天|次日"
+    r"(?i)\b(?:(?:next|previous|following|prior) (?:day|morning|afternoon|evening|night)|"
+    r"(?:day|morning|night) (?:after|before|earlier|later)|"
+    r"(?:one|a|1) day (?:later|earlier|after|before|back|forward)|weekends?|week-ends?|wochenende|"
+    r"fin de semana|fine settimana|fim de semana)\b|前一天|后一天|第二天|次日|周末|週末|주말"
 )
-_RELATIVE_DAY_HINT = re.compile(r"(?i)day|前一天|后一天|第二天|次日")  # what it cannot match without
+_RELATIVE_DAY_HINT = re.compile(  # what it cannot match without
+    r"(?i)day|morning|afternoon|evening|night|week|wochenende|semana|settimana|前一天|后一天|第二天|次日|周末|週末|주말"
+)
+#: after a policy's duration, or at its end: the duration runs back from the date (`3 business days before
+#: the event`)
+_BEFORE = re.compile(r"(?i)\s*(?:before|prior|in\s+advance|ahead)\b")
 _DURATION_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "a": 1,
@@ -313,7 +321,9 @@ class Evidence:
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
         self._offsets: set[int] = set()  # days the user put between dates (`the day after`, `3 nights`)
-        self._working: set[int] = set()  # working days said between dates (`ready 2 working days after`)
+        #: working days said between dates, signed: a policy's from its direction (`ready 2 working days
+        #: after drop-off`: 2, `at least 3 business days before`: -3), a user's both ways
+        self._working: set[int] = set()
         #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
@@ -381,7 +391,9 @@ class Evidence:
             said, unit = m["n"] or m["n2"], m["unit"] or m["unit2"]
             n = int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]
             if (m["work"] or m.groupdict().get("work2")) and unit.lower().startswith("day"):
-                self._working |= {n} if 0 < n <= _MAX_OFFSET else set()  # `2 working days`: Mon–Fri
+                if 0 < n <= _MAX_OFFSET:  # `2 working days`: Monday to Friday
+                    before = _BEFORE.match(text, m.end()) or _BEFORE.search(m.group(0))
+                    self._working |= {n, -n} if counting_first else {-n if before else n}
                 continue
             n *= 7 if unit.lower().startswith("week") else 1
             if 0 < n <= _MAX_OFFSET:
@@ -894,7 +906,7 @@ class Evidence:
             return False
         facts = self._sources.facts
         others = [day + timedelta(days=sign * offset) for offset in self._offsets for sign in (1, -1)]
-        others += [_working_days_on(day, sign * n) for n in self._working for sign in (1, -1)]
+        others += [_working_days_on(day, -n) for n in self._working]  # the date `n` working days from
         stated = (f"date:{d}" in facts or f"md:{d[5:]}" in facts for d in map(date.isoformat, others))
         return any(stated)  # `md:`: `April 10` says no year
 

@@ -120,6 +120,21 @@ def test_a_date_a_policy_duration_from_a_stated_date_is_computed_and_only_that_d
     }
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "a balloon ride the weekend of the 14th",  # grounding blind set 11: the 14th and the 15th
+        "we get back on the 14th, could someone come the next morning?",
+        "on the 14th, and the following evening too",
+        "周末，14号",
+    ],
+)
+def test_a_day_next_to_a_stated_one_is_computed_when_the_user_puts_it_there(said: str) -> None:
+    got = source([said], "t", {"first": "2025-03-14", "next": "2025-03-15"})
+    assert got == {"first": "user", "next": "computed"}
+    assert source(["on the 14th, please"], "t", {"next": "2025-03-15"}) == {"next": "agent"}
+
+
 def test_working_days_a_policy_says_skip_the_weekend_and_nothing_else() -> None:
     """`ready 2 working days after drop-off` (grounding blind sets 10 and 12): from Friday the 14th that is
     Tuesday the 18th — not the 16th (a Sunday), not the 17th or 19th; from today with no weekend between,
@@ -133,6 +148,19 @@ def test_working_days_a_policy_says_skip_the_weekend_and_nothing_else() -> None:
     ev.add_user(1, "I can bring it in tomorrow")
     assert [p.source for p in ev.provenance("t", {"ready": "2025-06-26"})] == ["computed"]
     assert [p.source for p in ev.provenance("t", {"ready": "2025-06-27"})] == ["agent"]  # set 10's error
+
+
+def test_working_days_run_the_way_the_policy_says() -> None:
+    """After drop-off, the days run forward from a stated date only: two working days before a stated
+    Tuesday the 25th is no ready date (grounding blind set 14's planted `Friday 10 July`, a week before the
+    stated completion date, passed when they ran both ways). Before an appointment, they run back."""
+    ev = Evidence(system=["Express is ready 2 working days after drop-off."], today=TODAY)
+    ev.add_user(1, "the wedding is on March 25")
+    assert [p.source for p in ev.provenance("t", {"ready": "2025-03-21"})] == ["agent"]
+    ev = Evidence(system=["Cancel at least 2 working days before your appointment."], today=TODAY)
+    ev.add_user(1, "my appointment is on March 20")
+    assert [p.source for p in ev.provenance("t", {"cancel_by": "2025-03-18"})] == ["computed"]
+    assert [p.source for p in ev.provenance("t", {"cancel_by": "2025-03-24"})] == ["agent"]
 
 
 def test_whole_days_said_in_hours_put_days_between_dates_from_two_days_up() -> None:
