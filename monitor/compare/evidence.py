@@ -905,10 +905,16 @@ class Evidence:
         except ValueError:
             return False
         facts = self._sources.facts
-        others = [day + timedelta(days=sign * offset) for offset in self._offsets for sign in (1, -1)]
-        others += [_working_days_on(day, -n) for n in self._working]  # the date `n` working days from
-        stated = (f"date:{d}" in facts or f"md:{d[5:]}" in facts for d in map(date.isoformat, others))
-        return any(stated)  # `md:`: `April 10` says no year
+        for offset in self._offsets:
+            for sign in (1, -1):
+                other = (day + timedelta(days=sign * offset)).isoformat()
+                if f"date:{other}" in facts or f"md:{other[5:]}" in facts:  # `April 10` says no year
+                    return True
+        for n in self._working:  # the date `n` working days from a stated one
+            other = _working_days_on(day, -n).isoformat()
+            if f"date:{other}" in facts or f"md:{other[5:]}" in facts:
+                return True
+        return False
 
 
 def _working_days_on(day: date, n: int) -> date:

@@ -32,7 +32,6 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import cache
 from pathlib import Path
 
 from monitor.compare.hints import fold, holds_any, stems_of
@@ -237,7 +236,6 @@ def _words(pairs: Iterable[tuple[str, int]]) -> _Words:
     return _Words({k: tuple(v) for k, v in anchored.items()}, unspaced)
 
 
-@cache
 def _calendar() -> tuple[_Words, _Words, dict[int, tuple[str, ...]]]:
     """The table's day words and weekday names (`lexicon_build.build_calendar`), but for the languages
     and words read by their own rules (`_OWN_RULES`); and each weekday's names in every language."""
@@ -256,6 +254,10 @@ def _calendar() -> tuple[_Words, _Words, dict[int, tuple[str, ...]]]:
     return _words(days), _words(weekdays), {i: tuple(dict.fromkeys(n)) for i, n in names.items()}
 
 
+#: read at import, as the patterns are compiled: a first user message pays no start-up
+_DAY_TABLE, _WEEKDAY_TABLE, _WEEKDAY_NAMES = _calendar()
+
+
 #: a weekday as a tool takes it (`MON`, `Tu`, `SAT`): its index, Monday first
 WEEKDAY_CODES = {
     **{d[:3]: i for i, d in enumerate(_WEEKDAYS)},
@@ -267,7 +269,7 @@ def weekday_names(index: int) -> tuple[str, ...]:
     """A weekday's names, lower-case, in the languages `relative_dates` reads (`monday`, `montag`, `lundi`,
     `周一`, `星期一`)."""
     zh = next(k for k, v in _ZH_WEEKDAYS.items() if v == index)
-    names = (n for n in _calendar()[2][index] if len(n) > 3 or not n.isascii())  # not Romanian `joi`
+    names = (n for n in _WEEKDAY_NAMES[index] if len(n) > 3 or not n.isascii())  # not Romanian `joi`
     return tuple(dict.fromkeys((*names, f"周{zh}", f"星期{zh}", f"礼拜{zh}")))
 
 
@@ -361,9 +363,8 @@ def relative_dates(text: str, today: date) -> list[date]:
         day = fold(m.group(2))
         weekday = 5 if day == "sonnabend" else _DE_WEEKDAYS.index(day)
         out += _weekday(today, weekday, _DE_WHICH.get(fold(m.group(1) or ""), ""))
-    day_words, weekday_words, _ = _calendar()
-    out += [today + timedelta(days=offset) for offset in day_words.said(text)]  # `내일`, `i morgon`
-    for index in weekday_words.said(text):  # `da giovedì`, `jeudi prochain`, `på torsdag`
+    out += [today + timedelta(days=offset) for offset in _DAY_TABLE.said(text)]  # `내일`, `i morgon`
+    for index in _WEEKDAY_TABLE.said(text):  # `da giovedì`, `jeudi prochain`, `på torsdag`
         out += _weekday(today, index, "")
     for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) else ():
         out += _day_of_month(today, int(m.group(1)))
