@@ -2102,10 +2102,14 @@ _PASSIVE = re.compile(rf"(?i)\b(?:is|are)\s+(?:now\s+)?(?:both\s+|all\s+)?(?P<g>
 _ZH_VERBS = {
     "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
     "更改": "update", "退款": "refund", "退回": "refund", "发送": "send", "发出": "send", "提交": "submit",
-    "下单": "order", "转账": "pay", "开通": "create", "办理": "create",
+    "下单": "order", "转账": "pay", "开通": "create", "办理": "create", "添加": "create", "加上": "create",
+    "改为": "update", "改到": "update", "改成": "update", "更新": "update", "延长": "update", "安排": "book",
+    "预约": "book", "寄出": "send",
 }  # fmt: skip
-_ZH_DONE = re.compile(  # `已为您取消`, `已原路退回`, `已经为您把预订取消了`: the verb after 已 (with 为您, 原路, 把 + its object)
-    "(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(?:原路|全部|都|把[\u4e00-\u9fff]{1,6}?|将[\u4e00-\u9fff]{1,6}?)?("
+#: `已为您取消`, `已原路退回`, `已经为您把预订取消了`, `已为您将明天订单中的菠萝包改为80个`: the verb after 已 (with
+#: 为您, 原路, 把 / 将 + its object)
+_ZH_DONE = re.compile(
+    "(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(?:原路|全部|都|把[\u4e00-\u9fff0-9]{1,12}?|将[\u4e00-\u9fff0-9]{1,12}?)?("
     + "|".join(_ZH_VERBS)
     + ")"
 )

@@ -515,6 +515,12 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "Le créneau réservé hier a été annulé.",
         "Se ha cancelado su reserva.",
         "All done! Your seats are booked, one for each of you.",
+        # grounding blind sets 13 and 14: Chinese claims of adding, changing to and arranging, and a
+        # longer object after 将
+        "已为您添加5月2日至4日两人份早餐。",
+        "已为您将明天订单中的菠萝包改为80个。",
+        "好的，已帮您改到 11 月 21 日。",
+        "已为您安排好完工后的保价快递寄回。",
     ],
 )
 def test_done_claims_as_people_write_them(text: str) -> None:
