@@ -1411,8 +1411,9 @@ _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?
 #: digits written in groups (`138 0013 8000`, `+1 646 555 0187`, `839 214`), at least four in all
 _DIGIT_RUN = re.compile(
     r"(?<![\w.,:+(-])(?!\d{4}-\d{1,2}-\d{1,2}(?![\d]))(?!\d{1,2}[/-]\d{1,2}[/-]\d{2,4}(?!\d))"
-    r"(?:\+?\d{1,5}|\+?\d{0,3}\s?\(\d{2,5}\))(?:[ \-]\d{2,6}){1,4}(?!\w|[.,:]\d)"
-)  # not a date (`2024-05-11`, `05-11-2024`), not an amount (`1,234.50`); `(415) 555-0132`, `07911 123456`
+    r"(?:\+?\d{1,5}|\+?\d{0,3}\s?\(\d{2,5}\))(?:[ \-]\d{2,6}){1,4}(?!\w|[.,:/]\d)"
+)  # not a date (`2024-05-11`, `05-11-2024`), not an amount (`1,234.50`), not a size after a model's number
+#  (`Eco 2 195/55 R16`); `(415) 555-0132`, `07911 123456`
 #: what every `_DIGIT_RUN` holds: a digit or `)`, a space or `-`, a digit (far cheaper to look for)
 _DIGIT_RUN_HINT = re.compile(r"[\d)][ \-]\d")
 #: a phone number as E.164 writes it, in one run: `+` and 8 to 15 digits

@@ -1039,6 +1039,15 @@ def test_a_reply_may_say_a_results_e164_phone_in_national_form_and_an_amount_in_
     assert reply_claims(steps, "Razem: 1 260 zł.") == ["fact: 1 260"]
 
 
+def test_a_models_number_before_a_size_is_no_spaced_thousand() -> None:
+    """`4 × Hankook Kinergy Eco 2 195/55 R16` (blind set 13): the model's `2` and the size's `195` are no
+    2,195; a size after a number is read as written."""
+    steps = [("user", "four tyres, mid-range"),
+             ("call", ("search_tyres", {"size": "195/55 R16"}, {"name": "Kinergy Eco 2", "price": 68.5}, False))]  # fmt: skip
+    assert reply_claims(steps, "4 × Hankook Kinergy Eco 2 195/55 R16, 68,50 € each.") == []
+    assert reply_claims(steps, "Razem: 1 260 zł.") == ["fact: 1 260"]
+
+
 def test_a_reply_may_say_an_amount_with_a_comma_before_its_cents() -> None:
     """`Total: 148,20 €` was read as 148 and 20 €, and failed beside the result's 148.2 (blind sets 10 and
     11, in Portuguese); `R$ 380,50` likewise. Another amount still fails, naming the stated one."""
