@@ -97,18 +97,22 @@ _SMALL_COUNT = 10
 _UPPER_CODE = re.compile(r"[A-Z]{2,10}")
 _HAS_DIGIT = re.compile(r"\d")
 _CLOCK = re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?:\+\d)?(?![\d:])")
-#: Words of a user who puts a day next to another (`the day after`, `the next morning`, 次日) or says a
-#: weekend's two days (`the weekend of the 14th`, `am Wochenende`, 周末): with them, a date a day from a
-#: stated date is `computed`
+#: Words of a user who puts a day next to another (`the day after`, `the next morning`, 次日): with them,
+#: a date a day from a stated date is `computed`
 _RELATIVE_DAY = re.compile(
     r"(?i)\b(?:(?:next|previous|following|prior) (?:day|morning|afternoon|evening|night)|"
     r"(?:day|morning|night) (?:after|before|earlier|later)|"
-    r"(?:one|a|1) day (?:later|earlier|after|before|back|forward)|weekends?|week-ends?|wochenende|"
-    r"fin de semana|fine settimana|fim de semana)\b|前一天|后一天|第二天|次日|周末|週末|주말"
+    r"(?:one|a|1) day (?:later|earlier|after|before|back|forward))\b|前一天|后一天|第二天|次日"
 )
-_RELATIVE_DAY_HINT = re.compile(  # what it cannot match without
-    r"(?i)day|morning|afternoon|evening|night|week|wochenende|semana|settimana|前一天|后一天|第二天|次日|周末|週末|주말"
+_RELATIVE_DAY_HINT = re.compile(
+    r"(?i)day|morning|afternoon|evening|night|前一天|后一天|第二天|次日"
+)  # what it needs
+#: a weekend said (`the weekend of the 14th`, `am Wochenende`, `fin de semana`, 周末): a Saturday next to a
+#: stated Sunday is `computed`, and the other way round
+_WEEKEND = re.compile(
+    r"(?i)\b(?:weekends?|week-ends?|wochenende|fin de semana|fine settimana|fim de semana)\b|周末|週末|주말"
 )
+_WEEKEND_STEMS = ("week", "wochenende", "semana", "settimana", "周末", "週末", "주말")
 #: after a policy's duration, or at its end: the duration runs back from the date (`3 business days before
 #: the event`)
 _BEFORE = re.compile(r"(?i)\s*(?:before|prior|in\s+advance|ahead)\b")
@@ -324,6 +328,7 @@ class Evidence:
         #: working days said between dates, signed: a policy's from its direction (`ready 2 working days
         #: after drop-off`: 2, `at least 3 business days before`: -3), a user's both ways
         self._working: set[int] = set()
+        self._weekend = False  # a user said a weekend: its Saturday and Sunday are each other's
         #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
@@ -368,6 +373,8 @@ class Evidence:
             self._sources.add_fact(key, "user", turn)
         if _RELATIVE_DAY_HINT.search(text) and _RELATIVE_DAY.search(text):
             self._offsets.add(1)
+        if holds_any(fold(text), _WEEKEND_STEMS) and _WEEKEND.search(text):
+            self._weekend = True
         self._add_offsets(text, counting_first=True)
         self._said.append((text, False))
         keys = _fact_keys(text)
@@ -490,9 +497,9 @@ class Evidence:
         day = WEEKDAY_CODES.get(fold(str(value).strip()))
         if day is None or _DAY_KEY_WORDS.isdisjoint(key_words(key)):
             return None
-        names = [f" {name}" if name.isascii() else name for name in weekday_names(day)]  # 周六: no spaces
+        names = [normalize_text(name) for name in weekday_names(day)]
         for source, turn, evidence in self._sources.texts:
-            if source != "tool_result" and any(evidence.count(n) > evidence.count(f"{n}次") for n in names):
+            if source != "tool_result" and any(_names_weekday(evidence, n) for n in names):
                 return source, turn
         return None
 
@@ -895,7 +902,7 @@ class Evidence:
         the user said (`3 nights` from the check-in, `5 days` counting the first), or working days the
         system prompt or the user said (`ready 2 working days after drop-off`: Tuesday to Thursday,
         Friday to Tuesday)."""
-        if not self._offsets and not self._working:
+        if not self._offsets and not self._working and not self._weekend:
             return False
         try:
             if date_key.startswith("md:"):  # a day with no year: the conversation's year
@@ -905,16 +912,35 @@ class Evidence:
         except ValueError:
             return False
         facts = self._sources.facts
+
+        def stated(d: date) -> bool:
+            return f"date:{d.isoformat()}" in facts or f"md:{d.isoformat()[5:]}" in facts  # `md:`: no year
+
         for offset in self._offsets:
-            for sign in (1, -1):
-                other = (day + timedelta(days=sign * offset)).isoformat()
-                if f"date:{other}" in facts or f"md:{other[5:]}" in facts:  # `April 10` says no year
-                    return True
-        for n in self._working:  # the date `n` working days from a stated one
-            other = _working_days_on(day, -n).isoformat()
-            if f"date:{other}" in facts or f"md:{other[5:]}" in facts:
+            if stated(day + timedelta(days=offset)) or stated(day - timedelta(days=offset)):
+                return True
+        if (
+            self._weekend
+            and day.weekday() > 4
+            and stated(day + timedelta(days=1 if day.weekday() == 5 else -1))
+        ):
+            return True  # the weekend's other day
+        for n in self._working:  # `n` working days from a stated date (or a weekend day next to it)
+            start = _working_days_on(day, -n)
+            starts = [start, *(start + timedelta(days=k) for k in (-2, -1, 1, 2))]
+            weekend = (d for d in starts[1:] if d.weekday() > 4)
+            if any(stated(d) and _working_days_on(d, n) == day for d in (start, *weekend)):
                 return True
         return False
+
+
+def _names_weekday(padded: str, name: str) -> bool:
+    """Whether a padded normalized text says this weekday's name: in a spaced script as a word, or its
+    plural (`mondays`; not `martin` for Romanian `marți`), in Chinese, Japanese or Korean anywhere but
+    as a count (周三次: three times a week)."""
+    if all(ord(c) >= 0x3040 for c in name):
+        return padded.count(name) > padded.count(f"{name}次")
+    return f" {name} " in padded or f" {name}s " in padded
 
 
 def _working_days_on(day: date, n: int) -> date:
@@ -1411,9 +1437,11 @@ _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?
 #: digits written in groups (`138 0013 8000`, `+1 646 555 0187`, `839 214`), at least four in all
 _DIGIT_RUN = re.compile(
     r"(?<![\w.,:+(-])(?!\d{4}-\d{1,2}-\d{1,2}(?![\d]))(?!\d{1,2}[/-]\d{1,2}[/-]\d{2,4}(?!\d))"
-    r"(?:\+?\d{1,5}|\+?\d{0,3}\s?\(\d{2,5}\))(?:[ \-]\d{2,6}){1,4}(?!\w|[.,:/]\d)"
-)  # not a date (`2024-05-11`, `05-11-2024`), not an amount (`1,234.50`), not a size after a model's number
-#  (`Eco 2 195/55 R16`); `(415) 555-0132`, `07911 123456`
+    r"(?:\+?\d{1,5}|\+?\d{0,3}\s?\(\d{2,5}\))(?:[ \-]\d{2,6}){1,4}(?!\w|[.,:]\d)"
+)  # not a date (`2024-05-11`, `05-11-2024`), not an amount (`1,234.50`); `(415) 555-0132`, `07911 123456`
+#: two groups before a slash and a digit: a number and a size (`Eco 2 195/55 R16`), not a spaced thousand;
+#: a longer run is kept (`030 1234 5678/79`: a phone number and its other line)
+_SIZE_AFTER = re.compile(r"\d+[ \-]\d+/\d")
 #: what every `_DIGIT_RUN` holds: a digit or `)`, a space or `-`, a digit (far cheaper to look for)
 _DIGIT_RUN_HINT = re.compile(r"[\d)][ \-]\d")
 #: a phone number as E.164 writes it, in one run: `+` and 8 to 15 digits
@@ -1421,7 +1449,9 @@ _E164 = re.compile(r"(?<![\w+])\+(\d{8,15})(?![\d.,])")
 
 
 def _digit_runs(text: str) -> list[re.Match[str]]:
-    return list(_DIGIT_RUN.finditer(text)) if _DIGIT_RUN_HINT.search(text) else []
+    if not _DIGIT_RUN_HINT.search(text):
+        return []
+    return [m for m in _DIGIT_RUN.finditer(text) if not _SIZE_AFTER.match(text, m.start(), m.end() + 2)]
 
 
 def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | None]]:
@@ -2104,7 +2134,7 @@ _ZH_VERBS = {
     "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
     "更改": "update", "退款": "refund", "退回": "refund", "发送": "send", "发出": "send", "提交": "submit",
     "下单": "order", "转账": "pay", "开通": "create", "办理": "create", "添加": "create", "加上": "create",
-    "改为": "update", "改到": "update", "改成": "update", "更新": "update", "延长": "update", "安排": "book",
+    "改为": "update", "改到": "update", "改成": "update", "更新": "update", "延长": "update", "安排好": "book",
     "预约": "book", "寄出": "send",
 }  # fmt: skip
 #: `已为您取消`, `已原路退回`, `已经为您把预订取消了`, `已为您将明天订单中的菠萝包改为80个`: the verb after 已 (with

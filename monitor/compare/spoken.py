@@ -10,8 +10,9 @@ words mean beyond what `facts.extract_facts` reads on its own:
   (`am Freitag`, `nächsten Dienstag`); holidays on a fixed day by name, the coming one (五一 May 1, 国庆
   October 1, 元旦, 圣诞, `Christmas Eve`, `New Year's Day`, `Halloween`); the day words and weekday names
   of the 25 languages of `monitor/data/calendar.tsv` (from the Unicode CLDR: `après-demain`, `übermorgen`,
-  `내일`, `i morgon`, `pojutrze`, `明後日`; `jeudi`, `quinta-feira`, `torsdag`, `금요일`), each also without
-  its accents in Latin script (`apres-demain`, `sabado`), a weekday as the coming one or the one after.
+  `내일`, `i morgon`, `pojutrze`, `明後日`; `jeudi`, `quinta-feira`, `torsdag`, `금요일`), French, Spanish,
+  Italian and Portuguese ones also without their accents (`apres-demain`, `sabado`), a weekday as the
+  coming one or the one after.
   Not `next week`: its seven days would each be a stated date that a reply's date up to nine days off is
   taken for a slip of (grounding blind set 4: `August 1` after `the surgery is next week`);
 - times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
@@ -65,13 +66,13 @@ _ZH_DAY_WORDS = {
 #: the day words the calendar table's words do not cover, or that mean something else alone: French `hier`
 #: only with its part of the day (German `hier` is `here`), German and Dutch `morgen` in lower case only
 #: (`Morgen` is the morning) and not after `heute` (`heute morgen`: this morning), Spanish `mañana` not
-#: after an article (`por la mañana`, `esta mañana`)
+#: after an article (`por la mañana`, `esta mañana`) nor in the table's `pasado mañana`
 _EU_DAY_WORDS = {"ce soir": 0, "hier soir": -1, "hier matin": -1}
 _EU_DAY_WORD = re.compile(
     r"(?i)(?<![\w'-])("
     + _any_of(_EU_DAY_WORDS)
-    + r")(?![\w'-])|(?<![\w-])(?<!heute )(?<!gestern )(?-i:(morgen))(?![\w-])|(?<![\w-])(?<!la )(?<!esta )(?<!cada )(?<!una )"
-    r"(mañana)(?![\w-])"
+    + r")(?![\w'-])|(?<![\w-])(?<!heute )(?<!gestern )(?-i:(morgen))(?![\w-])"
+    r"|(?<![\w-])(?<!la )(?<!esta )(?<!cada )(?<!una )(?<!pasado )(mañana)(?![\w-])"
 )
 _EU_DAY_WORD_STEMS = ("soir", "hier", "morgen", "mañana")
 #: holidays on a fixed day (month, day), said by name: the coming one (五一 is May 1, 国庆 October 1)
@@ -181,50 +182,73 @@ _NUMBER_RUN_STEMS = stems_of([*(k for k in _SMALL if len(k) > 2), *_SCALES])
 
 CALENDAR_PATH = Path(__file__).resolve().parents[1] / "data" / "calendar.tsv"
 #: read by their own rules, not the calendar table's: English and Chinese day words and weekdays (`this`,
-#: `next`, 下周), German weekdays (after `am`, `nächsten`: `Guy Montag` is no day) and the words above
-_OWN_RULES = frozenset(("morgen", "mañana", "hier"))
+#: `next`, 下周) and German weekdays (after `am`, `nächsten`: `Guy Montag` is no day) are skipped by
+#: language (`_calendar`); these words, in every form, by this list: German and Dutch `morgen`, Spanish
+#: `mañana` (`_EU_DAY_WORD`), French `hier`
+_OWN_RULES = frozenset(("morgen", "mañana", "manana", "hier"))
+#: weekday names that are everyday words of their own language more often than days: Indonesian `minggu`
+#: (a week), Romanian `luni` (months), Greek `τρίτη` (third), Russian `среда` (an environment), Turkish
+#: `salı` folded (`sali`: Italian `sali al secondo piano`, go up)
+_NOT_DAYS = frozenset(("minggu", "luni", "τρίτη", "среда", "sali"))
+#: the languages whose words are also read without their accents, as people type them (`sabado`,
+#: `apres-demain`); not Romanian `maine` or Turkish `dun`, which are English names and words
+_UNACCENTED = frozenset(("fr", "es", "it", "pt"))
 #: a table word in a script written without spaces between words (Chinese, Japanese, Korean's particles
 #: joined to the word: `내일은`), looked for anywhere in a text
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-#: a word of a spaced script, as the table's words are split: `après-demain`, `l'altro`, `пʼятниця`
-_TABLE_TOKEN = re.compile(r"[^\W\d_]+(?:['ʼ-][^\W\d_]+)*")
+#: a word of a spaced script, as the table's words are split: `après-demain`, `l'altro`, `п'ятниця`
+_TABLE_TOKEN = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
+
+
+def _plain(text: str) -> str:
+    """A text as the table's words are looked for in it: folded, each apostrophe one (`’`, `ʼ`: `'`)."""
+    return fold(text).replace("’", "'").replace("ʼ", "'")
 
 
 @dataclass(frozen=True)
 class _Words:
     """Words of the calendar table and the value each says (a day's offset from today, a weekday's index):
     those of spaced scripts by their longest token (one set lookup a text, then a check of the phrase),
-    those of unspaced ones as they are."""
+    those of unspaced ones as they are; phrases and longer words first, and a word inside one found is not
+    read again (`depois de amanhã` says no `amanhã`, 一昨日 no 昨日)."""
 
     anchored: dict[str, tuple[tuple[re.Pattern[str] | None, int], ...]]
-    unspaced: dict[str, int]
+    unspaced: tuple[tuple[str, int], ...]  # the longest first
 
     def said(self, text: str) -> list[int]:
         """The values of the table's words this text says."""
-        low = fold(text).replace("’", "'")
+        low = _plain(text)
         out: set[int] = set()
-        for token in set(_TABLE_TOKEN.findall(low)) & self.anchored.keys():
-            out.update(v for phrase, v in self.anchored[token] if phrase is None or phrase.search(low))
+        tokens = set(_TABLE_TOKEN.findall(low)) & self.anchored.keys()
+        blanked = False
+        for token in tokens:  # phrases first, each blanked out of the text once found
+            for phrase, v in self.anchored[token]:
+                if phrase is not None and phrase.search(low):
+                    out.add(v)
+                    low, blanked = phrase.sub(" ", low), True
+        for token in set(_TABLE_TOKEN.findall(low)) & tokens if blanked else tokens:
+            out.update(v for phrase, v in self.anchored[token] if phrase is None)
         if not low.isascii():
-            out.update(v for word, v in self.unspaced.items() if word in low)
+            for word, v in self.unspaced:
+                if word in low:
+                    out.add(v)
+                    low = low.replace(word, " ")
         return sorted(out)
 
 
-def _forms(word: str) -> set[str]:
-    """A table word as `fold` makes it, and in Latin script also without its accents (`sábado`: `sabado`)."""
-    low = fold(word.replace("’", "'"))
-    if all(ord(c) < 0x250 for c in low):  # Latin; a Cyrillic `й` is a letter of its own, not an accent
-        return {low, "".join(c for c in unicodedata.normalize("NFKD", low) if not unicodedata.combining(c))}
-    return {low}
+def _forms(word: str, unaccented: bool) -> set[str]:
+    """A table word as `_plain` makes it, and also without its accents (`sábado`: `sabado`) when asked."""
+    low = _plain(word)
+    if not unaccented:
+        return {low}
+    return {low, "".join(c for c in unicodedata.normalize("NFKD", low) if not unicodedata.combining(c))}
 
 
-def _words(pairs: Iterable[tuple[str, int]]) -> _Words:
+def _words(pairs: Iterable[tuple[str, int, bool]]) -> _Words:
     anchored: dict[str, list[tuple[re.Pattern[str] | None, int]]] = {}
     unspaced: dict[str, int] = {}
-    for word, value in pairs:
-        for form in _forms(word):
-            if form in _OWN_RULES:
-                continue
+    for word, value, unaccented in pairs:
+        for form in _forms(word, unaccented) - _OWN_RULES - _NOT_DAYS:
             if _UNSPACED.search(form):  # `내일`, `明日`: two characters are a word
                 unspaced[form] = value
                 continue
@@ -233,24 +257,29 @@ def _words(pairs: Iterable[tuple[str, int]]) -> _Words:
             tokens = _TABLE_TOKEN.findall(form)
             phrase = None if len(tokens) == 1 else re.compile(rf"(?<![\w'-]){re.escape(form)}(?![\w'-])")
             anchored.setdefault(max(tokens, key=len), []).append((phrase, value))
-    return _Words({k: tuple(v) for k, v in anchored.items()}, unspaced)
+    longest = tuple(sorted(unspaced.items(), key=lambda kv: -len(kv[0])))
+    return _Words({k: tuple(v) for k, v in anchored.items()}, longest)
 
 
 def _calendar() -> tuple[_Words, _Words, dict[int, tuple[str, ...]]]:
     """The table's day words and weekday names (`lexicon_build.build_calendar`), but for the languages
-    and words read by their own rules (`_OWN_RULES`); and each weekday's names in every language."""
-    days: list[tuple[str, int]] = []
-    weekdays: list[tuple[str, int]] = []
+    and words read by their own rules (`_OWN_RULES`); and each weekday's names in every language. The
+    Scandinavian `i morgon`, `i dag` are also read as they are often written, joined (`imorgon`, `idag`)."""
+    days: list[tuple[str, int, bool]] = []
+    weekdays: list[tuple[str, int, bool]] = []
     names: dict[int, list[str]] = {}
     for line in CALENDAR_PATH.read_text(encoding="utf-8").splitlines():
         if not line or line.startswith("#"):
             continue
         language, kind, value, word = line.split("\t")
+        unaccented = language in _UNACCENTED
         if kind == "weekday":
-            names.setdefault(int(value), []).extend(sorted(_forms(word)))
+            names.setdefault(int(value), []).extend(sorted(_forms(word, unaccented) - _NOT_DAYS))
         if language in ("en", "zh") or (kind == "weekday" and language == "de"):
             continue
-        (days if kind == "day" else weekdays).append((word, int(value)))
+        joined = language in ("sv", "da", "nb") and word.startswith("i ")
+        for written in (word, word.replace(" ", "", 1)) if joined else (word,):
+            (days if kind == "day" else weekdays).append((written, int(value), unaccented))
     return _words(days), _words(weekdays), {i: tuple(dict.fromkeys(n)) for i, n in names.items()}
 
 
@@ -269,8 +298,7 @@ def weekday_names(index: int) -> tuple[str, ...]:
     """A weekday's names, lower-case, in the languages `relative_dates` reads (`monday`, `montag`, `lundi`,
     `周一`, `星期一`)."""
     zh = next(k for k, v in _ZH_WEEKDAYS.items() if v == index)
-    names = (n for n in _WEEKDAY_NAMES[index] if len(n) > 3 or not n.isascii())  # not Romanian `joi`
-    return tuple(dict.fromkeys((*names, f"周{zh}", f"星期{zh}", f"礼拜{zh}")))
+    return tuple(dict.fromkeys((*_WEEKDAY_NAMES[index], f"周{zh}", f"星期{zh}", f"礼拜{zh}")))
 
 
 def clock_key(hour: int, minute: int) -> str:
