@@ -51,7 +51,15 @@ from monitor.compare.facts import (
 )
 from monitor.compare.hints import fold, holds_any
 from monitor.compare.lexicon import Airports, load_airports
-from monitor.compare.spoken import WEEKDAY_CODES, clock_key, digits_of, spoken_keys, weekday_names
+from monitor.compare.spoken import (
+    WEEKDAY_CODES,
+    WEEKDAY_NAMES,
+    clock_key,
+    digits_of,
+    spoken_keys,
+    weekday_dates,
+    weekday_names,
+)
 from monitor.compare.textcache import short_cached
 
 Source = Literal["user", "tool_result", "system", "tool_definition", "computed", "agent"]
@@ -491,6 +499,31 @@ class Evidence:
         (source, turn), tainted = found
         return Provenance(path, value, kind, source, turn, checked, tainted)
 
+    def _weekday_slips(self, reply: str) -> list[Claim]:
+        """A weekday the reply gives a date that falls on another day (`Friday, June 18` in a year whose June
+        18 is a Thursday): wrong whatever the evidence, so it fails. A date said without its year is in the
+        year of a stated date (or a call's) with that month and day (any of them will do), else the first one from a
+        month before the conversation's date on; with neither, nothing is judged."""
+        claims = []
+        for written, weekday, month, day, year in weekday_dates(reply):
+            md = f"-{month:02d}-{day:02d}"
+            stated = (k for where in (self._sources, self._arguments) for k in where.facts)
+            years = (
+                [year] if year else sorted({int(k[5:9]) for k in stated if k[:5] == "date:" and k[9:] == md})
+            )
+            if not years and self._today:
+                since = date.fromisoformat(self._today) - timedelta(days=31)
+                years = [since.year if (month, day) >= (since.month, since.day) else since.year + 1]
+            try:
+                said = [date(y, month, day) for y in years]
+            except ValueError:
+                continue
+            if said and all(d.weekday() != weekday for d in said):
+                real = WEEKDAY_NAMES[said[0].weekday()]
+                detail = f"the reply says {written!r}, but {said[0].isoformat()} is a {real}"
+                claims.append(Claim("fact", written, detail, kind="date"))
+        return claims
+
     def _weekday_said(self, key: str, value: Any) -> tuple[Source, int | None] | None:
         """Where the weekday a code under a key that names days (`weekdays: ["MON"]`, `day: "SAT"`) was
         said by its name (`Mondays`, 周六; not 每周三次, three times a week) — not `country: FR`."""
@@ -552,6 +585,7 @@ class Evidence:
                         tainted_by=found[1],
                     )
                 )
+        claims += self._weekday_slips(reply)
         for sentence, verb in done_claims(reply):
             tools = sorted({t for t in known_tools if does(t, verb) and not _looks_read_only(t)})
             doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`)

@@ -45,6 +45,7 @@ def _any_of(words: Iterable[str]) -> str:
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAY_NAMES = tuple(w.title() for w in _WEEKDAYS)  # Monday first, as `date.weekday()` counts
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _DAY_WORDS = {
     "today": (0,), "tonight": (0,), "this morning": (0,), "this afternoon": (0,), "this evening": (0,),
@@ -401,6 +402,41 @@ def relative_dates(text: str, today: date) -> list[date]:
     for m in _IN_UNITS.finditer(text) if holds_any(low, ("day", "week")) else ():
         n = int(m.group(1)) if m.group(1).isdigit() else _SMALL.get(fold(m.group(1)), 1)
         out.append(today + timedelta(days=n * (7 if m.group(2).lower() == "week" else 1)))
+    return out
+
+
+_WD = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?"
+_MON = r"(jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
+#: a weekday with its date, not in a range of days (`Friday, June 18`, `Fri 18 June 2026`; not
+#: `Saturday-Sunday, March 14-15`, not `Monday to Friday, June 1-5`)
+_WEEKDAY_DATE = re.compile(
+    rf"(?i)(?<![-–\w])(?<!to )(?<!through )(?<!and )\b{_WD},?\s+(?:the\s+)?"
+    rf"(?:{_MON}\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MON})\b"
+    rf"(?!\s*[-–]\s*\d)(?:,?\s+(\d{{4}})\b)?"
+)
+#: a Chinese date with its weekday after it (`6月18日（周五）`, `2026年6月18日 星期五`)
+_ZH_WEEKDAY_DATE = re.compile(
+    r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号](?!\s*[-–至到])\s*[（(，, ]?\s*(?:周|星期|礼拜)([一二三四五六日天])"
+)
+_MONTHS_ORDER = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def weekday_dates(text: str) -> list[tuple[str, int, int, int, int | None]]:
+    """(as written, weekday Monday 0, month, day, year or None) of each weekday a text names with its date,
+    in English and Chinese: what a reply says twice, so the two must agree."""
+    out: list[tuple[str, int, int, int, int | None]] = []
+    low = fold(text)
+    if holds_any(low, ("mon", "tue", "wed", "thu", "fri", "sat", "sun")):
+        for m in _WEEKDAY_DATE.finditer(text):
+            weekday = next(i for i, w in enumerate(_WEEKDAYS) if w.startswith(m.group(1).lower()[:3]))
+            month = m.group(2) or m.group(5)
+            day = int(m.group(3) or m.group(4))
+            year = int(m.group(6)) if m.group(6) else None
+            out.append((m.group(0), weekday, _MONTHS_ORDER.index(month.lower()[:3]) + 1, day, year))
+    if not text.isascii():
+        for m in _ZH_WEEKDAY_DATE.finditer(text):
+            year = int(m.group(1)) if m.group(1) else None
+            out.append((m.group(0), _ZH_WEEKDAYS[m.group(4)], int(m.group(2)), int(m.group(3)), year))
     return out
 
 

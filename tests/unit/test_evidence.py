@@ -1083,6 +1083,29 @@ def test_a_phone_number_before_a_slash_is_read_whole_or_not_at_all() -> None:
     assert reply_claims(steps, "Call 030 1234 5678/79.") == []
 
 
+def test_a_weekday_a_reply_gives_a_date_must_be_that_dates() -> None:
+    """`Friday, June 18` where June 18 is a Thursday (grounding blind sets 7, 13 and 14 planted it): wrong
+    whatever the evidence. The year is a stated date's with that day, else the coming one; a range of days
+    (`Saturday-Sunday, March 14-15`) pairs no weekday with one date."""
+
+    def slips(reply: str, today: str | None = "2026-06-10", stated: str = "") -> list[str]:
+        ev = Evidence(today=today)
+        ev.add_user(1, stated or "move the assembly, please")
+        return [c.detail for c in ev.unsupported(reply, ["reschedule_job"]) if ", but " in c.detail]
+
+    assert slips("Done — the job is now on Friday, June 18.") == [
+        "the reply says 'Friday, June 18', but 2026-06-18 is a Thursday"
+    ]
+    assert slips("Done — the job is now on Thursday, June 18.") == []
+    assert slips("Done — the job is now on Thu 18 June 2026.") == []
+    assert slips("The Swiss is Saturday-Sunday, March 14-15.", today="2026-03-04") == []
+    assert slips("已为您改到4月26日（周六）。", today="2025-04-20") == []
+    assert slips("已为您改到4月26日（周日）。", today="2025-04-20") != []
+    # a wedding next December, stated with its year: that year's weekday, not this one's
+    assert slips("The Orangery is free on Friday 5 December.", stated="Friday 5 December 2025?") == []
+    assert slips("See you Friday, June 18.", today=None) == []  # no date to count from
+
+
 def test_a_reply_may_say_an_amount_with_a_comma_before_its_cents() -> None:
     """`Total: 148,20 €` was read as 148 and 20 €, and failed beside the result's 148.2 (blind sets 10 and
     11, in Portuguese); `R$ 380,50` likewise. Another amount still fails, naming the stated one."""
