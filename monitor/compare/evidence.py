@@ -501,26 +501,37 @@ class Evidence:
 
     def _weekday_slips(self, reply: str) -> list[Claim]:
         """A weekday the reply gives a date that falls on another day (`Friday, June 18` in a year whose June
-        18 is a Thursday): wrong whatever the evidence, so it fails. A date said without its year is in the
-        year of a stated date (or a call's) with that month and day (any of them will do), else the first one from a
-        month before the conversation's date on; with neither, nothing is judged."""
+        18 is a Thursday): wrong whatever the evidence, so it fails. The year is the one written (within 30
+        years of the conversation's); else the weekday must fall on that day in none of the years it may
+        be in — a year the conversation states a date of (the system prompt's `The current date is
+        2024-05-15` too), the year of its closest occurrence to the conversation's date, and the other
+        side's when that one is months away (`Tuesday, March 3` of an order placed last March)."""
+        pairs = weekday_dates(reply)
+        if not pairs:
+            return []
+        today = date.fromisoformat(self._today) if self._today else None
+        stated = {
+            k[5:] for where in (self._sources, self._arguments) for k in where.facts if k[:5] == "date:"
+        }
+        stated_years = {int(d[:4]) for d in stated if d[:4].isdigit()}
         claims = []
-        for written, weekday, month, day, year in weekday_dates(reply):
-            md = f"-{month:02d}-{day:02d}"
-            stated = (k for where in (self._sources, self._arguments) for k in where.facts)
-            years = (
-                [year] if year else sorted({int(k[5:9]) for k in stated if k[:5] == "date:" and k[9:] == md})
-            )
-            if not years and self._today:
-                since = date.fromisoformat(self._today) - timedelta(days=31)
-                years = [since.year if (month, day) >= (since.month, since.day) else since.year + 1]
-            try:
-                said = [date(y, month, day) for y in years]
-            except ValueError:
-                continue
-            if said and all(d.weekday() != weekday for d in said):
-                real = WEEKDAY_NAMES[said[0].weekday()]
-                detail = f"the reply says {written!r}, but {said[0].isoformat()} is a {real}"
+        for written, weekday, month, day, year in pairs:
+            if year is not None and (today is None or abs(year - today.year) > 30):
+                year = None  # `Saturday, June 20, 1500 Broadway`: a street number
+            years = {year} if year else set(stated_years)
+            if not year and today is not None:
+                near = sorted(
+                    (abs((date(y, month, day) - today).days), y)
+                    for y in (today.year - 1, today.year, today.year + 1)
+                    if _valid(y, month, day)
+                )
+                years |= {y for gap, y in near[:1]} | {y for gap, y in near[1:2] if gap < 240}
+            dates = [date(y, month, day) for y in sorted(years) if _valid(y, month, day)]
+            if dates and all(d.weekday() != weekday for d in dates):
+                said = min(dates, key=lambda d: abs((d - today).days) if today else 0)
+                detail = (
+                    f"the reply says {written!r}, but {said.isoformat()} is a {WEEKDAY_NAMES[said.weekday()]}"
+                )
                 claims.append(Claim("fact", written, detail, kind="date"))
         return claims
 
@@ -953,12 +964,10 @@ class Evidence:
         for offset in self._offsets:
             if stated(day + timedelta(days=offset)) or stated(day - timedelta(days=offset)):
                 return True
-        if (
-            self._weekend
-            and day.weekday() > 4
-            and stated(day + timedelta(days=1 if day.weekday() == 5 else -1))
-        ):
-            return True  # the weekend's other day
+        if self._weekend and day.weekday() > 4:  # the weekend's other day, or the Friday it is named by
+            others = (1, -1) if day.weekday() == 5 else (-1, -2)  # `the weekend of the 12th`, a Friday
+            if any(stated(day + timedelta(days=k)) for k in others):
+                return True
         for n in self._working:  # `n` working days from a stated date (or a weekend day next to it)
             start = _working_days_on(day, -n)
             starts = [start, *(start + timedelta(days=k) for k in (-2, -1, 1, 2))]
@@ -966,6 +975,15 @@ class Evidence:
             if any(stated(d) and _working_days_on(d, n) == day for d in (start, *weekend)):
                 return True
         return False
+
+
+def _valid(year: int, month: int, day: int) -> bool:
+    """Whether there is such a date (no 29 February in 2026)."""
+    try:
+        date(year, month, day)
+    except ValueError:
+        return False
+    return True
 
 
 def _names_weekday(padded: str, name: str) -> bool:

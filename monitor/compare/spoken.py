@@ -189,8 +189,10 @@ CALENDAR_PATH = Path(__file__).resolve().parents[1] / "data" / "calendar.tsv"
 _OWN_RULES = frozenset(("morgen", "mañana", "manana", "hier"))
 #: weekday names that are everyday words of their own language more often than days: Indonesian `minggu`
 #: (a week), Romanian `luni` (months), Greek `τρίτη` (third), Russian `среда` (an environment), Turkish
-#: `salı` folded (`sali`: Italian `sali al secondo piano`, go up)
-_NOT_DAYS = frozenset(("minggu", "luni", "τρίτη", "среда", "sali"))
+#: `salı` folded (`sali`: Italian `sali al secondo piano`, go up), Vietnamese `thứ hai` … `thứ bảy` (the
+#: ordinals second … seventh)
+_NOT_DAYS = frozenset(("minggu", "luni", "τρίτη", "среда", "sali", "thứ hai", "thứ ba", "thứ tư", "thứ năm",
+                       "thứ sáu", "thứ bảy"))  # fmt: skip
 #: the languages whose words are also read without their accents, as people type them (`sabado`,
 #: `apres-demain`); not Romanian `maine` or Turkish `dun`, which are English names and words
 _UNACCENTED = frozenset(("fr", "es", "it", "pt"))
@@ -405,29 +407,53 @@ def relative_dates(text: str, today: date) -> list[date]:
     return out
 
 
-_WD = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?"
-_MON = r"(jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
-#: a weekday with its date, not in a range of days (`Friday, June 18`, `Fri 18 June 2026`; not
-#: `Saturday-Sunday, March 14-15`, not `Monday to Friday, June 1-5`)
-_WEEKDAY_DATE = re.compile(
-    rf"(?i)(?<![-–\w])(?<!to )(?<!through )(?<!and )\b{_WD},?\s+(?:the\s+)?"
-    rf"(?:{_MON}\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MON})\b"
-    rf"(?!\s*[-–]\s*\d)(?:,?\s+(\d{{4}})\b)?"
+#: a weekday: its name in any case, its abbreviation capitalised (`Fri`, `SAT`; not `sat`, `wed`)
+_WD = (
+    r"((?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    r"|(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun|MON|TUE|WED|THU|FRI|SAT|SUN)\.?)"
 )
-#: a Chinese date with its weekday after it (`6月18日（周五）`, `2026年6月18日 星期五`)
+#: a month as it is written: its name or its abbreviation (not `maybe`, `marathon`)
+_MON = (
+    r"((?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?))\.?"
+)
+#: a weekday with its date (`Friday, June 18`, `Fri 18 June 2026`, `moved to Friday, June 19`)
+_WEEKDAY_DATE = re.compile(
+    rf"(?<![-–\w]){_WD},?\s+(?i:the\s+)?"
+    rf"(?:{_MON}\s+(\d{{1,2}})(?i:st|nd|rd|th)?|(\d{{1,2}})(?i:st|nd|rd|th)?(?:\s+of)?\s+{_MON})(?![\w-])"
+    rf"(?:,?\s+(\d{{4}})(?!\s*(?i:hrs?|hours|h)\b)(?![\w:]))?"
+)
+#: what makes a weekday and a date no pair: another weekday just before (`Saturday & Sunday, June 13`,
+#: `Monday to Friday, June 1`, `Fri/Sat June 19`), or more days after it (`June 13 & 14`, `June 15, 16`,
+#: `March 14-15`)
+_WEEKDAY_BEFORE = re.compile(
+    r"(?i)\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s*(?:[-–&/,]|and|or|to|through|thru|until|till)?\s*$"
+)
+_MORE_DAYS = re.compile(
+    r"\s*(?:[-–&/]|and\b|or\b|to\b|through\b|thru\b|until\b|till\b|,(?=\s*\d{1,2}\b(?!\d)))\s*\d"
+)
+#: a Chinese date with its weekday after it, in brackets or beside it (`6月18日（周五）`, `2026年6月18日 周五`);
+#: not the next clause (`6月18日，周六和周日不发货`) nor a range (`周一至周五`)
 _ZH_WEEKDAY_DATE = re.compile(
-    r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号](?!\s*[-–至到])\s*[（(，, ]?\s*(?:周|星期|礼拜)([一二三四五六日天])"
+    r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号](?!\s*[-–至到])\s*[（(]?\s*(?:周|星期|礼拜)"
+    r"([一二三四五六日天])(?![和至到、也前\-–~])"
 )
 _MONTHS_ORDER = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
 def weekday_dates(text: str) -> list[tuple[str, int, int, int, int | None]]:
-    """(as written, weekday Monday 0, month, day, year or None) of each weekday a text names with its date,
-    in English and Chinese: what a reply says twice, so the two must agree."""
+    """(as written, weekday Monday 0, month, day, year or None) of each weekday a text pairs with one date,
+    in English and Chinese: what a reply says twice, so the two must agree. Not a list or a range of
+    weekdays or of days (`_WEEKDAY_BEFORE`, `_MORE_DAYS`)."""
     out: list[tuple[str, int, int, int, int | None]] = []
     low = fold(text)
     if holds_any(low, ("mon", "tue", "wed", "thu", "fri", "sat", "sun")):
         for m in _WEEKDAY_DATE.finditer(text):
+            day_end = m.end(3) if m.group(3) else m.end(5)
+            if _WEEKDAY_BEFORE.search(text, max(0, m.start() - 25), m.start()) or _MORE_DAYS.match(
+                text, day_end
+            ):
+                continue
             weekday = next(i for i, w in enumerate(_WEEKDAYS) if w.startswith(m.group(1).lower()[:3]))
             month = m.group(2) or m.group(5)
             day = int(m.group(3) or m.group(4))

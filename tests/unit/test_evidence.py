@@ -133,6 +133,12 @@ def test_a_day_next_to_a_stated_one_is_computed_when_the_user_puts_it_there(said
     assert source(["on the 14th, please"], "t", {"next": "2025-03-15"}) == {"next": "agent"}
 
 
+def test_the_weekend_of_a_friday_is_the_saturday_and_sunday_after_it() -> None:
+    """`the weekend of the 14th`, the 14th a Friday (the second review)."""
+    got = source(["a balloon ride the weekend of the 14th"], "t", {"sat": "2025-03-15", "sun": "2025-03-16"})
+    assert got == {"sat": "computed", "sun": "computed"}
+
+
 @pytest.mark.parametrize("said", ["a balloon ride the weekend of the 15th", "周末，15号"])
 def test_a_weekend_said_makes_its_saturday_and_sunday_each_others(said: str) -> None:
     """`the weekend of the 14th` (grounding blind set 11: a search from Saturday to Sunday); not a day
@@ -1104,6 +1110,19 @@ def test_a_weekday_a_reply_gives_a_date_must_be_that_dates() -> None:
     # a wedding next December, stated with its year: that year's weekday, not this one's
     assert slips("The Orangery is free on Friday 5 December.", stated="Friday 5 December 2025?") == []
     assert slips("See you Friday, June 18.", today=None) == []  # no date to count from
+    # the second review: a past date, the prompt's own date, a stated date of another year, a street
+    # number after the date, words that only look like months, lists, the next clause; and a change `to`
+    assert slips("Your order was placed Tuesday, March 3.") == []
+    ev = Evidence(system=["The current date is 2024-05-15."], today="2026-06-10")
+    ev.add_user(1, "book me for the 17th")
+    assert [c for c in ev.unsupported("Booked for Friday, May 17.", ["book"]) if ", but " in c.detail] == []
+    assert slips("Booked: Thursday, June 18 again.", stated="my last visit was 2025-06-18") == []
+    assert slips("Saturday, June 20, 1500 Broadway.") == []
+    assert slips("We could do Saturday, maybe 2 pm? Or Sunday marathon 10 km.") == []
+    assert slips("Open Saturday & Sunday, June 13 & 14; Mon, Tue, Wed, June 15, 16, 17.") == []
+    assert slips("6月18日，周六和周日不发货。") == []
+    assert slips("I've moved it to Friday, June 19.") == []
+    assert slips("I've moved it to Saturday, June 19.") != []
 
 
 def test_a_reply_may_say_an_amount_with_a_comma_before_its_cents() -> None:
