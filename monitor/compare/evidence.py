@@ -47,6 +47,7 @@ from monitor.compare.facts import (
     is_currency,
     normalize_text,
     sentences,
+    valid_day,
     zh_number,
 )
 from monitor.compare.hints import fold, holds_any
@@ -523,10 +524,10 @@ class Evidence:
                 near = sorted(
                     (abs((date(y, month, day) - today).days), y)
                     for y in (today.year - 1, today.year, today.year + 1)
-                    if _valid(y, month, day)
+                    if valid_day(y, month, day)
                 )
                 years |= {y for gap, y in near[:1]} | {y for gap, y in near[1:2] if gap < 240}
-            dates = [date(y, month, day) for y in sorted(years) if _valid(y, month, day)]
+            dates = [date(y, month, day) for y in sorted(years) if valid_day(y, month, day)]
             if dates and all(d.weekday() != weekday for d in dates):
                 said = min(dates, key=lambda d: abs((d - today).days) if today else 0)
                 detail = (
@@ -975,15 +976,6 @@ class Evidence:
             if any(stated(d) and _working_days_on(d, n) == day for d in (start, *weekend)):
                 return True
         return False
-
-
-def _valid(year: int, month: int, day: int) -> bool:
-    """Whether there is such a date (no 29 February in 2026)."""
-    try:
-        date(year, month, day)
-    except ValueError:
-        return False
-    return True
 
 
 def _names_weekday(padded: str, name: str) -> bool:

@@ -2086,7 +2086,7 @@ def _year_for_days(text: str, found: list[tuple[int, int, str]]) -> None:
         ):
             month, day = int(a[2][6:]), int(b[2][7:])
             year = int(c[2][5:9]) - ((month, day) > (int(c[2][10:12]), int(c[2][13:15])))
-            if _valid_day(year, month, day):
+            if valid_day(year, month, day):
                 found[i : i + 2] = [(a[0], b[1], f"date:{year:04d}-{month:02d}-{day:02d}")]
         elif (
             _is_day(a)
@@ -2095,7 +2095,7 @@ def _year_for_days(text: str, found: list[tuple[int, int, str]]) -> None:
         ):
             month, day = int(b[2][6:]), int(c[2][7:])
             year = int(a[2][5:9]) + ((month, day) < (int(a[2][10:12]), int(a[2][13:15])))
-            if _valid_day(year, month, day):
+            if valid_day(year, month, day):
                 found[i + 1 : i + 3] = [(b[0], c[1], f"date:{year:04d}-{month:02d}-{day:02d}")]
         i += 1
 
@@ -2115,7 +2115,8 @@ def _is_day(fact: tuple[int, int, str]) -> bool:
     return fact[2].startswith("date:") and len(fact[2]) == 15
 
 
-def _valid_day(year: int, month: int, day: int) -> bool:
+def valid_day(year: int, month: int, day: int) -> bool:
+    """Whether there is such a date (no 29 February in 2026)."""
     try:
         datetime(year, month, day)
     except ValueError:
