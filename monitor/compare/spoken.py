@@ -121,9 +121,12 @@ _DE_WHICH = {
     "nächsten": "next", "naechsten": "next", "übernächsten": "after next", "letzten": "last",
     "vergangenen": "last",
 }  # fmt: skip
-_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+#: the months' first three letters, January first (`_MONTHS.index(…) + 1` is a month's number)
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 #: `the 3rd` (not `the 3rd of May`: a full date, which `facts` reads)
-_DAY_OF_MONTH = re.compile(rf"(?i)\bthe\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS}))")
+_DAY_OF_MONTH = re.compile(
+    rf"(?i)\bthe\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{'|'.join(_MONTHS)}))"
+)
 #: a Chinese day of the month said without its month (`改到13号`, `15日`): this month's or next month's;
 #: only where what follows is a time of day, a connector or the end (not 2号航站楼, 5号线, 7日内, 3日游)
 _ZH_DAY_OF_MONTH = re.compile(
@@ -438,7 +441,6 @@ _ZH_WEEKDAY_DATE = re.compile(
     r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号](?!\s*[-–至到])\s*[（(]?\s*(?:周|星期|礼拜)"
     r"([一二三四五六日天])(?![和至到、也前\-–~])"
 )
-_MONTHS_ORDER = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
 def weekday_dates(text: str) -> list[tuple[str, int, int, int, int | None]]:
@@ -458,7 +460,7 @@ def weekday_dates(text: str) -> list[tuple[str, int, int, int, int | None]]:
             month = m.group(2) or m.group(5)
             day = int(m.group(3) or m.group(4))
             year = int(m.group(6)) if m.group(6) else None
-            out.append((m.group(0), weekday, _MONTHS_ORDER.index(month.lower()[:3]) + 1, day, year))
+            out.append((m.group(0), weekday, _MONTHS.index(month.lower()[:3]) + 1, day, year))
     if not text.isascii():
         for m in _ZH_WEEKDAY_DATE.finditer(text):
             year = int(m.group(1)) if m.group(1) else None
