@@ -1191,3 +1191,87 @@ def test_an_uncertain_value_says_why_it_is_not_failed() -> None:
     notes = {c.predicted: c.note or "" for t in (2, 4) for c in outcome.scores[t].comparisons if c.uncertain}
     assert "standard code of a name" in notes["CA"]
     assert "not an identifier" in notes["230x2"] and "may be computed" in notes["16:00"]
+
+
+def _contradictions(steps: list[tuple[str, Any]], reply: str, system: Sequence[str] = ()) -> list[str]:
+    """The details of the reply's facts that a result field named beside them gives otherwise."""
+    ev = Evidence(system=system, today="2026-08-05")
+    for i, (kind, what) in enumerate(steps, start=1):
+        if kind == "user":
+            ev.add_user(i, what)
+        else:
+            name, args, result = what
+            ev.add_call(i, name, args, result, failed=False, tainted=False)
+    return [c.detail for c in ev.unsupported(reply, ["book_hire"]) if "result gives" in c.detail]
+
+
+def test_a_value_a_reply_names_by_a_result_fields_words_must_be_that_fields() -> None:
+    """Grounding blind set 15: a wrong deposit, fee, resume date or departure time that nothing states was
+    only uncertain (the agent may have computed it). Beside the words of a result's key (`damage deposit`,
+    `resumes`, `fee`, `check-out`), it fails, naming the field: the field is the evidence it is wrong."""
+    quote = {
+        "quote_id": "HQ-45832",
+        "hire_gbp": 210.0,
+        "damage_deposit_gbp": 150,
+        "fee_paid_gbp": 35.0,
+        "resume_date": "2027-03-05",
+        "check_out_by": "12:00",
+    }
+    steps = [("user", "an 8-person tub please"), ("call", ("get_quote", {"size": 8}, quote))]
+    wrong = {
+        "There's also a £120 refundable damage deposit taken when you book.": "damage_deposit_gbp 150",
+        "It resumes automatically on April 5, 2027.": "resume_date '2027-03-05'",
+        "If it is cancelled now, the £45 fee can't be refunded.": "fee_paid_gbp 35.0",
+        "Check-out is by 11:00 on the Monday.": "check_out_by '12:00'",
+    }
+    for reply, field in wrong.items():
+        assert [d.rpartition("gives ")[2] for d in _contradictions(steps, reply)] == [field], reply
+    right = [
+        "There's also a £150 refundable damage deposit taken when you book.",
+        "It resumes automatically on March 5, 2027.",
+        "If it is cancelled now, the £35 fee can't be refunded.",
+        "Check-out is by 12:00 on the Monday.",
+    ]
+    for reply in right:
+        assert _contradictions(steps, reply) == [], reply
+    # a value something states is not contradicted: the prompt's £100 is another tub's deposit, but which
+    # role a stated value has is beyond these words (measured: as many false alarms as catches)
+    prompt = ["Deposits: £100 for 4-6 person tubs, £150 for 8-person tubs."]
+    assert _contradictions(steps, "There's also a £100 refundable damage deposit.", prompt) == []
+
+
+@pytest.mark.parametrize(
+    ("result", "reply"),
+    [
+        # a whole is named by a key that says so: `Hire total` is no `hire_gbp`
+        ({"hire_gbp": 189.0, "gazebo_gbp": 35.0}, "Hire total £230.00, all in."),
+        # a joining word ends the words of a value: the £624 is not the deposit's
+        ({"deposit_gbp": 156.0}, "Deposit kept and remaining £631 refunded."),
+        ({"ref": "MT-2208", "saida_ate": "11:00"}, "Check-in a partir das 14h30 e saída até às 11h00."),
+        ({"gst_aud": 18.0, "total_inc_gst_aud": 198.0}, "- $199 inc GST"),
+        # a range's bounds are the reply's span, not a field's one value
+        (
+            {"screenings": [{"start_time": "11:00"}]},
+            "We can start screenings anywhere from 10:30 AM to 8:00 PM.",
+        ),
+        # after a value, a preposition starts another part: the time to arrive is no launch time
+        ({"flight_id": "BR-88", "launch_time": "05:45"}, "Please arrive by 5:00 AM at the launch site."),
+        # a value said to have changed: the result before it gives the old one (blind set 9)
+        ({"nights": 5, "total": 365.0}, "That's $146 more, so a new total of $513. Shall I extend it?"),
+        # an amount is no count: `package: $740` beside `package_days_remaining: 1`
+        ({"package_days_remaining": 1}, "- 20-day package: $740 + HST"),
+    ],
+)
+def test_a_value_beside_a_fields_words_that_is_not_that_field_is_not_contradicted(
+    result: dict[str, Any], reply: str
+) -> None:
+    """Each a false alarm of the first version, on blind sets 2, 9, 11 and 15 (the same replies with the
+    values nothing states): each of these rules stops one."""
+    assert _contradictions([("user", "hello"), ("call", ("look_up", {}, result))], reply) == []
+
+
+def test_an_accented_word_names_the_unaccented_key_it_is() -> None:
+    steps: list[tuple[str, Any]] = [("call", ("reserva", {}, {"ref": "MT-2208", "saida_ate": "12:00"}))]
+    assert _contradictions(steps, "Check-in a partir das 14h00 e saída até às 11h00.") == [
+        "the reply says '11h00', but turn 1's result gives saida_ate '12:00'"
+    ]
