@@ -409,6 +409,8 @@ class Evidence:
         keys = _fact_keys(text)
         for key in _whole_months(text, keys, self._today):  # `the November pass`: November 1st to 30th
             self._sources.add_fact(key, "user", turn)
+        for key in _days_between(text, self._today):  # `Monday to Wednesday`: the Tuesday too
+            self._sources.add_fact(key, "user", turn)
         self._say((*keys, *spoken))  # the dates `today` adds are no numbers
 
     def _add_offsets(self, text: str, counting_first: bool) -> None:
@@ -1420,6 +1422,66 @@ def _whole_months(text: str, keys: tuple[str, ...], today: str | None) -> list[s
             out.append(
                 f"date:{year}-{month:02d}-{day:02d}" if this is not None else f"md:{month:02d}-{day:02d}"
             )
+    return out
+
+
+#: a day said, then a word that runs a range to another (`Monday to Wednesday`, `the 3rd through the 6th`,
+#: `April 3 - 6`, `周一到周三`): the days between are said too. The word before the range's is a day's (not
+#: `June 5, 8 to 10 of us`, a count; not `von 9 bis 13 Uhr`, hours)
+_DAY_RANGE = re.compile(
+    r"(?i)(?:day|\d(?:st|nd|rd|th)|[一二三四五六日天号]|\d{4}-\d{2}-\d{2}"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
+    r"|\d{1,2}\.?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s*"
+    r"(?P<to>to|through|thru|until|till|bis|au|al|-|–|—|~|到|至)\s*(?:the\s+)?"
+    r"(?=mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d|周|星期|礼拜|下周|本周|这周)"
+)
+_DAY_RANGE_HINT = ("to", "th", "ti", "bis", "au", "al", "-", "–", "—", "~", "到", "至")
+_LEADING_DAY = re.compile(
+    r"\s*(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b(?![.,:/]?\d)(?!\s*(?:am|pm|h\b|hours?|[:.]))", re.I
+)
+_RANGE_SIDE = 24  # characters read on each side of the range's word for its two days
+_MAX_RANGE_DAYS = 7  # a stay or a run of days a user books, not two dates a month apart
+
+
+def _days_between(text: str, today: str | None) -> list[str]:
+    """The dates between the two days of a range a user's message says (`Monday to Wednesday`, 下周一到周三:
+    the Tuesday; `_DAY_RANGE`): each day the words before the range's word name, to each day the words
+    after it name, when that is 2 to `_MAX_RANGE_DAYS` days later."""
+    if not holds_any(fold(text), _DAY_RANGE_HINT):
+        return []
+    out = []
+    for m in _DAY_RANGE.finditer(text[:MAX_FACT_CHARS]):
+        left = _dates_said(text[max(0, m.start("to") - _RANGE_SIDE) : m.start("to")], today)
+        after = text[m.end("to") : m.end("to") + _RANGE_SIDE]
+        right = _dates_said(after, today)
+        if day := _LEADING_DAY.match(after):  # `April 3 to 6`, `May 5th to the 8th`: in the first's month
+            n = int(day[1])
+            for d in left:
+                if 0 < n - d.day <= _MAX_RANGE_DAYS and valid_day(d.year, d.month, n):
+                    out.append(f"date:{d.replace(day=n)}")
+                    right.append(d.replace(day=n))
+        for first, last in itertools.product(left, right):
+            if 1 < (last - first).days <= _MAX_RANGE_DAYS:
+                out += [f"date:{first + timedelta(days=k)}" for k in range(1, (last - first).days)]
+    return out
+
+
+def _dates_said(text: str, today: str | None) -> list[date]:
+    """The dates a few words name: written, relative to `today`, or a month and day in `today`'s year."""
+    out = []
+    for key in (*_fact_keys(text), *spoken_keys(text, today)):
+        said = (
+            key[5:]
+            if key.startswith("date:")
+            else f"{today[:4]}-{key[3:]}"
+            if today and key[:3] == "md:"
+            else ""
+        )
+        if len(said) == 10:
+            try:
+                out.append(date.fromisoformat(said))
+            except ValueError:
+                continue
     return out
 
 

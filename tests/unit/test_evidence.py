@@ -1275,3 +1275,26 @@ def test_an_accented_word_names_the_unaccented_key_it_is() -> None:
     assert _contradictions(steps, "Check-in a partir das 14h00 e saída até às 11h00.") == [
         "the reply says '11h00', but turn 1's result gives saida_ate '12:00'"
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "args", "expected"),
+    [
+        ("Monday to Wednesday next week please", {"date": "2025-03-18"}, "user"),
+        ("我想给豆豆订下周一到周三的全天托", {"dates": ["2025-03-17", "2025-03-18"]}, "user"),
+        ("check in April 3 - April 6", {"night": "2025-04-04"}, "user"),
+        ("April 3 to 6, two of us", {"check_out": "2025-04-06"}, "user"),
+        ("May 5th to the 8th", {"date": "2025-05-07"}, "user"),
+        # no range: two days said apart, a range of hours, a range of room numbers
+        ("Monday or Wednesday next week", {"date": "2025-03-18"}, "agent"),
+        ("Friday 3 to 5 pm", {"date": "2025-03-16"}, "agent"),
+        ("rooms 3 to 6 on the first floor", {"date": "2025-03-05"}, "agent"),
+        ("für übermorgen von 9 bis 13 Uhr", {"start": "2025-03-18T09:00"}, "agent"),  # blind set 7
+    ],
+)
+def test_the_days_inside_a_range_a_user_says_are_the_users(
+    said: str, args: dict[str, Any], expected: str
+) -> None:
+    """Grounding blind set 15: `下周一到周三` (Monday to Wednesday) booked the Tuesday too, and failed: only
+    the range's two ends were read."""
+    assert set(source([said], "t", args).values()) == {expected}
