@@ -89,8 +89,15 @@ NAME_KEYS = frozenset(
         "name", "first", "last", "firstname", "lastname", "surname", "city", "country", "origin",
         "destination", "airport", "location", "place", "address", "address1", "address2", "street",
         "province", "state", "from", "to",
+        # the people a call lists (`guests: ["Zoe Hart", "Leila Mansour"]`)
+        "guest", "guests", "attendee", "attendees", "passenger", "passengers", "participant", "participants",
+        "traveler", "travelers", "traveller", "travellers", "rider", "riders", "player", "players",
+        "student", "students", "recipient", "sender", "driver", "holder", "patient", "occupants",
     }
 )  # fmt: skip
+#: Key words of an address: its house number and postcode are checked even when it reads as free text
+_ADDRESS_KEY_WORDS = frozenset({"address", "address1", "address2", "street", "addr"})
+_ADDRESS_NUMBER = re.compile(r"(?<![\w.,-])\d{2,6}(?![\w.,-]?\d)")
 #: Key words under which a number is an amount (`computable` combines those).
 MONEY_WORDS = frozenset(
     {
@@ -513,6 +520,14 @@ class Evidence:
         said = self._weekday_said(key, value) if kind == "code" else None
         if said is not None:  # `weekdays: ["MON"]` for `Mondays`
             return Provenance(path, value, kind, said[0], said[1], checked)
+        if (
+            kind == "free_text"
+            and isinstance(value, str)
+            and not _ADDRESS_KEY_WORDS.isdisjoint(key_words(key))
+        ):
+            number = self._unstated_address_number(value)  # `1408 Folsom St, …` for the user's 1480
+            if number is not None:
+                return Provenance(path, number, "number", "agent", None, True)
         found = self._find(value, kind, self._sources)
         if found is None:
             computed = self._computed(value) if kind in ("number", "count") else False
@@ -521,6 +536,16 @@ class Evidence:
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
         return Provenance(path, value, kind, source, turn, checked, tainted)
+
+    def _unstated_address_number(self, address: str) -> int | None:
+        """The first house number or postcode of two digits or more in an address that nothing states: an
+        address is a place's name, though it reads as free text (its words may be added to: `…, San
+        Francisco, CA`), and its numbers are what a slip changes."""
+        for m in _ADDRESS_NUMBER.finditer(address[:MAX_FACT_CHARS]):
+            number = int(m.group(0))
+            if not list(_stated(number, "number", self._sources, self._airports)):
+                return number
+        return None
 
     def _weekday_slips(self, reply: str) -> list[Claim]:
         """A weekday the reply gives a date that falls on another day (`Friday, June 18` in a year whose June

@@ -1298,3 +1298,45 @@ def test_the_days_inside_a_range_a_user_says_are_the_users(
     """Grounding blind set 15: `下周一到周三` (Monday to Wednesday) booked the Tuesday too, and failed: only
     the range's two ends were read."""
     assert set(source([said], "t", args).values()) == {expected}
+
+
+def test_an_addresss_house_number_and_the_people_a_call_lists_must_be_stated() -> None:
+    """Grounding blind set 16: the pickup sent to `1408 Folsom St, San Francisco, CA` for the user's `1480
+    Folsom St`, and a guest listed as `Leila Mansoor` for the user's `Leila Mansour`, passed: the address
+    read as free text (five words), the list under `guests` as no name. An address's number one slip from a
+    stated one fails; the city an agent adds does not; a postcode nothing states is only uncertain."""
+    turns, errors = policy_turns([
+        ("User", "Rush pickup from 1480 Folsom St to 333 Bush St. Guests are Zoe Hart and Leila Mansour."),
+        ("Tool", ("create_delivery", {"pickup_address": "1408 Folsom St, San Francisco, CA"}, {"id": "D-1"}, None)),
+        ("Tool", ("create_delivery", {"pickup_address": "1480 Folsom St, San Francisco, CA"}, {"id": "D-2"}, None)),
+        ("Tool", ("create_delivery", {"pickup_address": "1480 Folsom St, San Francisco, CA 94103"}, {"id": "D-3"}, None)),
+        ("Tool", ("create_booking", {"guests": ["Zoe Hart", "Leila Mansoor"]}, {"id": "B-1"}, None)),
+        ("Tool", ("create_booking", {"guests": ["Zoe Hart", "Leila Mansour"]}, {"id": "B-2"}, None)),
+    ])  # fmt: skip
+    outcome = check_policy(turns, errors, BUILTIN, {})
+    assert outcome.scores[2].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
+    assert "pickup_address: 1408" in (outcome.scores[2].detail or "")
+    assert "the conversation states 1480" in (outcome.scores[2].detail or "")
+    assert outcome.scores[3].success and outcome.scores[4].success
+    assert [c.predicted for c in outcome.scores[4].comparisons if c.uncertain] == [94103]
+    assert outcome.scores[5].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
+    assert "guests[1]: 'Leila Mansoor'" in (outcome.scores[5].detail or "")
+    assert outcome.scores[6].success
+
+
+@pytest.mark.parametrize(
+    "yes", ["はい、お願いします。", "네, 그렇게 해주세요", "Oui, parfait", "Sí, por favor", "Ja, bitte"]
+)
+def test_a_users_yes_in_another_language_makes_the_proposal_the_users(yes: str) -> None:
+    """Blind set 16 (in Japanese): the agent proposed a return on 7月6日, the user said `はい、お願いします`, and
+    the call used 2026-07-07 — one day off what the user agreed to, so a slip, which failed only after an
+    English `yes`."""
+    turns, errors = policy_turns([
+        ("User", "I need it for the 4th of July"),
+        ("Agent", "Picked up on July 4, it is due back on July 6 by 6 pm. Shall I book it?"),
+        ("User", yes),
+        ("Tool", ("create_reservation", {"pickup_date": "2026-07-04", "return_date": "2026-07-07"}, {"id": "R-1"}, None)),
+    ])  # fmt: skip
+    outcome = check_policy(turns, errors, BUILTIN, {}, ConversationEvidence(today="2026-06-25"))
+    assert outcome.scores[4].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
+    assert "return_date" in (outcome.scores[4].detail or "")
