@@ -146,13 +146,13 @@ _DURATION = re.compile(
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
 )
 #: A policy's duration between two dates (`2 days after the request`, `within 21 days of the issue
-#: date`, `on the shelf for 7 days`) — not a frequency or an opening time (`open 7 days a week`, `24 hours
+#: date`, `on the shelf for 7 days`, `unsold after 30 days`) — not a frequency or an opening time (`open 7 days a week`, `24 hours
 #: a day`, `once a day`).
 _POLICY_DURATION = re.compile(
     r"(?i)\b(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?:(?P<work>working|business)\s+)?"
     r"(?P<unit>days?|weeks?)\s+"
     r"(?:after|before|of|from|prior|later|in\s+advance|ahead)\b"
-    r"|\b(?:within|for|up\s+to|at\s+least)\s+(?P<n2>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
+    r"|\b(?:within|for|up\s+to|at\s+least|after)\s+(?P<n2>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
     r"[\s-]+(?:(?P<work2>working|business)\s+)?(?P<unit2>days?|weeks?)\b"
     r"(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\s+(?:after|before|prior|later|in\s+advance|ahead|from|of)\b"
@@ -741,6 +741,8 @@ class Evidence:
             return ("computed", None), None
         if kind in ("date", "md") and self._deadline(canon[-5:]):
             return ("computed", None), None
+        if kind in ("date", "md") and self._rule_weekday(canon[-5:]):
+            return ("computed", None), None
         if kind == "time" and len(canon) == 10 and self._time_apart(canon[5:], _dial(original)):
             return ("computed", None), None
         if number is not None and (
@@ -954,6 +956,33 @@ class Evidence:
                 return True
         return False
 
+    def _rule_weekday(self, mmdd: str) -> bool:
+        """A day the reply names with its weekday, that weekday a rule's of the system prompt or the user
+        (`Payouts are made every Monday`, `we deliver on Tuesdays`, 每周一: `_recurring_weekday`; not `Today
+        is Tuesday`, `Monday–Saturday`), within a week after a stated date or the conversation's: the next
+        such day (`paid on Monday 23 March` of a sale on the 18th)."""
+        if not self._today:
+            return False
+        year = int(self._today[:4])
+        for _, weekday, month, day, said_year in weekday_dates(self._reply_text):
+            if f"{month:02d}-{day:02d}" != mmdd:
+                continue
+            names = [normalize_text(n) for n in weekday_names(weekday)]
+            if not any(
+                source in ("system", "user") and any(_recurring_weekday(text, n) for n in names)
+                for source, _, text in self._sources.texts
+            ):
+                return False
+            for y in (said_year,) if said_year else (year - 1, year, year + 1):
+                if not valid_day(y, month, day):
+                    continue
+                named = date(y, month, day)
+                if named.weekday() == weekday and any(
+                    f"date:{named - timedelta(days=k)}" in self._sources.facts for k in range(1, 8)
+                ):
+                    return True
+        return False
+
     def _deadline(self, mmdd: str) -> bool:
         """A day a stated length of whole days before a stated date-and-time, said with that time right
         after it: `free cancellation until Wednesday 12.03., 16:30` of a lesson at 2025-03-13T16:30 under
@@ -1101,6 +1130,14 @@ class Evidence:
             if any(stated(d) and _working_days_on(d, n) == day for d in (start, *weekend)):
                 return True
         return False
+
+
+def _recurring_weekday(padded: str, name: str) -> bool:
+    """Whether a padded normalized text says a weekday recurs: `every Monday`, `each Monday`, `Mondays`,
+    每周一, 每个周一, 每逢周一."""
+    if all(ord(c) >= 0x3040 for c in name):
+        return f"每{name}" in padded or f"每个{name}" in padded or f"每逢{name}" in padded
+    return f" every {name} " in padded or f" each {name} " in padded or f" {name}s " in padded
 
 
 def _names_weekday(padded: str, name: str) -> bool:
@@ -1399,11 +1436,19 @@ _DEADLINE_WORDS = re.compile(
 
 
 def _datetimes(strings: Iterable[str]) -> set[tuple[str, str]]:
-    """(date, `HH:MM`) of each string that is a date and time (`2025-03-13T16:30:00+01:00`)."""
+    """(date, `HH:MM`) of each string that is a date and time (`2025-03-13T16:30:00+01:00`), and of a call's
+    one date with each of its times when it takes them apart (`date: 2026-06-07`, `start: 15:00`)."""
     out = set()
+    dates, clocks = set(), set()
     for text in strings:
         if 16 <= len(text) <= 40 and text[:4].isdigit() and _ISO_DATETIME.fullmatch(text):
             out.add((text[:10], text[11:16]))
+        elif len(text) == 10 and text[:4].isdigit() and _ISO_DATE.fullmatch(text):
+            dates.add(text)
+        elif 4 <= len(text) <= 8 and (m := _CLOCK.fullmatch(text)):
+            clocks.add(f"{int(m['h']):02d}:{m['m']}")
+    if len(dates) == 1:
+        out |= {(day, clock) for day in dates for clock in clocks}
     return out
 
 
@@ -1663,6 +1708,7 @@ def squash(text: str) -> str:
 
 
 _ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: digits written in groups (`138 0013 8000`, `+1 646 555 0187`, `839 214`), at least four in all
 _DIGIT_RUN = re.compile(
     r"(?<![\w.,:+(-])(?!\d{4}-\d{1,2}-\d{1,2}(?![\d]))(?!\d{1,2}[/-]\d{1,2}[/-]\d{2,4}(?!\d))"

@@ -1340,3 +1340,32 @@ def test_a_users_yes_in_another_language_makes_the_proposal_the_users(yes: str) 
     outcome = check_policy(turns, errors, BUILTIN, {}, ConversationEvidence(today="2026-06-25"))
     assert outcome.scores[4].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
     assert "return_date" in (outcome.scores[4].detail or "")
+
+
+def test_dates_a_business_rule_gives_are_computed() -> None:
+    """Grounding blind set 16: a markdown `after 30 days` from the consignment date, a payout on the
+    `every Monday` after a sale, and a free-cancellation deadline 24 hours before a session booked with its
+    date and time apart (`date`, `start`) failed as dates nothing states. Each is computed now; a day off
+    each still fails beside its look-alike, and a Monday past the week after is still not the rule's."""
+
+    def claims(
+        system: str, result: dict[str, Any], reply: str, args: dict[str, Any] | None = None
+    ) -> list[str]:
+        ev = Evidence(system=[system], today="2026-04-29")
+        ev.add_user(1, "and when is that?")
+        ev.add_call(2, "book", args or {}, result, failed=False, tainted=False)
+        return [c.text for c in ev.unsupported(reply, ["book"]) if not c.unsure]
+
+    markdown = "Items unsold after 30 days are marked down 20%."
+    assert claims(markdown, {"consigned_on": "2026-04-02"}, "It is marked down on May 2.") == []
+    assert claims(markdown, {"consigned_on": "2026-04-02"}, "It is marked down on May 3.") == ["May 3"]
+    payout = "Payouts are made by bank transfer every Monday for the previous week's sales."
+    assert claims(payout, {"sold_on": "2026-03-18"}, "You'll be paid on Monday 23 March.") == []
+    assert claims(payout, {"sold_on": "2026-03-18"}, "You'll be paid on Tuesday 24 March.") == ["24 March"]
+    # a weekday named but not as a rule's (blind sets 10-12: planted ready dates on an opening day)
+    hours = "Today is Tuesday 28 April 2026. Hours: Monday–Saturday 09:30–18:30."
+    assert claims(hours, {"ready_by": "2026-05-06"}, "They will be ready on Tuesday 5 May.") == ["5 May"]
+    cancel = "Free cancellation up to 24 hours before the session."
+    booked = {"date": "2026-06-07", "start": "15:00"}
+    assert claims(cancel, {"id": "HAF-1"}, "Cancel free until Saturday 6 June at 15:00.", booked) == []
+    assert claims(cancel, {"id": "HAF-1"}, "Cancel free until Friday 5 June at 15:00.", booked) == ["5 June"]
