@@ -353,6 +353,7 @@ class Evidence:
         self._tainted: set[int] = set()
         self._done: list[_Done] = []  # calls that succeeded
         self._failed: list[str] = []  # the tools of calls that failed
+        self._last_write: tuple[int, str, bool] | None = None  # the latest call that acts: turn, tool, failed
         self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
@@ -465,6 +466,8 @@ class Evidence:
     ) -> None:
         """A call made: its result becomes evidence unless it failed (its error message does: `total price
         is 375`); an ungrounded call taints it."""
+        if not _looks_read_only(tool):
+            self._last_write = (turn, tool, failed)
         if failed:
             self._failed.append(tool)
             if error:
@@ -689,6 +692,12 @@ class Evidence:
                 which = (
                     "no successful call before it does that (the agent's tools are not declared in its spans)"
                 )
+            elif (
+                self._last_write is not None and self._last_write[2] and self._last_write[0] > self._last_user
+            ):
+                # no tool of this agent is named for it (`已为您预约成功` after `create_order`), but the call that
+                # acted since the user's message failed, and none acted after it: nothing was done
+                which = f"turn {self._last_write[0]}'s {self._last_write[1]} failed and no call since did anything"
             else:  # no tool of this agent does it: a claim about something else, not judged
                 continue
             claims.append(Claim("done", sentence, f"the reply says {verb!r} is done ({sentence!r}); {which}"))
@@ -2415,7 +2424,8 @@ def _is_year(number: float, canon: str) -> bool:
 #: The actions a reply may claim done, each with the words a tool name uses for it.
 ACTIONS: dict[str, tuple[str, ...]] = {
     "cancel": ("cancel",),
-    "book": ("book", "reserve", "schedule"),  # `schedule_visit` books what `I've booked you into …` claims
+    # `schedule_visit` books what `I've booked you into …` claims; `… is now booked for Tuesday`, a reschedule
+    "book": ("book", "reserve", "schedule", "reschedule"),
     "refund": ("refund",),
     "send": ("send", "resend", "email", "notify", "message", "text", "sms"),
     "update": (
@@ -2538,7 +2548,9 @@ _EU_VERBS = {
     **dict.fromkeys(("modifié", "modifiée", "changé", "déplacé", "déplacée", "geändert", "verschoben",
                      "umgebucht", "modificado", "modificada", "cambiado", "cambiada", "movido", "modificato",
                      "modificata", "spostato", "spostata", "cambiato", "alterei", "mudei", "atualizado",
-                     "atualizada", "alterado", "alterada", "gewijzigd", "verplaatst", "aangepast"), "update"),
+                     "atualizada", "alterado", "alterada", "gewijzigd", "verplaatst", "aangepast",
+                     "hinterlegt", "gespeichert", "aktualisiert", "enregistré", "enregistrée", "mis à jour",
+                     "actualizado", "actualizada", "aggiornato", "aggiornata", "bijgewerkt"), "update"),
     **dict.fromkeys(("envoyé", "envoyée", "geschickt", "gesendet", "verschickt", "enviado", "enviada",
                      "inviato", "inviata", "enviei", "verstuurd", "gestuurd"), "send"),
     **dict.fromkeys(("remboursé", "remboursée", "erstattet", "zurückerstattet", "reembolsado", "reembolsada",
@@ -2547,11 +2559,20 @@ _EU_VERBS = {
                      "encomendado", "besteld"), "order"),
 }  # fmt: skip
 _EU_PARTICIPLE = "|".join(sorted(_EU_VERBS, key=len, reverse=True))
-_EU_DONE = re.compile(
-    rf"(?i)(?:\b(?:j['’]ai|je\s+(?:vous|lui|leur|te|les|l['’])\s*ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|"
-    rf"hemos|ha|han|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben|a\s+(?:bien\s+)?été|ont\s+(?:bien\s+)?été|wurde|wurden|"
-    rf"ha\s+sido|han\s+sido|è\s+stat[oa]|"
-    rf"sono\s+stat[ie]|foi|foram|is|zijn)\s+(?:[\w'’-]+\s+){{0,8}}?|\b)(?P<v>{_EU_PARTICIPLE})\b"
+_EU_AUXILIARY = (
+    r"j['’]ai|je\s+(?:vous|lui|leur|te|les|l['’])\s*ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|"
+    r"hemos|ha|han|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben|a\s+(?:bien\s+)?été|ont\s+(?:bien\s+)?été|wurde|wurden|"
+    r"ha\s+sido|han\s+sido|è\s+stat[oa]|sono\s+stat[ie]|foi|foram|is|zijn"
+)
+_EU_DONE = re.compile(rf"(?i)(?:\b(?:{_EU_AUXILIARY})\s+(?:[\w'’-]+\s+){{0,8}}?|\b)(?P<v>{_EU_PARTICIPLE})\b")
+#: after an opener (`_EU_OPENER`), the present passive's auxiliaries too
+_EU_PRESENT = re.compile(
+    rf"(?i)(?:\b(?:{_EU_AUXILIARY}|ist|sind|est|sont|es|son|está|están|è|sono|é|são)\s+(?:[\w'’-]+\s+){{0,8}}?|\b)"
+    rf"(?P<v>{_EU_PARTICIPLE})\b"
+)
+_EU_OPENER = re.compile(
+    r"(?i)^\W*(?:erledigt|alles\s+erledigt|fertig|c['’]est\s+fait|voilà|c['’]est\s+bon|listo|hecho|"
+    r"fatto|ecco\s+fatto|feito|pronto|klaar|gedaan|geregeld)\b"
 )
 _EU_FIRST_PERSON = re.compile(
     r"(?i)\b(?:reservei|marquei|agendei|cancelei|alterei|mudei|enviei|reembolsei|encomendei)\b"
@@ -2592,14 +2613,16 @@ _ENGLISH = re.compile(  # not `The Westin` inside a French sentence
 )
 
 
-def _eu_claim(sentence: str) -> str | None:
+def _eu_claim(sentence: str, opened: bool = False) -> str | None:
     """The action a French, German, Spanish, Italian, Portuguese or Dutch sentence claims done (`_EU_DONE`):
-    a participle after its auxiliary, or a Portuguese first-person past; no negation or condition before."""
+    a participle after its auxiliary, or a Portuguese first-person past; no negation or condition before.
+    In a reply that opens by saying the work is done (`Erledigt:`, `C'est fait`, `Listo`: `_EU_OPENER`),
+    a present passive too (`Ihre neue Handynummer ist ebenfalls hinterlegt`), as in English."""
     if not holds_any(sentence.casefold(), _EU_HINTS):
         return None
     opener = _EU_COURTESY.match(sentence)  # `Pas de problème, …`, `Sí, …`: no negation
     start = opener.end() if opener else 0
-    for m in _EU_DONE.finditer(sentence, start):
+    for m in (_EU_PRESENT if opened else _EU_DONE).finditer(sentence, start):
         if m.group(0) == m.group("v") and not _EU_FIRST_PERSON.fullmatch(m.group("v")):
             continue  # a participle alone (`réservé aux membres`, `Le créneau réservé hier`) claims nothing
         if _EU_NOT.search(sentence, start, m.start("v")):
@@ -2617,6 +2640,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     out = []
     opened = False  # the sentence before was only an opener (`All done!`)
     english = _ENGLISH.search(reply) is not None  # its claims are read in English only (`_eu_claim`: none)
+    eu_opened = not english and _EU_OPENER.match(reply) is not None  # `Erledigt: …`: a present passive claims
     for sentence in sentences(reply):
         after_opener, opened = opened, bool(_OPENER_ALONE.match(sentence))
         if act_of(sentence) == "ask":
@@ -2628,7 +2652,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         )
         if m is not None and _SCHEDULE.match(sentence, m.end()):
             m = None  # `You're scheduled to depart at 9:05`: a timetable, not an action
-        if m is not None and not _NOT_DONE.search(sentence[: m.end()]):
+        if m is not None and not _NOT_DONE.search(sentence, _clause_start(sentence, m.start()), m.end()):
             verbs = [next(g for g in m.groups() if g)]
             verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]
             out += [(sentence, _CLAIM_VERBS[fold(v)]) for v in verbs]
@@ -2637,7 +2661,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         if zh is not None and not re.search("[不没未]", sentence[: zh.start()]):
             out.append((sentence, _ZH_VERBS[zh.group(1)]))
             continue
-        eu = None if english else _eu_claim(sentence)
+        eu = None if english else _eu_claim(sentence, eu_opened)
         if eu is not None:
             out.append((sentence, eu))
             continue
@@ -2707,6 +2731,13 @@ def _comma_clauses(part: str) -> list[str]:
 
 #: a next action whose subject is left out (`I cancelled Monday's and then booked Tuesday — RS-55391`)
 _AND_THEN = re.compile(r",?\s+and\s+then\s+")
+
+
+def _clause_start(sentence: str, at: int) -> int:
+    """Where the clause that holds `at` starts (`_CLAUSE_BREAK`): a negation or a condition of another
+    clause is not this one's (`… will now be delivered today, and I've texted her`)."""
+    starts = [m.end() for m in _CLAUSE_BREAK.finditer(sentence) if m.end() <= at]
+    return starts[-1] if starts else 0
 
 
 def _clause_of(sentence: str, verb: str) -> str:

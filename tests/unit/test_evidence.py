@@ -1369,3 +1369,40 @@ def test_dates_a_business_rule_gives_are_computed() -> None:
     booked = {"date": "2026-06-07", "start": "15:00"}
     assert claims(cancel, {"id": "HAF-1"}, "Cancel free until Saturday 6 June at 15:00.", booked) == []
     assert claims(cancel, {"id": "HAF-1"}, "Cancel free until Friday 5 June at 15:00.", booked) == ["5 June"]
+
+
+def test_false_done_claims_blind_set_16_let_through() -> None:
+    """Grounding blind set 16: claims of actions never done passed — a German present passive after
+    `Erledigt:` (read now; set 16's own case still passes, as its reschedule is an update too); `I've texted
+    her` after another clause's `will`; `is now booked for Tuesday` with only a reschedule tool, never called;
+    `已为您预约成功` when the one call that acted, `create_order`, failed."""
+    failed_update = [
+        ("user", "Meine neue Nummer ist 0151 23846671."),
+        ("call", ("update_customer_contact", {"id": "GK-30718"}, None, True)),
+    ]
+    tools = ["update_customer_contact"]
+    reply = "Erledigt: Ihre neue Handynummer ist hinterlegt. Bis nächste Woche!"
+    assert [c.partition(":")[0] for c in reply_claims(failed_update, reply, tools)] == ["done"]
+    no_opener = "Ihre neue Handynummer ist hinterlegt."  # a state, as in English
+    assert reply_claims(failed_update, no_opener, tools) == []
+    rescheduled = [
+        ("user", "move it to Tuesday"),
+        ("call", ("reschedule_delivery", {"id": "VX-1"}, {"ok": 1}, False)),
+    ]
+    reply = "Done — VX-1 will now be delivered today, and I've texted her to let her know."
+    assert reply_claims(rescheduled, reply, ["reschedule_delivery", "notify_recipient"]) == [f"done: {reply}"]
+    looked_up = [
+        ("user", "Move CRS-30442 to Tuesday 15:30 please"),
+        ("call", ("get_availability", {}, {"slots": ["15:30"]}, False)),
+    ]
+    reply = "All done — your survey CRS-30442 is now booked for Tuesday at 15:30."
+    assert reply_claims(looked_up, reply, ["get_availability", "reschedule_booking"]) == [f"done: {reply}"]
+    failed_order = [("user", "好的，就这样"), ("call", ("create_order", {"date": "2026-08-13"}, None, True))]
+    assert reply_claims(failed_order, "已为您预约成功！", ["check_availability", "create_order"]) == [
+        "done: 已为您预约成功！"
+    ]
+    placed = [
+        ("user", "好的，就这样"),
+        ("call", ("create_order", {"date": "2026-08-13"}, {"order_id": "S-1"}, False)),
+    ]
+    assert reply_claims(placed, "已为您预约成功！", ["check_availability", "create_order"]) == []
