@@ -1508,11 +1508,14 @@ def _whole_months(text: str, keys: tuple[str, ...], today: str | None) -> list[s
 #: `April 3 - 6`, `周一到周三`): the days between are said too. The word before the range's is a day's (not
 #: `June 5, 8 to 10 of us`, a count; not `von 9 bis 13 Uhr`, hours)
 _DAY_RANGE = re.compile(
+    r"(?i)(?:\b(?P<to>to|through|thru|until|till|bis|au|al)\b|(?P<sign>[-–—~到至]))\s*(?:the\s+)?"
+    r"(?=mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d|周|星期|礼拜|下周|本周|这周)"
+)
+#: what the words right before a range's word must end with: a day (`Monday`, `the 3rd`, `April 3`, 周一)
+_DAY_BEFORE = re.compile(
     r"(?i)(?:day|\d(?:st|nd|rd|th)|[一二三四五六日天号]|\d{4}-\d{2}-\d{2}"
     r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
-    r"|\d{1,2}\.?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s*"
-    r"(?P<to>to|through|thru|until|till|bis|au|al|-|–|—|~|到|至)\s*(?:the\s+)?"
-    r"(?=mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d|周|星期|礼拜|下周|本周|这周)"
+    r"|\d{1,2}\.?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s*$"
 )
 _DAY_RANGE_HINT = ("to", "th", "ti", "bis", "au", "al", "-", "–", "—", "~", "到", "至")
 _LEADING_DAY = re.compile(
@@ -1529,9 +1532,13 @@ def _days_between(text: str, today: str | None) -> list[str]:
     if not holds_any(fold(text), _DAY_RANGE_HINT):
         return []
     out = []
-    for m in _DAY_RANGE.finditer(text[:MAX_FACT_CHARS]):
-        left = _dates_said(text[max(0, m.start("to") - _RANGE_SIDE) : m.start("to")], today)
-        after = text[m.end("to") : m.end("to") + _RANGE_SIDE]
+    text = text[:MAX_FACT_CHARS]
+    for m in _DAY_RANGE.finditer(text):
+        start, end = m.span("to") if m["to"] else m.span("sign")
+        if not _DAY_BEFORE.search(text, max(0, start - _RANGE_SIDE - 16), start):
+            continue
+        left = _dates_said(text[max(0, start - _RANGE_SIDE) : start], today)
+        after = text[end : end + _RANGE_SIDE]
         right = _dates_said(after, today)
         if day := _LEADING_DAY.match(after):  # `April 3 to 6`, `May 5th to the 8th`: in the first's month
             n = int(day[1])
@@ -2679,6 +2686,7 @@ _READ_VERBS = frozenset(
 )  # fmt: skip
 
 
+@lru_cache(maxsize=4_096)
 def _looks_read_only(tool: str) -> bool:
     """A tool whose name opens with a verb that reads (`get_order`, `search_flights`, `calculate`)."""
     words = key_words(tool)
