@@ -89,15 +89,25 @@ NAME_KEYS = frozenset(
         "name", "first", "last", "firstname", "lastname", "surname", "city", "country", "origin",
         "destination", "airport", "location", "place", "address", "address1", "address2", "street",
         "province", "state", "from", "to",
-        # the people a call lists (`guests: ["Zoe Hart", "Leila Mansour"]`)
-        "guest", "guests", "attendee", "attendees", "passenger", "passengers", "participant", "participants",
-        "traveler", "travelers", "traveller", "travellers", "rider", "riders", "player", "players",
-        "student", "students", "recipient", "sender", "driver", "holder", "patient", "occupants",
     }
 )  # fmt: skip
+#: The last word of a key that lists people (`guests: ["Zoe Hart", "Leila Mansour"]`): a value there that
+#: reads as a person's full name (`_FULL_NAME`) is a name; `passenger_type: "Adult"`, `guests: ["Spouse"]`
+#: are not
+_PEOPLE_KEYS = frozenset(
+    {
+        "guest", "guests", "attendee", "attendees", "passenger", "passengers", "participant", "participants",
+        "traveler", "travelers", "traveller", "travellers", "rider", "riders", "player", "players",
+        "student", "students", "recipient", "recipients", "sender", "driver", "drivers", "holder", "patient",
+        "occupants", "members",
+    }
+)  # fmt: skip
+_FULL_NAME = re.compile(
+    r"[A-ZÀ-ÖØ-Þ][^\W\d_]*[.'’-]?(?:[\s-]+[A-ZÀ-ÖØ-Þ][^\W\d_]*[.'’-]?)+|[\u4e00-\u9fff]{2,4}"
+)
 #: Key words of an address: its house number and postcode are checked even when it reads as free text
 _ADDRESS_KEY_WORDS = frozenset({"address", "address1", "address2", "street", "addr"})
-_ADDRESS_NUMBER = re.compile(r"(?<![\w.,-])\d{2,6}(?![\w.,-]?\d)")
+_ADDRESS_NUMBER = re.compile(r"(?<![\w.,-])\d{2,6}(?![\w.,-]?\d)(?![^\W\d_])")  # not `221B` (an id)
 #: Key words under which a number is an amount (`computable` combines those).
 MONEY_WORDS = frozenset(
     {
@@ -221,17 +231,18 @@ class _Done:
     args: Any = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Field:
-    """A value a successful call's result names by its key (`damage_deposit_gbp: 150`), as it compares with a
-    reply's facts (`_comparable`: `("number", 150.0)`, `("day", "03-05")`, `("time", "12:00")`)."""
+    """The values a key of the successful calls' results gives (`damage_deposit_gbp: 150`), as they compare with
+    a reply's facts (`_comparable`: `("money", 150.0)`, `("day", "03-05")`, `("time", "12:00")`)."""
 
-    turn: int
     key: str
-    value: Any
-    said: frozenset[tuple[str, Any]]
-    kinds: frozenset[str]  # `number`, `day`, `time`
-    stems: frozenset[str] = frozenset()  # of its key's words but the generic ones: each must be said
+    stems: frozenset[str]  # of its words but the generic ones and the qualifiers: each must be said
+    currency: str  # what its amounts are in (`gbp` of `fee_gbp`, of `£35`), "" when it does not say
+    said: set[tuple[str, Any]] = field(default_factory=set)
+    turn: int = 0  # the latest result that gave it, and its value there (for the failure's detail)
+    value: Any = None
+    looked_up: bool = True  # only lookups gave it (a later call that acts may have changed it)
 
 
 @dataclass
@@ -353,7 +364,8 @@ class Evidence:
         self._tainted: set[int] = set()
         self._done: list[_Done] = []  # calls that succeeded
         self._failed: list[str] = []  # the tools of calls that failed
-        self._last_write: tuple[int, str, bool] | None = None  # the latest call that acts: turn, tool, failed
+        #: the calls that act (not lookups) since the latest user message: turn, tool, whether it failed
+        self._acted: list[tuple[int, str, bool]] = []
         self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
@@ -389,7 +401,7 @@ class Evidence:
         self._codes_read: tuple[int, int] = (0, 0)
         #: the successful calls' results as named values (`deposit_gbp: 150`), by the stems of their keys'
         #: words (`_named_fields`): what a reply's value beside those words must be one of
-        self._fields: dict[str, list[_Field]] = {}
+        self._fields: dict[str, dict[str, _Field]] = {}
         self._fields_read = 0  # how many of `_done` they hold
         for text in system:  # the system prompt's numbers are said plainly too (a flat fee of $4.95),
             # and its durations put days between dates (`ready 2 days after the request`, `paid within
@@ -404,6 +416,7 @@ class Evidence:
 
     def add_user(self, turn: int, text: str) -> None:
         self._last_user = turn
+        self._acted = []
         self._sources.add_text("user", turn, text)
         spoken = spoken_keys(text, self._today)  # `tomorrow`, `half past two`, `five hundred`
         for key in spoken:
@@ -466,8 +479,8 @@ class Evidence:
     ) -> None:
         """A call made: its result becomes evidence unless it failed (its error message does: `total price
         is 375`); an ungrounded call taints it."""
-        if not _looks_read_only(tool):
-            self._last_write = (turn, tool, failed)
+        if not _looks_read_only(tool):  # `_acted`: the calls that act since the user's message, failed or not
+            self._acted.append((turn, tool, failed))
         if failed:
             self._failed.append(tool)
             if error:
@@ -625,7 +638,14 @@ class Evidence:
         self._reply_text = reply
         for canon, original in facts:
             found = self._fact_source(canon, original)
-            contradicted = self._contradicted(canon, original, reply) if found is None else None
+            # a day computed from a rule's offset too (`due 7 days after`): the field the words name says which
+            # (blind sets 1-15: computed days so contradicted were all planted errors; computed sums were not)
+            computed_day = (
+                found is not None and found[0][0] == "computed" and canon.startswith(("date:", "md:"))
+            )
+            contradicted = (
+                self._contradicted(canon, original, reply) if found is None or computed_day else None
+            )
             if contradicted is not None:
                 claims.append(contradicted)
             elif found is None:
@@ -692,12 +712,11 @@ class Evidence:
                 which = (
                     "no successful call before it does that (the agent's tools are not declared in its spans)"
                 )
-            elif (
-                self._last_write is not None and self._last_write[2] and self._last_write[0] > self._last_user
-            ):
-                # no tool of this agent is named for it (`已为您预约成功` after `create_order`), but the call that
-                # acted since the user's message failed, and none acted after it: nothing was done
-                which = f"turn {self._last_write[0]}'s {self._last_write[1]} failed and no call since did anything"
+            elif self._acted and all(failed for _, _, failed in self._acted):
+                # no tool of this agent is named for it (`已为您预约成功` after `create_order`), but every call that
+                # acted since the user's message failed: nothing was done
+                turn, tool, _ = self._acted[-1]
+                which = f"turn {turn}'s {tool} failed, and no call since the user's message did anything"
             else:  # no tool of this agent does it: a claim about something else, not judged
                 continue
             claims.append(Claim("done", sentence, f"the reply says {verb!r} is done ({sentence!r}); {which}"))
@@ -790,6 +809,7 @@ class Evidence:
         if not fields:
             return None
         kind = said[0]
+        currency = canon.partition("|")[2] if kind == "money" else ""
         wanted = {said}
         if kind == "time":
             wanted |= {("time", _shifted(canon, -zone)[5:]) for zone in self._zones}
@@ -801,8 +821,11 @@ class Evidence:
             named = [
                 f
                 for stem in cues
-                for f in fields.get(stem, ())
-                if kind in f.kinds and f.stems <= cues and not (cues & _AGGREGATES) - f.stems
+                for f in fields.get(stem, {}).values()
+                if f.stems <= cues
+                and not (cues & _AGGREGATES) - f.stems
+                and any(k == kind for k, _ in f.said)
+                and not (currency and f.currency and f.currency != currency)  # `€111` is no `price_usd`
             ]
             if named and not any(f.said & wanted for f in named):
                 last = max(named, key=lambda f: f.turn)
@@ -814,34 +837,68 @@ class Evidence:
             start = reply.find(original, end)
         return None
 
-    def _named_fields(self) -> dict[str, list[_Field]]:
-        """`_fields`, grown by the results added since it was last asked for."""
+    def _named_fields(self) -> dict[str, dict[str, _Field]]:
+        """`_fields` (a field's stems → its key → the field), grown by the results added since it was last
+        asked for. A successful call that acts drops what only lookups before it gave: it may have changed
+        it (`resume_date` before `extend_pause`)."""
         for d in self._done[self._fields_read :]:
+            lookup = _looks_read_only(d.tool)
+            if not lookup:  # what lookups gave before it may have changed; what calls that acted gave stands
+                self._fields = {
+                    stem: kept
+                    for stem, by_key in self._fields.items()
+                    if (kept := {k: f for k, f in by_key.items() if not f.looked_up})
+                }
             for _, key, leaf in _leaves(d.result):
+                if isinstance(leaf, bool) or leaf is None:
+                    continue
                 words = key_words(key)
                 named = [w for w in words if w not in _GENERIC_KEY_WORDS and w not in _CURRENCY_KEY_WORDS]
-                stems = {_stem(w) for w in named if len(w) >= 3}
-                if not stems or isinstance(leaf, bool) or leaf is None:
-                    continue
-                said: set[tuple[str, Any]]
-                if isinstance(leaf, int | float):
-                    number = _finite(leaf)
-                    money = not _CURRENCY_KEY_WORDS.isdisjoint(words) or not MONEY_WORDS.isdisjoint(words)
-                    said = {("money" if money else "number", _round(number))} if number is not None else set()
-                elif isinstance(leaf, str) and len(leaf) <= _FIELD_CHARS and _HAS_DIGIT.search(leaf):
-                    said = {c for k in _fact_keys(leaf) if (c := _comparable(k)) is not None}
-                    said |= {("clock", k) for k in _fact_keys(leaf) if k.startswith("clock:")}
-                else:
-                    continue
+                stems = frozenset(_stem(w) for w in named if len(w) >= 3)
+                said = self._field_values(words, leaf) if stems else set()
                 if not said:
                     continue
-                kinds = frozenset("time" if k == "clock" else k for k, _ in said)
                 required = frozenset(_stem(w) for w in named if len(w) >= 3 and w not in _QUALIFIER_KEY_WORDS)
-                found = _Field(d.turn, key, leaf, frozenset(said), kinds, required or frozenset(stems))
+                currency = next((w for w in words if w in _CURRENCY_KEY_WORDS), "")
+                currency = currency or next((k[2] for k in said if k[0] == "money" and k[2]), "")
                 for stem in stems:
-                    self._fields.setdefault(stem, []).append(found)
+                    found = self._fields.setdefault(stem, {}).setdefault(
+                        key, _Field(key, required or stems, currency)
+                    )
+                    found.said |= {k[:2] for k in said}
+                    found.turn, found.value = d.turn, leaf
+                    found.looked_up = found.looked_up and lookup
         self._fields_read = len(self._done)
         return self._fields
+
+    def _field_values(self, words: list[str], leaf: Any) -> set[tuple[str, Any, str]]:
+        """(kind, value, currency) of a result leaf as `_comparable` gives a reply's facts: a number under a key
+        that says money is an amount (in minor units under `cents`, `pence`: `late_fee_pence: 4500` is 45); a
+        short string's facts, a numeric date of two readings (`04/03/2026`) read both ways. Not a time or a
+        date given in UTC or another zone the prompt does not name: a reply may tell it in the user's own."""
+        if isinstance(leaf, int | float):
+            number = _finite(leaf)
+            if number is None:
+                return set()
+            money = not _CURRENCY_KEY_WORDS.isdisjoint(words) or not MONEY_WORDS.isdisjoint(words)
+            if not _MINOR_UNIT_WORDS.isdisjoint(words):
+                number, money = number / 100, True
+            return {("money" if money else "number", _round(number), "")}
+        if not isinstance(leaf, str) or len(leaf) > _FIELD_CHARS or not _HAS_DIGIT.search(leaf):
+            return set()
+        if not self._zones and _ZONED.search(leaf):
+            return set()
+        out: set[tuple[str, Any, str]] = set()
+        for k in _fact_keys(leaf):
+            if k.startswith("clock:"):
+                out.add(("clock", k, ""))
+            elif (c := _comparable(k)) is not None:
+                out.add((*c, k.partition("|")[2] if c[0] == "money" else ""))
+        for m in _TWO_READINGS.finditer(leaf):
+            a, b = int(m[1]), int(m[2])
+            if a <= 12 and b <= 12:
+                out |= {("day", f"{a:02d}-{b:02d}", ""), ("day", f"{b:02d}-{a:02d}", "")}
+        return out
 
     def lookalike_of(self, value: Any, kind: str) -> str | None:
         """`lookalike` of an argument value of a kind (`number`, `date`, `time`, `code`)."""
@@ -983,7 +1040,7 @@ class Evidence:
             ):
                 return False
             for y in (said_year,) if said_year else (year - 1, year, year + 1):
-                if not valid_day(y, month, day):
+                if not valid_day(y, month, day) or not 1 < y < _MAX_YEAR:
                     continue
                 named = date(y, month, day)
                 if named.weekday() == weekday and any(
@@ -1120,6 +1177,8 @@ class Evidence:
                 day = date.fromisoformat(date_key[5:])
         except ValueError:
             return False
+        if not 1 < day.year < _MAX_YEAR:  # `9999-12-31`: no day after it to count to
+            return False
         facts = self._sources.facts
 
         def stated(d: date) -> bool:
@@ -1142,11 +1201,13 @@ class Evidence:
 
 
 def _recurring_weekday(padded: str, name: str) -> bool:
-    """Whether a padded normalized text says a weekday recurs: `every Monday`, `each Monday`, `Mondays`,
-    每周一, 每个周一, 每逢周一."""
+    """Whether a padded normalized text says a weekday recurs as a rule's day: `every Monday`, `each
+    Monday`, `on Mondays`, 每周一, 每个周一, 每逢周一 — not a range of opening days (`Tuesdays to Saturdays`)
+    nor a day it is closed (`closed on Mondays`)."""
     if all(ord(c) >= 0x3040 for c in name):
         return f"每{name}" in padded or f"每个{name}" in padded or f"每逢{name}" in padded
-    return f" every {name} " in padded or f" each {name} " in padded or f" {name}s " in padded
+    said = f" every {name} " in padded or f" each {name} " in padded or f" on {name}s " in padded
+    return said and f" closed on {name}s " not in padded and f" closed every {name} " not in padded
 
 
 def _names_weekday(padded: str, name: str) -> bool:
@@ -1187,6 +1248,8 @@ def value_kind(key: str, value: Any) -> Kind:
     free_key, name_key, id_key = _key_classes(key)
     if free_key or len(value.split()) >= _WORDS_OF_FREE_TEXT:
         return "free_text"
+    if not name_key and key_words(key)[-1:] and key_words(key)[-1] in _PEOPLE_KEYS:
+        name_key = _FULL_NAME.fullmatch(value.strip()) is not None  # `Zoe Hart`, not `Adult`
     kind = _string_kind(value, name_key)
     if kind in ("other", "name") and id_key and len(value.split()) == 1:
         return "id"
@@ -1519,10 +1582,13 @@ _DAY_BEFORE = re.compile(
 )
 _DAY_RANGE_HINT = ("to", "th", "ti", "bis", "au", "al", "-", "–", "—", "~", "到", "至")
 _LEADING_DAY = re.compile(
-    r"\s*(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b(?![.,:/]?\d)(?!\s*(?:am|pm|h\b|hours?|[:.]))", re.I
+    r"\s*(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b(?![.,:/]?\d)(?!\s*(?:am|pm|h\b|hours?|uhr|heures?|horas?|[:.]))"
+    r"(?!\s*(?:people|persons?|guests?|pax|adults?|kids|children|of\s+us)\b)",
+    re.I,
 )
 _RANGE_SIDE = 24  # characters read on each side of the range's word for its two days
 _MAX_RANGE_DAYS = 7  # a stay or a run of days a user books, not two dates a month apart
+_MAX_YEAR = 9000  # dates past it are left alone: a day after 9999-12-31 does not exist
 
 
 def _days_between(text: str, today: str | None) -> list[str]:
@@ -1547,6 +1613,14 @@ def _days_between(text: str, today: str | None) -> list[str]:
                     out.append(f"date:{d.replace(day=n)}")
                     right.append(d.replace(day=n))
         for first, last in itertools.product(left, right):
+            if (
+                last < first and last.month < first.month and last.year < _MAX_YEAR
+            ):  # `December 30 to January 2`
+                last = (
+                    last.replace(year=last.year + 1)
+                    if valid_day(last.year + 1, last.month, last.day)
+                    else last
+                )
             if 1 < (last - first).days <= _MAX_RANGE_DAYS:
                 out += [f"date:{first + timedelta(days=k)}" for k in range(1, (last - first).days)]
     return out
@@ -2180,8 +2254,15 @@ _QUALIFIER_KEY_WORDS = frozenset(
         "estimated", "est", "expected", "actual", "final", "base", "standard", "default", "approx",
     }
 )  # fmt: skip
+#: words of a key whose amounts are in a currency's hundredths (`shipping_fee_cents: 1250` is $12.50)
+_MINOR_UNIT_WORDS = frozenset({"cents", "cent", "pence", "penny", "minor"})
+#: a time given with its zone (`2026-03-21T14:00:00Z`, `14:00 UTC`, `+01:00`)
+_ZONED = re.compile(r"\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|UTC|GMT|[+-]\d{2}:?\d{2})(?![\w:])")
+#: a numeric date whose day and month may be either (`04/03/2026`)
+_TWO_READINGS = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](?:\d{4}|\d{2})(?![\d/.])")
 _FIELD_CHARS = 40  # a string longer than this is text, not a field's value (a note's numbers name nothing)
 _CUES = 4  # words read on each side of a reply's value for the field it names
+_WEEKDAY_TAIL = re.compile(r"(?i)\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s*$")
 _CUE_WORD = re.compile(r"[^\W\d_]{3,}")
 #: where a value's words end: its clause's end, a comma, a list's dash, arithmetic, another value (a
 #: digit), or a word that joins another part (`the total is £780 and you've paid a £156 deposit`)
@@ -2221,6 +2302,8 @@ _AGGREGATES = frozenset(map(_stem, ("total", "subtotal", "balance", "sum", "alto
 #: gives the old one
 _CHANGED = frozenset(
     map(_stem, ("new", "now", "updated", "revised", "adjusted", "becomes", "extended", "instead"))
+) | frozenset(  # and a bound the field sets, not the field (`the latest possible ship date is Oct 15`)
+    map(_stem, ("latest", "earliest", "possible", "maximum", "minimum", "max", "min"))
 )
 
 
@@ -2232,6 +2315,7 @@ def _cues(reply: str, start: int, end: int) -> frozenset[str]:
     after = reply[end : end + 60]
     if _RANGE_BEFORE.search(before) or _RANGE_AFTER.match(after):
         return frozenset()
+    before = _WEEKDAY_TAIL.sub(" ", before)  # `resumes on Monday, April 5`: the weekday is the date's
     cut = [m.end() for m in _CUE_BOUNDARY.finditer(before)]
     before = before[cut[-1] :] if cut else before
     stop = _CUE_BOUNDARY.search(after)
@@ -2431,8 +2515,7 @@ def _is_year(number: float, canon: str) -> bool:
 #: The actions a reply may claim done, each with the words a tool name uses for it.
 ACTIONS: dict[str, tuple[str, ...]] = {
     "cancel": ("cancel",),
-    # `schedule_visit` books what `I've booked you into …` claims; `… is now booked for Tuesday`, a reschedule
-    "book": ("book", "reserve", "schedule", "reschedule"),
+    "book": ("book", "reserve", "schedule"),  # `schedule_visit` books what `I've booked you into …` claims
     "refund": ("refund",),
     "send": ("send", "resend", "email", "notify", "message", "text", "sms"),
     "update": (
@@ -2578,8 +2661,14 @@ _EU_PRESENT = re.compile(
     rf"(?P<v>{_EU_PARTICIPLE})\b"
 )
 _EU_OPENER = re.compile(
-    r"(?i)^\W*(?:erledigt|alles\s+erledigt|fertig|c['’]est\s+fait|voilà|c['’]est\s+bon|listo|hecho|"
+    r"(?i)^\W*(?:erledigt|alles\s+erledigt|fertig|c['’]est\s+fait|c['’]est\s+bon|listo|hecho|"
     r"fatto|ecco\s+fatto|feito|pronto|klaar|gedaan|geregeld)\b"
+)
+#: after an opener, a present passive claims only of the user's own things, as in English (`_OWN_SUBJECT`):
+#: `Ihre neue Handynummer ist hinterlegt`, not `le cours de 10h est réservé aux membres`
+_EU_OWN_SUBJECT = re.compile(
+    r"(?i)\W*(?:ihre?|ihren|dein|deine|votre|vos|ton|ta|tes|su|sus|tu|tus|il\s+tuo|la\s+tua|i\s+tuoi|le\s+tue|"
+    r"il\s+suo|la\s+sua|seu|sua|seus|suas|o\s+seu|a\s+sua|uw|je|jouw)\b"
 )
 _EU_FIRST_PERSON = re.compile(
     r"(?i)\b(?:reservei|marquei|agendei|cancelei|alterei|mudei|enviei|reembolsei|encomendei)\b"
@@ -2597,6 +2686,9 @@ _NOT_DONE = re.compile(
     r"(?i)\b(?:not|never|no(?!\s+(?:problem|worries)\b)|none|nothing|unable|cannot|can['’]t|couldn['’]t|won['’]t|"
     r"if|once|after|when|before|would|will|should|could|can|(?-i:may)|might|unless|yet|pending)\b|n['’]t\b"
 )  # `No problem — I've extended it`: a courtesy, no negation
+#: a condition holds over the whole sentence before the claim, not only its clause (`If the flight is
+#: disrupted and your booking has been cancelled by the airline, …`); a negation only over its own clause
+_CONDITION = re.compile(r"(?i)\b(?:if|once|when|whenever|unless|in\s+case)\b")
 #: `… upgraded to economy class and then canceled`: a second action the same claim names.
 _AND_VERB = re.compile(rf"(?i)\band\s+(?:then\s+|also\s+)?(?P<v>{_VERB})\b")
 #: `The upgrade and cancellation of reservation XEHM4B have been successfully completed.`: the actions are
@@ -2629,7 +2721,9 @@ def _eu_claim(sentence: str, opened: bool = False) -> str | None:
         return None
     opener = _EU_COURTESY.match(sentence)  # `Pas de problème, …`, `Sí, …`: no negation
     start = opener.end() if opener else 0
-    for m in (_EU_PRESENT if opened else _EU_DONE).finditer(sentence, start):
+    said = _EU_OPENER.match(sentence, start)  # `Erledigt: Ihre Nummer ist hinterlegt`
+    own = opened and _EU_OWN_SUBJECT.match(sentence, said.end() if said else start) is not None
+    for m in (_EU_PRESENT if own else _EU_DONE).finditer(sentence, start):
         if m.group(0) == m.group("v") and not _EU_FIRST_PERSON.fullmatch(m.group("v")):
             continue  # a participle alone (`réservé aux membres`, `Le créneau réservé hier`) claims nothing
         if _EU_NOT.search(sentence, start, m.start("v")):
@@ -2659,7 +2753,11 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         )
         if m is not None and _SCHEDULE.match(sentence, m.end()):
             m = None  # `You're scheduled to depart at 9:05`: a timetable, not an action
-        if m is not None and not _NOT_DONE.search(sentence, _clause_start(sentence, m.start()), m.end()):
+        if (
+            m is not None
+            and not _NOT_DONE.search(sentence, _clause_start(sentence, m.start()), m.end())
+            and not _CONDITION.search(sentence, 0, m.start())
+        ):
             verbs = [next(g for g in m.groups() if g)]
             verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]
             out += [(sentence, _CLAIM_VERBS[fold(v)]) for v in verbs]
@@ -2681,7 +2779,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
 
 
 _READ_VERBS = frozenset(
-    {"get", "search", "list", "find", "lookup", "look", "check", "read", "fetch", "query", "show", "view",
+    {"get", "search", "list", "find", "lookup", "look", "check", "read", "fetch", "query", "show", "view", "track",
      "describe", "calculate", "think", "retrieve", "browse", "verify", "validate", "quote", "estimate"}
 )  # fmt: skip
 
@@ -2742,8 +2840,8 @@ _AND_THEN = re.compile(r",?\s+and\s+then\s+")
 
 
 def _clause_start(sentence: str, at: int) -> int:
-    """Where the clause that holds `at` starts (`_CLAUSE_BREAK`): a negation or a condition of another
-    clause is not this one's (`… will now be delivered today, and I've texted her`)."""
+    """Where the clause that holds `at` starts (`_CLAUSE_BREAK`): a negation or a modal of another clause is
+    not this one's (`… will now be delivered today, and I've texted her`); a condition is (`_CONDITION`)."""
     starts = [m.end() for m in _CLAUSE_BREAK.finditer(sentence) if m.end() <= at]
     return starts[-1] if starts else 0
 

@@ -17,7 +17,7 @@ import pytest
 from monitor.compare.evidence import Evidence, computable, done_claims
 from monitor.model import ActionContent, DialogTurn, FailureReason, ResponseContent
 from monitor.reference.policy import BUILTIN
-from monitor.score.grounding import ConversationEvidence
+from monitor.score.grounding import AFFIRMATION, ConversationEvidence
 from monitor.score.policy import check_policy
 
 TODAY = "2025-03-14"  # a Friday
@@ -1374,8 +1374,8 @@ def test_dates_a_business_rule_gives_are_computed() -> None:
 def test_false_done_claims_blind_set_16_let_through() -> None:
     """Grounding blind set 16: claims of actions never done passed — a German present passive after
     `Erledigt:` (read now; set 16's own case still passes, as its reschedule is an update too); `I've texted
-    her` after another clause's `will`; `is now booked for Tuesday` with only a reschedule tool, never called;
-    `已为您预约成功` when the one call that acted, `create_order`, failed."""
+    her` after another clause's `will`; `已为您预约成功` when every call that acted since the user's message,
+    `create_order`, failed."""
     failed_update = [
         ("user", "Meine neue Nummer ist 0151 23846671."),
         ("call", ("update_customer_contact", {"id": "GK-30718"}, None, True)),
@@ -1391,12 +1391,19 @@ def test_false_done_claims_blind_set_16_let_through() -> None:
     ]
     reply = "Done — VX-1 will now be delivered today, and I've texted her to let her know."
     assert reply_claims(rescheduled, reply, ["reschedule_delivery", "notify_recipient"]) == [f"done: {reply}"]
-    looked_up = [
-        ("user", "Move CRS-30442 to Tuesday 15:30 please"),
-        ("call", ("get_availability", {}, {"slots": ["15:30"]}, False)),
+    # a review's cases: a reschedule tool does not book (a `create_appointment` booked it); a call that failed
+    # after another acted (the note after the booking) leaves the booking done
+    booked = [
+        ("user", "a cleaning on Tuesday at 3pm"),
+        ("call", ("create_appointment", {"d": 1}, {"id": "A-1"}, False)),
     ]
-    reply = "All done — your survey CRS-30442 is now booked for Tuesday at 15:30."
-    assert reply_claims(looked_up, reply, ["get_availability", "reschedule_booking"]) == [f"done: {reply}"]
+    tools = ["create_appointment", "reschedule_appointment", "cancel_appointment"]
+    assert reply_claims(booked, "You're booked for a cleaning on Tuesday at 3:00 PM.", tools) == []
+    noted = [*booked, ("call", ("add_note", {"note": "window seat"}, None, True))]
+    assert (
+        reply_claims(noted, "I've booked your cleaning; I couldn't add the note.", ["create_appointment"])
+        == []
+    )
     failed_order = [("user", "好的，就这样"), ("call", ("create_order", {"date": "2026-08-13"}, None, True))]
     assert reply_claims(failed_order, "已为您预约成功！", ["check_availability", "create_order"]) == [
         "done: 已为您预约成功！"
@@ -1406,3 +1413,139 @@ def test_false_done_claims_blind_set_16_let_through() -> None:
         ("call", ("create_order", {"date": "2026-08-13"}, {"order_id": "S-1"}, False)),
     ]
     assert reply_claims(placed, "已为您预约成功！", ["check_availability", "create_order"]) == []
+
+
+@pytest.mark.parametrize(
+    ("result", "reply"),
+    [
+        ({"late_fee_pence": 4500}, "There is a £45 late fee on the account."),  # minor units
+        ({"shipping_fee_cents": 1250}, "The shipping fee is $12.50."),
+        (
+            {"departure_time": "2026-03-21T14:00:00Z"},
+            "Departure is at 10:00 AM your time.",
+        ),  # a zone told locally
+        ({"renewal_date": "04/03/2026"}, "Your renewal date is 4 March 2026."),  # day first or month first
+        ({"price_usd": 120}, "The price comes to roughly €111 at today's rate."),  # another currency
+    ],
+)
+def test_a_named_field_in_another_unit_zone_or_order_does_not_contradict(
+    result: dict[str, Any], reply: str
+) -> None:
+    """A review of the contradiction rule: each of these failed a correct reply; each is the field's value
+    said another way."""
+    assert _contradictions([("user", "hello"), ("call", ("look_up", {}, result))], reply) == []
+
+
+def test_a_field_a_later_write_may_have_changed_contradicts_nothing() -> None:
+    """`resume_date` from a lookup, then `extend_pause` (no date in its result): the reply's new date is
+    no contradiction of the old field. A field the write's own result gives still is one."""
+    steps: list[tuple[str, Any]] = [
+        ("user", "push it back two more weeks"),
+        ("call", ("get_subscription", {}, {"resume_date": "2026-04-06"})),
+        ("call", ("extend_pause", {"weeks": 2}, {"status": "ok"})),
+    ]
+    assert _contradictions(steps, "Done! Your deliveries will resume on April 27.") == []
+    steps[-1] = ("call", ("extend_pause", {"weeks": 2}, {"status": "ok", "resume_date": "2026-04-20"}))
+    assert _contradictions(steps, "Done! Your deliveries will resume on April 27.") != []
+    # what a call that acted gave stands after another acts (blind set 15: a mooring's check-out time, then
+    # a fuel slot booked)
+    moored: list[tuple[str, Any]] = [
+        ("user", "book the berth and the fuel"),
+        ("call", ("reserve_berth", {"berth": "P-C14"}, {"ref": "MT-2208", "saida_ate": "12:00"})),
+        ("call", ("book_fuel", {"slot": "16:00"}, {"appointment_id": "FD-3317"})),
+    ]
+    assert _contradictions(moored, "Saída até às 11h00 de segunda.") != []
+
+
+def test_a_bound_a_field_sets_is_no_value_of_it() -> None:
+    """Blind set 9: `It can be delayed by up to 21 days, so the latest possible ship date is Wednesday, Oct
+    15` beside `ship_date`: a limit worked out from the field, not the field."""
+    steps: list[tuple[str, Any]] = [
+        ("user", "push it back?"),
+        ("call", ("get", {}, {"ship_date": "2025-09-24"})),
+    ]
+    system = ["A shipment can be delayed by at most 21 days from its original ship date."]
+    assert _contradictions(steps, "So the latest possible ship date is Wednesday, Oct 15.", system) == []
+
+
+def test_a_day_a_rule_computes_is_still_contradicted_by_the_field_its_words_name() -> None:
+    """`unpaid after 7 days` puts 7 days after every stated date: `due on April 17` was computed, though the
+    result's `due_date` says April 10 (a review's case). A computed day beside the words of a field that
+    gives another one fails; a computed amount does not (blind sets 1-15: those were good replies)."""
+    system = ["Invoices not paid after 7 days incur a late fee."]
+    steps: list[tuple[str, Any]] = [
+        ("user", "when is it due?"),
+        ("call", ("get_invoice", {}, {"due_date": "2026-04-10"})),
+    ]
+    assert _contradictions(steps, "INV-30411 is due on April 17.", system) != []
+    assert _contradictions(steps, "INV-30411 is due on April 10.", system) == []
+    # the weekday before a date is the date's: its words are those before the weekday
+    resume: list[tuple[str, Any]] = [("user", "hi"), ("call", ("get", {}, {"resume_date": "2027-03-05"}))]
+    assert _contradictions(resume, "It resumes automatically on Monday, April 5, 2027.") != []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"passenger_type": "Adult"},
+        {"recipient_relationship": "Mother"},
+        {"driver_age_band": "Under 25"},
+        {"guests": ["Primary", "Spouse"]},
+    ],
+)
+def test_a_value_under_a_key_of_people_that_is_no_name_is_not_checked_as_one(args: dict[str, Any]) -> None:
+    """Only the last word of a key lists people, and only a full name is a name (a review's cases)."""
+    assert set(source(["Two adults and a child, please"], "create_booking", args).values()) == {"agent"}
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "Two adults and a child, please")
+    assert not any(p.checked for p in ev.provenance("create_booking", args))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Voilà les créneaux de samedi : le cours de 10h est réservé aux membres.",
+        "Listo, he revisado: el curso de las 10 está reservado para socios.",
+        "If the flight is disrupted and your booking has been cancelled by the airline, you'll get a refund.",
+        "Once the warehouse receives the blender and your refund has been issued, you'll get an email.",
+    ],
+)
+def test_a_rule_or_a_condition_is_no_done_claim(reply: str) -> None:
+    """A review's cases: `Voilà` shows, it does not say done; a present passive after an opener claims only
+    of the user's things; a condition holds over the sentence before the claim, across `and your`."""
+    assert done_claims(reply) == ()
+
+
+def test_opening_days_are_no_rule_day_and_odd_years_do_not_crash() -> None:
+    ev = Evidence(system=["Opening hours: Tuesdays to Saturdays, 10:00-18:00."], today="2026-03-20")
+    ev.add_user(1, "can I come?")
+    ev.add_call(2, "book", {}, {"date": "2026-03-26"}, failed=False, tainted=False)
+    assert [c.text for c in ev.unsupported("See you Saturday, March 28.", ["book"]) if not c.unsure] == [
+        "March 28"
+    ]
+    ev = Evidence(
+        system=["Payouts are made every Monday. Accounts are closed after 30 days."], today="2026-03-20"
+    )
+    ev.add_user(1, "when?")
+    ev.unsupported("Your first payout is Monday, January 1, 0001 (expiry 9999-12-31).", ["book"])  # no crash
+
+
+@pytest.mark.parametrize(
+    ("said", "args", "expected"),
+    [
+        ("December 30 to January 2, please", {"date": "2025-12-31"}, "user"),
+        ("Table on April 3 - 6 people", {"date": "2025-04-05"}, "agent"),
+    ],
+)
+def test_a_range_across_a_year_and_a_count_after_a_dash(
+    said: str, args: dict[str, Any], expected: str
+) -> None:
+    """A review's cases: a range that runs into January; `April 3 - 6 people` is a date and a count."""
+    assert set(source([said], "book", args).values()) == {expected}
+
+
+def test_a_yes_is_not_an_if_or_a_before() -> None:
+    """`Si possible, plutôt 14:00` (French `if`) and Italian `prima` (`before`) agree to nothing."""
+    assert AFFIRMATION.match("Si possible, plutôt 14:00.") is None
+    assert AFFIRMATION.match("prima devo controllare") is None
+    assert AFFIRMATION.match("Sí, por favor") is not None
