@@ -1245,10 +1245,10 @@ def value_kind(key: str, value: Any) -> Kind:
         return "count" if number.is_integer() and abs(number) < _SMALL_COUNT else "number"
     if not isinstance(value, str) or not value.strip():
         return "other"
-    free_key, name_key, id_key = _key_classes(key)
+    free_key, name_key, id_key, people_key = _key_classes(key)
     if free_key or len(value.split()) >= _WORDS_OF_FREE_TEXT:
         return "free_text"
-    if not name_key and key_words(key)[-1:] and key_words(key)[-1] in _PEOPLE_KEYS:
+    if people_key and not name_key:
         name_key = _FULL_NAME.fullmatch(value.strip()) is not None  # `Zoe Hart`, not `Adult`
     kind = _string_kind(value, name_key)
     if kind in ("other", "name") and id_key and len(value.split()) == 1:
@@ -1257,10 +1257,13 @@ def value_kind(key: str, value: Any) -> Kind:
 
 
 @lru_cache(maxsize=8_192)
-def _key_classes(key: str) -> tuple[bool, bool, bool]:
-    """Whether an argument name says free text, a name, an id (`FREE_TEXT_KEYS`, `NAME_KEYS`, `ID_WORDS`)."""
-    words = set(key_words(key))
-    return bool(words & FREE_TEXT_KEYS), bool(words & NAME_KEYS), bool(words & ID_WORDS)
+def _key_classes(key: str) -> tuple[bool, bool, bool, bool]:
+    """Whether an argument name says free text, a name, an id, people (`FREE_TEXT_KEYS`, `NAME_KEYS`,
+    `ID_WORDS`; `_PEOPLE_KEYS` as its last word)."""
+    listed = key_words(key)
+    words = set(listed)
+    people = bool(listed) and listed[-1] in _PEOPLE_KEYS
+    return bool(words & FREE_TEXT_KEYS), bool(words & NAME_KEYS), bool(words & ID_WORDS), people
 
 
 @short_cached(maxsize=65_536)
