@@ -797,11 +797,14 @@ class Evidence:
         when every word of its key but the generic ones (`_GENERIC_KEY_WORDS`: `date`, `amount`; a currency)
         and the qualifiers (`_QUALIFIER_KEY_WORDS`: `paid`, `due`) is among them, stemmed alike (`resumes`,
         `resume_date`); a whole (`Hire total`) names only a key that says it too, and a value said to have
-        changed (`a new total of $511`, `_CHANGED`) none. It fails when fields are
-        named and none of them holds the value (one of a list's is enough). Not checked: a value something
-        states (the user, a result, the prompt, a call's arguments) or that is computed, and a plain
-        number (a count, points). A first version that contradicted those too newly flagged 24 good
-        conversations of blind sets 1–15 and 7 good τ-bench runs, for 15 more planted errors caught."""
+        changed or a bound (`a new total of $511`, `the latest possible date`: `_CHANGED`) none. Fields are
+        compared in their own terms (`_field_values`), and only what a later call that acted cannot have
+        changed (`_named_fields`). It fails when fields are named and none of them holds the value (one of a
+        list's is enough). Called for a value nothing states, and for a day a rule's offset computes (`due
+        on April 17` under `after 7 days` beside `due_date: 2026-04-10`); not for a plain number (a count,
+        points), nor for anything stated or another computation: a first version that contradicted those
+        too newly flagged 24 good conversations of blind sets 1–15 and 7 good τ-bench runs, for 15 more
+        planted errors caught."""
         said = _comparable(canon)
         if said is None or said[0] == "number":  # a plain number: a count or points, too often a sum
             return None
@@ -1589,7 +1592,7 @@ _LEADING_DAY = re.compile(
     r"(?!\s*(?:people|persons?|guests?|pax|adults?|kids|children|of\s+us)\b)",
     re.I,
 )
-_RANGE_SIDE = 24  # characters read on each side of the range's word for its two days
+_RANGE_SIDE = 24  # characters read on each side of a range's word for its two days
 _MAX_RANGE_DAYS = 7  # a stay or a run of days a user books, not two dates a month apart
 _MAX_YEAR = 9000  # dates past it are left alone: a day after 9999-12-31 does not exist
 
@@ -1616,14 +1619,8 @@ def _days_between(text: str, today: str | None) -> list[str]:
                     out.append(f"date:{d.replace(day=n)}")
                     right.append(d.replace(day=n))
         for first, last in itertools.product(left, right):
-            if (
-                last < first and last.month < first.month and last.year < _MAX_YEAR
-            ):  # `December 30 to January 2`
-                last = (
-                    last.replace(year=last.year + 1)
-                    if valid_day(last.year + 1, last.month, last.day)
-                    else last
-                )
+            if last < first and last.month < first.month:  # `December 30 to January 2`: the next year's
+                last = _next_year(last)
             if 1 < (last - first).days <= _MAX_RANGE_DAYS:
                 out += [f"date:{first + timedelta(days=k)}" for k in range(1, (last - first).days)]
     return out
@@ -1633,19 +1630,26 @@ def _dates_said(text: str, today: str | None) -> list[date]:
     """The dates a few words name: written, relative to `today`, or a month and day in `today`'s year."""
     out = []
     for key in (*_fact_keys(text), *spoken_keys(text, today)):
-        said = (
-            key[5:]
-            if key.startswith("date:")
-            else f"{today[:4]}-{key[3:]}"
-            if today and key[:3] == "md:"
-            else ""
-        )
-        if len(said) == 10:
-            try:
-                out.append(date.fromisoformat(said))
-            except ValueError:
-                continue
+        if key.startswith("date:"):
+            said = key[5:]
+        elif key.startswith("md:") and today:
+            said = f"{today[:4]}-{key[3:]}"
+        else:
+            continue
+        try:
+            out.append(date.fromisoformat(said))
+        except ValueError:
+            continue
     return out
+
+
+def _next_year(day: date) -> date:
+    """The same day a year later, where there is one."""
+    return (
+        day.replace(year=day.year + 1)
+        if day.year < _MAX_YEAR and valid_day(day.year + 1, day.month, day.day)
+        else day
+    )
 
 
 #: a claimed action that another's flag says too: a pass transferred is moved (an update)
@@ -2312,8 +2316,9 @@ _CHANGED = frozenset(
 
 def _cues(reply: str, start: int, end: int) -> frozenset[str]:
     """The stems of the words beside a reply's value: up to `_CUES` before it and after it, within its
-    part of the clause (`_CUE_BOUNDARY`), after it only up to a preposition (`_CUE_AFTER_END`). None for a
-    range's bound (`_RANGE_BEFORE`, `_RANGE_AFTER`) or a value said to have changed (`_CHANGED`)."""
+    part of the clause (`_CUE_BOUNDARY`), after it only up to a preposition (`_CUE_AFTER_END`). None at
+    all for a range's bound (`_RANGE_BEFORE`, `_RANGE_AFTER`) or a value said to have changed or to be a
+    bound (`_CHANGED`)."""
     before = reply[max(0, start - 60) : start]
     after = reply[end : end + 60]
     if _RANGE_BEFORE.search(before) or _RANGE_AFTER.match(after):
@@ -2671,7 +2676,7 @@ _EU_OPENER = re.compile(
 #: `Ihre neue Handynummer ist hinterlegt`, not `le cours de 10h est réservé aux membres`
 _EU_OWN_SUBJECT = re.compile(
     r"(?i)\W*(?:ihre?|ihren|dein|deine|votre|vos|ton|ta|tes|su|sus|tu|tus|il\s+tuo|la\s+tua|i\s+tuoi|le\s+tue|"
-    r"il\s+suo|la\s+sua|seu|sua|seus|suas|o\s+seu|a\s+sua|uw|je|jouw)\b"
+    r"il\s+suo|la\s+sua|seu|sua|seus|suas|o\s+seu|a\s+sua|uw|jouw)\b"
 )
 _EU_FIRST_PERSON = re.compile(
     r"(?i)\b(?:reservei|marquei|agendei|cancelei|alterei|mudei|enviei|reembolsei|encomendei)\b"
