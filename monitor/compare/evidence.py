@@ -102,9 +102,8 @@ _PEOPLE_KEYS = frozenset(
         "occupants", "members",
     }
 )  # fmt: skip
-_FULL_NAME = re.compile(
-    r"[A-ZÀ-ÖØ-Þ][^\W\d_]*[.'’-]?(?:[\s-]+[A-ZÀ-ÖØ-Þ][^\W\d_]*[.'’-]?)+|[\u4e00-\u9fff]{2,4}"
-)
+_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][^\W\d_]*(?:['’-][^\W\d_]+)*\.?"  # `Zoe`, `O'Neil`, `Smith-Jones`, `J.`
+_FULL_NAME = re.compile(rf"{_NAME_WORD}(?:\s+{_NAME_WORD})+|[\u4e00-\u9fff]{{2,4}}")
 #: Key words of an address: its house number and postcode are checked even when it reads as free text
 _ADDRESS_KEY_WORDS = frozenset({"address", "address1", "address2", "street", "addr"})
 _ADDRESS_NUMBER = re.compile(r"(?<![\w.,-])\d{2,6}(?![\w.,-]?\d)(?![^\W\d_])")  # not `221B` (an id)
@@ -366,6 +365,7 @@ class Evidence:
         self._failed: list[str] = []  # the tools of calls that failed
         #: the calls that act (not lookups) since the latest user message: turn, tool, whether it failed
         self._acted: list[tuple[int, str, bool]] = []
+        self._acted_ok = False  # a call that acts succeeded, in any exchange
         self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
@@ -381,6 +381,7 @@ class Evidence:
         #: and its days with the time of day said right after them: (`MM-DD`, `HH:MM`), read when needed
         self._reply_facts: tuple[tuple[str, str], ...] = ()
         self._reply_pairs: set[tuple[str, str]] | None = None
+        self._reply_weekdays: list[tuple[str, int, int, int, int | None]] | None = None  # `weekday_dates`
         self._reply_text = ""  # and its text: the amounts it says in a currency, read when a sum needs them
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
         #: the UTC offsets (minutes) the system prompt tells the agent to give times in (`UTC+1`): a reply's
@@ -481,6 +482,7 @@ class Evidence:
         is 375`); an ungrounded call taints it."""
         if not _looks_read_only(tool):  # `_acted`: the calls that act since the user's message, failed or not
             self._acted.append((turn, tool, failed))
+            self._acted_ok = self._acted_ok or not failed
         if failed:
             self._failed.append(tool)
             if error:
@@ -635,6 +637,7 @@ class Evidence:
         self._reply = set(_numbers(reply))  # every number the reply says, measures too: the parts of its sums
         self._reply_facts = facts  # what `_deadline` pairs, when a date needs it
         self._reply_pairs = None
+        self._reply_weekdays = None
         self._reply_text = reply
         for canon, original in facts:
             found = self._fact_source(canon, original)
@@ -712,9 +715,9 @@ class Evidence:
                 which = (
                     "no successful call before it does that (the agent's tools are not declared in its spans)"
                 )
-            elif self._acted and all(failed for _, _, failed in self._acted):
+            elif self._acted and all(failed for _, _, failed in self._acted) and not self._acted_ok:
                 # no tool of this agent is named for it (`已为您预约成功` after `create_order`), but every call that
-                # acted since the user's message failed: nothing was done
+                # acted since the user's message failed, and none before it succeeded: nothing was done
                 turn, tool, _ = self._acted[-1]
                 which = f"turn {turn}'s {tool} failed, and no call since the user's message did anything"
             else:  # no tool of this agent does it: a claim about something else, not judged
@@ -842,15 +845,26 @@ class Evidence:
 
     def _named_fields(self) -> dict[str, dict[str, _Field]]:
         """`_fields` (a field's stems → its key → the field), grown by the results added since it was last
-        asked for. A successful call that acts drops what only lookups before it gave: it may have changed
-        it (`resume_date` before `extend_pause`)."""
+        asked for. A successful call that acts (`_acts`) drops what only lookups before it gave, and what calls
+        that acted on the same thing gave (an id of its arguments, `_ID_LIKE`, in theirs): it may have changed it
+        (`resume_date` before `extend_pause`; `book_room`'s total before `extend_stay` of that room; not a
+        berth's check-out time before a fuel slot is booked)."""
         for d in self._done[self._fields_read :]:
-            lookup = _looks_read_only(d.tool)
-            if not lookup:  # what lookups gave before it may have changed; what calls that acted gave stands
+            stripe = _currency_beside(d.result)  # `{"amount_due": 4500, "currency": "gbp"}`
+            lookup = not _acts(d.tool)
+            if not lookup:  # it may have changed what lookups gave, and what calls on the same thing gave
+                same = {x for x in d.arg_strings if _ID_LIKE.fullmatch(x)}  # `HB-55120`: not a name or a date
+                touched = {
+                    e.turn
+                    for e in self._done
+                    if e.turn < d.turn and same & {*e.arg_strings, *e.result_strings}
+                }
                 self._fields = {
                     stem: kept
                     for stem, by_key in self._fields.items()
-                    if (kept := {k: f for k, f in by_key.items() if not f.looked_up})
+                    if (
+                        kept := {k: f for k, f in by_key.items() if not f.looked_up and f.turn not in touched}
+                    )
                 }
             for _, key, leaf in _leaves(d.result):
                 if isinstance(leaf, bool) or leaf is None:
@@ -858,11 +872,11 @@ class Evidence:
                 words = key_words(key)
                 named = [w for w in words if w not in _GENERIC_KEY_WORDS and w not in _CURRENCY_KEY_WORDS]
                 stems = frozenset(_stem(w) for w in named if len(w) >= 3)
-                said = self._field_values(words, leaf) if stems else set()
+                said = self._field_values(words, leaf, stripe) if stems else set()
                 if not said:
                     continue
                 required = frozenset(_stem(w) for w in named if len(w) >= 3 and w not in _QUALIFIER_KEY_WORDS)
-                currency = next((w for w in words if w in _CURRENCY_KEY_WORDS), "")
+                currency = next((w for w in words if w in _CURRENCY_KEY_WORDS), "") or stripe
                 currency = currency or next((k[2] for k in said if k[0] == "money" and k[2]), "")
                 for stem in stems:
                     found = self._fields.setdefault(stem, {}).setdefault(
@@ -874,11 +888,13 @@ class Evidence:
         self._fields_read = len(self._done)
         return self._fields
 
-    def _field_values(self, words: list[str], leaf: Any) -> set[tuple[str, Any, str]]:
+    def _field_values(self, words: list[str], leaf: Any, minor_too: str = "") -> set[tuple[str, Any, str]]:
         """(kind, value, currency) of a result leaf as `_comparable` gives a reply's facts: a number under a key
         that says money is an amount (in minor units under `cents`, `pence`: `late_fee_pence: 4500` is 45); a
         short string's facts, a numeric date of two readings (`04/03/2026`) read both ways. Not a time or a
-        date given in UTC or another zone the prompt does not name: a reply may tell it in the user's own."""
+        date given in UTC or another zone the prompt does not name: a reply may tell it in the user's own.
+        `minor_too`: the result names its currency beside its amounts (`"currency": "gbp"`, as payment
+        APIs write them, often in minor units): a whole amount is read as hundredths too."""
         if isinstance(leaf, int | float):
             number = _finite(leaf)
             if number is None:
@@ -886,11 +902,15 @@ class Evidence:
             money = not _CURRENCY_KEY_WORDS.isdisjoint(words) or not MONEY_WORDS.isdisjoint(words)
             if not _MINOR_UNIT_WORDS.isdisjoint(words):
                 number, money = number / 100, True
-            return {("money" if money else "number", _round(number), "")}
+            amounts: set[tuple[str, Any, str]] = {("money" if money else "number", _round(number), "")}
+            if money and minor_too and number.is_integer():
+                amounts.add(("money", _round(number / 100), ""))
+            return amounts
         if not isinstance(leaf, str) or len(leaf) > _FIELD_CHARS or not _HAS_DIGIT.search(leaf):
             return set()
-        if not self._zones and _ZONED.search(leaf):
-            return set()
+        zoned = _ZONED.search(leaf)
+        if zoned and (not self._zones or not _UTC.search(zoned.group(0))):
+            return set()  # told in the user's zone, or given in a zone of its own
         out: set[tuple[str, Any, str]] = set()
         for k in _fact_keys(leaf):
             if k.startswith("clock:"):
@@ -1033,7 +1053,9 @@ class Evidence:
         if not self._today:
             return False
         year = int(self._today[:4])
-        for _, weekday, month, day, said_year in weekday_dates(self._reply_text):
+        if self._reply_weekdays is None:
+            self._reply_weekdays = weekday_dates(self._reply_text[:MAX_FACT_CHARS])
+        for _, weekday, month, day, said_year in self._reply_weekdays:
             if f"{month:02d}-{day:02d}" != mmdd:
                 continue
             names = [normalize_text(n) for n in weekday_names(weekday)]
@@ -1349,6 +1371,11 @@ def _stated(
     if kind == "name" and len(words := norm.split()) > 1:  # `Rite Aid Hawthorne Blvd`: every word said
         for source, turn, evidence in where.texts:
             if all(f" {w} " in evidence for w in words):
+                yield source, turn
+    if kind == "name" and norm:  # `Jose Ramirez` for the user's `José Ramírez`, and the other way round
+        plain = _unaccented(f" {norm} ")
+        for source, turn, evidence in where.texts:
+            if plain in _unaccented(evidence):
                 yield source, turn
     if has_cjk(text) and norm:  # Chinese is written without spaces between words
         for source, turn, evidence in where.texts:
@@ -2262,8 +2289,11 @@ _QUALIFIER_KEY_WORDS = frozenset(
     }
 )  # fmt: skip
 #: words of a key whose amounts are in a currency's hundredths (`shipping_fee_cents: 1250` is $12.50)
+#: an identifier among a call's arguments (letters and digits, no space): what says two calls act on one thing
+_ID_LIKE = re.compile(r"(?=[^\d]*\d)(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9_-]{4,40}")
 _MINOR_UNIT_WORDS = frozenset({"cents", "cent", "pence", "penny", "minor"})
 #: a time given with its zone (`2026-03-21T14:00:00Z`, `14:00 UTC`, `+01:00`)
+_UTC = re.compile(r"Z|UTC|GMT|[+-]00:?00")
 _ZONED = re.compile(r"\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|UTC|GMT|[+-]\d{2}:?\d{2})(?![\w:])")
 #: a numeric date whose day and month may be either (`04/03/2026`)
 _TWO_READINGS = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](?:\d{4}|\d{2})(?![\d/.])")
@@ -2290,12 +2320,18 @@ _RANGE_BEFORE = re.compile(r"(?i)\b(?:from|between|von|de|desde|dalle|tra)\s*$")
 _RANGE_AFTER = re.compile(r"(?i)^\s*(?:to|and|until|till|[-–—~]|bis|à|a|al|alle)\s*\S*\d")
 
 
+@short_cached(maxsize=65_536)
+def _unaccented(text: str) -> str:
+    """The text without its accents (`saída` → `saida`, `José` → `Jose`)."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _stem(word: str) -> str:
     """A word without an ending, as a key's word and a reply's are compared: `resumes` and `resume`,
     `starting` and `start`, `fees` and `fee`."""
-    w = fold(word)
-    if not w.isascii():  # `saída` as a key writes it: `saida`
-        w = "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))
+    w = _unaccented(fold(word))  # `saída` as a key writes it: `saida`
     for suffix in ("ing", "ed", "es", "s", "e"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)]
@@ -2307,10 +2343,30 @@ def _stem(word: str) -> str:
 _AGGREGATES = frozenset(map(_stem, ("total", "subtotal", "balance", "sum", "altogether", "overall", "grand")))
 #: words that say a value changed (`a new total of $511`, `your balance is now $36.35`): a result before it
 #: gives the old one
-_CHANGED = frozenset(
-    map(_stem, ("new", "now", "updated", "revised", "adjusted", "becomes", "extended", "instead"))
-) | frozenset(  # and a bound the field sets, not the field (`the latest possible ship date is Oct 15`)
-    map(_stem, ("latest", "earliest", "possible", "maximum", "minimum", "max", "min"))
+_CHANGED = (
+    frozenset(map(_stem, ("new", "now", "updated", "revised", "adjusted", "becomes", "extended", "instead")))
+    | frozenset(  # a bound the field sets, not the field (`the latest possible ship date is Oct 15`)
+        map(_stem, ("latest", "earliest", "possible", "maximum", "minimum", "max", "min"))
+    )
+    | frozenset(  # and a value said roughly (`about £45` of £44.99, `doors open around 7 PM`)
+        map(
+            _stem,
+            (
+                "about",
+                "around",
+                "roughly",
+                "approximately",
+                "approx",
+                "nearly",
+                "almost",
+                "under",
+                "over",
+                "circa",
+                "some",
+                "ish",
+            ),
+        )
+    )
 )
 
 
@@ -2321,7 +2377,7 @@ def _cues(reply: str, start: int, end: int) -> frozenset[str]:
     bound (`_CHANGED`)."""
     before = reply[max(0, start - 60) : start]
     after = reply[end : end + 60]
-    if _RANGE_BEFORE.search(before) or _RANGE_AFTER.match(after):
+    if _RANGE_BEFORE.search(before) or _RANGE_AFTER.match(after) or before.rstrip().endswith(("~", "≈")):
         return frozenset()
     before = _WEEKDAY_TAIL.sub(" ", before)  # `resumes on Monday, April 5`: the weekday is the date's
     cut = [m.end() for m in _CUE_BOUNDARY.finditer(before)]
@@ -2333,6 +2389,16 @@ def _cues(reply: str, start: int, end: int) -> frozenset[str]:
     words = _CUE_WORD.findall(before)[-_CUES:] + _CUE_WORD.findall(after)[:_CUES]
     stems = frozenset(_stem(w) for w in words)
     return frozenset() if not stems.isdisjoint(_CHANGED) else stems
+
+
+def _currency_beside(result: Any) -> str:
+    """The currency a result names beside its amounts (`{"amount": 4500, "currency": "GBP"}`), lower-case,
+    or "" (looked for in its top level and in each item of a top-level list)."""
+    for part in (result, *(result if isinstance(result, list) else ())):
+        said = part.get("currency") if isinstance(part, dict) else None
+        if isinstance(said, str) and len(said) == 3 and said.isalpha():
+            return said.casefold()
+    return ""
 
 
 def _comparable(canon: str) -> tuple[str, Any] | None:
@@ -2668,9 +2734,9 @@ _EU_PRESENT = re.compile(
     rf"(?i)(?:\b(?:{_EU_AUXILIARY}|ist|sind|est|sont|es|son|está|están|è|sono|é|são)\s+(?:[\w'’-]+\s+){{0,8}}?|\b)"
     rf"(?P<v>{_EU_PARTICIPLE})\b"
 )
-_EU_OPENER = re.compile(
+_EU_OPENER = re.compile(  # followed by a mark, as an opener is: not `Pronto recibirá`, `Listo para ayudarle`
     r"(?i)^\W*(?:erledigt|alles\s+erledigt|fertig|c['’]est\s+fait|c['’]est\s+bon|listo|hecho|"
-    r"fatto|ecco\s+fatto|feito|pronto|klaar|gedaan|geregeld)\b"
+    r"fatto|ecco\s+fatto|feito|pronto|klaar|gedaan|geregeld)\s*[:!,.—–-]"
 )
 #: after an opener, a present passive claims only of the user's own things, as in English (`_OWN_SUBJECT`):
 #: `Ihre neue Handynummer ist hinterlegt`, not `le cours de 10h est réservé aux membres`
@@ -2749,7 +2815,6 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     out = []
     opened = False  # the sentence before was only an opener (`All done!`)
     english = _ENGLISH.search(reply) is not None  # its claims are read in English only (`_eu_claim`: none)
-    eu_opened = not english and _EU_OPENER.match(reply) is not None  # `Erledigt: …`: a present passive claims
     for sentence in sentences(reply):
         after_opener, opened = opened, bool(_OPENER_ALONE.match(sentence))
         if act_of(sentence) == "ask":
@@ -2774,7 +2839,8 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         if zh is not None and not re.search("[不没未]", sentence[: zh.start()]):
             out.append((sentence, _ZH_VERBS[zh.group(1)]))
             continue
-        eu = None if english else _eu_claim(sentence, eu_opened)
+        # `Erledigt: Ihre Nummer ist hinterlegt`: in the sentence an opener opens, a present passive claims
+        eu = None if english else _eu_claim(sentence, _EU_OPENER.match(sentence) is not None)
         if eu is not None:
             out.append((sentence, eu))
             continue
@@ -2790,6 +2856,13 @@ _READ_VERBS = frozenset(
     {"get", "search", "list", "find", "lookup", "look", "check", "read", "fetch", "query", "show", "view", "track",
      "describe", "calculate", "think", "retrieve", "browse", "verify", "validate", "quote", "estimate"}
 )  # fmt: skip
+
+
+@lru_cache(maxsize=4_096)
+def _acts(tool: str) -> bool:
+    """A tool whose name says an action it does (`book_room`, `extend_stay`, `issue_refund`), not a lookup
+    whose name opens with no verb that reads (`subscription_details`, `order_status`)."""
+    return not _looks_read_only(tool) and any(does(tool, action) for action in ACTIONS)
 
 
 @lru_cache(maxsize=4_096)

@@ -51,7 +51,7 @@ AFFIRMATION = re.compile(
     r"that'?s right|right|perfect|great|fine|absolutely|对|是的?|好的?|可以|行|没问题|确认|"
     # the same in the other languages the monitor reads days in (`はい、お願いします`, `네`, `oui`, `sí`)
     r"はい|ええ|お願いします|네|예|좋아요|oui|d'accord|sí|claro|vale|sim|ja|jawohl|genau|sì|certo|"
-    r"tak|evet|tamam|да|ano|igen|kyllä)\b"  # not `si` (French `if`) nor `prima` (Italian `before`)
+    r"tak|evet|tamam|да|ano|igen|kyllä)\b(?!\s+que\s+no\b)"  # not `si` (`if`), `prima` (`before`), `claro que no`
 )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from monitor.compare.evidence import Evidence, computable, done_claims
+from monitor.compare.evidence import _EU_OPENER, Evidence, computable, done_claims
 from monitor.model import ActionContent, DialogTurn, FailureReason, ResponseContent
 from monitor.reference.policy import BUILTIN
 from monitor.score.grounding import AFFIRMATION, ConversationEvidence
@@ -1549,3 +1549,73 @@ def test_a_yes_is_not_an_if_or_a_before() -> None:
     assert AFFIRMATION.match("Si possible, plutôt 14:00.") is None
     assert AFFIRMATION.match("prima devo controllare") is None
     assert AFFIRMATION.match("Sí, por favor") is not None
+
+
+def test_a_second_reviews_cases_are_no_false_alarms() -> None:
+    """A second review of the round: each of these failed a correct conversation."""
+    # a booking made in an earlier exchange backs its restatement after a failed reminder
+    steps = [
+        ("user", "Tuesday at 3pm works"),
+        (
+            "call",
+            (
+                "create_appointment",
+                {"date": "2026-03-24", "time": "15:00"},
+                {"appointment_id": "AP-5521"},
+                False,
+            ),
+        ),
+        ("user", "Can you text me a reminder too?"),
+        ("call", ("send_sms", {"appointment_id": "AP-5521"}, None, True)),
+    ]
+    reply = "Sorry, the text failed to send. You're booked for Tuesday at 3:00 PM."
+    assert reply_claims(steps, reply, ["create_appointment", "send_sms"]) == []
+    # a value said roughly
+    for result, said in [
+        ({"price_gbp": 44.99}, "The price is about £45."),
+        ({"total_price_usd": 1187.40}, "That comes to roughly $1,200."),
+        ({"doors_open_time": "18:45"}, "Doors open around 7 PM."),
+    ]:
+        assert _contradictions([("user", "hi"), ("call", ("look_up", {}, result))], said) == [], said
+    # a lookup named without a verb that reads, then a call that changed it
+    paused: list[tuple[str, Any]] = [
+        ("user", "push it back two more weeks"),
+        ("call", ("subscription_details", {}, {"resume_date": "2026-04-06"})),
+        ("call", ("extend_pause", {"weeks": 2}, {"status": "ok"})),
+    ]
+    assert _contradictions(paused, "Done! Your deliveries will resume on April 27.") == []
+    # a booking's total, then the same booking extended
+    stay: list[tuple[str, Any]] = [
+        ("user", "add one more night"),
+        ("call", ("book_room", {"room": "R-204"}, {"booking_id": "HB-55120", "total_usd": 540})),
+        ("call", ("extend_stay", {"booking_id": "HB-55120", "nights": 1}, {"status": "ok"})),
+    ]
+    assert _contradictions(stay, "Your check-out is April 7 and the total comes to $725.") == []
+    # amounts beside their currency, as payment APIs give them (minor units)
+    stripe: list[tuple[str, Any]] = [
+        ("user", "what do I owe?"),
+        ("call", ("get_invoice", {}, {"amount_due": 4500, "currency": "gbp"})),
+    ]
+    assert _contradictions(stripe, "The amount due is £45.00.") == []
+    assert _contradictions(stripe, "The amount due is £54.00.") != []
+
+
+def test_an_eu_opener_reads_a_claim_only_in_its_own_sentence() -> None:
+    """A state a lookup showed (`está enviado desde ayer`) in a later sentence is no claim, and a word that
+    only looks like an opener (`Pronto recibirá`: soon; `Listo para ayudarle`: ready) opens nothing."""
+    reply = "Listo: su dirección está actualizada. Su pedido está enviado desde ayer."
+    assert [action for _, action in done_claims(reply)] == ["update"]
+    assert _EU_OPENER.match("Pronto recibirá su pedido.") is None
+    assert _EU_OPENER.match("Listo para ayudarle con su pedido.") is None
+    assert _EU_OPENER.match("Listo: su pedido está enviado.") is not None
+
+
+def test_names_with_accents_apostrophes_and_hyphens() -> None:
+    """`Jose Ramirez` for the user's `José Ramírez` is the user's; `O'Neil Byrne` reads as a full name; a long
+    run of hyphens is read at once (it took seconds, doubling every four characters)."""
+    assert source(["Passengers: José Ramírez and Ana Ruiz"], "book", {"passengers": ["Jose Ramirez"]}) == {
+        "passengers[0]": "user"
+    }
+    assert source(["Guests: Sean O'Neil"], "book", {"guests": ["Sean O'Neal"]}) == {"guests[0]": "agent"}
+    assert source(["it's fine"], "book", {"guests": ["Ab--" * 24 + "1"]}) == {"guests[0]": "agent"}
+    assert AFFIRMATION.match("Claro que no, prefiero el martes.") is None
