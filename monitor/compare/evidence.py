@@ -1619,6 +1619,8 @@ _LEADING_DAY = re.compile(
     r"(?!\s*(?:people|persons?|guests?|pax|adults?|kids|children|of\s+us)\b)",
     re.I,
 )
+#: a bare day number right before a range's word (`vom 3. bis 6. April`): its month is the second day's
+_TRAILING_DAY = re.compile(r"(?i)(?<![\d/.:,-])\b(\d{1,2})(?:st|nd|rd|th)?\.?\s*$")
 _RANGE_SIDE = 24  # characters read on each side of a range's word for its two days
 _MAX_RANGE_DAYS = 7  # a stay or a run of days a user books, not two dates a month apart
 _MAX_YEAR = 9000  # dates past it are left alone: a day after 9999-12-31 does not exist
@@ -1634,11 +1636,17 @@ def _days_between(text: str, today: str | None) -> list[str]:
     text = text[:MAX_FACT_CHARS]
     for m in _DAY_RANGE.finditer(text):
         start, end = m.span("to") if m["to"] else m.span("sign")
-        if not _DAY_BEFORE.search(text, max(0, start - _RANGE_SIDE - 16), start):
+        bare = _TRAILING_DAY.search(text, max(0, start - _RANGE_SIDE), start)
+        if not bare and not _DAY_BEFORE.search(text, max(0, start - _RANGE_SIDE - 16), start):
             continue
         left = _dates_said(text[max(0, start - _RANGE_SIDE) : start], today)
         after = text[end : end + _RANGE_SIDE]
         right = _dates_said(after, today)
+        if bare:  # `vom 3. bis 6. April`, `3 to 6 April`: the first day in the month of the second
+            n = int(bare[1])
+            firsts = [d.replace(day=n) for d in right if 0 < d.day - n <= _MAX_RANGE_DAYS]
+            out += [f"date:{d}" for d in firsts]
+            left += firsts
         if day := _LEADING_DAY.match(after):  # `April 3 to 6`, `May 5th to the 8th`: in the first's month
             n = int(day[1])
             for d in left:

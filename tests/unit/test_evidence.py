@@ -1285,6 +1285,9 @@ def test_an_accented_word_names_the_unaccented_key_it_is() -> None:
         ("check in April 3 - April 6", {"night": "2025-04-04"}, "user"),
         ("April 3 to 6, two of us", {"check_out": "2025-04-06"}, "user"),
         ("May 5th to the 8th", {"date": "2025-05-07"}, "user"),
+        # the day number first, its month after the second (a review's case)
+        ("vom 3. bis 6. April, bitte", {"date": "2025-04-04"}, "user"),
+        ("3 to 6 April please", {"check_in": "2025-04-03"}, "user"),
         # no range: two days said apart, a range of hours, a range of room numbers
         ("Monday or Wednesday next week", {"date": "2025-03-18"}, "agent"),
         ("Friday 3 to 5 pm", {"date": "2025-03-16"}, "agent"),
