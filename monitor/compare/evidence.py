@@ -33,7 +33,6 @@ import bisect
 import itertools
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -53,7 +52,7 @@ from monitor.compare.facts import (
     valid_day,
     zh_number,
 )
-from monitor.compare.hints import fold, holds_any
+from monitor.compare.hints import fold, holds_any, unaccented
 from monitor.compare.lexicon import Airports, load_airports
 from monitor.compare.spoken import (
     WEEKDAY_CODES,
@@ -362,10 +361,7 @@ class Evidence:
         self._airports = airports if airports is not None else load_airports()
         self._tainted: set[int] = set()
         self._done: list[_Done] = []  # calls that succeeded
-        self._failed: list[str] = []  # the tools of calls that failed
-        #: the calls that act (not lookups) since the latest user message: turn, tool, whether it failed
-        self._acted: list[tuple[int, str, bool]] = []
-        self._acted_ok = False  # a call that acts succeeded, in any exchange
+        self._failed: list[tuple[int, str]] = []  # the calls that failed: turn, tool
         self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
@@ -417,7 +413,6 @@ class Evidence:
 
     def add_user(self, turn: int, text: str) -> None:
         self._last_user = turn
-        self._acted = []
         self._sources.add_text("user", turn, text)
         spoken = spoken_keys(text, self._today)  # `tomorrow`, `half past two`, `five hundred`
         for key in spoken:
@@ -480,11 +475,8 @@ class Evidence:
     ) -> None:
         """A call made: its result becomes evidence unless it failed (its error message does: `total price
         is 375`); an ungrounded call taints it."""
-        if not _looks_read_only(tool):  # `_acted`: the calls that act since the user's message, failed or not
-            self._acted.append((turn, tool, failed))
-            self._acted_ok = self._acted_ok or not failed
         if failed:
-            self._failed.append(tool)
+            self._failed.append((turn, tool))
             if error:
                 self._sources.add_text("tool_result", turn, error)
                 self._speak(error)
@@ -561,7 +553,7 @@ class Evidence:
         Francisco, CA`), and its numbers are what a slip changes."""
         for m in _ADDRESS_NUMBER.finditer(address[:MAX_FACT_CHARS]):
             number = int(m.group(0))
-            if not list(_stated(number, "number", self._sources, self._airports)):
+            if next(_stated(number, "number", self._sources, self._airports), None) is None:
                 return number
         return None
 
@@ -715,10 +707,12 @@ class Evidence:
                 which = (
                     "no successful call before it does that (the agent's tools are not declared in its spans)"
                 )
-            elif self._acted and all(failed for _, _, failed in self._acted) and not self._acted_ok:
-                # no tool of this agent is named for it (`已为您预约成功` after `create_order`), but every call that
-                # acted since the user's message failed, and none before it succeeded: nothing was done
-                turn, tool, _ = self._acted[-1]
+            elif (failed := self._failed_acting_since_user()) and all(
+                _looks_read_only(d.tool) for d in self._done
+            ):
+                # no tool of this agent is named for it (`已为您预约成功` after `create_order`), but a call that
+                # acted since the user's message failed, and no call that acts ever succeeded: nothing was done
+                turn, tool = failed[-1]
                 which = f"turn {turn}'s {tool} failed, and no call since the user's message did anything"
             else:  # no tool of this agent does it: a claim about something else, not judged
                 continue
@@ -739,10 +733,8 @@ class Evidence:
             hits += where.facts.get(canon, [])
             if kind == "date":
                 hits += where.facts.get(f"md:{canon[-5:]}", [])
-            if kind == "time" and len(canon) == 10:  # `6:00` in a reply, `18:00` in the result
-                hits += where.facts.get(clock_key(int(canon[5:7]), int(canon[8:10])), [])
-                for zone in self._zones:  # said in the local time the prompt asks for, stated in UTC
-                    hits += where.facts.get(_shifted(canon, -zone), [])
+            if kind == "time" and len(canon) == 10:
+                hits += [h for key in self._same_times(canon) for h in where.facts.get(key, ())]
             if number is not None:
                 hits += where.numbers.get(_round(number), [])
             if kind == "id":
@@ -790,6 +782,22 @@ class Evidence:
             return ("computed", None), None
         return None
 
+    def _same_times(self, canon: str) -> list[str]:
+        """The keys a reply's `time:HH:MM` is also stated under: the same time on a 12-hour dial (`6:00` in a
+        reply, `18:00` in a result), and the UTC time of a local one the prompt asks replies to give."""
+        return [
+            clock_key(int(canon[5:7]), int(canon[8:10])),
+            *(_shifted(canon, -zone) for zone in self._zones),
+        ]
+
+    def _failed_acting_since_user(self) -> list[tuple[int, str]]:
+        """The calls that act (not lookups) and failed since the latest user message: turn, tool."""
+        return [
+            (turn, tool)
+            for turn, tool in self._failed
+            if turn > self._last_user and not _looks_read_only(tool)
+        ]
+
     def _contradicted(self, canon: str, original: str, reply: str) -> Claim | None:
         """A reply's amount, day or time that nothing states, whose words name a result field that gives
         another value: `it resumes automatically on April 5, 2027` after `resume_date: 2027-03-05`, `the
@@ -818,8 +826,9 @@ class Evidence:
         currency = canon.partition("|")[2] if kind == "money" else ""
         wanted = {said}
         if kind == "time":
-            wanted |= {("time", _shifted(canon, -zone)[5:]) for zone in self._zones}
-            wanted.add(("clock", clock_key(int(canon[5:7]), int(canon[8:10]))))
+            wanted |= {
+                ("clock", k) if k[:6] == "clock:" else ("time", k[5:]) for k in self._same_times(canon)
+            }
         start = reply.find(original)
         while start >= 0:
             end = start + len(original)
@@ -1162,7 +1171,7 @@ class Evidence:
         actions = {verb, *_TAKES_IN.get(verb, ())}
         stems = [stem for a in actions for stem in ACTIONS.get(a, (a,))]
         said_words = set(key_words(clause))
-        tried = any(does(t, verb) for t in self._failed)  # a lookup's old state backs no retry that failed
+        tried = any(does(t, verb) for _, t in self._failed)  # a lookup's old state backs no retry that failed
         for d in self._done:
             if d in doing or (tried and _looks_read_only(d.tool)):
                 continue
@@ -1195,14 +1204,8 @@ class Evidence:
         Friday to Tuesday)."""
         if not self._offsets and not self._working and not self._weekend:
             return False
-        try:
-            if date_key.startswith("md:"):  # a day with no year: the conversation's year
-                day = date.fromisoformat(f"{(self._today or '2000')[:4]}-{date_key[3:]}")
-            else:
-                day = date.fromisoformat(date_key[5:])
-        except ValueError:
-            return False
-        if not 1 < day.year < _MAX_YEAR:  # `9999-12-31`: no day after it to count to
+        day = _day_of(date_key, (self._today or "2000")[:4])  # a day with no year: the conversation's year
+        if day is None or not 1 < day.year < _MAX_YEAR:  # `9999-12-31`: no day after it to count to
             return False
         facts = self._sources.facts
 
@@ -1663,19 +1666,23 @@ def _days_between(text: str, today: str | None) -> list[str]:
 
 def _dates_said(text: str, today: str | None) -> list[date]:
     """The dates a few words name: written, relative to `today`, or a month and day in `today`'s year."""
-    out = []
-    for key in (*_fact_keys(text), *spoken_keys(text, today)):
-        if key.startswith("date:"):
-            said = key[5:]
-        elif key.startswith("md:") and today:
-            said = f"{today[:4]}-{key[3:]}"
-        else:
-            continue
-        try:
-            out.append(date.fromisoformat(said))
-        except ValueError:
-            continue
-    return out
+    year = today[:4] if today else None
+    days = (_day_of(key, year) for key in (*_fact_keys(text), *spoken_keys(text, today)))
+    return [day for day in days if day is not None]
+
+
+def _day_of(key: str, year: str | None) -> date | None:
+    """A `date:` key's date, or an `md:` key's day in `year`; None for another key or a day that is none."""
+    if key.startswith("date:"):
+        said = key[5:]
+    elif key.startswith("md:") and year:
+        said = f"{year}-{key[3:]}"
+    else:
+        return None
+    try:
+        return date.fromisoformat(said)
+    except ValueError:
+        return None
 
 
 def _next_year(day: date) -> date:
@@ -2328,18 +2335,14 @@ _RANGE_BEFORE = re.compile(r"(?i)\b(?:from|between|von|de|desde|dalle|tra)\s*$")
 _RANGE_AFTER = re.compile(r"(?i)^\s*(?:to|and|until|till|[-–—~]|bis|à|a|al|alle)\s*\S*\d")
 
 
-@short_cached(maxsize=65_536)
-def _unaccented(text: str) -> str:
-    """The text without its accents (`saída` → `saida`, `José` → `Jose`)."""
-    if text.isascii():
-        return text
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+#: `hints.unaccented`, cached: a name is looked for in every text of the evidence (`_stated`)
+_unaccented = short_cached(maxsize=65_536)(unaccented)
 
 
 def _stem(word: str) -> str:
     """A word without an ending, as a key's word and a reply's are compared: `resumes` and `resume`,
     `starting` and `start`, `fees` and `fee`."""
-    w = _unaccented(fold(word))  # `saída` as a key writes it: `saida`
+    w = unaccented(fold(word))  # `saída` as a key writes it: `saida`
     for suffix in ("ing", "ed", "es", "s", "e"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)]

@@ -32,7 +32,7 @@ import orjson
 import phonenumbers
 from dateutil import parser as dateparser
 
-from monitor.compare.hints import fold, holds_any, stems_of
+from monitor.compare.hints import fold, holds_any, stems_of, unaccented
 from monitor.compare.spoken import number_runs
 from monitor.compare.textcache import short_cached
 
@@ -2249,10 +2249,7 @@ def _canon_date(raw: str, day_first: bool) -> str | None:
 def _fold(word: str) -> str:
     """A matched word as its table key. The patterns match case-insensitively the Unicode way, so
     `Frİday` (dotted capital I) is Friday and `fıve` (dotless i) five (`hints.fold`)."""
-    folded = fold(word)
-    if folded.isascii():
-        return folded
-    return "".join(c for c in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(c))
+    return unaccented(fold(word))
 
 
 def _alnum(text: str) -> str:

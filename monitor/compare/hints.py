@@ -9,6 +9,7 @@ found nothing (tests/unit/test_fact_pattern_hints.py).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 
 
@@ -20,6 +21,14 @@ def fold(text: str) -> str:
     a stem the text does not (a scan too many), never the other way round."""
     low = text.casefold()
     return low if low.isascii() else low.replace("\u0307", "").replace("ı", "i")
+
+
+def unaccented(text: str) -> str:
+    """The text without its accents (`sábado` → `sabado`, `José` → `Jose`): how people type words, and how a
+    matched word is looked up in a table that holds them so."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def holds_any(text: str, stems: tuple[str, ...]) -> bool:

@@ -29,13 +29,12 @@ words mean beyond what `facts.extract_facts` reads on its own:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from monitor.compare.hints import fold, holds_any, stems_of
+from monitor.compare.hints import fold, holds_any, stems_of, unaccented
 from monitor.compare.textcache import short_cached
 
 
@@ -242,19 +241,20 @@ class _Words:
         return sorted(out)
 
 
-def _forms(word: str, unaccented: bool) -> set[str]:
-    """A table word as `_plain` makes it, and also without its accents (`sábado`: `sabado`) when asked."""
+def _forms(word: str, typed_plain: bool) -> set[str]:
+    """A table word as `_plain` makes it, and also without its accents (`sábado`: `sabado`) when its language
+    is typed so (`typed_plain`)."""
     low = _plain(word)
-    if not unaccented:
+    if not typed_plain:
         return {low}
-    return {low, "".join(c for c in unicodedata.normalize("NFKD", low) if not unicodedata.combining(c))}
+    return {low, unaccented(low)}
 
 
 def _words(pairs: Iterable[tuple[str, int, bool]]) -> _Words:
     anchored: dict[str, list[tuple[re.Pattern[str] | None, int]]] = {}
     unspaced: dict[str, int] = {}
-    for word, value, unaccented in pairs:
-        for form in _forms(word, unaccented) - _OWN_RULES - _NOT_DAYS:
+    for word, value, typed_plain in pairs:
+        for form in _forms(word, typed_plain) - _OWN_RULES - _NOT_DAYS:
             if _UNSPACED.search(form):  # `내일`, `明日`: two characters are a word
                 unspaced[form] = value
                 continue
@@ -278,14 +278,14 @@ def _calendar() -> tuple[_Words, _Words, dict[int, tuple[str, ...]]]:
         if not line or line.startswith("#"):
             continue
         language, kind, value, word = line.split("\t")
-        unaccented = language in _UNACCENTED
+        typed_plain = language in _UNACCENTED
         if kind == "weekday":
-            names.setdefault(int(value), []).extend(sorted(_forms(word, unaccented) - _NOT_DAYS))
+            names.setdefault(int(value), []).extend(sorted(_forms(word, typed_plain) - _NOT_DAYS))
         if language in ("en", "zh") or (kind == "weekday" and language == "de"):
             continue
         joined = language in ("sv", "da", "nb") and word.startswith("i ")
         for written in (word, word.replace(" ", "", 1)) if joined else (word,):
-            (days if kind == "day" else weekdays).append((written, int(value), unaccented))
+            (days if kind == "day" else weekdays).append((written, int(value), typed_plain))
     return _words(days), _words(weekdays), {i: tuple(dict.fromkeys(n)) for i, n in names.items()}
 
 
