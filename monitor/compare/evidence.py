@@ -157,7 +157,8 @@ _DURATION = re.compile(
 #: date`, `on the shelf for 7 days`, `unsold after 30 days`) — not a frequency or an opening time (`open 7 days a week`, `24 hours
 #: a day`, `once a day`).
 _POLICY_DURATION = re.compile(
-    r"(?i)\b(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?:(?P<work>working|business)\s+)?"
+    r"(?i)\b(?:(?P<lo>\d{1,2})\s*[–-]\s*)?"  # a range's first number: `6–8 weeks before the wedding`
+    r"(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?:(?P<work>working|business)\s+)?"
     r"(?P<unit>days?|weeks?)\s+"
     r"(?:after|before|of|from|prior|later|in\s+advance|ahead)\b"
     r"|\b(?:within|for|up\s+to|at\s+least|after)\s+(?P<n2>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
@@ -171,6 +172,11 @@ _POLICY_DURATION = re.compile(
 #: `cancel up to 24 hours before` would put most slips of a date by a day next to a stated one
 _MIN_HOURS_OFFSET = 48
 _MAX_OFFSET = 31
+#: a day of the month said by its ordinal with no month after it (`the 26th`, `23rd to 26th`)
+_BARE_ORDINAL = re.compile(
+    r"(?i)(?<![\w/.:-])(\d{1,2})(?:st|nd|rd|th)\b(?!\s*(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
+)
+_MAX_POLICY_WEEKS = 12  # a policy's `6–8 weeks before the wedding`: weeks it may put between dates
 _KEY_WORDS = re.compile(r"[a-z]+|[A-Z][a-z]*|\d+")
 
 
@@ -366,6 +372,9 @@ class Evidence:
         self._last_user = 0  # the turn of the latest user message
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
         self._offsets: set[int] = set()  # days the user put between dates (`the day after`, `3 nights`)
+        #: a policy's weeks past `_MAX_OFFSET` days (`first fitting 6–8 weeks before the wedding`): what a
+        #: reply may count (`between Saturday, August 29 and …`), not a call (a wedding's date is no fitting's)
+        self._long_offsets: set[int] = set()
         #: working days said between dates, signed: a policy's from its direction (`ready 2 working days
         #: after drop-off`: 2, `at least 3 business days before`: -3), a user's both ways
         self._working: set[int] = set()
@@ -428,7 +437,20 @@ class Evidence:
             self._sources.add_fact(key, "user", turn)
         for key in _days_between(text, self._today):  # `Monday to Wednesday`: the Tuesday too
             self._sources.add_fact(key, "user", turn)
+        for key in self._ordinal_days(text):  # `23rd to 26th then`, after `the 23rd to the 25th of December`
+            self._sources.add_fact(key, "user", turn)
         self._say((*keys, *spoken))  # the dates `today` adds are no numbers
+
+    def _ordinal_days(self, text: str) -> list[str]:
+        """A day of the month a user says by its ordinal alone (`the 26th`, `23rd to 26th`), as that day of
+        each month the conversation has stated a day of (`spoken_keys` gives the coming one): `md:` keys."""
+        if not _HAS_DIGIT.search(text):
+            return []
+        days = [int(m[1]) for m in _BARE_ORDINAL.finditer(text[:MAX_FACT_CHARS]) if 1 <= int(m[1]) <= 31]
+        if not days:
+            return []
+        months = {key[3:5] for key in self._sources.facts if key.startswith("md:")}
+        return [f"md:{month}-{day:02d}" for month in sorted(months) for day in days]
 
     def _add_offsets(self, text: str, counting_first: bool) -> None:
         """The days a duration said here puts between two dates (`3 nights`, `2 weeks`, `48 hours`; a user's
@@ -450,9 +472,20 @@ class Evidence:
                     before = _BEFORE.match(text, m.end()) or _BEFORE.search(m.group(0))
                     self._working |= {n, -n} if counting_first else {-n if before else n}
                 continue
-            n *= 7 if unit.lower().startswith("week") else 1
-            if 0 < n <= _MAX_OFFSET:
-                self._offsets |= {n, n - 1} - {0} if counting_first else {n}
+            weeks = unit.lower().startswith("week")
+            if counting_first:
+                n *= 7 if weeks else 1
+                if 0 < n <= _MAX_OFFSET:
+                    self._offsets |= {n, n - 1} - {0}
+                continue
+            # a policy's, and both ends of its range (`6–8 weeks before`), weeks up to `_MAX_POLICY_WEEKS`
+            lo = m.groupdict().get("lo")
+            for k in (n, int(lo)) if lo else (n,):
+                days = k * 7 if weeks else k
+                if 0 < days <= _MAX_OFFSET:
+                    self._offsets.add(days)
+                elif weeks and days <= _MAX_POLICY_WEEKS * 7:
+                    self._long_offsets.add(days)
 
     def add_confirmed(self, turn: int, proposal: str) -> None:
         """The user agreed (`yes friday`) to what the agent's last reply proposed (`Friday, April 4
@@ -498,6 +531,10 @@ class Evidence:
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
+                if (
+                    " " in leaf
+                ):  # a result's note states a rule as a policy does (`sent 5 working days after`)
+                    self._add_offsets(leaf, counting_first=False)
                 if key and _place_key(key):  # `address: "Bond Court, LS1 2JZ"`
                     self._places.append(normalize_text(leaf).replace(" ", ""))
             else:
@@ -506,6 +543,10 @@ class Evidence:
                     amounts.setdefault(key, []).append(_round(leaf))
                 if not key:  # a bare number: a calculator's result, said as plainly as a user's
                     self._spoken.add(_round(leaf))
+        dated = (x for x in result_strings if len(x) >= 10 and x[4:5] == "-" and _ISO_DATE.match(x))
+        if next(dated, None) is not None and next(dated, None) is not None:  # two dates: perhaps a range
+            for key in _range_days(result):  # `check_in: 04-02, check_out: 04-06`: the 3rd, 4th and 5th
+                self._sources.add_fact(key, "tool_result", turn)
         # a result's amounts are arithmetic's operands only when it has few: any sum is some difference of
         # a long list's prices, so a long list grounds its amounts as they are, never their combinations
         if sum(len(run) for run in amounts.values()) <= _MAX_OPERANDS_PER_RESULT:
@@ -760,7 +801,7 @@ class Evidence:
                 ]
             if hits:
                 return self._pick(hits)
-        if kind in ("date", "md") and self._near(canon if kind == "date" else f"md:{canon[3:]}"):
+        if kind in ("date", "md") and self._near(canon if kind == "date" else f"md:{canon[3:]}", reply=True):
             return ("computed", None), None
         if kind in ("date", "md") and self._deadline(canon[-5:]):
             return ("computed", None), None
@@ -777,7 +818,7 @@ class Evidence:
                 percents=self._sources.percents,
                 money=_money_said(self._reply_text),
             )
-            or _subset_sum(number, self._reply)
+            or _subset_sum(number, self._reply, _minus_amounts(self._reply_text))
         ):
             return ("computed", None), None
         return None
@@ -1197,12 +1238,13 @@ class Evidence:
                     return True
         return False
 
-    def _near(self, date_key: str) -> bool:
+    def _near(self, date_key: str, reply: bool = False) -> bool:
         """A date a stated one and an offset the user gave apart: a day (`the day after`), or a duration
         the user said (`3 nights` from the check-in, `5 days` counting the first), or working days the
         system prompt or the user said (`ready 2 working days after drop-off`: Tuesday to Thursday,
-        Friday to Tuesday)."""
-        if not self._offsets and not self._working and not self._weekend:
+        Friday to Tuesday); in a `reply`, a policy's long offsets too (`_long_offsets`)."""
+        offsets = self._offsets | self._long_offsets if reply else self._offsets
+        if not offsets and not self._working and not self._weekend:
             return False
         day = _day_of(date_key, (self._today or "2000")[:4])  # a day with no year: the conversation's year
         if day is None or not 1 < day.year < _MAX_YEAR:  # `9999-12-31`: no day after it to count to
@@ -1212,7 +1254,7 @@ class Evidence:
         def stated(d: date) -> bool:
             return f"date:{d.isoformat()}" in facts or f"md:{d.isoformat()[5:]}" in facts  # `md:`: no year
 
-        for offset in self._offsets:
+        for offset in offsets:
             if stated(day + timedelta(days=offset)) or stated(day - timedelta(days=offset)):
                 return True
         if self._weekend and day.weekday() > 4:  # the weekend's other day, or the Friday it is named by
@@ -1511,11 +1553,13 @@ _PAIR_GAP = 30  # characters between a day and the time said with it (`Mittwoch,
 
 def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
     """(`MM-DD`, `HH:MM`) of each day a reply states after a word of a deadline (`until`, `bis`, `jusqu'au`)
-    with a time of day right after it: `… stornieren bis Mittwoch, 12.03., 16:30 Uhr`."""
+    with a time of day right after it (`… stornieren bis Mittwoch, 12.03., 16:30 Uhr`) or right before it,
+    after the deadline word (`until 9:00 a.m. on Friday, July 10`)."""
     text = reply[:MAX_FACT_CHARS]
     if not _DEADLINE_WORDS.search(text):
         return set()
-    days, clocks = [], []
+    days: list[tuple[int, int, str]] = []
+    clocks: list[tuple[int, str]] = []
     for canon, original in dict.fromkeys(facts):  # each fact once: its places are all found below
         dated = canon.startswith(("date:", "md:"))
         if (not dated and not (canon.startswith("time:") and len(canon) == 10)) or not original:
@@ -1525,14 +1569,19 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
             if not dated:
                 clocks.append((at, canon[5:]))
             elif _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at):
-                days.append((at + len(original), canon[-5:]))
+                days.append((at, at + len(original), canon[-5:]))
             at = text.find(original, at + len(original))
     clocks.sort()
     out = set()
-    for end, day in days:  # the clocks said within `_PAIR_GAP` after the day
+    for start, end, day in days:  # the clocks said within `_PAIR_GAP` after the day, or before it
         i = bisect.bisect_left(clocks, (end, ""))
         while i < len(clocks) and clocks[i][0] - end <= _PAIR_GAP:
             out.add((day, clocks[i][1]))
+            i += 1
+        i = bisect.bisect_left(clocks, (max(0, start - _PAIR_GAP), ""))
+        while i < len(clocks) and clocks[i][0] < start:
+            if _DEADLINE_WORDS.search(text, max(0, clocks[i][0] - _PAIR_GAP), clocks[i][0]):
+                out.add((day, clocks[i][1]))
             i += 1
     return out
 
@@ -1626,6 +1675,7 @@ _LEADING_DAY = re.compile(
 _TRAILING_DAY = re.compile(r"(?i)(?<![\d/.:,-])\b(\d{1,2})(?:st|nd|rd|th)?\.?\s*$")
 _RANGE_SIDE = 24  # characters read on each side of a range's word for its two days
 _MAX_RANGE_DAYS = 7  # a stay or a run of days a user books, not two dates a month apart
+_MAX_RANGE_ITEMS = 20  # the objects of a result's list read for ranges
 _MAX_YEAR = 9000  # dates past it are left alone: a day after 9999-12-31 does not exist
 
 
@@ -1661,6 +1711,46 @@ def _days_between(text: str, today: str | None) -> list[str]:
                 last = _next_year(last)
             if 1 < (last - first).days <= _MAX_RANGE_DAYS:
                 out += [f"date:{first + timedelta(days=k)}" for k in range(1, (last - first).days)]
+    return out
+
+
+#: the words of a key that names the first or the last day of a range (`check_in`/`check_out`,
+#: `start_date`/`end_date`, `from`/`to`, `arrival`/`departure`, `pickup_date`/`return_date`)
+_RANGE_FIRST = frozenset(
+    ("start", "from", "begin", "begins", "in", "checkin", "arrival", "arrive", "pickup", "first")
+)
+_RANGE_LAST = frozenset(
+    ("end", "ends", "to", "until", "out", "checkout", "departure", "depart", "return", "last")
+)
+
+
+def _range_days(value: Any, depth: int = 0) -> list[str]:
+    """The days strictly inside each range one object of a result gives by two ISO dates under a first-day
+    and a last-day key (`_RANGE_FIRST`, `_RANGE_LAST`), 2 to `_MAX_RANGE_DAYS` days apart: the nights of a
+    stay, the days of a hire. Keys of `date:` facts."""
+    if depth > MAX_DEPTH:
+        return []
+    out: list[str] = []
+    if isinstance(value, list):
+        for item in value[:_MAX_RANGE_ITEMS]:  # a long list's ranges are no stay of this conversation
+            out += _range_days(item, depth + 1)
+        return out
+    if not isinstance(value, dict):
+        return out
+    firsts, lasts = [], []
+    for key, leaf in value.items():
+        if isinstance(leaf, dict | list):
+            out += _range_days(leaf, depth + 1)
+        elif isinstance(leaf, str) and len(leaf) >= 10 and _ISO_DATE.match(leaf):
+            words = set(key_words(str(key)))
+            day = _day_of(f"date:{leaf[:10]}", None)
+            if day is not None and not words.isdisjoint(_RANGE_FIRST):
+                firsts.append(day)
+            elif day is not None and not words.isdisjoint(_RANGE_LAST):
+                lasts.append(day)
+    for first, last in itertools.product(firsts, lasts):
+        if 1 < (last - first).days <= _MAX_RANGE_DAYS:
+            out += [f"date:{first + timedelta(days=k)}" for k in range(1, (last - first).days)]
     return out
 
 
@@ -2052,18 +2142,38 @@ _MAX_TERMS = 4
 _MAX_ADDENDS = 14
 
 
-def _subset_sum(target: float, numbers: set[float]) -> bool:
+def _subset_sum(
+    target: float, numbers: set[float], minus: set[float] | frozenset[float] = frozenset()
+) -> bool:
     """`target` is the sum of three or four amounts of `numbers` (a reply's total of the parts it lists: $156
     for the days, $24.18 taxes, $75 in fees, $255.18 in all; counts under ten are no parts); the largest
-    amounts below the target are tried."""
+    amounts below the target are tried. `minus`: amounts the reply writes with a minus sign (`rebate:
+    −$100`), parts that take away (`$349 + $99 − $100`: $348)."""
     target = _round(target)
-    amounts = (n for n in numbers if 0 < n < target and (n >= _SMALL_COUNT or not n.is_integer()))
+    ceiling = target + sum(minus)
+    amounts = (
+        n for n in numbers - minus - {target} if 0 < n < ceiling and (n >= _SMALL_COUNT or not n.is_integer())
+    )
     parts = sorted(amounts, reverse=True)[:_MAX_ADDENDS]
+    parts += [-n for n in sorted(minus, reverse=True)[:_MAX_TERMS]]
     return any(
         _round(sum(combo)) == target
         for k in range(3, _MAX_TERMS + 1)
         for combo in itertools.combinations(parts, k)
     )
+
+
+#: an amount written with a minus sign before its currency (`rebate: −$100`, `- €15`, `-£20.50`): one a
+#: reply's total takes away; not a range (`10-20`) nor a date (`2026-03-03`), which have no currency there
+_MINUS_AMOUNT = re.compile(
+    r"(?:^|(?<=[\s:(]))[−–-]\s?(?:[$€£¥]|US\$)\s?(\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
+)
+
+
+def _minus_amounts(reply: str) -> set[float]:
+    if "−" not in reply and "-" not in reply and "–" not in reply:
+        return set()
+    return {_round(float(m[1].replace(",", ""))) for m in _MINUS_AMOUNT.finditer(reply[:MAX_FACT_CHARS])}
 
 
 def _schema_values(schema: Any, path: str) -> list[Any]:

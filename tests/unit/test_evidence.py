@@ -1622,3 +1622,88 @@ def test_names_with_accents_apostrophes_and_hyphens() -> None:
     assert source(["Guests: Sean O'Neil"], "book", {"guests": ["Sean O'Neal"]}) == {"guests[0]": "agent"}
     assert source(["it's fine"], "book", {"guests": ["Ab--" * 24 + "1"]}) == {"guests[0]": "agent"}
     assert AFFIRMATION.match("Claro que no, prefiero el martes.") is None
+
+
+def test_a_deadline_with_its_time_said_before_the_day_is_computed() -> None:
+    """Grounding blind set 17: `cancel free of charge until 9:00 a.m. on Friday, July 10` of a 9:00 start on
+    July 11 under `free up to 24 hours before` — the time before the day, as English says it. A day off, or
+    another time, is still unsupported; so is the day with no deadline word."""
+    ev = Evidence(["Cancellation: free up to 24 hours before the start time."], today="2026-07-09")
+    ev.add_user(1, "Two tandem kayaks this Saturday at 9, please.")
+    booked = {"booking_ref": "PP-48213", "status": "confirmed"}
+    args = {"date": "2026-07-11", "start_time": "09:00", "boat_type": "tandem_kayak"}
+    ev.add_call(2, "create_booking", args, booked, failed=False, tainted=False)
+    assert ev.unsupported("You can cancel free until 9:00 a.m. on Friday, July 10.", []) == []
+    assert ev.unsupported("You can cancel free until 9:00 a.m. on Wednesday, July 15.", []) != []
+    assert ev.unsupported("You can cancel free until 10:00 a.m. on Friday, July 10.", []) != []
+    assert ev.unsupported("See you at 9:00 a.m. on Friday, July 10.", []) != []
+
+
+def test_a_rule_a_result_states_counts_as_a_policy() -> None:
+    """Grounding blind set 17: a result's note `Payout is sent 5 working days after the festival ends` and
+    the prompt's festival ending Sunday 26 July: `by Friday 31 July`. Another day is still unsupported."""
+    ev = Evidence(["Riverbend Festival runs Thursday 23 – Sunday 26 July 2026."], today="2026-07-06")
+    ev.add_user(1, "List my bell tent for resale, please.")
+    note = {"status": "listed", "note": "Payout is sent 5 working days after the festival ends if it sells."}
+    ev.add_call(2, "list_for_resale", {"pass_id": "CP-47730"}, note, failed=False, tainted=False)
+    assert ev.unsupported("If it sells, you'll be paid by Friday 31 July.", []) == []
+    assert ev.unsupported("If it sells, you'll be paid by Monday 3 August.", []) != []
+
+
+def test_the_days_inside_a_range_a_result_gives_are_stated() -> None:
+    """Grounding blind set 17: a stay's `check_in: 2026-04-02`, `check_out: 2026-04-06` — hampers for the
+    first two mornings, `Friday 3 and Saturday 4 April`. A day outside the stay is still unsupported, and
+    two dates under keys that say no range (`date`, `due_date`) put no days between them."""
+    ev = Evidence(today="2026-03-30")
+    ev.add_user(1, "We arrive Thursday for 4 nights, ref HB-402261.")
+    stay = {"reservation_ref": "HB-402261", "check_in": "2026-04-02", "check_out": "2026-04-06"}
+    ev.add_call(2, "get_reservation", {"reservation_ref": "HB-402261"}, stay, failed=False, tainted=False)
+    assert ev.unsupported("Hampers on Friday 3 and Saturday 4 April, then.", []) == []
+    assert ev.unsupported("Hampers on Saturday 18 April, then.", []) != []
+    ev = Evidence(today="2026-03-30")
+    ev.add_user(1, "When is invoice INV-2291 due?")
+    invoice = {"date": "2026-04-02", "due_date": "2026-04-06"}
+    ev.add_call(2, "get_invoice", {"invoice_id": "INV-2291"}, invoice, failed=False, tainted=False)
+    assert ev.unsupported("You can pay it until Saturday 4 April.", []) != []
+
+
+def test_a_total_that_takes_away_a_part_the_reply_writes_with_a_minus_is_computed() -> None:
+    """Grounding blind set 17: `$349 + $99 add-on, rebate −$100, Total: $348`. A total the parts do not
+    give is still unsupported, and a minus between two numbers (a range) takes nothing away."""
+    prices = "Comprehensive Audit $349; thermal imaging add-on $99; Front Range Power customers get $100 off."
+    ev = Evidence([prices], today="2026-02-24")
+    ev.add_user(1, "The full audit with the thermal camera, please. We're Front Range Power customers.")
+    quote = (
+        "Comprehensive Audit: $349\n• Thermal imaging: $99\n• Front Range Power rebate: −$100\nTotal: $348."
+    )
+    assert ev.unsupported(quote, []) == []
+    assert ev.unsupported(quote.replace("$348", "$347"), []) != []
+    ranged = "Comprehensive Audit: $349, thermal imaging $99, arrival 8-100 minutes. Total: $348."
+    assert ev.unsupported(ranged, []) != []
+
+
+def test_a_policys_range_of_weeks_dates_a_reply_not_a_call() -> None:
+    """Grounding blind set 17: `first fitting 6–8 weeks before the wedding`, a wedding on October 24: a
+    reply's `between Saturday, August 29 and Saturday, September 12` (8 and 6 weeks before). A call's
+    date so far from a stated one is not grounded by it: the set's planted `wedding_date: 2026-09-12`, 6
+    weeks after the fitting the user chose, stays the agent's."""
+    prompt = ["Typical timeline: first fitting 6–8 weeks before the wedding."]
+    ev = Evidence(prompt, today="2026-08-26")
+    ev.add_user(1, "I'm the maid of honor for a wedding on October 24. When should we come in?")
+    reply = "A first fitting would fall between Saturday, August 29 and Saturday, September 12."
+    assert ev.unsupported(reply, []) == []
+    assert ev.unsupported("A first fitting would fall on Saturday, September 5.", []) != []
+    ev = Evidence(prompt, today="2026-07-21")
+    ev.add_user(1, "The wedding is September 19. Saturday August 1st would be ideal.")
+    assert [p.source for p in ev.provenance("book_fitting", {"wedding_date": "2026-09-12"})] == ["agent"]
+
+
+def test_a_day_said_by_its_ordinal_alone_is_in_a_month_the_conversation_names() -> None:
+    """Grounding blind set 17: `the 23rd to the 25th of December`, then `23rd to 26th then`: check-out on
+    December 26. The same day of another month nobody named, or another day, is still the agent's."""
+    users = ["We'd like the 23rd to the 25th of December.", "23rd to 26th then."]
+    ev = Evidence(today="2026-10-27")
+    for turn, text in enumerate(users, start=1):
+        ev.add_user(turn, text)
+    got = [p.source for p in ev.provenance("t", {"a": "2026-12-26", "b": "2026-09-26", "c": "2026-12-27"})]
+    assert got == ["user", "agent", "agent"]
