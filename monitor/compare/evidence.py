@@ -1109,20 +1109,31 @@ class Evidence:
             if f"{month:02d}-{day:02d}" != mmdd:
                 continue
             names = [normalize_text(n) for n in weekday_names(weekday)]
-            if not any(
-                source in ("system", "user") and any(_recurring_weekday(text, n) for n in names)
-                for source, _, text in self._sources.texts
-            ):
+            rules = [text for source, _, text in self._sources.texts if source in ("system", "user")]
+            after = any(
+                _recurring_weekday(text, n) or _weekday_beside(text, n, _AFTER)
+                for text in rules
+                for n in names
+            )
+            before = any(_weekday_beside(text, n, _BEFORE_EVENT) for text in rules for n in names)
+            if not after and not before:
                 return False
             for y in (said_year,) if said_year else (year - 1, year, year + 1):
                 if not valid_day(y, month, day) or not 1 < y < _MAX_YEAR:
                     continue
                 named = date(y, month, day)
-                if named.weekday() == weekday and any(
-                    f"date:{named - timedelta(days=k)}" in self._sources.facts for k in range(1, 8)
-                ):
+                if named.weekday() != weekday:
+                    continue
+                near = [named - timedelta(days=k) for k in range(1, 8)] if after else []
+                near += [named + timedelta(days=k) for k in range(1, 8)] if before else []
+                if any(self._stated_day(d, yearless=not said_year) for d in near):
                     return True
         return False
+
+    def _stated_day(self, day: date, yearless: bool) -> bool:
+        """Whether the conversation states this date; `yearless`: or its month and day alone (`June 21`)."""
+        facts = self._sources.facts
+        return f"date:{day}" in facts or (yearless and f"md:{day.isoformat()[5:]}" in facts)
 
     def _deadline(self, mmdd: str) -> bool:
         """A day a stated length of whole days before a stated date-and-time, said with that time right
@@ -1280,6 +1291,21 @@ def _recurring_weekday(padded: str, name: str) -> bool:
     return said and f" closed on {name}s " not in padded and f" closed every {name} " not in padded
 
 
+#: the words after a weekday that make it a rule's day relative to an event: `the Thursday before the event`,
+#: `the Monday after`, `am Donnerstag vor`, `le lundi après`, `el jueves antes`
+_BEFORE_EVENT = ("before", "prior", "vor", "avant", "antes", "prima")
+_AFTER = ("after", "following", "nach", "apres", "después", "despues", "dopo")
+
+
+def _weekday_beside(padded: str, name: str, words: tuple[str, ...]) -> bool:
+    """Whether a padded normalized text says `the <weekday> before` (or `after`: `words`) as a rule's day."""
+    if f" {name} " not in padded:
+        return False
+    return any(
+        f" {article} {name} {w} " in padded for article in ("the", "am", "le", "el", "il") for w in words
+    )
+
+
 def _names_weekday(padded: str, name: str) -> bool:
     """Whether a padded normalized text says this weekday's name: in a spaced script as a word, or its
     plural (`mondays`; not `martin` for Romanian `marți`), in Chinese, Japanese or Korean anywhere but
@@ -1426,11 +1452,37 @@ def _stated(
         for source, turn, evidence in where.texts:
             if norm.replace(" ", "") in evidence.replace(" ", ""):
                 yield source, turn
+    if kind in ("id", "code") and (parts := _composed_parts(text)):  # `celebration_cake_8`, `LOST_BOW_TIE`
+        for source, turn, evidence in where.texts:
+            if all(f" {w} " in evidence or (w.isalpha() and f" {w}s " in evidence) for w in parts):
+                yield source, turn
     if kind == "code" and airports is not None:
         for name in _airport_names(text.strip().upper(), airports):
             for source, turn, evidence in where.texts:
                 if name in evidence:
                     yield source, turn
+
+
+#: a code an agent builds from words: letters and digits joined by `_` or `-` (`celebration_cake_8`)
+_COMPOSED = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+")
+_COMPOSED_PART = re.compile(r"[A-Za-z]+|\d+")
+
+
+def _composed_parts(text: str) -> tuple[str, ...]:
+    """The words and numbers of a code an agent builds from what was said (`celebration_cake_8` for `an 8
+    inch celebration cake`, `adult_5day` for `Adult: … 5-day`, `LOST_BOW_TIE` for `I lost the bow tie`),
+    lower-case, single letters left out; none unless it has two words of three letters or more (so
+    `ORD-78402`, `HUT-03` and `RSV-K7Q2MX` are ids as before: their digits are what a slip changes)."""
+    value = text.strip()
+    if len(value) > _MAX_COMPOSED or not _COMPOSED.fullmatch(value):
+        return ()
+    parts = [p.lower() for p in _COMPOSED_PART.findall(value) if len(p) > 1 or p.isdigit()]
+    if sum(1 for p in parts if p.isalpha() and len(p) >= 3) < 2:
+        return ()
+    return tuple(parts)
+
+
+_MAX_COMPOSED = 60
 
 
 #: a length of time said (`90 minutes`, `a 2-hour lesson`, `1.5 hours`, `1 hour 30 minutes`, `1h30`, `24

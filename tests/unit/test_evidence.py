@@ -1707,3 +1707,51 @@ def test_a_day_said_by_its_ordinal_alone_is_in_a_month_the_conversation_names() 
         ev.add_user(turn, text)
     got = [p.source for p in ev.provenance("t", {"a": "2026-12-26", "b": "2026-09-26", "c": "2026-12-27"})]
     assert got == ["user", "agent", "agent"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "said", "code", "source_"),
+    [
+        (
+            'Celebration cake: 8" £45, 10" £62.',
+            "An 8 inch chocolate celebration cake.",
+            "celebration_cake_8",
+            "user",
+        ),
+        ("Cupcakes: box of 12, £21 per box.", "Two dozen cupcakes.", "cupcakes_box_12", "system"),
+        (
+            "Adult: 1-day ¥9,800, 3-day ¥25,800, 5-day ¥38,500.",
+            "Extend it to 5 days?",
+            "adult_5day",
+            "system",
+        ),
+        ("Lost accessories: bow tie $35.", "I think I lost the bow tie.", "LOST_BOW_TIE", "user"),
+        ("Cupcakes: box of 12, £21 per box.", "Two dozen cupcakes.", "cupcakes_box_6", "agent"),
+        ("Adult: 1-day ¥9,800, 3-day ¥25,800.", "Extend it to 5 days?", "adult_5day", "agent"),
+        ("Orders look like ORD-12345.", "Where is order ORD-78402?", "ORD-78420", "agent"),
+    ],
+)
+def test_a_code_built_from_words_one_text_says_is_grounded_by_it(
+    prompt: str, said: str, code: str, source_: str
+) -> None:
+    """Grounding blind set 18: agents name products and charges by codes they build from what a menu or
+    the user says (`celebration_cake_8`, `LOST_BOW_TIE`), which no enum declares. Every word and number of
+    the code said in one text grounds it; a number no text says beside the words (a box of 6, a 5-day pass
+    a menu without one lists), or an id's digits, do not."""
+    ev = Evidence([prompt], today=TODAY)
+    ev.add_user(1, said)
+    assert [p.source for p in ev.provenance("order", {"code": code})] == [source_]
+
+
+def test_a_weekday_a_rule_puts_before_or_after_an_event_is_computed() -> None:
+    """Grounding blind set 18: `Pickup: the Thursday before the event`, `Return: the Monday after the
+    event`, a wedding on Saturday June 21: `Thursday, June 19` and `Monday, June 23`. Another Thursday, or
+    a Thursday with no such rule, is still unsupported."""
+    rules = "Pickup: the Thursday before the event, from 12 pm. Return: the Monday after the event by 6 pm."
+    ev = Evidence([rules], today="2025-05-28")
+    ev.add_user(1, "I'm getting married Saturday June 21.")
+    assert ev.unsupported("Pickup: Thursday, June 19. Return: Monday, June 23.", []) == []
+    assert ev.unsupported("Pickup: Thursday, June 12.", []) != []
+    ev = Evidence(["Pickup from 12 pm."], today="2025-05-28")
+    ev.add_user(1, "I'm getting married Saturday June 21.")
+    assert ev.unsupported("Pickup: Thursday, June 19.", []) != []
