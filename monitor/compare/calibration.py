@@ -40,6 +40,13 @@ from monitor.errors import InputError
 from monitor.model import Rung
 
 BAND_PRECISION = 0.95
+#: the fewest pairs the `accept` edge is read from. A pair above it passes outright, with no doubt for a
+#: judge to read, and a precision of 95 % read from one or two pairs is one pair's luck: it moved with the int8
+#: model's kernels from one CPU to another (the English text `accept` was 0.9559 on AVX-512 machines, set by
+#: the few pairs above it, and 1.0 on AVX2, where a wrong pair scores 0.964 and tops the list). The `reject`
+#: edges are read from two pairs each and have held on both; a pair below one fails outright, and the
+#: same rule there would turn those failures into passes in doubt (`score/response.py`), so it is not applied.
+MIN_BAND_PAIRS = 5
 
 
 class Pair(BaseModel):
@@ -225,7 +232,9 @@ def fit_thresholds(
     accept = best_t
     for t in sorted(c for c in candidates if c >= best_t):
         above = s >= t
-        if above.sum() == 0 or (y & above).sum() / above.sum() >= BAND_PRECISION:
+        if above.sum() == 0 or (
+            above.sum() >= MIN_BAND_PAIRS and (y & above).sum() / above.sum() >= BAND_PRECISION
+        ):
             accept = float(t)
             break
     reject = best_t

@@ -97,6 +97,17 @@ def test_fit_separates_a_clean_split() -> None:
     assert 0.3 < thresholds.threshold <= 0.8 and precision == recall == f1 == 1.0
 
 
+def test_an_accept_edge_is_read_from_five_pairs_or_none() -> None:
+    """One equivalent pair scoring above every other is no 95 % precision: that edge moved from 0.9559 to 1.0
+    between two CPUs. Five pairs above it, all equivalent, make one."""
+    labels = [False, True, False, True] * 5
+    scores = [0.1 + 0.02 * i for i in range(20)]
+    thin, _ = fit_thresholds([*scores, 0.97], [*labels, True])
+    assert thin.accept == 1.0
+    thick, _ = fit_thresholds([*scores, 0.91, 0.92, 0.93, 0.94, 0.95], [*labels, *[True] * 5])
+    assert thick.accept <= 0.91
+
+
 def test_calibrate_cli_writes_a_loadable_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = tmp_path / "monitor.yaml"
     cfg.write_text("composition:\n  rule: weighted\nladder:\n  differential: false\n")

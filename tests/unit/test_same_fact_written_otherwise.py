@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from monitor.compare.calibration import ladder_with
 from monitor.compare.facts import act_of, extract_facts, sentences
 from monitor.compare.ladder import Ladder
+from monitor.config import KindThresholds
 from monitor.score.response import score_response
 
 SAME = [
@@ -604,8 +606,11 @@ def test_the_model_alone_passes_no_other_words(
     multilingual_ladder: Ladder, gold: str, reply: str, why: str
 ) -> None:
     """The model scores these alike (0.98); their words differ, so the reply is not passed: uncertain
-    (wording alone never fails), with the words that differ (set 21: nine wrong replies had passed)."""
-    score = score_response(multilingual_ladder, gold, reply, frozenset())
+    (wording alone never fails), with the words that differ (set 21: nine wrong replies had passed). The
+    shipped English text `accept` is 1.0 (nothing passes on the model alone); a user's calibration may set
+    one below these scores, as the shipped one was (0.9559), and this is what holds then."""
+    calibrated = KindThresholds(threshold=0.7086, reject=0.4632, accept=0.9559)
+    score = score_response(ladder_with(multilingual_ladder, {"text": calibrated}), gold, reply, frozenset())
     assert score.completeness.passed and score.truthfulness.passed
     assert score.comparisons[0].uncertain and why in score.comparisons[0].note
 
