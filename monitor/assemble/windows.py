@@ -110,6 +110,9 @@ class WindowStore:
         self._continued_by: dict[str, str] = {}
         self.joined_by_history = 0
         self.merged = 0  # traces reported alone, then joined the conversation whose history came later
+        # ids reported alone whose merge a report already said (here, or an earlier owner's version note):
+        # the id -> where its spans went; a merge made again (a new owner re-reading) is not counted again
+        self.retired: OrderedDict[str, str] = OrderedDict()
         # traces reported alone, still joinable (`_close`) -> (when they began, event time; the history
         # they continue); and per history those waiting for it, by when they began (`_asleep`)
         self._alone_since: dict[str, tuple[int, bytes]] = {}
@@ -233,9 +236,15 @@ class WindowStore:
         self.marked = kept
         return out
 
-    def note_version(self, conversation_id: str, version: int) -> None:
+    def note_version(self, conversation_id: str, version: int, merged_into: str | None = None) -> None:
         """`version` of this conversation was reported (here or by an earlier owner): its next report
-        gets a higher one, so versions stay monotonic across owners."""
+        gets a higher one, so versions stay monotonic across owners. `merged_into`: that report retired the
+        id, its spans merged into that conversation (a merge made again is not counted again)."""
+        if merged_into:
+            self.retired[conversation_id] = merged_into
+            self.retired.move_to_end(conversation_id)
+            while len(self.retired) > 10 * self.config.max_open:
+                self.retired.popitem(last=False)
         known = max(self.versions.get(conversation_id, 0), version)
         self.versions[conversation_id] = known
         self.versions.move_to_end(conversation_id)
@@ -345,8 +354,10 @@ class WindowStore:
                     version=pending.version,
                     ended=True,
                 )
-                self.note_version(gone.conversation_id, gone.version)  # a later `trace:<id>` goes on from it
-                self.merged += 1
+                if self.retired.get(gone.conversation_id) != cid:  # counted once, by whoever merged it first
+                    self.merged += 1
+                # a later `trace:<id>` goes on from it
+                self.note_version(gone.conversation_id, gone.version, merged_into=cid)
                 out.append(Closed(gone, "merged", merged_into=cid))
         return out
 

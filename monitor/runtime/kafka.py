@@ -25,7 +25,8 @@ alone there because the history it continues had not come joins it when it comes
 its report still holds its offsets (`windows.late_grace_s`; asked once the report is out): they pass
 to the conversation it joins (or, a named one elsewhere, its spans are copied there), and its id gets
 a last report with no spans and `merged_into` (header `aem.merged_into`), which retires that id for
-consumers.
+consumers; its version note names it too, so a new owner that merges the trace again does not count the
+merge again.
 
 Poison never stops a stage (a restart would only meet it again): a message that cannot be decoded, is
 oversized, or makes a stage fail goes to `kafka.dead_letter_topic` with headers `aem.error`,
@@ -400,7 +401,10 @@ class ScoreStage:
             with self._lock:
                 self.offsets.hold(f"link:{data['trace_id']}", partition, offset, time.monotonic())
         elif kind == b"version":  # a report of this conversation, by this or an earlier owner
-            self.pipeline.note_version(str(data["conversation_id"]), int(data["version"]))
+            merged = data.get("merged_into")
+            self.pipeline.note_version(
+                str(data["conversation_id"]), int(data["version"]), str(merged) if merged else None
+            )
         else:
             raise ValueError(f"unknown aem.kind {kind!r}")
 
@@ -522,9 +526,11 @@ class ScoreStage:
         # a note on the conversation's own partition (a joined trace's: where its opening routed it): a
         # later owner re-reading it continues the versions
         route = self.routed.get(cid[6:]) if cid.startswith("trace:") else None
+        written: dict[str, Any] = {"conversation_id": cid, "version": version}
+        if report.get("merged_into"):  # so a later owner merging it again does not count the merge again
+            written["merged_into"] = str(report["merged_into"])
         self.producer.produce(
-            self.config.internal_topic, key=(route or cid).encode(),
-            value=json.dumps({"conversation_id": cid, "version": version}).encode(),
+            self.config.internal_topic, key=(route or cid).encode(), value=json.dumps(written).encode(),
             headers=[("aem.kind", b"version")],
         )  # fmt: skip
         self.producer.poll(0)

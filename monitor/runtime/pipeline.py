@@ -196,10 +196,11 @@ class Pipeline:
             closed = self.store.close_marked(self.hold)  # markers a `hold` kept back
             return self._emit(closed + self.store.advance(now_ns - lateness, self.hold))
 
-    def note_version(self, conversation_id: str, version: int) -> None:
-        """An earlier owner reported `version` of this conversation (Kafka): the next report is higher."""
+    def note_version(self, conversation_id: str, version: int, merged_into: str | None = None) -> None:
+        """An earlier owner reported `version` of this conversation (Kafka): the next report is higher;
+        `merged_into`: that report retired the id into that conversation (a merge counted once)."""
         with self._lock:
-            self.store.note_version(conversation_id, version)
+            self.store.note_version(conversation_id, version, merged_into)
 
     def flush(self, reason: str = "end_of_input") -> int:
         """Close and report every open conversation; with a pool, returns once all are reported."""

@@ -133,8 +133,11 @@ def routed(offset: int, span: AgentSpan) -> Raw:
     return Raw(offset, value.encode(), [])
 
 
-def note(offset: int, conversation_id: str, version: int) -> Raw:
-    value = json.dumps({"conversation_id": conversation_id, "version": version}).encode()
+def note(offset: int, conversation_id: str, version: int, merged_into: str | None = None) -> Raw:
+    written: dict[str, Any] = {"conversation_id": conversation_id, "version": version}
+    if merged_into:
+        written["merged_into"] = merged_into
+    value = json.dumps(written).encode()
     return Raw(offset, value, [("aem.kind", b"version")])
 
 
@@ -309,3 +312,31 @@ def test_a_trace_alone_evicted_in_the_batch_that_brings_the_turn_before_it_is_me
     pipeline.flush()
     best = latest_reports(results(producer))
     assert sorted((cid[:8], r["spans"]) for cid, r in best.items()) == [("trace:a1", 2), ("trace:b1", 1)]
+
+
+def test_a_merge_an_earlier_owner_counted_is_not_counted_again_by_the_next() -> None:
+    """A partition moves within the grace after a trace reported alone was merged: the new owner re-reads
+    it, reports the trace alone again and merges it again, as the first owner did. Its report is the same
+    (the dedupe keeps one conversation), but `conversations_merged` summed over the replicas must say one
+    merge: the first owner's version note says the id was merged (`merged_into`), and the next does not
+    count it again."""
+    first, pipeline, out_first, clock = replica("r1")
+    report_alone(first, pipeline, clock)
+    then_read(first, pipeline, clock, LOG[2:3])
+    assert pipeline.snapshot()["conversations_merged"] == 1
+    notes = [
+        (v["conversation_id"], v["version"], v.get("merged_into"))
+        for t, _, v, h in out_first.sent
+        if h.get("aem.kind") == b"version"
+    ]
+    assert (A2, 2, A1) in notes
+    # the partition as the first owner leaves it, its version notes as it wrote them
+    log = [LOG[0], note(1, A2, 1), LOG[2], note(3, A2, 2, merged_into=A1)]
+    second, pipeline_2, out_second, clock_2 = replica("r2")
+    report_alone(second, pipeline_2, clock_2)
+    second._feed(cast(Any, log[1:2]))
+    then_read(second, pipeline_2, clock_2, log[2:])
+    pipeline_2.flush()
+    assert pipeline_2.snapshot()["conversations_merged"] == 0
+    best = latest_reports(results(out_first, out_second))
+    assert list(best) == [A1] and best[A1]["spans"] == 2
