@@ -56,7 +56,9 @@ the highest `aem.version`, then the last one — and none for a key when the rep
 lower version than one carrying `aem.merged_into` (`monitor.report.latest_reports` is that rule). On
 revoke: commit what is safe, drop the revoked partitions' open conversations (the new owner re-reads
 them), their held offsets and their lag gauges; on assign: re-read past the commit (conversations this
-replica reported and still keeps stay known: their spans read again count as duplicates). On
+replica reported and still keeps stay known: their spans read again count as duplicates, and hold their
+offsets again for `late_grace_s`, as a new owner's report would, so a trace reported alone may still be
+merged). On
 shutdown, open conversations are not flushed (that would report them cut): what is safe is
 committed, and the partition's next owner rebuilds and reports them. When open
 conversations reach `kafka.pause_at_open` of `windows.max_open`, the input partitions are paused until
@@ -351,7 +353,7 @@ class ScoreStage:
                 self.offsets.read(partition, offset)
         self._ingest(spans)
         with self._lock:
-            for partition in self.offsets.tidy(self.pipeline.is_open):
+            for partition in self.offsets.tidy(self.pipeline.is_open, self.pipeline.knows, time.monotonic()):
                 log.info("score: partition %d re-read to its end; its conversations may close", partition)
 
     def _ingest(self, spans: list[AgentSpan]) -> None:

@@ -22,6 +22,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 
+def _never(_: str) -> bool:
+    return False
+
+
 @dataclass
 class OffsetTracker:
     grace_s: float  # how long a reported conversation or a link holds its offsets
@@ -78,12 +82,18 @@ class OffsetTracker:
         if self.grace_s > 0:
             self.held[key] = ({partition: offset}, now)
 
-    def tidy(self, still_open: Callable[[str], bool]) -> list[int]:
-        """Forget keys no longer open (a `trace:` key joined to its conversation or sent on; a span read
-        again after its conversation was reported); end the re-read of partitions consumed up to their
-        end. Returns the partitions whose re-read ended."""
+    def tidy(
+        self, still_open: Callable[[str], bool], reported: Callable[[str], bool] = _never, now: float = 0.0
+    ) -> list[int]:
+        """Forget keys no longer open (a `trace:` key joined to its conversation or sent on); a key read
+        again after it was reported and still kept (`reported`: a partition back from a revoke, re-read
+        from the commit its report held) holds its offsets for `grace_s` from `now`, as a new owner's
+        report of it would. End the re-read of partitions consumed up to their end. Returns the
+        partitions whose re-read ended."""
         for key in [k for k in self.open_at if not still_open(k)]:
-            del self.open_at[key]
+            if key not in self.held and reported(key):
+                self.closed(key, now)
+            self.open_at.pop(key, None)
         done = [p for p, end in self.catching_up.items() if self.consumed.get(p, -1) >= end]
         for partition in done:
             del self.catching_up[partition]

@@ -268,6 +268,21 @@ def test_a_trace_alone_on_a_revoked_partition_is_not_merged_there_later() -> Non
     assert sorted((cid, r["spans"]) for cid, r in best.items()) == [(A1, 1), (A2, 1)]
 
 
+def test_a_trace_alone_whose_partition_comes_back_to_the_same_replica_is_merged() -> None:
+    """A trace reported alone, its partition revoked and assigned back to the same replica before any
+    other read it: the replica re-reads the trace's spans from the committed offset (its report held them),
+    which it knows already. Read again, they hold their offsets again as a new owner's report would, so
+    when the turn before the trace comes it is merged: one conversation, whole (it stayed split before)."""
+    first, pipeline, out_first, clock = replica("r1")
+    report_alone(first, pipeline, clock)
+    first._drop({0})
+    first._feed(cast(Any, LOG[:1]))  # re-read from the committed offset: the trace's own spans again
+    then_read(first, pipeline, clock, LOG[2:3])
+    pipeline.flush()
+    best = latest_reports(results(out_first))
+    assert sorted((cid, r["spans"]) for cid, r in best.items()) == [(A1, 2)]
+
+
 def late_span_of_turn_2(start_s: float) -> AgentSpan:
     """A child span of TURN_2's trace that comes after the trace was reported."""
     attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "weather"}

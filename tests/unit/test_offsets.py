@@ -64,6 +64,24 @@ def test_a_span_read_again_after_its_conversation_was_reported_holds_nothing() -
     assert "conv-a" not in t.open_at and t.safe(lambda _: False, now=61) == {0: 31}
 
 
+def test_a_reported_key_read_again_after_a_revoke_holds_its_offsets_again() -> None:
+    """The partition came back to the replica that reported `trace:abc` (kept): its spans, re-read from the
+    commit its report held, hold their offsets for the grace again — what a new owner's report would hold
+    — so it may still be merged; a key still held from its report is not held longer."""
+    t = OffsetTracker(grace_s=60)
+    t.read(0, 30)
+    t.opened("trace:abc", 0, 12)
+    t.tidy(lambda _: False, reported=lambda key: key == "trace:abc", now=100)
+    assert t.holds("trace:abc", now=150) and t.safe(lambda _: False, now=150) == {0: 12}
+    assert not t.holds("trace:abc", now=161) and t.safe(lambda _: False, now=161) == {0: 31}
+    t.closed("conv-a", now=0)
+    t.opened("conv-a", 0, 4)
+    t.closed("conv-a", now=0)
+    t.opened("conv-a", 0, 25)
+    t.tidy(lambda _: False, reported=always, now=50)
+    assert not t.holds("conv-a", now=61)  # still its report's grace, from 0
+
+
 def test_a_partition_being_re_read_keeps_its_conversations_open_until_read_to_its_end() -> None:
     t = OffsetTracker(grace_s=60)
     t.assigned(0, end=100, committed=40)
