@@ -818,7 +818,9 @@ class Evidence:
                 percents=self._sources.percents,
                 money=_money_said(self._reply_text),
             )
-            or _subset_sum(number, self._reply, _minus_amounts(self._reply_text))
+            or _subset_sum(
+                number, self._reply, _minus_amounts(self._reply_text), _money_said(self._reply_text)
+            )
         ):
             return ("computed", None), None
         return None
@@ -1465,19 +1467,24 @@ def _stated(
 
 #: a code an agent builds from words: letters and digits joined by `_` or `-` (`celebration_cake_8`)
 _COMPOSED = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+")
-_COMPOSED_PART = re.compile(r"[A-Za-z]+|\d+")
+_COMPOSED_PART = re.compile(r"\d+(?:[x×]\d+)+|[A-Za-z]+|\d+")  # `30x30`: a size, as `30×30` reads
 
 
 def _composed_parts(text: str) -> tuple[str, ...]:
     """The words and numbers of a code an agent builds from what was said (`celebration_cake_8` for `an 8
-    inch celebration cake`, `adult_5day` for `Adult: … 5-day`, `LOST_BOW_TIE` for `I lost the bow tie`),
-    lower-case, single letters left out; none unless it has two words of three letters or more (so
+    inch celebration cake`, `adult_5day` for `Adult: … 5-day`, `LOST_BOW_TIE` for `I lost the bow tie`,
+    `album_30x30` for `30×30 cm album`), lower-case, single letters left out; none unless it has two words
+    of three letters or more, or a word and a size (so
     `ORD-78402`, `HUT-03` and `RSV-K7Q2MX` are ids as before: their digits are what a slip changes)."""
     value = text.strip()
     if len(value) > _MAX_COMPOSED or not _COMPOSED.fullmatch(value):
         return ()
-    parts = [p.lower() for p in _COMPOSED_PART.findall(value) if len(p) > 1 or p.isdigit()]
-    if sum(1 for p in parts if p.isalpha() and len(p) >= 3) < 2:
+    parts = [
+        re.sub("[x×]", " ", p) if p[0].isdigit() else p.lower()  # a size as its words read: `30 30`
+        for p in _COMPOSED_PART.findall(value)
+        if len(p) > 1 or p.isdigit()
+    ]
+    if sum(1 for p in parts if (p.isalpha() and len(p) >= 3) or " " in p) < 2:
         return ()
     return tuple(parts)
 
@@ -2195,16 +2202,22 @@ _MAX_ADDENDS = 14
 
 
 def _subset_sum(
-    target: float, numbers: set[float], minus: set[float] | frozenset[float] = frozenset()
+    target: float,
+    numbers: set[float],
+    minus: set[float] | frozenset[float] = frozenset(),
+    money: set[float] | frozenset[float] = frozenset(),
 ) -> bool:
     """`target` is the sum of three or four amounts of `numbers` (a reply's total of the parts it lists: $156
     for the days, $24.18 taxes, $75 in fees, $255.18 in all; counts under ten are no parts); the largest
     amounts below the target are tried. `minus`: amounts the reply writes with a minus sign (`rebate:
-    −$100`), parts that take away (`$349 + $99 − $100`: $348)."""
+    −$100`), parts that take away (`$349 + $99 − $100`: $348); `money`: amounts it says in a currency, parts
+    however small (`£69 + £35 + £8.00`)."""
     target = _round(target)
     ceiling = target + sum(minus)
     amounts = (
-        n for n in numbers - minus - {target} if 0 < n < ceiling and (n >= _SMALL_COUNT or not n.is_integer())
+        n
+        for n in numbers - minus - {target}
+        if 0 < n < ceiling and (n >= _SMALL_COUNT or not n.is_integer() or n in money)
     )
     parts = sorted(amounts, reverse=True)[:_MAX_ADDENDS]
     parts += [-n for n in sorted(minus, reverse=True)[:_MAX_TERMS]]

@@ -1726,6 +1726,8 @@ def test_a_day_said_by_its_ordinal_alone_is_in_a_month_the_conversation_names() 
             "system",
         ),
         ("Lost accessories: bow tie $35.", "I think I lost the bow tie.", "LOST_BOW_TIE", "user"),
+        ("Add-ons: 30×30 cm album (20 spreads) £450.", "Classic plus the album.", "album_30x30", "system"),
+        ("Add-ons: 30×30 cm album (20 spreads) £450.", "Classic plus the album.", "album_40x40", "agent"),
         ("Cupcakes: box of 12, £21 per box.", "Two dozen cupcakes.", "cupcakes_box_6", "agent"),
         ("Adult: 1-day ¥9,800, 3-day ¥25,800.", "Extend it to 5 days?", "adult_5day", "agent"),
         ("Orders look like ORD-12345.", "Where is order ORD-78402?", "ORD-78420", "agent"),
@@ -1755,3 +1757,16 @@ def test_a_weekday_a_rule_puts_before_or_after_an_event_is_computed() -> None:
     ev = Evidence(["Pickup from 12 pm."], today="2025-05-28")
     ev.add_user(1, "I'm getting married Saturday June 21.")
     assert ev.unsupported("Pickup: Thursday, June 19.", []) != []
+
+
+def test_a_total_of_parts_a_reply_says_in_a_currency_counts_small_ones() -> None:
+    """Grounding blind set 19: `£69.00` tree, `£35.00` stand, delivery `£8.00`, `Total: £112.00` — an amount
+    under ten said in a currency is a part, as a count under ten is not (`2 stands` adds no 2)."""
+    ev = Evidence(["Nordmann Fir 6-7 ft £69. Water-reservoir stand £35. Delivery £2 per chargeable mile."])
+    ev.add_user(1, "A Nordmann with a water-reservoir stand, delivered to Dorking.")
+    fee = {"chargeable_miles": 4, "delivery_fee_gbp": 8.0}
+    ev.add_call(2, "get_delivery_quote", {"postcode": "RH5 6AB"}, fee, failed=False, tainted=False)
+    quote = "Tree: £69.00\nStand: £35.00\nDelivery: £8.00\nTotal: £112.00"
+    assert ev.unsupported(quote, []) == []
+    assert ev.unsupported(quote.replace("£112.00", "£114.00"), []) != []
+    assert ev.unsupported("Tree £69, stand £35, 8 stands in stock, 4 miles. Total: £116.", []) != []
