@@ -1770,3 +1770,33 @@ def test_a_total_of_parts_a_reply_says_in_a_currency_counts_small_ones() -> None
     assert ev.unsupported(quote, []) == []
     assert ev.unsupported(quote.replace("£112.00", "£114.00"), []) != []
     assert ev.unsupported("Tree £69, stand £35, 8 stands in stock, 4 miles. Total: £116.", []) != []
+
+
+def test_a_reply_that_opens_by_saying_it_is_done_needs_a_call_that_acted_since_the_user_asked() -> None:
+    """Grounding blind set 19: `All sorted – your survey is now Tuesday 11 November at 9:00am` after the
+    reschedule failed, and `All done – you're now booked on the 19:00` with no call after the user chose
+    it. An opener that says the work is done (`All sorted`, `Done!`, `Erledigt:`) is a claim however the
+    rest is worded. It holds after a call that acted since the user's message, and is no claim after a
+    message that only thanks."""
+    tools = ["get_survey", "reschedule_survey"]
+    ev = Evidence(today="2025-11-06")
+    ev.add_user(1, "Could you move survey HF-SV-2188 to Tuesday morning?")
+    ev.add_call(
+        2, "get_survey", {"survey_id": "HF-SV-2188"}, {"date": "2025-11-07"}, failed=False, tainted=False
+    )
+    ev.add_user(3, "9 please.")
+    ev.add_call(4, "reschedule_survey", {"survey_id": "HF-SV-2188"}, None, failed=True, tainted=False)
+    said = ev.unsupported("All sorted – your survey is now on Tuesday at 9:00am.", tools)
+    [claim] = [c for c in said if c.what == "done"]
+    assert "reschedule_survey failed" in claim.detail
+    ev.add_user(5, "Let's try 11:30 then.")
+    assert [c.what for c in ev.unsupported("Done! See you on Tuesday at 11:30.", tools)] == ["done"]
+    ev.add_call(
+        6, "reschedule_survey", {"survey_id": "HF-SV-2188"}, {"status": "moved"}, failed=False, tainted=False
+    )
+    assert ev.unsupported("Done! See you on Tuesday at 11:30.", tools) == []
+    ev.add_user(7, "Great, thanks!")
+    assert ev.unsupported("All set — see you Tuesday!", tools) == []
+    ev.add_user(8, "Thanks. Could you also move it to 2pm?")
+    assert [c.what for c in ev.unsupported("All set — see you Tuesday!", tools)] == ["done"]
+    assert ev.unsupported("Erledigt: Ihr Termin ist verschoben.", ["get_survey"]) == []  # no tool that acts
