@@ -2953,11 +2953,12 @@ _EU_PRESENT = re.compile(
     rf"(?P<v>{_EU_PARTICIPLE})\b"
 )
 #: a reply's first words that say the work is done (`All sorted –`, `Done!`, `That's done —`, `You're all
-#: set:`, `Erledigt:`, `搞定`), however the rest is worded (`All sorted – your survey is now Tuesday`)
+#: set:`, `Erledigt:`, `搞定`), however the rest is worded (`All sorted – your survey is now Tuesday`); a mark
+#: after the words, as an opener has: not `Sorted by price`, `Listo para ayudarle`, `Done with that?`
 _COMPLETION = re.compile(
     r"(?i)^\W*(?:all\s+done|done|all\s+sorted|sorted|all\s+set|you(?:['’]re|\s+are)\s+all\s+set|"
     r"that(?:['’]s|\s+is)\s+(?:done|sorted)|consider\s+it\s+done|erledigt|alles\s+erledigt|c['’]est\s+fait|"
-    r"listo|hecho|fatto|ecco\s+fatto|feito|klaar|gedaan|geregeld|gotowe|załatwione)\b\W*?[\s:!,.—–-]"
+    r"listo|hecho|fatto|ecco\s+fatto|feito|klaar|gedaan|geregeld|gotowe|załatwione)\b\W*?[:!,.—–-]"
     r"|^\W*(?:搞定|办好了|已办妥|已完成|完成了)"
 )
 #: what a user's message that only thanks says, and what makes it a request after all

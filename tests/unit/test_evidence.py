@@ -1800,3 +1800,5 @@ def test_a_reply_that_opens_by_saying_it_is_done_needs_a_call_that_acted_since_t
     ev.add_user(8, "Thanks. Could you also move it to 2pm?")
     assert [c.what for c in ev.unsupported("All set — see you Tuesday!", tools)] == ["done"]
     assert ev.unsupported("Erledigt: Ihr Termin ist verschoben.", ["get_survey"]) == []  # no tool that acts
+    for reply in ("Sorted by time: Tuesday first.", "Listo para ayudarle.", "Done with the form? Tell me."):
+        assert ev.unsupported(reply, tools) == []  # no opener: no mark after the words
