@@ -229,7 +229,7 @@ def fit_thresholds(
         bacc = (tpr + tnr) / 2
         if bacc > best_bacc + 1e-12:
             best_t, best_bacc = float(t), float(bacc)
-    accept = best_t
+    accept = 1.0  # no edge (scores are at most 1.0: a pair the model scores 1.0 still passes outright)
     for t in sorted(c for c in candidates if c >= best_t):
         above = s >= t
         if above.sum() == 0 or (

@@ -106,6 +106,13 @@ def test_an_accept_edge_is_read_from_five_pairs_or_none() -> None:
     assert thin.accept == 1.0
     thick, _ = fit_thresholds([*scores, 0.91, 0.92, 0.93, 0.94, 0.95], [*labels, *[True] * 5])
     assert thick.accept <= 0.91
+    # two pairs of the very same words score 1.0 (the model's scores are clipped there), a wrong pair 0.97:
+    # no edge is read, and none falls back to the decision threshold (review)
+    clipped, _ = fit_thresholds(
+        [1.0, 1.0, 0.97, 0.95, 0.93, 0.9, 0.88, 0.85, 0.8, 0.6, 0.5, 0.4, 0.3],
+        [True, True, False, True, True, True, False, True, True, False, False, False, False],
+    )
+    assert clipped.accept == 1.0
 
 
 def test_calibrate_cli_writes_a_loadable_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
