@@ -22,10 +22,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 
-def _never(_: str) -> bool:
-    return False
-
-
 @dataclass
 class OffsetTracker:
     grace_s: float  # how long a reported conversation or a link holds its offsets
@@ -83,17 +79,26 @@ class OffsetTracker:
             self.held[key] = ({partition: offset}, now)
 
     def tidy(
-        self, still_open: Callable[[str], bool], reported: Callable[[str], bool] = _never, now: float = 0.0
+        self,
+        still_open: Callable[[str], bool],
+        reported: Callable[[str], bool] | None = None,
+        now: float | None = None,
     ) -> list[int]:
-        """Forget keys no longer open (a `trace:` key joined to its conversation or sent on); a key read
-        again after it was reported and still kept (`reported`: a partition back from a revoke, re-read
-        from the commit its report held) holds its offsets for `grace_s` from `now`, as a new owner's
-        report of it would. End the re-read of partitions consumed up to their end. Returns the
-        partitions whose re-read ended."""
+        """Forget keys no longer open (a `trace:` key joined to its conversation or sent on). A key read
+        again on a partition being re-read after an assign (a partition back from a revoke, from the commit
+        its report held), no longer open but still kept as reported (`reported`) and holding nothing, holds
+        its first offsets there for `grace_s` from `now`, as a new owner's report of it would — not a
+        duplicate a producer's retry sends long after (its grace is over: nothing covers the rest). End the
+        re-read of partitions consumed up to their end. Returns the partitions whose re-read ended."""
+        if reported is not None and now is None:
+            raise ValueError("tidy: `reported` needs `now`")
         for key in [k for k in self.open_at if not still_open(k)]:
+            where = self.open_at.pop(key)
+            re_read = {p: o for p, o in where.items() if p in self.catching_up}
+            if not re_read or reported is None or now is None or self.grace_s <= 0:
+                continue
             if key not in self.held and reported(key):
-                self.closed(key, now)
-            self.open_at.pop(key, None)
+                self.held[key] = (re_read, now)
         done = [p for p, end in self.catching_up.items() if self.consumed.get(p, -1) >= end]
         for partition in done:
             del self.catching_up[partition]

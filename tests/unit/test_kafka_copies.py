@@ -276,11 +276,31 @@ def test_a_trace_alone_whose_partition_comes_back_to_the_same_replica_is_merged(
     first, pipeline, out_first, clock = replica("r1")
     report_alone(first, pipeline, clock)
     first._drop({0})
+    first.offsets.assigned(0, end=len(LOG), committed=0)  # assigned back: re-read to where it ends
     first._feed(cast(Any, LOG[:1]))  # re-read from the committed offset: the trace's own spans again
     then_read(first, pipeline, clock, LOG[2:3])
     pipeline.flush()
     best = latest_reports(results(out_first))
     assert sorted((cid, r["spans"]) for cid, r in best.items()) == [(A1, 2)]
+
+
+def test_a_duplicate_read_long_after_a_trace_was_reported_alone_does_not_make_it_joinable() -> None:
+    """A producer's retry re-delivers one span of a trace reported alone after its grace is over (no
+    revoke, no re-read): that duplicate holds nothing, so the trace is not merged with offsets that would
+    cover only the duplicate (a later owner would rebuild fragments); it stays as reported (review)."""
+    stage, pipeline, out, clock = replica("r1")
+    child = late_span_of_turn_2(6)
+    stage._feed(cast(Any, [routed(0, TURN_2), routed(1, child)]))
+    clock[0] = 200 * S
+    pipeline.tick(clock[0])  # reported alone, with its two spans
+    where, _ = stage.offsets.held[A2]
+    stage.offsets.held[A2] = (where, time.monotonic() - 61)  # its grace is over
+    assert stage.offsets.safe(pipeline.is_open, time.monotonic()) == {0: 2}  # a commit passes it
+    stage._feed(cast(Any, [routed(5, child)]))  # one duplicate span
+    assert not stage._still_held(A2)
+    then_read(stage, pipeline, clock, [routed(6, TURN_1)])
+    pipeline.flush()
+    assert not [r for r in results(out) if r.get("merged_into")]
 
 
 def late_span_of_turn_2(start_s: float) -> AgentSpan:

@@ -3,6 +3,8 @@ must re-read is never committed past."""
 
 from __future__ import annotations
 
+import pytest
+
 from monitor.runtime.offsets import OffsetTracker
 
 
@@ -72,14 +74,19 @@ def test_a_reported_key_read_again_after_a_revoke_holds_its_offsets_again() -> N
     t.read(0, 30)
     t.opened("trace:abc", 0, 12)
     t.tidy(lambda _: False, reported=lambda key: key == "trace:abc", now=100)
+    assert not t.holds("trace:abc", now=100)  # no re-read after an assign: a duplicate, nothing held
+    t.assigned(0, end=40, committed=10)
+    t.opened("trace:abc", 0, 12)
+    t.tidy(lambda _: False, reported=lambda key: key == "trace:abc", now=100)
     assert t.holds("trace:abc", now=150) and t.safe(lambda _: False, now=150) == {0: 12}
     assert not t.holds("trace:abc", now=161) and t.safe(lambda _: False, now=161) == {0: 31}
-    t.closed("conv-a", now=0)
-    t.opened("conv-a", 0, 4)
+    t.opened("conv-a", 0, 14)
     t.closed("conv-a", now=0)
     t.opened("conv-a", 0, 25)
     t.tidy(lambda _: False, reported=always, now=50)
     assert not t.holds("conv-a", now=61)  # still its report's grace, from 0
+    with pytest.raises(ValueError):
+        t.tidy(always, reported=always)
 
 
 def test_a_partition_being_re_read_keeps_its_conversations_open_until_read_to_its_end() -> None:
