@@ -8,14 +8,15 @@ supports. docs/streaming.md ("Grounding") is the user's account of the same rule
 What counts as evidence, up to the moment a value is used:
 - `user`: every user message before it, as words and as typed facts (`facts`), and what those words mean
   beyond that (`spoken`: "tomorrow", "half past two", "five hundred"); the reply a user's "yes" agreed to;
-- `tool_result`: the keys and values of every earlier call that did not fail, and a failed call's error
-  message; the result of a call whose own values failed grounding is `tainted` (a value from it is a
-  cascade of that call);
+- `tool_result`: the keys and values of every earlier call that did not fail (and the days inside a range
+  one of its objects gives, `_range_days`), and a failed call's error message; the result of a call whose
+  own values failed grounding is `tainted` (a value from it is a cascade of that call);
 - `system`: the system prompt, the configured evidence attributes, the conversation's date;
 - `tool_definition`: an `enum`, `const` or `default` of the tool's declared JSON Schema;
-- `computed`: arithmetic over amounts (`computable`), a date a duration the user or the system prompt
-  states from a stated date;
+- `computed`: arithmetic over amounts (`computable`), a date a duration the user, the system prompt or a
+  result's note states from a stated date;
 - `agent`: none of these.
+A code an agent builds from words one text says (`celebration_cake_8`, `_composed_parts`) is that text's.
 
 Which values must be grounded (`checked`, `value_kind`): ids and codes, emails, phone numbers, numbers
 from 10 up, dates, times, names under a key that says so. Never: free text, counts under ten, booleans,
@@ -23,7 +24,8 @@ plain lower-case words. A reply's facts (`_reply_facts`: amounts, numbers, dates
 ids, phone numbers; no measures, nothing in a question) need the same evidence or the successful calls'
 own arguments, and one nothing states must not be named by words that name a result field giving another
 value (`_contradicted`: `resumes on April 5` after `resume_date: 2027-03-05`); its done-claims
-(`done_claims`) a successful earlier call of a tool whose verb is that action. Reading is bounded:
+(`done_claims`) a successful earlier call of a tool whose verb is that action, and a reply that opens by
+saying the work is done (`_COMPLETION`) a call that acted since the user's message. Reading is bounded:
 `MAX_DEPTH` of JSON, `MAX_FACT_CHARS` of a string for facts.
 """
 
@@ -175,8 +177,10 @@ _MAX_OFFSET = 31
 #: a day of the month said by its ordinal with no month after it (`the 26th`, `23rd to 26th`)
 _BARE_ORDINAL = re.compile(
     r"(?i)(?<![\w/.:-])(\d{1,2})(?:st|nd|rd|th)\b(?!\s*(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
+    r"(?!\s+(?!(?:to|and|or|then|please|at|through|till|until|works?|is|would|if|instead)\b)[^\W\d_])"
 )
 _MAX_POLICY_WEEKS = 12  # a policy's `6–8 weeks before the wedding`: weeks it may put between dates
+_MAX_NOTE = 300  # a tool result's string read for a rule (`Payout is sent 5 working days after …`)
 _KEY_WORDS = re.compile(r"[a-z]+|[A-Z][a-z]*|\d+")
 
 
@@ -374,7 +378,11 @@ class Evidence:
         self._offsets: set[int] = set()  # days the user put between dates (`the day after`, `3 nights`)
         #: a policy's weeks past `_MAX_OFFSET` days (`first fitting 6–8 weeks before the wedding`): what a
         #: reply may count (`between Saturday, August 29 and …`), not a call (a wedding's date is no fitting's)
-        self._long_offsets: set[int] = set()
+        self._long_offsets: set[int] = set()  # signed: -42 is 42 days before a stated date
+        self._reply_working: set[int] = set()  # working days a result's note puts between dates (signed)
+        #: the days strictly inside a range a result gives (`check_in`/`check_out`): a reply's mornings of a
+        #: stay are computed from it (and so still contradicted by a field the words name)
+        self._inside: set[date] = set()
         #: working days said between dates, signed: a policy's from its direction (`ready 2 working days
         #: after drop-off`: 2, `at least 3 business days before`: -3), a user's both ways
         self._working: set[int] = set()
@@ -388,6 +396,7 @@ class Evidence:
         self._reply_pairs: set[tuple[str, str]] | None = None
         self._reply_weekdays: list[tuple[str, int, int, int, int | None]] | None = None  # `weekday_dates`
         self._reply_text = ""  # and its text: the amounts it says in a currency, read when a sum needs them
+        self._answering = False  # the user's latest message answers a question of the agent's latest reply
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
         #: the UTC offsets (minutes) the system prompt tells the agent to give times in (`UTC+1`): a reply's
         #: `15:05` is a result's `14:05:00Z` said in local time
@@ -422,6 +431,8 @@ class Evidence:
 
     def add_user(self, turn: int, text: str) -> None:
         self._last_user = turn
+        # what the agent said last asked something (`Shall I book it?`, `Which would you prefer?`): this answers
+        self._answering = "?" in self._reply_text or "？" in self._reply_text
         self._sources.add_text("user", turn, text)
         spoken = spoken_keys(text, self._today)  # `tomorrow`, `half past two`, `five hundred`
         for key in spoken:
@@ -442,35 +453,48 @@ class Evidence:
         self._say((*keys, *spoken))  # the dates `today` adds are no numbers
 
     def _ordinal_days(self, text: str) -> list[str]:
-        """A day of the month a user says by its ordinal alone (`the 26th`, `23rd to 26th`), as that day of
-        each month the conversation has stated a day of (`spoken_keys` gives the coming one): `md:` keys."""
+        """A day of the month a user says by its ordinal alone (`the 26th`, `23rd to 26th then`; not `my 3rd
+        order`, `the 2nd floor`: `_BARE_ORDINAL`), as that day of each month the user has named a day of
+        (`spoken_keys` gives the coming one): `md:` keys."""
         if not _HAS_DIGIT.search(text):
             return []
         days = [int(m[1]) for m in _BARE_ORDINAL.finditer(text[:MAX_FACT_CHARS]) if 1 <= int(m[1]) <= 31]
         if not days:
             return []
-        months = {key[3:5] for key in self._sources.facts if key.startswith("md:")}
+        months = {
+            key[3:5]
+            for key, found in self._sources.facts.items()
+            if key.startswith("md:") and any(source == "user" for source, _ in found)
+        }
         return [f"md:{month}-{day:02d}" for month in sorted(months) for day in days]
 
-    def _add_offsets(self, text: str, counting_first: bool) -> None:
+    def _add_offsets(self, text: str, counting_first: bool, replies_only: bool = False) -> None:
         """The days a duration said here puts between two dates (`3 nights`, `2 weeks`, `48 hours`; a user's
         in days also one less, counting the first day: `5 days` from the 3rd to the 7th). A policy's (the system prompt's
         `within 21 days of the issue date`, `_POLICY_DURATION`: not `open 7 days a week`) is exact: with
-        the weekdays' two readings, one less too would put most dates of a month near a stated one."""
+        the weekdays' two readings, one less too would put most dates of a month near a stated one. A
+        policy's range of weeks (`6–8 weeks before the wedding`) gives every week of it, past `_MAX_OFFSET`
+        days in its own direction and for replies only (`_long_offsets`); so does every rule of
+        `replies_only` text (a tool result's note: `Payout is sent 5 working days after the festival ends`)."""
         if not holds_any(fold(text), _DURATION_UNITS):
             return
         for m in (_DURATION if counting_first else _POLICY_DURATION).finditer(text):
             hours = m["h"] or m.groupdict().get("h2")
+            before = bool(_BEFORE.match(text, m.end()) or _BEFORE.search(m.group(0)))
             if hours:  # `48 hours`, `at least 72 hours before`: whole days, exactly (no first day counted)
                 if int(hours) % 24 == 0 and _MIN_HOURS_OFFSET <= int(hours) <= 24 * _MAX_OFFSET:
-                    self._offsets.add(int(hours) // 24)
+                    days = int(hours) // 24
+                    if replies_only:
+                        self._long_offsets.add(-days if before else days)
+                    else:
+                        self._offsets.add(days)
                 continue
             said, unit = m["n"] or m["n2"], m["unit"] or m["unit2"]
             n = int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]
             if (m["work"] or m.groupdict().get("work2")) and unit.lower().startswith("day"):
                 if 0 < n <= _MAX_OFFSET:  # `2 working days`: Monday to Friday
-                    before = _BEFORE.match(text, m.end()) or _BEFORE.search(m.group(0))
-                    self._working |= {n, -n} if counting_first else {-n if before else n}
+                    working = self._reply_working if replies_only else self._working
+                    working |= {n, -n} if counting_first else {-n if before else n}
                 continue
             weeks = unit.lower().startswith("week")
             if counting_first:
@@ -478,14 +502,15 @@ class Evidence:
                 if 0 < n <= _MAX_OFFSET:
                     self._offsets |= {n, n - 1} - {0}
                 continue
-            # a policy's, and both ends of its range (`6–8 weeks before`), weeks up to `_MAX_POLICY_WEEKS`
-            lo = m.groupdict().get("lo")
-            for k in (n, int(lo)) if lo else (n,):
+            lo = int(m.groupdict().get("lo") or n)
+            for k in range(lo, n + 1) if weeks and lo < n else {lo, n}:
                 days = k * 7 if weeks else k
-                if 0 < days <= _MAX_OFFSET:
+                if not 0 < days <= (_MAX_POLICY_WEEKS * 7 if weeks else _MAX_OFFSET):
+                    continue
+                if replies_only or days > _MAX_OFFSET:
+                    self._long_offsets.add(-days if before else days)
+                else:
                     self._offsets.add(days)
-                elif weeks and days <= _MAX_POLICY_WEEKS * 7:
-                    self._long_offsets.add(days)
 
     def add_confirmed(self, turn: int, proposal: str) -> None:
         """The user agreed (`yes friday`) to what the agent's last reply proposed (`Friday, April 4
@@ -531,10 +556,8 @@ class Evidence:
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
-                if (
-                    " " in leaf
-                ):  # a result's note states a rule as a policy does (`sent 5 working days after`)
-                    self._add_offsets(leaf, counting_first=False)
+                if " " in leaf and len(leaf) <= _MAX_NOTE:  # a note's rule (`sent 5 working days after …`)
+                    self._add_offsets(leaf, counting_first=False, replies_only=True)
                 if key and _place_key(key):  # `address: "Bond Court, LS1 2JZ"`
                     self._places.append(normalize_text(leaf).replace(" ", ""))
             else:
@@ -545,8 +568,9 @@ class Evidence:
                     self._spoken.add(_round(leaf))
         dated = (x for x in result_strings if len(x) >= 10 and x[4:5] == "-" and _ISO_DATE.match(x))
         if next(dated, None) is not None and next(dated, None) is not None:  # two dates: perhaps a range
-            for key in _range_days(result):  # `check_in: 04-02, check_out: 04-06`: the 3rd, 4th and 5th
-                self._sources.add_fact(key, "tool_result", turn)
+            self._inside.update(
+                _range_days(result)
+            )  # `check_in: 04-02, check_out: 04-06`: the 3rd to the 5th
         # a result's amounts are arithmetic's operands only when it has few: any sum is some difference of
         # a long list's prices, so a long list grounds its amounts as they are, never their combinations
         if sum(len(run) for run in amounts.values()) <= _MAX_OPERANDS_PER_RESULT:
@@ -774,18 +798,29 @@ class Evidence:
 
     def _nothing_done_since_user(self, known_tools: Iterable[str]) -> str:
         """Why a reply that opens by saying the work is done (`All sorted –`, `Done!`, `Erledigt:`) is
-        unsupported, or "": no call that acts succeeded since the user's latest message, and one that acts
-        failed since then, or the agent has a tool that acts. Not after a message that only thanks (`Great,
-        thanks!` — `All set!`). Blind sets 1-19: such an opener with nothing done since the user's message
-        was in no good conversation, and in 35 planted false claims."""
-        if any(d.turn > self._last_user and not _looks_read_only(d.tool) for d in self._done):
-            return ""
-        failed = self._failed_acting_since_user()
+        unsupported, or "". A call that acts failed since the user's latest message and no later call of
+        that tool succeeded; or no call that acts succeeded since that message, which asked for something
+        or answered a question of the agent's (`Which would you prefer?` — `9 please.`) — not one that
+        closes or asks (`Great, thanks!`, `No, that's all`, `Is it confirmed?`) — while the agent has a tool
+        that acts. Blind
+        sets 1-19: such an opener with nothing done since the user's message was in no good conversation,
+        and in 35 planted false claims. A call counts as done unless its name says it reads (lenient: no
+        false alarm for a tool named otherwise); a tool the agent could have used must say an action."""
+        failed = [
+            (turn, tool)
+            for turn, tool in self._failed_acting_since_user()
+            if not any(d.tool == tool and d.turn > turn for d in self._done)
+        ]
         if failed:
             turn, tool = failed[-1]
-            return f"turn {turn}'s {tool} failed, and no call since the user's message did anything"
+            return f"turn {turn}'s {tool} failed, and no later call of it succeeded"
+        if any(d.turn > self._last_user and not _looks_read_only(d.tool) for d in self._done):
+            return ""
         said = next((text for text, system in reversed(self._said) if not system), "")
-        if _THANKS.search(said) and not _REQUEST.search(said):
+        request = _REQUEST.search(said) is not None
+        if not (self._answering or request) or (
+            (_CLOSING.search(said) or act_of(said) == "ask") and not request
+        ):
             return ""
         acting = sorted({t for t in known_tools if _acts(t)})
         if not acting:
@@ -851,7 +886,10 @@ class Evidence:
                 money=_money_said(self._reply_text),
             )
             or _subset_sum(
-                number, self._reply, _minus_amounts(self._reply_text), _money_said(self._reply_text)
+                number,
+                self._reply,
+                _minus_amounts(self._reply_text),
+                _money_said(self._reply_text) - _rates_said(self._reply_text),
             )
         ):
             return ("computed", None), None
@@ -1160,7 +1198,11 @@ class Evidence:
                     continue
                 near = [named - timedelta(days=k) for k in range(1, 8)] if after else []
                 near += [named + timedelta(days=k) for k in range(1, 8)] if before else []
-                if any(self._stated_day(d, yearless=not said_year) for d in near):
+                # anchored on a stated date other than the conversation's own (`Today is Tuesday` is no event)
+                if any(
+                    d.isoformat() != self._today[:10] and self._stated_day(d, yearless=not said_year)
+                    for d in near
+                ):
                     return True
         return False
 
@@ -1288,25 +1330,37 @@ class Evidence:
         the user said (`3 nights` from the check-in, `5 days` counting the first), or working days the
         system prompt or the user said (`ready 2 working days after drop-off`: Tuesday to Thursday,
         Friday to Tuesday); in a `reply`, a policy's long offsets too (`_long_offsets`)."""
-        offsets = self._offsets | self._long_offsets if reply else self._offsets
-        if not offsets and not self._working and not self._weekend:
+        working = self._working | self._reply_working if reply else self._working
+        if (
+            not self._offsets
+            and not working
+            and not self._weekend
+            and not (reply and (self._long_offsets or self._inside))
+        ):
             return False
         day = _day_of(date_key, (self._today or "2000")[:4])  # a day with no year: the conversation's year
         if day is None or not 1 < day.year < _MAX_YEAR:  # `9999-12-31`: no day after it to count to
             return False
+        if reply and day in self._inside:
+            return True
         facts = self._sources.facts
 
         def stated(d: date) -> bool:
             return f"date:{d.isoformat()}" in facts or f"md:{d.isoformat()[5:]}" in facts  # `md:`: no year
 
-        for offset in offsets:
+        for offset in self._offsets:
             if stated(day + timedelta(days=offset)) or stated(day - timedelta(days=offset)):
+                return True
+        for signed in (
+            self._long_offsets if reply else ()
+        ):  # `6–8 weeks before` a stated date: in that direction
+            if stated(day - timedelta(days=signed)):  # the year is 2 to `_MAX_YEAR`: no overflow
                 return True
         if self._weekend and day.weekday() > 4:  # the weekend's other day, or the Friday it is named by
             others = (1, -1) if day.weekday() == 5 else (-1, -2)  # `the weekend of the 12th`, a Friday
             if any(stated(day + timedelta(days=k)) for k in others):
                 return True
-        for n in self._working:  # `n` working days from a stated date (or a weekend day next to it)
+        for n in working:  # `n` working days from a stated date (or a weekend day next to it)
             start = _working_days_on(day, -n)
             starts = [start, *(start + timedelta(days=k) for k in (-2, -1, 1, 2))]
             weekend = (d for d in starts[1:] if d.weekday() > 4)
@@ -1486,7 +1540,9 @@ def _stated(
         for source, turn, evidence in where.texts:
             if norm.replace(" ", "") in evidence.replace(" ", ""):
                 yield source, turn
-    if kind in ("id", "code") and (parts := _composed_parts(text)):  # `celebration_cake_8`, `LOST_BOW_TIE`
+    if (
+        kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text))
+    ):  # `celebration_cake_8`, `LOST_BOW_TIE`
         for source, turn, evidence in where.texts:
             if all(f" {w} " in evidence or (w.isalpha() and f" {w}s " in evidence) for w in parts):
                 yield source, turn
@@ -1502,12 +1558,15 @@ _COMPOSED = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+")
 _COMPOSED_PART = re.compile(r"\d+(?:[x×]\d+)+|[A-Za-z]+|\d+")  # `30x30`: a size, as `30×30` reads
 
 
+@lru_cache(maxsize=8_192)
 def _composed_parts(text: str) -> tuple[str, ...]:
     """The words and numbers of a code an agent builds from what was said (`celebration_cake_8` for `an 8
     inch celebration cake`, `adult_5day` for `Adult: … 5-day`, `LOST_BOW_TIE` for `I lost the bow tie`,
     `album_30x30` for `30×30 cm album`), lower-case, single letters left out; none unless it has two words
-    of three letters or more, or a word and a size (so
-    `ORD-78402`, `HUT-03` and `RSV-K7Q2MX` are ids as before: their digits are what a slip changes)."""
+    of three letters or more, or a word and a size (so `ORD-78402`, `HUT-03` and `RSV-K7Q2MX` are ids as
+    before: their digits are what a slip changes), and none with a year (`SPRING-SALE-2025`). Which word goes
+    with which is not read: a code of words and numbers one text says of different things passes (a menu's
+    `blue shirt … XL`, `box of 12, £21`) — a catalog's combination, not a value nobody stated."""
     value = text.strip()
     if len(value) > _MAX_COMPOSED or not _COMPOSED.fullmatch(value):
         return ()
@@ -1518,6 +1577,8 @@ def _composed_parts(text: str) -> tuple[str, ...]:
     ]
     if sum(1 for p in parts if (p.isalpha() and len(p) >= 3) or " " in p) < 2:
         return ()
+    if any(len(p) == 4 and p.isdigit() and 1900 <= int(p) < 2100 for p in parts):
+        return ()  # `SPRING-SALE-2025`: a year is what a code's slip changes (`2024` said)
     return tuple(parts)
 
 
@@ -1671,7 +1732,11 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
             i += 1
         i = bisect.bisect_left(clocks, (max(0, start - _PAIR_GAP), ""))
         while i < len(clocks) and clocks[i][0] < start:
-            if _DEADLINE_WORDS.search(text, max(0, clocks[i][0] - _PAIR_GAP), clocks[i][0]):
+            at = clocks[i][0]
+            if _UNTIL_WORDS.search(text, max(0, at - _PAIR_GAP), at) or (
+                _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at)
+                and _CANCEL_WORDS.search(text, max(0, at - _CANCEL_REACH), at)
+            ):
                 out.add((day, clocks[i][1]))
             i += 1
     return out
@@ -1681,6 +1746,18 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
 _DEADLINE_WORDS = re.compile(
     r"(?i)\b(?:until|till|by|before|no later than|bis|vor|jusqu|avant|hasta|antes|fino|entro|até|tot|uiterlijk)\b"
 )
+
+
+#: a deadline's words when its time comes before its day (`until 9:00 a.m. on Friday`); `by` and `before` only
+#: after a word of cancelling or changing (`cancel … before 10 AM on Wednesday`): they say when to arrive as
+#: often (`arrive by 9:00 a.m. on Friday`)
+_UNTIL_WORDS = re.compile(
+    r"(?i)\b(?:until|till|no later than|bis|jusqu|hasta|fino|entro|até|tot|uiterlijk)\b"
+)
+_CANCEL_WORDS = re.compile(
+    r"(?i)\b(?:cancel\w*|chang\w*|reschedul\w*|amend\w*|modif\w*|refund\w*|free|stornier\w*|annul\w*)\b"
+)
+_CANCEL_REACH = 80  # characters before the time read for such a word
 
 
 def _datetimes(strings: Iterable[str]) -> set[tuple[str, str]]:
@@ -1805,44 +1882,52 @@ def _days_between(text: str, today: str | None) -> list[str]:
     return out
 
 
-#: the words of a key that names the first or the last day of a range (`check_in`/`check_out`,
-#: `start_date`/`end_date`, `from`/`to`, `arrival`/`departure`, `pickup_date`/`return_date`)
-_RANGE_FIRST = frozenset(
-    ("start", "from", "begin", "begins", "in", "checkin", "arrival", "arrive", "pickup", "first")
-)
-_RANGE_LAST = frozenset(
-    ("end", "ends", "to", "until", "out", "checkout", "departure", "depart", "return", "last")
-)
+#: the first-day and last-day key words of a range one object gives (`check_in`/`check_out`, `start_date` /
+#: `end_date`, `from`/`to`, `arrival`/`departure`, `pickup_date`/`return_date`), each first with its lasts
+_RANGE_PAIRS = {
+    "checkin": ("checkout",), "start": ("end",), "begin": ("end",), "from": ("to", "until"),
+    "arrival": ("departure",), "arrive": ("depart", "leave"), "pickup": ("return", "dropoff"),
+}  # fmt: skip
+_MAX_RANGE_KEYS = 8  # first-day and last-day keys of one object paired (a result of thousands: no stays)
 
 
-def _range_days(value: Any, depth: int = 0) -> list[str]:
+def _range_days(value: Any, depth: int = 0) -> list[date]:
     """The days strictly inside each range one object of a result gives by two ISO dates under a first-day
-    and a last-day key (`_RANGE_FIRST`, `_RANGE_LAST`), 2 to `_MAX_RANGE_DAYS` days apart: the nights of a
-    stay, the days of a hire. Keys of `date:` facts."""
+    and a last-day key of one pair (`_RANGE_PAIRS`: `check_in` / `check_out`, not `first_used` /
+    `last_used`), 2 to `_MAX_RANGE_DAYS` days apart: the nights of a stay, the days of a hire."""
     if depth > MAX_DEPTH:
         return []
-    out: list[str] = []
+    out: list[date] = []
     if isinstance(value, list):
         for item in value[:_MAX_RANGE_ITEMS]:  # a long list's ranges are no stay of this conversation
             out += _range_days(item, depth + 1)
         return out
     if not isinstance(value, dict):
         return out
-    firsts, lasts = [], []
+    firsts: list[tuple[str, date]] = []
+    lasts: list[tuple[str, date]] = []
     for key, leaf in value.items():
         if isinstance(leaf, dict | list):
             out += _range_days(leaf, depth + 1)
         elif isinstance(leaf, str) and len(leaf) >= 10 and _ISO_DATE.match(leaf):
-            words = set(key_words(str(key)))
+            words = key_words(str(key))
+            joined = "".join(words)
             day = _day_of(f"date:{leaf[:10]}", None)
-            if day is not None and not words.isdisjoint(_RANGE_FIRST):
-                firsts.append(day)
-            elif day is not None and not words.isdisjoint(_RANGE_LAST):
-                lasts.append(day)
-    for first, last in itertools.product(firsts, lasts):
-        if 1 < (last - first).days <= _MAX_RANGE_DAYS:
-            out += [f"date:{first + timedelta(days=k)}" for k in range(1, (last - first).days)]
+            if day is None:
+                continue
+            first = next((w for w in (joined, *words) if w in _RANGE_PAIRS), None)
+            last = next((w for w in (joined, *words) if w in _RANGE_ENDS), None)
+            if first and len(firsts) < _MAX_RANGE_KEYS:
+                firsts.append((first, day))
+            elif last and len(lasts) < _MAX_RANGE_KEYS:
+                lasts.append((last, day))
+    for (first, a), (last, b) in itertools.product(firsts, lasts):
+        if last in _RANGE_PAIRS[first] and 1 < (b - a).days <= _MAX_RANGE_DAYS:
+            out += [a + timedelta(days=k) for k in range(1, (b - a).days)]
     return out
+
+
+_RANGE_ENDS = frozenset(w for lasts in _RANGE_PAIRS.values() for w in lasts)
 
 
 def _dates_said(text: str, today: str | None) -> list[date]:
@@ -2267,10 +2352,25 @@ _MINUS_AMOUNT = re.compile(
 )
 
 
+#: an amount said as a rate (`£2 per mile`, `$5 each`, `€3/day`): no part of a total as it stands
+_RATE = re.compile(r"[$€£¥]\s?(\d+(?:\.\d{1,2})?)\s*(?:per|each|an?|every|/)(?![\w])")
+
+
+def _rates_said(reply: str) -> set[float]:
+    if "per" not in reply and "each" not in reply and "/" not in reply and " a" not in reply:
+        return set()
+    return {_round(float(m[1])) for m in _RATE.finditer(reply[:MAX_FACT_CHARS])}
+
+
 def _minus_amounts(reply: str) -> set[float]:
     if "−" not in reply and "-" not in reply and "–" not in reply:
         return set()
-    return {_round(float(m[1].replace(",", ""))) for m in _MINUS_AMOUNT.finditer(reply[:MAX_FACT_CHARS])}
+    text = reply[:MAX_FACT_CHARS]
+    return {
+        _round(float(m[1].replace(",", "")))
+        for m in _MINUS_AMOUNT.finditer(text)
+        if not text[: m.start()].rstrip()[-1:].isdigit()  # `£120 - £150`: a range's dash, not a minus
+    }
 
 
 def _schema_values(schema: Any, path: str) -> list[Any]:
@@ -2952,25 +3052,33 @@ _EU_PRESENT = re.compile(
     rf"(?i)(?:\b(?:{_EU_AUXILIARY}|ist|sind|est|sont|es|son|está|están|è|sono|é|são)\s+(?:[\w'’-]+\s+){{0,8}}?|\b)"
     rf"(?P<v>{_EU_PARTICIPLE})\b"
 )
-#: a reply's first words that say the work is done (`All sorted –`, `Done!`, `That's done —`, `You're all
-#: set:`, `Erledigt:`, `搞定`), however the rest is worded (`All sorted – your survey is now Tuesday`); a mark
-#: after the words, as an opener has: not `Sorted by price`, `Listo para ayudarle`, `Done with that?`
-_COMPLETION = re.compile(
-    r"(?i)^\W*(?:all\s+done|done|all\s+sorted|sorted|all\s+set|you(?:['’]re|\s+are)\s+all\s+set|"
-    r"that(?:['’]s|\s+is)\s+(?:done|sorted)|consider\s+it\s+done|erledigt|alles\s+erledigt|c['’]est\s+fait|"
-    r"listo|hecho|fatto|ecco\s+fatto|feito|klaar|gedaan|geregeld|gotowe|załatwione)\b\W*?[:!,.—–-]"
-    r"|^\W*(?:搞定|办好了|已办妥|已完成|完成了)"
-)
-#: what a user's message that only thanks says, and what makes it a request after all
-_THANKS = re.compile(
-    r"(?i)\b(?:thanks|thank\s+you|cheers|danke|merci|gracias|grazie|obrigad[oa]|bedankt|dzięki)\b|谢谢|多谢|ありがとう"
-)
-_REQUEST = re.compile(
-    r"(?i)\b(?:can|could|would|will|please|also|let['’]s|go\s+ahead|do\s+it|yes)\b|请|能不能|可以"
+#: the words that open a European-language reply by saying the work is done (`Erledigt:`, `Listo:`)
+_EU_DONE_WORDS = (
+    r"erledigt|alles\s+erledigt|fertig|c['’]est\s+fait|c['’]est\s+bon|listo|hecho|fatto|ecco\s+fatto|feito|"
+    r"pronto|klaar|gedaan|geregeld"
 )
 _EU_OPENER = re.compile(  # followed by a mark, as an opener is: not `Pronto recibirá`, `Listo para ayudarle`
-    r"(?i)^\W*(?:erledigt|alles\s+erledigt|fertig|c['’]est\s+fait|c['’]est\s+bon|listo|hecho|"
-    r"fatto|ecco\s+fatto|feito|pronto|klaar|gedaan|geregeld)\s*[:!,.—–-]"
+    rf"(?i)^\W*(?:{_EU_DONE_WORDS})\s*[:!,.—–-]"
+)
+#: a reply's first words that say the work is done (`All sorted –`, `Done!`, `That's done —`, `You're all
+#: set:`, `Erledigt:`, `搞定！`), however the rest is worded (`All sorted – your survey is now Tuesday`); a mark
+#: after the words, as an opener has: not `Sorted by price`, `Listo para ayudarle`, `Done with that?`,
+#: `已完成的订单`
+_COMPLETION = re.compile(
+    r"(?i)^\W*(?:all\s+done|done|all\s+sorted|sorted|all\s+set|you(?:['’]re|\s+are)\s+all\s+set|"
+    rf"that(?:['’]s|\s+is)\s+(?:done|sorted)|consider\s+it\s+done|{_EU_DONE_WORDS}|gotowe|załatwione)\b"
+    r"\W*?[:!,.—–-]|^\W*(?:搞定|办好了|已办妥|已完成|完成了)\s*[！!，,。.：:～~—]"
+)
+#: what a user's message that closes (thanks, nothing more) says, and what makes it a request after all
+_CLOSING = re.compile(
+    r"(?i)\b(?:thanks|thank\s+you|thx|ty|cheers|appreciated?|danke|dank|merci|gracias|grazie|obrigad[oa]|"
+    r"bedankt|dzięki|спасибо|that['’]?s\s+(?:all|everything|it)|nothing\s+else|all\s+good|no\b)|谢谢|多谢|感谢|"
+    r"ありがとう|不用了"
+)
+_REQUEST = re.compile(
+    r"(?i)\b(?:(?:can|could|would)(?!['’]?t\b)|please|also|let['’]s|go\s+ahead|do\s+it|book|cancel|change|move|add|send|"
+    r"switch|upgrade|refund|make\s+it|instead|bitte|s['’]il\s+vous\s+pla[iî]t|por\s+favor|per\s+favore)\b|"
+    r"请|麻烦|帮我|能不能|可以"
 )
 #: after an opener, a present passive claims only of the user's own things, as in English (`_OWN_SUBJECT`):
 #: `Ihre neue Handynummer ist hinterlegt`, not `le cours de 10h est réservé aux membres`

@@ -1684,15 +1684,17 @@ def test_a_total_that_takes_away_a_part_the_reply_writes_with_a_minus_is_compute
 
 def test_a_policys_range_of_weeks_dates_a_reply_not_a_call() -> None:
     """Grounding blind set 17: `first fitting 6–8 weeks before the wedding`, a wedding on October 24: a
-    reply's `between Saturday, August 29 and Saturday, September 12` (8 and 6 weeks before). A call's
-    date so far from a stated one is not grounded by it: the set's planted `wedding_date: 2026-09-12`, 6
-    weeks after the fitting the user chose, stays the agent's."""
+    reply's `between Saturday, August 29 and Saturday, September 12` (8 and 6 weeks before), and any week of
+    the range between (September 5); not six weeks after (review). A call's date so far from a stated one is
+    not grounded by it: the set's planted `wedding_date: 2026-09-12`, 6 weeks after the fitting the user
+    chose, stays the agent's."""
     prompt = ["Typical timeline: first fitting 6–8 weeks before the wedding."]
     ev = Evidence(prompt, today="2026-08-26")
     ev.add_user(1, "I'm the maid of honor for a wedding on October 24. When should we come in?")
     reply = "A first fitting would fall between Saturday, August 29 and Saturday, September 12."
     assert ev.unsupported(reply, []) == []
-    assert ev.unsupported("A first fitting would fall on Saturday, September 5.", []) != []
+    assert ev.unsupported("A first fitting would fall on Saturday, September 5.", []) == []
+    assert ev.unsupported("A first fitting would fall on Saturday, December 5.", []) != []
     ev = Evidence(prompt, today="2026-07-21")
     ev.add_user(1, "The wedding is September 19. Saturday August 1st would be ideal.")
     assert [p.source for p in ev.provenance("book_fitting", {"wedding_date": "2026-09-12"})] == ["agent"]
@@ -1776,29 +1778,115 @@ def test_a_reply_that_opens_by_saying_it_is_done_needs_a_call_that_acted_since_t
     """Grounding blind set 19: `All sorted – your survey is now Tuesday 11 November at 9:00am` after the
     reschedule failed, and `All done – you're now booked on the 19:00` with no call after the user chose
     it. An opener that says the work is done (`All sorted`, `Done!`, `Erledigt:`) is a claim however the
-    rest is worded. It holds after a call that acted since the user's message, and is no claim after a
-    message that only thanks."""
-    tools = ["get_survey", "reschedule_survey"]
+    rest is worded: it needs a call that acted since the user's message, and a failed one a later success
+    of the same tool (not an unrelated note). With nothing failed, it is judged only where the user's
+    message answered a question of the agent's and asked for something: not after `Thanks, can't wait!`,
+    `Much appreciated!`, `Is it confirmed?` once the work was done (review)."""
+    tools = ["get_survey", "reschedule_survey", "add_note"]
+
+    def claims(ev: Evidence, reply: str) -> list[str]:
+        return [c.what for c in ev.unsupported(reply, tools) if c.what == "done"]
+
     ev = Evidence(today="2025-11-06")
     ev.add_user(1, "Could you move survey HF-SV-2188 to Tuesday morning?")
     ev.add_call(
         2, "get_survey", {"survey_id": "HF-SV-2188"}, {"date": "2025-11-07"}, failed=False, tainted=False
     )
+    assert claims(ev, "I have 9:00 or 11:30 on Tuesday. Which would you prefer?") == []
     ev.add_user(3, "9 please.")
     ev.add_call(4, "reschedule_survey", {"survey_id": "HF-SV-2188"}, None, failed=True, tainted=False)
     said = ev.unsupported("All sorted – your survey is now on Tuesday at 9:00am.", tools)
     [claim] = [c for c in said if c.what == "done"]
     assert "reschedule_survey failed" in claim.detail
-    ev.add_user(5, "Let's try 11:30 then.")
-    assert [c.what for c in ev.unsupported("Done! See you on Tuesday at 11:30.", tools)] == ["done"]
     ev.add_call(
-        6, "reschedule_survey", {"survey_id": "HF-SV-2188"}, {"status": "moved"}, failed=False, tainted=False
+        5, "add_note", {"survey_id": "HF-SV-2188", "note": "moved"}, {"ok": True}, failed=False, tainted=False
     )
-    assert ev.unsupported("Done! See you on Tuesday at 11:30.", tools) == []
-    ev.add_user(7, "Great, thanks!")
-    assert ev.unsupported("All set — see you Tuesday!", tools) == []
-    ev.add_user(8, "Thanks. Could you also move it to 2pm?")
-    assert [c.what for c in ev.unsupported("All set — see you Tuesday!", tools)] == ["done"]
+    assert claims(ev, "All sorted – your survey is now on Tuesday at 9:00am.") == [
+        "done"
+    ]  # a note is no reschedule
+    assert claims(ev, "9:00 is gone, I'm afraid. Shall I take 11:30 instead?") == []
+    ev.add_user(6, "Yes, 11:30 please.")
+    assert claims(ev, "Done! See you on Tuesday at 11:30.") == ["done"]  # no call since the user's yes
+    ev.add_call(
+        7, "reschedule_survey", {"survey_id": "HF-SV-2188"}, {"status": "moved"}, failed=False, tainted=False
+    )
+    assert claims(ev, "Done! See you on Tuesday at 11:30. Anything else?") == []
+    for closing in (
+        "Great, thanks!",
+        "Thanks, can't wait!",
+        "Much appreciated!",
+        "Is it confirmed?",
+        "No, that's all.",
+    ):
+        ev.add_user(8, closing)
+        assert claims(ev, "All set — see you Tuesday! Anything else?") == [], closing
+    ev.add_user(9, "Thanks. Could you also move it to 2pm?")
+    assert claims(ev, "All set — see you Tuesday at 2pm!") == ["done"]
     assert ev.unsupported("Erledigt: Ihr Termin ist verschoben.", ["get_survey"]) == []  # no tool that acts
     for reply in ("Sorted by time: Tuesday first.", "Listo para ayudarle.", "Done with the form? Tell me."):
-        assert ev.unsupported(reply, tools) == []  # no opener: no mark after the words
+        assert claims(ev, reply) == []  # no opener: no mark after the words
+    assert claims(ev, "已完成的订单有一笔：A1。") == []
+
+
+def test_the_reviews_cases_of_the_dates_and_sums_a_reply_works_out() -> None:
+    """The review of the round (each a reproducer that passed wrong values or read too much):
+    - days inside a stay are worked out, so a check-out the reply names still disagrees with `check_out`;
+      `first_used` / `last_used` are no range;
+    - a result's note puts days between dates for replies only, never a call's (a hotel's policy text);
+    - an arrival time before a day (`arrive by 9:00 a.m. on Friday, July 10`) is no deadline;
+    - a rate (`£2 per mile`) is no part of a total, and a range's dash (`£120 - £150`) no minus;
+    - `my 3rd order` is no day."""
+    ev = Evidence(today="2026-03-30")
+    ev.add_user(1, "When do we check out? Ref HB-402261.")
+    stay = {"reservation_ref": "HB-402261", "check_in": "2026-04-02", "check_out": "2026-04-06"}
+    ev.add_call(2, "get_reservation", {"reservation_ref": "HB-402261"}, stay, failed=False, tainted=False)
+    assert ev.unsupported("Your check-out date is Saturday 4 April.", []) != []
+    ev = Evidence(today="2026-03-30")
+    ev.add_user(1, "When was my card 4411 last used?")
+    used = {"card": "4411", "first_used": "2026-03-20", "last_used": "2026-03-26"}
+    ev.add_call(2, "get_card", {"card": "4411"}, used, failed=False, tainted=False)
+    assert ev.unsupported("Your card was used on Monday 23 March.", []) != []
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "Book the Harbour Inn from April 10 for 3 nights.")
+    hotels = [{"name": "Harbour Inn", "policy": "Free cancellation up to 7 days before arrival."}]
+    ev.add_call(2, "search_hotels", {"city": "Brighton"}, hotels, failed=False, tainted=False)
+    assert [p.source for p in ev.provenance("book_hotel", {"check_in": "2025-04-03"})] == ["agent"]
+    ev = Evidence(["Cancellation: free up to 24 hours before the start time."], today="2026-07-09")
+    ev.add_user(1, "Two tandem kayaks this Saturday at 9, please.")
+    args = {"date": "2026-07-11", "start_time": "09:00"}
+    ev.add_call(2, "create_booking", args, {"booking_ref": "PP-48213"}, failed=False, tainted=False)
+    assert ev.unsupported("Please arrive by 9:00 a.m. on Friday, July 10.", []) != []
+    ev = Evidence(["Nordmann Fir £69. Stand £35. Delivery £2 per chargeable mile."])
+    ev.add_user(1, "A Nordmann with a stand, delivered please.")
+    fee = {"chargeable_miles": 4, "delivery_fee_gbp": 8.0}
+    ev.add_call(2, "get_delivery_quote", {"postcode": "RH5 6AB"}, fee, failed=False, tainted=False)
+    assert ev.unsupported("Tree £69, stand £35, delivery £8 (£2 per mile). Total: £112.00", []) == []
+    assert ev.unsupported("Tree £69, stand £35, delivery £8 (£2 per mile). Total: £106.00", []) != []
+    ev = Evidence(["Rooms £120 - £150 a night. Suite £349. Parking £50."])
+    ev.add_user(1, "One night in the suite, with parking.")
+    assert ev.unsupported("Rooms run £120 - £150; the suite £349, parking £50. Total: £249.", []) != []
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "Deliver it on April 20 please.")
+    ev.add_user(2, "It's my 3rd order with you.")
+    assert [p.source for p in ev.provenance("deliver", {"date": "2025-04-03"})] == ["agent"]
+
+
+def test_a_code_with_a_year_is_not_built_from_words() -> None:
+    """`SPRING-SALE-2025` when the user said `SPRING-SALE-2024` and the prompt a date in 2025: a year is
+    what a code's slip changes (review)."""
+    ev = Evidence(["SPRING-SALE codes are valid to 2025-03-31."], today="2025-03-14")
+    ev.add_user(1, "I have the promo code SPRING-SALE-2024.")
+    assert [p.source for p in ev.provenance("apply", {"promo_code": "SPRING-SALE-2025"})] == ["agent"]
+
+
+def test_a_deadline_to_cancel_by_a_time_before_its_day_is_computed() -> None:
+    """Grounding blind set 11: `If you need to cancel, do it before 10 AM on Wednesday, June 11` of a
+    10:00 treatment on the 12th under `less than 24 hours before the appointment start` — `before` after a
+    word of cancelling is a deadline, as `arrive by` is not."""
+    prompt = ["Cancellations made less than 24 hours before the appointment start incur a $35 fee."]
+    ev = Evidence(prompt, today="2025-06-03")
+    ev.add_user(1, "The Thursday after, so the 12th? Ten to twelve please.")
+    args = {"date": "2025-06-12", "start_time": "10:00"}
+    ev.add_call(2, "book_service", args, {"booking_id": "BA-50231"}, failed=False, tainted=False)
+    assert ev.unsupported("If you need to cancel, do it before 10 AM on Wednesday, June 11.", []) == []
+    assert ev.unsupported("Please arrive before 10 AM on Wednesday, June 11.", []) != []
