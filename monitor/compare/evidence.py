@@ -8,13 +8,14 @@ supports. docs/streaming.md ("Grounding") is the user's account of the same rule
 What counts as evidence, up to the moment a value is used:
 - `user`: every user message before it, as words and as typed facts (`facts`), and what those words mean
   beyond that (`spoken`: "tomorrow", "half past two", "five hundred"); the reply a user's "yes" agreed to;
-- `tool_result`: the keys and values of every earlier call that did not fail (and the days inside a range
-  one of its objects gives, `_range_days`), and a failed call's error message; the result of a call whose
-  own values failed grounding is `tainted` (a value from it is a cascade of that call);
+- `tool_result`: the keys and values of every earlier call that did not fail, and a failed call's error
+  message; the result of a call whose own values failed grounding is `tainted` (a value from it is a
+  cascade of that call);
 - `system`: the system prompt, the configured evidence attributes, the conversation's date;
 - `tool_definition`: an `enum`, `const` or `default` of the tool's declared JSON Schema;
-- `computed`: arithmetic over amounts (`computable`), a date a duration the user, the system prompt or a
-  result's note states from a stated date;
+- `computed`: arithmetic over amounts (`computable`), a date a duration the user or the system prompt
+  states from a stated date; in a reply also a result note's rule, a policy's weeks, the days inside a
+  range a result gives (`_range_days`);
 - `agent`: none of these.
 A code an agent builds from words one text says (`celebration_cake_8`, `_composed_parts`) is that text's.
 
