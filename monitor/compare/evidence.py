@@ -569,9 +569,8 @@ class Evidence:
                     self._spoken.add(_round(leaf))
         dated = (x for x in result_strings if len(x) >= 10 and x[4:5] == "-" and _ISO_DATE.match(x))
         if next(dated, None) is not None and next(dated, None) is not None:  # two dates: perhaps a range
-            self._inside.update(
-                _range_days(result)
-            )  # `check_in: 04-02, check_out: 04-06`: the 3rd to the 5th
+            # `check_in: 04-02, check_out: 04-06`: the 3rd to the 5th
+            self._inside.update(_range_days(result))
         # a result's amounts are arithmetic's operands only when it has few: any sum is some difference of
         # a long list's prices, so a long list grounds its amounts as they are, never their combinations
         if sum(len(run) for run in amounts.values()) <= _MAX_OPERANDS_PER_RESULT:
@@ -803,10 +802,10 @@ class Evidence:
         that tool succeeded; or no call that acts succeeded since that message, which asked for something
         or answered a question of the agent's (`Which would you prefer?` — `9 please.`) — not one that
         closes or asks (`Great, thanks!`, `No, that's all`, `Is it confirmed?`) — while the agent has a tool
-        that acts. Blind
-        sets 1-19: such an opener with nothing done since the user's message was in no good conversation,
-        and in 35 planted false claims. A call counts as done unless its name says it reads (lenient: no
-        false alarm for a tool named otherwise); a tool the agent could have used must say an action."""
+        that acts. Blind sets 1-19: such an opener with nothing done since the user's message was in no good
+        conversation, and in 35 planted false claims. A call counts as done unless its name says it reads
+        (lenient: no false alarm for a tool named otherwise); a tool the agent could have used must say an
+        action."""
         failed = [
             (turn, tool)
             for turn, tool in self._failed_acting_since_user()
