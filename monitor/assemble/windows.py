@@ -53,10 +53,13 @@ from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from monitor.assemble.history import NO_HISTORY, HistoryIndex, HistoryKeys, history_keys
 from monitor.config import WindowConfig
 from monitor.model import AgentSpan
+
+_V = TypeVar("_V")
 
 
 @dataclass
@@ -241,15 +244,9 @@ class WindowStore:
         gets a higher one, so versions stay monotonic across owners. `merged_into`: that report retired the
         id, its spans merged into that conversation (a merge made again is not counted again)."""
         if merged_into:
-            self.retired[conversation_id] = merged_into
-            self.retired.move_to_end(conversation_id)
-            while len(self.retired) > 10 * self.config.max_open:
-                self.retired.popitem(last=False)
+            _remember(self.retired, conversation_id, merged_into, 10 * self.config.max_open)
         known = max(self.versions.get(conversation_id, 0), version)
-        self.versions[conversation_id] = known
-        self.versions.move_to_end(conversation_id)
-        while len(self.versions) > 10 * self.config.max_open:
-            self.versions.popitem(last=False)
+        _remember(self.versions, conversation_id, known, 10 * self.config.max_open)
         conv = self.open.get(conversation_id)
         if conv is not None and conv.version <= known:  # rebuilt after another owner reported it
             conv.version = known + 1
@@ -562,10 +559,7 @@ class WindowStore:
         return cid
 
     def _own_trace(self, trace_id: str, cid: str) -> None:
-        self.trace_owner[trace_id] = cid
-        self.trace_owner.move_to_end(trace_id)
-        while len(self.trace_owner) > 10 * self.config.max_open:
-            self.trace_owner.popitem(last=False)
+        _remember(self.trace_owner, trace_id, cid, 10 * self.config.max_open)
 
     def _clamp(self, span: AgentSpan, now_ns: int) -> AgentSpan:
         """Timestamps far from the arrival time are clamped to the configured bounds and counted."""
@@ -728,6 +722,14 @@ def _next_version(reported: OpenConversation) -> OpenConversation:
         has_root=reported.has_root,
         marked=reported.marked,
     )
+
+
+def _remember(table: OrderedDict[str, _V], key: str, value: _V, limit: int) -> None:
+    """`key` -> `value`, most recent last, the oldest forgotten beyond `limit`."""
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > limit:
+        table.popitem(last=False)
 
 
 def _always(_: str) -> bool:
