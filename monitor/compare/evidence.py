@@ -1169,19 +1169,20 @@ class Evidence:
 
     def _rule_weekday(self, mmdd: str) -> bool:
         """A day the reply names with its weekday, that weekday a rule's of the system prompt or the user
-        (`Payouts are made every Monday`, `we deliver on Tuesdays`, 每周一: `_recurring_weekday`; not `Today
-        is Tuesday`, `Monday–Saturday`), within a week after a stated date or the conversation's: the next
-        such day (`paid on Monday 23 March` of a sale on the 18th)."""
+        (`Payouts are made every Monday`, `we deliver on Tuesdays`, 每周一: `_recurring_weekday`; `Return:
+        the Monday after the event`; not `Today is Tuesday`, `Monday–Saturday`), within a week after a stated
+        date other than the conversation's own: the next such day (`paid on Monday 23 March` of a sale on
+        the 18th); or within a week before one, for a rule's `the Thursday before the event`."""
         if not self._today:
             return False
         year = int(self._today[:4])
         if self._reply_weekdays is None:
             self._reply_weekdays = weekday_dates(self._reply_text[:MAX_FACT_CHARS])
+        rules = [text for source, _, text in self._sources.texts if source in ("system", "user")]
         for _, weekday, month, day, said_year in self._reply_weekdays:
             if f"{month:02d}-{day:02d}" != mmdd:
                 continue
             names = [normalize_text(n) for n in weekday_names(weekday)]
-            rules = [text for source, _, text in self._sources.texts if source in ("system", "user")]
             after = any(
                 _recurring_weekday(text, n) or _weekday_beside(text, n, _AFTER)
                 for text in rules
@@ -1343,18 +1344,16 @@ class Evidence:
             return False
         if reply and day in self._inside:
             return True
-        facts = self._sources.facts
 
         def stated(d: date) -> bool:
-            return f"date:{d.isoformat()}" in facts or f"md:{d.isoformat()[5:]}" in facts  # `md:`: no year
+            return self._stated_day(d, yearless=True)  # `md:`: no year
 
         for offset in self._offsets:
             if stated(day + timedelta(days=offset)) or stated(day - timedelta(days=offset)):
                 return True
-        for signed in (
-            self._long_offsets if reply else ()
-        ):  # `6–8 weeks before` a stated date: in that direction
-            if stated(day - timedelta(days=signed)):  # the year is 2 to `_MAX_YEAR`: no overflow
+        # `6–8 weeks before` a stated date: in that direction (the year is 2 to `_MAX_YEAR`: no overflow)
+        for signed in self._long_offsets if reply else ():
+            if stated(day - timedelta(days=signed)):
                 return True
         if self._weekend and day.weekday() > 4:  # the weekend's other day, or the Friday it is named by
             others = (1, -1) if day.weekday() == 5 else (-1, -2)  # `the weekend of the 12th`, a Friday
@@ -1540,9 +1539,8 @@ def _stated(
         for source, turn, evidence in where.texts:
             if norm.replace(" ", "") in evidence.replace(" ", ""):
                 yield source, turn
-    if (
-        kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text))
-    ):  # `celebration_cake_8`, `LOST_BOW_TIE`
+    # a code built from words one text says: `celebration_cake_8`, `LOST_BOW_TIE`
+    if kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text)):
         for source, turn, evidence in where.texts:
             if all(f" {w} " in evidence or (w.isalpha() and f" {w}s " in evidence) for w in parts):
                 yield source, turn
@@ -1888,6 +1886,7 @@ _RANGE_PAIRS = {
     "checkin": ("checkout",), "start": ("end",), "begin": ("end",), "from": ("to", "until"),
     "arrival": ("departure",), "arrive": ("depart", "leave"), "pickup": ("return", "dropoff"),
 }  # fmt: skip
+_RANGE_ENDS = frozenset(w for lasts in _RANGE_PAIRS.values() for w in lasts)
 _MAX_RANGE_KEYS = 8  # first-day and last-day keys of one object paired (a result of thousands: no stays)
 
 
@@ -1925,9 +1924,6 @@ def _range_days(value: Any, depth: int = 0) -> list[date]:
         if last in _RANGE_PAIRS[first] and 1 < (b - a).days <= _MAX_RANGE_DAYS:
             out += [a + timedelta(days=k) for k in range(1, (b - a).days)]
     return out
-
-
-_RANGE_ENDS = frozenset(w for lasts in _RANGE_PAIRS.values() for w in lasts)
 
 
 def _dates_said(text: str, today: str | None) -> list[date]:
