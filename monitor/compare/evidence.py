@@ -38,9 +38,10 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from monitor.compare.facts import (
     MONTH_NAMES,
@@ -62,6 +63,7 @@ from monitor.compare.spoken import (
     WEEKDAY_NAMES,
     clock_key,
     digits_of,
+    named_days,
     spoken_keys,
     weekday_dates,
     weekday_names,
@@ -106,6 +108,12 @@ _PEOPLE_KEYS = frozenset(
 )  # fmt: skip
 _NAME_WORD = r"[A-ZÀ-ÖØ-Þ][^\W\d_]*(?:['’-][^\W\d_]+)*\.?"  # `Zoe`, `O'Neil`, `Smith-Jones`, `J.`
 _FULL_NAME = re.compile(rf"{_NAME_WORD}(?:\s+{_NAME_WORD})+|[\u4e00-\u9fff]{{2,4}}")
+#: Key words of a phone number: a value of digits under one is a phone (`phone: "+447845612390"`), copied
+#: from what someone said, never computed, however it is written
+_PHONE_KEY_WORDS = frozenset(
+    {"phone", "mobile", "tel", "telephone", "cell", "cellphone", "msisdn", "whatsapp", "fax"}
+)
+_PHONE_VALUE = re.compile(r"\+?[\d\s().-]+")
 #: Key words of an address: its house number and postcode are checked even when it reads as free text
 _ADDRESS_KEY_WORDS = frozenset({"address", "address1", "address2", "street", "addr"})
 _ADDRESS_NUMBER = re.compile(r"(?<![\w.,-])\d{2,6}(?![\w.,-]?\d)(?![^\W\d_])")  # not `221B` (an id)
@@ -134,6 +142,8 @@ _RELATIVE_DAY = re.compile(
     r"(?:day|morning|night) (?:after|before|earlier|later)|"
     r"(?:one|a|1) day (?:later|earlier|after|before|back|forward))\b|前一天|后一天|第二天|次日"
 )
+_EARLIER = re.compile(r"(?i)previous|prior|before|earlier|back|前")  # which way `_RELATIVE_DAY` counts
+_BESIDE_REACH = 50  # characters before a reply's day read for the words that name it (`the day after …`)
 _RELATIVE_DAY_HINT = re.compile(
     r"(?i)day|morning|afternoon|evening|night|前一天|后一天|第二天|次日"
 )  # what it needs
@@ -388,6 +398,9 @@ class Evidence:
         #: after drop-off`: 2, `at least 3 business days before`: -3), a user's both ways
         self._working: set[int] = set()
         self._weekend = False  # a user said a weekend: its Saturday and Sunday are each other's
+        #: the Mondays of the weeks a user named as a whole (`any day next week`), with the turn: each day of
+        #: them is the user's. Not facts: a reply's date near one is no slip of it (`spoken`)
+        self._weeks: dict[date, int] = {}
         #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
@@ -399,9 +412,10 @@ class Evidence:
         self._reply_text = ""  # and its text: the amounts it says in a currency, read when a sum needs them
         self._answering = False  # the user's latest message answers a question of the agent's latest reply
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
-        #: the UTC offsets (minutes) the system prompt tells the agent to give times in (`UTC+1`): a reply's
-        #: `15:05` is a result's `14:05:00Z` said in local time
-        self._zones: set[int] = set()
+        #: the zones the system prompt tells the agent to give times in, by name or offset (`times are
+        #: Europe/London`, `UTC+1`): a result's `2025-04-10T13:15:00Z` is also their wall clock (`_local_keys`)
+        self._tzs: list[tzinfo] = []
+        offsets: set[int] = set()
         #: what the user and the system said, as said: read for lengths of time when a reply needs them
         self._said: list[tuple[str, bool]] = []  # (text, whether the system said it)
         #: lengths of time said (`90 minutes`, `2 hours`, a policy's `24 hours before`) or in calls
@@ -425,8 +439,10 @@ class Evidence:
             self._sources.add_text("system", None, text)
             self._speak(text)
             self._add_offsets(text, counting_first=False)
-            self._zones |= _utc_offsets(text)
+            offsets |= _utc_offsets(text)
+            self._tzs += _zones_named(text)
             self._said.append((text, True))
+        self._tzs += [timezone(timedelta(minutes=m)) for m in sorted(offsets)]
 
     # -- growing ---------------------------------------------------------------------------------
 
@@ -451,6 +467,8 @@ class Evidence:
             self._sources.add_fact(key, "user", turn)
         for key in self._ordinal_days(text):  # `23rd to 26th then`, after `the 23rd to the 25th of December`
             self._sources.add_fact(key, "user", turn)
+        for monday in _weeks_named(text, self._today):  # `any day next week`: a search's `date_to`
+            self._weeks.setdefault(monday, turn)
         self._say((*keys, *spoken))  # the dates `today` adds are no numbers
 
     def _ordinal_days(self, text: str) -> list[str]:
@@ -545,6 +563,8 @@ class Evidence:
         arg_strings = tuple(leaf for _, _, leaf in leaves if isinstance(leaf, str))
         for text in arg_strings:
             self._arguments.add_text("tool_result", turn, text)
+            for key in _local_keys(text, self._tzs):
+                self._arguments.add_fact(key, "tool_result", turn)
         for number in _leaf_numbers(leaves):
             self._arguments.add_number("tool_result", turn, number)
         if tainted:
@@ -557,6 +577,8 @@ class Evidence:
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
+                for local in _local_keys(leaf, self._tzs):  # `13:15Z` said as London's `14:15`
+                    self._sources.add_fact(local, "tool_result", turn)
                 if " " in leaf and len(leaf) <= _MAX_NOTE:  # a note's rule (`sent 5 working days after …`)
                     self._add_offsets(leaf, counting_first=False, replies_only=True)
                 if key and _place_key(key):  # `address: "Bond Court, LS1 2JZ"`
@@ -604,13 +626,38 @@ class Evidence:
             if number is not None:
                 return Provenance(path, number, "number", "agent", None, True)
         found = self._find(value, kind, self._sources)
+        if found is None and kind == "name" and isinstance(value, str) and "," in value and _place_key(key):
+            found = self._find_place(value, key)
         if found is None:
             computed = self._computed(value) if kind in ("number", "count") else False
             if kind == "date":
-                computed = any(self._near(k) for k in _fact_keys(str(value)) if k.startswith("date:"))
+                keys = [k for k in _fact_keys(str(value)) if k.startswith("date:")]
+                week = next((t for k in keys if (t := self._week_of(k)) is not None), None)
+                if week is not None and not _BOUND_WORDS.isdisjoint(key_words(key)):
+                    return Provenance(path, value, kind, "user", week, checked)
+                computed = any(self._near(k) for k in keys)
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
         return Provenance(path, value, kind, source, turn, checked, tainted)
+
+    def _find_place(self, value: str, key: str) -> tuple[tuple[Source, int | None], int | None] | None:
+        """A place written in parts (`Montavilla, Portland`: the user's district, the system prompt's city;
+        `Home address, Stockport` for `at home in Stockport`), each part stated on its own; the words of
+        the key itself need no source (`address`). Reported by a tainted part's source (a cascade), else the
+        user's, else the last part's."""
+        own = set(key_words(key))
+        found = []
+        for part in value.split(",")[:_MAX_PLACE_PARTS]:
+            words = [w for w in part.split() if normalize_text(w) not in own]
+            if not words:
+                continue
+            where = self._find(" ".join(words), "name", self._sources)
+            if where is None:
+                return None
+            found.append(where)
+        tainted = [f for f in found if f[1] is not None]
+        users = [f for f in found if f[0][0] == "user"]
+        return (tainted or users or found)[-1] if found else None
 
     def _unstated_address_number(self, address: str) -> int | None:
         """The first house number or postcode of two digits or more in an address that nothing states: an
@@ -868,6 +915,8 @@ class Evidence:
                 ]
             if hits:
                 return self._pick(hits)
+        if kind in ("date", "md") and self._named_beside(canon, original):
+            return ("computed", None), None
         if kind in ("date", "md") and self._near(canon if kind == "date" else f"md:{canon[3:]}", reply=True):
             return ("computed", None), None
         if kind in ("date", "md") and self._deadline(canon[-5:]):
@@ -897,11 +946,9 @@ class Evidence:
 
     def _same_times(self, canon: str) -> list[str]:
         """The keys a reply's `time:HH:MM` is also stated under: the same time on a 12-hour dial (`6:00` in a
-        reply, `18:00` in a result), and the UTC time of a local one the prompt asks replies to give."""
-        return [
-            clock_key(int(canon[5:7]), int(canon[8:10])),
-            *(_shifted(canon, -zone) for zone in self._zones),
-        ]
+        reply, `18:00` in a result). (A result's UTC time told in the prompt's zone is stated as that zone's
+        wall clock: `_local_keys`.)"""
+        return [clock_key(int(canon[5:7]), int(canon[8:10]))]
 
     def _failed_acting_since_user(self) -> list[tuple[int, str]]:
         """The calls that act (not lookups) and failed since the latest user message: turn, tool."""
@@ -1031,10 +1078,10 @@ class Evidence:
         if not isinstance(leaf, str) or len(leaf) > _FIELD_CHARS or not _HAS_DIGIT.search(leaf):
             return set()
         zoned = _ZONED.search(leaf)
-        if zoned and (not self._zones or not _UTC.search(zoned.group(0))):
+        if zoned and (not self._tzs or not _UTC.search(zoned.group(0))):
             return set()  # told in the user's zone, or given in a zone of its own
         out: set[tuple[str, Any, str]] = set()
-        for k in _fact_keys(leaf):
+        for k in (*_fact_keys(leaf), *_local_keys(leaf, self._tzs)):
             if k.startswith("clock:"):
                 out.add(("clock", k, ""))
             elif (c := _comparable(k)) is not None:
@@ -1207,6 +1254,40 @@ class Evidence:
                     return True
         return False
 
+    def _named_beside(self, canon: str, original: str) -> bool:
+        """A reply's day that the words right before it name, and that is that day: the day after or before a
+        stated date (`started the day after the third one (Wednesday 6 August)`), a holiday's
+        (`ready from Good Friday, 18 April`), `tomorrow`'s."""
+        text = self._reply_text
+        at = text.find(original) if original else -1
+        day = _day_of(canon if canon.startswith("date:") else f"md:{canon[3:]}", (self._today or "2000")[:4])
+        if at < 0 or day is None or not 1 < day.year < _MAX_YEAR:
+            return False
+        before = text[max(0, at - _BESIDE_REACH) : at]
+        m = _RELATIVE_DAY.search(before) if _RELATIVE_DAY_HINT.search(before) else None
+        if m is not None:
+            step = -1 if _EARLIER.search(m[0]) else 1
+            if self._stated_day(day - timedelta(days=step), yearless=canon.startswith("md:")):
+                return True
+        if not self._today:
+            return False
+        try:
+            today = date.fromisoformat(self._today[:10])
+        except ValueError:
+            return False
+        return day in named_days(before, today)
+
+    def _week_of(self, date_key: str) -> int | None:
+        """The turn of the user message that named this date's week whole (`any day next week`): a search's
+        window bound there is the user's (`_BOUND_WORDS`)."""
+        if not self._weeks:
+            return None
+        try:
+            day = date.fromisoformat(date_key[5:15])
+        except ValueError:
+            return None
+        return self._weeks.get(day - timedelta(days=day.weekday()))
+
     def _stated_day(self, day: date, yearless: bool) -> bool:
         """Whether the conversation states this date; `yearless`: or its month and day alone (`June 21`)."""
         facts = self._sources.facts
@@ -1243,7 +1324,7 @@ class Evidence:
         for text, policy in self._said[said:]:
             self._durations |= _said_durations(text, policy)
         for d in self._done[done:]:
-            self._datetimes |= _datetimes((*d.arg_strings, *d.result_strings))
+            self._datetimes |= _datetimes((*d.arg_strings, *d.result_strings), self._tzs)
             if _looks_read_only(d.tool):  # a list of services' lengths is no length of this booking
                 continue
             self._durations |= _leaf_durations((key, value) for _, key, value in _leaves(d.args))
@@ -1431,6 +1512,13 @@ def value_kind(key: str, value: Any) -> Kind:
     free_key, name_key, id_key, people_key = _key_classes(key)
     if free_key or len(value.split()) >= _WORDS_OF_FREE_TEXT:
         return "free_text"
+    if (
+        _PHONE_VALUE.fullmatch(value.strip())
+        and len(digits_of(value)) >= _PHONE_DIGITS
+        and not _ISO_DATE.match(value.strip())
+        and not _PHONE_KEY_WORDS.isdisjoint(key_words(key))
+    ):
+        return "phone"
     if people_key and not name_key:
         name_key = _FULL_NAME.fullmatch(value.strip()) is not None  # `Zoe Hart`, not `Adult`
     kind = _string_kind(value, name_key)
@@ -1539,6 +1627,12 @@ def _stated(
         for source, turn, evidence in where.texts:
             if norm.replace(" ", "") in evidence.replace(" ", ""):
                 yield source, turn
+    elif kind == "name" and 1 < len(words := _unaccented(norm).split()) <= _MAX_NAME_WORDS:
+        # `Wang Li` for the user's 王丽, `Shufen Zhao` for 赵淑芬: a Chinese name in pinyin, either order
+        spellings = {"".join(words), "".join((*words[1:], words[0])), "".join((words[-1], *words[:-1]))}
+        for source, turn, evidence in where.texts:
+            if has_cjk(evidence) and any(_in_pinyin(s, evidence) for s in spellings):
+                yield source, turn
     # a code built from words one text says: `celebration_cake_8`, `LOST_BOW_TIE`
     if kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text)):
         for source, turn, evidence in where.texts:
@@ -1549,6 +1643,37 @@ def _stated(
             for source, turn, evidence in where.texts:
                 if name in evidence:
                     yield source, turn
+
+
+_MAX_NAME_WORDS = 4
+_MAX_NAME_CHARS = 4  # a Chinese name's characters: a surname of one or two, a given name of one or two
+
+
+@lru_cache(maxsize=1_024)
+def _readings(text: str) -> tuple[frozenset[str], ...]:
+    """Each character's pinyin readings without tones (every one, for a name's: 单 is `shan` as a surname), ``
+    for a character that is not Chinese. pypinyin's dictionary is loaded on first use."""
+    from pypinyin import Style, pinyin  # here: 0.3 s of dictionary, loaded for Chinese names only
+
+    readings = pinyin(text, style=Style.NORMAL, heteronym=True, errors=lambda _: "-")  # `-`: a run not Chinese
+    return tuple(frozenset(r.replace("v", "u").strip("-") for r in options) for options in readings)
+
+
+def _in_pinyin(spelling: str, text: str) -> bool:
+    """Whether `spelling` (`zhaoshufen`, letters only) is the pinyin of two to `_MAX_NAME_CHARS` Chinese
+    characters in a row of `text`."""
+    chars = _readings(text[:MAX_FACT_CHARS])
+
+    def spells(i: int, at: int, taken: int) -> bool:
+        if at == len(spelling):
+            return taken >= 2
+        if taken == _MAX_NAME_CHARS or i == len(chars):
+            return False
+        return any(
+            r and spelling.startswith(r, at) and spells(i + 1, at + len(r), taken + 1) for r in chars[i]
+        )
+
+    return any(spelling[:1] in {r[:1] for r in chars[i]} and spells(i, 0, 0) for i in range(len(chars)))
 
 
 #: a code an agent builds from words: letters and digits joined by `_` or `-` (`celebration_cake_8`)
@@ -1758,14 +1883,16 @@ _CANCEL_WORDS = re.compile(
 _CANCEL_REACH = 80  # characters before the time read for such a word
 
 
-def _datetimes(strings: Iterable[str]) -> set[tuple[str, str]]:
-    """(date, `HH:MM`) of each string that is a date and time (`2025-03-13T16:30:00+01:00`), and of a call's
-    one date with each of its times when it takes them apart (`date: 2026-06-07`, `start: 15:00`)."""
+def _datetimes(strings: Iterable[str], zones: Sequence[tzinfo] = ()) -> set[tuple[str, str]]:
+    """(date, `HH:MM`) of each string that is a date and time (`2025-03-13T16:30:00+01:00`; a UTC one also on
+    the wall clock of `zones`), and of a call's one date with each of its times when it takes them apart
+    (`date: 2026-06-07`, `start: 15:00`)."""
     out = set()
     dates, clocks = set(), set()
     for text in strings:
         if 16 <= len(text) <= 40 and text[:4].isdigit() and _ISO_DATETIME.fullmatch(text):
             out.add((text[:10], text[11:16]))
+            out.update(_wall_clocks(text, zones))
         elif len(text) == 10 and text[:4].isdigit() and _ISO_DATE.fullmatch(text):
             dates.add(text)
         elif 4 <= len(text) <= 8 and (m := _CLOCK.fullmatch(text)):
@@ -1787,6 +1914,51 @@ _MONTH_NAMED = re.compile(
     r"|\d{1,2}\s*月"
 )
 _PERIOD_REACH = 25  # characters between a month's name and the word of what runs over it
+
+
+#: a week named as a whole, this one or the next (`any day next week`, `nächste Woche`, 下周), and the
+#: weekday names a week said beside one names a single day of (`Tuesday next week`, 下周二)
+_WEEK_NAMED = re.compile(
+    r"(?i)\b(?:(?P<this>this|current)|next|coming|following)\s+week\b(?!-?end)"
+    r"|\b(?:(?P<de_this>diese)|nächste)n?\s+woche\b|\b(?:(?P<fr_this>cette)\s+semaine|semaine\s+prochaine)\b"
+    r"|\b(?:(?P<es_this>esta)\s+semana|próxima\s+semana|semana\s+que\s+(?:viene|vem))\b"
+    r"|\b(?:(?P<it_this>questa)\s+settimana|prossima\s+settimana|settimana\s+prossima)\b"
+    r"|\b(?:(?P<nl_this>deze)|volgende)\s+week\b"
+    r"|(?:(?P<zh_this>[这本])|下)个?(?:周|星期|礼拜)(?![一二三四五六日天末1-7])"
+)
+#: the words of a key that bounds a search's window (`date_to`, `earliest`): what a week said whole grounds;
+#: not a booking's own date, which a result must give
+_BOUND_WORDS = frozenset(
+    {"from", "to", "until", "till", "since", "after", "before", "earliest", "latest", "min", "max"}
+)
+_WEEK_STEMS = ("week", "woche", "semaine", "semana", "settimana", "周", "星期", "礼拜")
+_WEEKDAY_REACH = 15  # characters on each side of a named week read for a weekday's name
+
+
+@lru_cache(maxsize=1)
+def _weekday_word() -> re.Pattern[str]:
+    names = {n for i in range(7) for n in weekday_names(i) if len(n) > 2}
+    return re.compile("(?i)" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)))
+
+
+def _weeks_named(text: str, today: str | None) -> list[date]:
+    """The Mondays of this week and the next as a user names them whole (`free any day next week`), not
+    with a weekday beside them (`Tuesday next week`, `next week on Friday`, 下周二: one day)."""
+    if not today or not holds_any(fold(text), _WEEK_STEMS):
+        return []
+    try:
+        monday = date.fromisoformat(today[:10])
+    except ValueError:
+        return []
+    monday -= timedelta(days=monday.weekday())
+    out = []
+    for m in _WEEK_NAMED.finditer(text[:MAX_FACT_CHARS]):
+        around = text[max(0, m.start() - _WEEKDAY_REACH) : m.end() + _WEEKDAY_REACH]
+        if _weekday_word().search(around):
+            continue
+        this = any(m[g] for g in ("this", "de_this", "fr_this", "es_this", "it_this", "nl_this", "zh_this"))
+        out.append(monday if this else monday + timedelta(days=7))
+    return out
 
 
 def _whole_months(text: str, keys: tuple[str, ...], today: str | None) -> list[str]:
@@ -1985,6 +2157,7 @@ def _holds_bookings(value: Any, depth: int = 0) -> bool:
 
 
 #: the words of a result's key whose value is an address: the ids in it are places, no objects of an action
+_MAX_PLACE_PARTS = 6  # the comma-separated parts of a place read (`street, district, city, region, country`)
 _PLACE_KEYS = ("address", "street", "postcode", "postal", "zip", "location", "venue")
 
 
@@ -2063,10 +2236,53 @@ def _utc_offsets(text: str) -> set[int]:
     return out
 
 
-def _shifted(canon: str, minutes: int) -> str:
-    """A `time:HH:MM` key moved by `minutes` round the clock."""
-    total = (int(canon[5:7]) * 60 + int(canon[8:10]) + minutes) % (24 * 60)
-    return f"time:{total // 60:02d}:{total % 60:02d}"
+#: an IANA time zone a text names (`times are Europe/London`, `America/Los_Angeles`)
+_ZONE_NAME = re.compile(
+    r"\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Z][A-Za-z_-]+"
+    r"(?:/[A-Z][A-Za-z_-]+)?\b"
+)
+
+
+def _zones_named(text: str) -> list[tzinfo]:
+    """The IANA time zones a text names, those this machine's zone database knows."""
+    if "/" not in text:
+        return []
+    zones: list[tzinfo] = []
+    for m in _ZONE_NAME.finditer(text[:MAX_FACT_CHARS]):
+        try:
+            zones.append(ZoneInfo(m[0]))
+        except (ZoneInfoNotFoundError, ValueError):  # not a zone (`Europe/Paris_office`)
+            continue
+    return zones
+
+
+#: a date and time written in UTC (`2025-04-10T13:15:00Z`, `… 13:15+00:00`)
+_UTC_DATETIME = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s?(?:Z|UTC|GMT|[+-]00:?00)"
+)
+
+
+def _wall_clocks(text: str, zones: Sequence[tzinfo]) -> list[tuple[str, str]]:
+    """A UTC date and time as the wall clock of each zone: (date, `HH:MM`)."""
+    if not zones or not 16 <= len(text) <= 40 or not text[:4].isdigit():
+        return []
+    m = _UTC_DATETIME.fullmatch(text.strip())
+    if m is None:
+        return []
+    try:
+        year, month, day, hour, minute = (int(g) for g in m.groups())
+        at = datetime(year, month, day, hour, minute, tzinfo=UTC)
+        local = [at.astimezone(zone) for zone in zones]
+    except (ValueError, OverflowError):  # `2025-02-30`, a year past 9999 in a zone ahead of UTC
+        return []
+    return [(t.date().isoformat(), f"{t.hour:02d}:{t.minute:02d}") for t in local]
+
+
+def _local_keys(text: str, zones: Sequence[tzinfo]) -> list[str]:
+    """The fact keys of a UTC date and time told on the wall clock of the zones the prompt gives times in:
+    `2025-04-10T13:15:00Z` is London's 10 April, `14:15`."""
+    keys = (key for day, clock in _wall_clocks(text, zones) for key in _fact_keys(f"{day}T{clock}"))
+    return [key for key in dict.fromkeys(keys) if not key.startswith(("datetime:", "md:"))]  # `add_fact`: md
 
 
 #: an id of an upper-case prefix of two letters or more and digits (`MBR-38204`, `SB4471039285`); not
@@ -2285,13 +2501,21 @@ def computable(
 ) -> bool:
     """`target` is the sum or difference of two amounts of `known` (neither the target, nor a count under
     ten: $150 and 2 bags make no $152 — unless `money` says it is an amount: `$62 plus the $6 fee`); a number of
-    `known` or `scaled` times a count under ten; a stated percentage of one (`a × p / 100`, `a × (1 ± p /
+    `known` or `scaled` times a count under ten, or two amounts of `money` summed, times one (a tyre's £82 and
+    its £20 fitting, for two: £204); a stated percentage of one (`a × p / 100`, `a × (1 ± p /
     100)`, `p` in `percents`); or the sum of a run of one tool result's amounts under one key."""
     target = _round(target)
     others = known - {target}
     amounts = {a for a in others if abs(a) >= _SMALL_COUNT or not a.is_integer() or a in money}  # not a count
     for a in amounts:
         if _round(target - a) in amounts or _round(a - target) in amounts:
+            return True
+    said = money - {
+        target
+    }  # `(£82 + £20 fitting) × 2`: two amounts said in a currency, summed, times a count
+    for count in range(2, _SMALL_COUNT) if len(said) > 1 else ():
+        each = _round(target / count)
+        if any(_round(each - a) in said and _round(each - a) != a for a in said):
             return True
     for a in (others | scaled) - {target}:
         if any(_round(a * count) == target for count in range(2, _SMALL_COUNT)):
@@ -3148,7 +3372,8 @@ def _eu_claim(sentence: str, opened: bool = False) -> str | None:
 def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     """(sentence, action) for each action a sentence of a reply plainly claims done: first person or
     passive perfect (`I've also scheduled`, and each action joined to it: `upgraded … and then
-    canceled`), `you're booked` / `reserved` / `scheduled`, or action nouns
+    canceled`, or claimed after it: `You're booked …, and I've cancelled your fitting`), `you're booked` /
+    `reserved` / `scheduled`, or action nouns
     before `has been completed`; no negation, condition, modal or question before the claim."""
     out = []
     opened = False  # the sentence before was only an opener (`All done!`)
@@ -3171,6 +3396,14 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         ):
             verbs = [next(g for g in m.groups() if g)]
             verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]
+            for more in _DONE_CLAIM.finditer(sentence, m.end()):  # `You're booked …, and I've cancelled …`
+                start = _clause_start(sentence, more.start())
+                if not (
+                    _SCHEDULE.match(sentence, more.end())
+                    or _NOT_DONE.search(sentence, start, more.end())
+                    or _CONDITION.search(sentence, start, more.start())
+                ):
+                    verbs.append(next(g for g in more.groups() if g))
             out += [(sentence, _CLAIM_VERBS[fold(v)]) for v in verbs]
             continue
         zh = _ZH_DONE.search(sentence) if not sentence.isascii() else None

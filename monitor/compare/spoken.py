@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
+from dateutil.easter import easter
+
 from monitor.compare.hints import fold, holds_any, stems_of, unaccented
 from monitor.compare.textcache import short_cached
 
@@ -82,15 +84,28 @@ _HOLIDAYS = {
     "christmas day": (12, 25), "new year's eve": (12, 31), "new year's day": (1, 1), "halloween": (10, 31),
     "valentine's day": (2, 14),
 }  # fmt: skip
+#: holidays that move with Easter, by name: days from Easter Sunday (`dateutil.easter`, western)
+_EASTER_DAYS = {
+    "good friday": -2, "holy saturday": -1, "easter saturday": -1, "easter sunday": 0, "easter day": 0,
+    "easter monday": 1, "ascension day": 39, "whit sunday": 49, "pentecost": 49, "whit monday": 50,
+    "karfreitag": -2, "karsamstag": -1, "ostersonntag": 0, "ostermontag": 1, "pfingstmontag": 50,
+    "vendredi saint": -2, "lundi de pâques": 1, "viernes santo": -2, "domingo de pascua": 0,
+    "venerdì santo": -2, "pasquetta": 1, "goede vrijdag": -2, "paasmaandag": 1, "tweede paasdag": 1,
+    "sexta-feira santa": -2, "domingo de páscoa": 0, "复活节": 0, "耶稣受难日": -2,
+}  # fmt: skip
+#: (month, weekday, nth) of holidays on a weekday of a month: US Thanksgiving, the fourth Thursday of November
+_NTH_WEEKDAY = {"thanksgiving": (11, 3, 4), "thanksgiving day": (11, 3, 4), "感恩节": (11, 3, 4)}
+_NAMED_DAYS = {**dict.fromkeys(_HOLIDAYS, "fixed"), **dict.fromkeys(_EASTER_DAYS, "easter"),
+               **dict.fromkeys(_NTH_WEEKDAY, "nth")}  # fmt: skip
 _ZH_NUMERALS = "一二三四五六七八九十零〇两百千万第"
 
 
 #: English names as words; Chinese ones not inside other numerals (一五一十 is no May 1)
 _HOLIDAY = re.compile(
     r"(?i)(?<![\w'])("
-    + _any_of(h for h in _HOLIDAYS if h.isascii())
+    + _any_of(h for h in _NAMED_DAYS if h.isascii())
     + rf")(?![\w'])|(?<![{_ZH_NUMERALS}])("
-    + _any_of(h for h in _HOLIDAYS if not h.isascii())
+    + _any_of(h for h in _NAMED_DAYS if not h.isascii())
     + rf")(?![{_ZH_NUMERALS}])"
 )
 _HOLIDAY_STEMS = (
@@ -104,6 +119,28 @@ _HOLIDAY_STEMS = (
     "new year",
     "halloween",
     "valentine",
+    "easter",
+    "good friday",
+    "holy saturday",
+    "ascension",
+    "whit",
+    "pentecost",
+    "karfreitag",
+    "karsamstag",
+    "oster",
+    "pfingst",
+    "santo",
+    "pâques",
+    "pascua",
+    "pasquetta",
+    "goede vrijdag",
+    "paasmaandag",
+    "paasdag",
+    "páscoa",
+    "复活节",
+    "受难日",
+    "thanksgiving",
+    "感恩节",
 )
 _DAY_WORD = re.compile(r"(?i)\b(" + "|".join(sorted(_DAY_WORDS, key=len, reverse=True)) + r")\b")
 _ZH_DAY_WORD = re.compile("|".join(_ZH_DAY_WORDS))
@@ -373,21 +410,41 @@ def _spoken_emails(text: str) -> list[str]:
     return out
 
 
-def relative_dates(text: str, today: date) -> list[date]:
-    """The dates a text names relative to `today` (module docstring)."""
+def named_days(text: str, today: date) -> list[date]:
+    """The days a text names by a word that is one day (`tomorrow`, 明天, `übermorgen`) or a holiday's name
+    (`Christmas Eve`, `Good Friday`, 国庆, `Thanksgiving`: the coming one): not weekdays, whose names
+    fit a day of every week."""
     out: list[date] = []
-    low, ascii_only = fold(text), text.isascii()  # each scan below only where it can match
+    low, ascii_only = fold(text), text.isascii()
     for m in _DAY_WORD.finditer(text) if holds_any(low, _DAY_WORD_STEMS) else ():
         out += [today + timedelta(days=k) for k in _DAY_WORDS[fold(m.group(1))]]
     for m in _HOLIDAY.finditer(text.replace("’", "'")) if holds_any(low, _HOLIDAY_STEMS) else ():
-        holiday_month, holiday_day = _HOLIDAYS[(m.group(1) or m.group(2)).casefold()]
-        this_year = date(today.year, holiday_month, holiday_day)
-        out.append(this_year if this_year >= today else date(today.year + 1, holiday_month, holiday_day))
+        name = (m.group(1) or m.group(2)).casefold()
+        this_year = _holiday(name, today.year)
+        out.append(this_year if this_year >= today or today.year >= 9999 else _holiday(name, today.year + 1))
     for m in _EU_DAY_WORD.finditer(text.replace("’", "'")) if holds_any(low, _EU_DAY_WORD_STEMS) else ():
         said = m.group(1) or m.group(2) or m.group(3)
         out.append(today + timedelta(days=_EU_DAY_WORDS.get(fold(said), 1)))
     for m in () if ascii_only else _ZH_DAY_WORD.finditer(text):
         out.append(today + timedelta(days=_ZH_DAY_WORDS[m.group(0)]))
+    return out
+
+
+def _holiday(name: str, year: int) -> date:
+    kind = _NAMED_DAYS[name]
+    if kind == "easter":
+        return easter(year) + timedelta(days=_EASTER_DAYS[name])
+    if kind == "nth":
+        month, weekday, nth = _NTH_WEEKDAY[name]
+        first = date(year, month, 1)
+        return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (nth - 1))
+    return date(year, *_HOLIDAYS[name])
+
+
+def relative_dates(text: str, today: date) -> list[date]:
+    """The dates a text names relative to `today` (module docstring)."""
+    out = named_days(text, today)
+    low, ascii_only = fold(text), text.isascii()  # each scan below only where it can match
     for m in _WEEKDAY.finditer(text) if holds_any(low, ("day",)) else ():
         out += _weekday(today, _WEEKDAYS.index(fold(m.group(2))), fold(m.group(1) or ""))
     for m in () if ascii_only else _ZH_WEEKDAY.finditer(text):

@@ -1890,3 +1890,120 @@ def test_a_deadline_to_cancel_by_a_time_before_its_day_is_computed() -> None:
     ev.add_call(2, "book_service", args, {"booking_id": "BA-50231"}, failed=False, tainted=False)
     assert ev.unsupported("If you need to cancel, do it before 10 AM on Wednesday, June 11.", []) == []
     assert ev.unsupported("Please arrive before 10 AM on Wednesday, June 11.", []) != []
+
+
+def test_a_utc_time_a_result_gives_is_its_wall_clock_in_the_zone_the_prompt_names() -> None:
+    """Grounding blind set 20: `tools return UTC … today is … (Europe/London)`; the booked `13:15:00Z` is
+    told as `14:15`, and `free until 14:15 on Wednesday 9 April` is 24 hours before it. A UTC time is told
+    on the named zone's clock of its own date (BST in April, GMT in January); another hour is not."""
+    prompt = [
+        "Appointment times returned by the tools are in UTC; customers expect Europe/London time. "
+        "Cancelling is free up to 24 hours before the appointment."
+    ]
+    ev = Evidence(prompt, today="2025-04-08")
+    ev.add_user(1, "14:15 Thursday please, cancel for free until when?")
+    start = {"start_utc": "2025-04-10T13:15:00Z"}
+    ev.add_call(2, "book", start, {"id": "SC-77812", **start}, failed=False, tainted=False)
+    assert ev.unsupported("Booked for Thursday 10 April, 14:15.", []) == []
+    assert ev.unsupported("It's free to cancel until 14:15 on Wednesday 9 April.", []) == []
+    assert ev.unsupported("It's free to cancel until 15:15 on Wednesday 9 April.", []) != []
+    ev = Evidence(prompt, today="2025-01-08")
+    ev.add_user(1, "what time is my appointment?")
+    start = {"start_utc": "2025-01-10T13:15:00Z"}
+    ev.add_call(2, "get", {"id": "SC-1"}, start, failed=False, tainted=False)
+    assert [c.text for c in ev.unsupported("It is at 14:15 on 10 January.", [])] == ["14:15"]
+    assert ev.unsupported("It is at 13:15 on 10 January.", []) == []
+
+
+def test_a_week_the_user_names_whole_bounds_a_search_not_a_booking() -> None:
+    """Grounding blind set 20: `this Thursday or any day next week` searched to Friday of next week. A
+    week said whole grounds a search window's bounds (`date_to`); not a booking's own date, nor a week
+    said with a weekday (`Tuesday next week`: one day)."""
+    today = "2025-04-08"  # a Tuesday: next week is 14 to 20 April
+    ev = Evidence(today=today)
+    ev.add_user(1, "He's free this Thursday or any day next week.")
+    got = {
+        p.path: p.source for p in ev.provenance("find", {"date_from": "2025-04-10", "date_to": "2025-04-18"})
+    }
+    assert got == {"date_from": "user", "date_to": "user"}
+    assert [p.source for p in ev.provenance("book", {"date": "2025-04-16"})] == ["agent"]
+    assert [p.source for p in ev.provenance("find", {"date_to": "2025-04-22"})] == ["agent"]
+    ev = Evidence(today=today)
+    ev.add_user(1, "Tuesday next week would be best.")
+    assert [p.source for p in ev.provenance("find", {"date_to": "2025-04-18"})] == ["agent"]
+    ev = Evidence(today=today)
+    ev.add_user(1, "下周都可以")
+    assert [p.source for p in ev.provenance("find", {"date_to": "2025-04-20"})] == ["user"]
+
+
+def test_a_place_written_in_parts_is_grounded_part_by_part() -> None:
+    """Grounding blind set 20: `location: "Montavilla, Portland"` — the user's district, the system prompt's
+    city — and `address: "Home address, Stockport"` for `at home in Stockport` (the key's own word needs no
+    source). A part nothing states still fails."""
+    ev = Evidence(["The Hollow Creek Seed Library, Portland, Oregon."], today="2025-10-14")
+    ev.add_user(1, "Seeds from my garden in Montavilla. My car is at home in Stockport.")
+    args = {"location": "Montavilla, Portland", "address": "Home address, Stockport"}
+    assert {p.path: p.source for p in ev.provenance("log", args)} == {"location": "user", "address": "user"}
+    args = {"location": "Montavilla, Seattle", "address": "Work address, Stockport"}
+    assert {p.path: p.source for p in ev.provenance("log", args)} == {"location": "agent", "address": "agent"}
+
+
+def test_a_chinese_name_in_pinyin_is_the_users() -> None:
+    """Grounding blind set 20: `我叫王丽，我妈妈叫赵淑芬` booked as `Wang Li` and `Zhao Shufen` — pinyin, in
+    either order, every reading of a character (单 is `Shan` as a surname); another name is not."""
+    ev = Evidence(today="2025-04-04")
+    ev.add_user(1, "我叫王丽，我妈妈叫赵淑芬，同事单田芳。")
+    for name in ("Wang Li", "Zhao Shufen", "Shufen Zhao", "Li Wang", "Shan Tianfang"):
+        assert [p.source for p in ev.provenance("book", {"name": name})] == ["user"], name
+    for name in ("Wang Fen", "Zhao Li", "Zhang Li"):
+        assert [p.source for p in ev.provenance("book", {"name": name})] == ["agent"], name
+
+
+def test_a_phone_under_a_phone_key_is_a_phone_however_written() -> None:
+    """Blind sets 2–20: `phone: "+447845612390"` for the user's `07845 612930` was read as a number, and a
+    number nothing states with no look-alike is only for review; a phone is copied, never computed, so one
+    nothing states fails (15 invented phones of sets 2–20 caught). The same phone in another form is the
+    user's."""
+    ev = Evidence(today="2025-04-15")
+    ev.add_user(1, "请DJ联系我的伴娘，电话 07845 612930。")
+    assert [p.kind for p in ev.provenance("update", {"phone": "+447845612390"})] == ["phone"]
+    assert [p.source for p in ev.provenance("update", {"phone": "+447845612390"})] == ["agent"]
+    assert [p.source for p in ev.provenance("update", {"phone": "+447845612930"})] == ["user"]
+    assert [p.kind for p in ev.provenance("update", {"phone_count": "12345678"})] == ["phone"]
+    assert [p.kind for p in ev.provenance("update", {"order_no": "12345678"})] == ["number"]
+
+
+def test_a_reply_may_name_a_day_by_the_words_before_it() -> None:
+    """Grounding blind set 20: `started the day after the third one (Wednesday 6 August)` of a no-show on 5
+    August, `ready from Good Friday, 18 April` (2025). The day must be the one the words name."""
+    ev = Evidence(today="2025-08-12")
+    ev.add_user(1, "why can't I book?")
+    ev.add_call(2, "get", {"id": "1"}, {"no_show": "2025-08-05"}, failed=False, tainted=False)
+
+    def failed(reply: str) -> list[str]:
+        return [c.text for c in ev.unsupported(reply, []) if not c.unsure]
+
+    assert failed("It started the day after the third one (Wednesday 6 August).") == []
+    assert failed("It started the day after the third one (Thursday 7 August).") == ["7 August"]
+    ev = Evidence(today="2025-02-03")
+    ev.add_user(1, "can we open for Easter?")
+    assert ev.unsupported("Easter Sunday is 20 April; it will be ready from Good Friday, 18 April.", []) == []
+    assert ev.unsupported("It will be ready from Good Friday, 17 April.", []) != []
+
+
+def test_a_total_of_two_amounts_each_times_a_count_is_computed() -> None:
+    """Grounding blind set 20: two tyres at `£82 each` plus `£20 fitting each`: `£204`."""
+    ev = Evidence(["New tyres: tyre price + GBP 20 fitting per tyre."])
+    ev.add_user(1, "Replace both fronts. What are the options?")
+    ev.add_call(2, "options", {"size": "205/55 R16"}, {"price_gbp": 82.0}, failed=False, tainted=False)
+    assert ev.unsupported("Hankook: £82 each plus £20 fitting each → £204 for the pair.", []) == []
+    assert ev.unsupported("Hankook: £82 each plus £20 fitting each → £215 for the pair.", []) != []
+
+
+def test_a_second_claim_in_a_sentence_is_read_too() -> None:
+    """Grounding blind set 10: `You're booked for wax removal …, and I've cancelled your fitting` with no
+    cancel call: the second claim is judged on its own."""
+    reply = "You're booked for wax removal on Wednesday 23 July, and I've cancelled your fitting on Thursday."
+    assert [a for _, a in done_claims(reply)] == ["book", "cancel"]
+    reply = "You're booked for Wednesday 23 July, and if you like I can cancel your fitting."
+    assert [a for _, a in done_claims(reply)] == ["book"]
