@@ -167,15 +167,15 @@ _DURATION = re.compile(
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
 )
 #: A policy's duration between two dates (`2 days after the request`, `within 21 days of the issue
-#: date`, `on the shelf for 7 days`, `unsold after 30 days`) — not a frequency or an opening time (`open 7 days a week`, `24 hours
-#: a day`, `once a day`).
+#: date`, `on the shelf for 7 days`, `unsold after 30 days`, a stay of `at least 2 nights`) — not a
+#: frequency or an opening time (`open 7 days a week`, `24 hours a day`, `once a day`).
 _POLICY_DURATION = re.compile(
     r"(?i)\b(?:(?P<lo>\d{1,2})\s*[–-]\s*)?"  # a range's first number: `6–8 weeks before the wedding`
     r"(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?:(?P<work>working|business)\s+)?"
     r"(?P<unit>days?|weeks?)\s+"
     r"(?:after|before|of|from|prior|later|in\s+advance|ahead)\b"
     r"|\b(?:within|for|up\s+to|at\s+least|after)\s+(?P<n2>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
-    r"[\s-]+(?:(?P<work2>working|business)\s+)?(?P<unit2>days?|weeks?)\b"
+    r"[\s-]+(?:(?P<work2>working|business)\s+)?(?P<unit2>days?|nights?|weeks?)\b"
     r"(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\s+(?:after|before|prior|later|in\s+advance|ahead|from|of)\b"
     r"|\b(?:within|for|up\s+to|at\s+least)\s+(?P<h2>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
@@ -401,10 +401,16 @@ class Evidence:
         #: the Mondays of the weeks a user named as a whole (`any day next week`), with the turn: each day of
         #: them is the user's. Not facts: a reply's date near one is no slip of it (`spoken`)
         self._weeks: dict[date, int] = {}
+        #: the weekdays results give as values (`"day": "Wednesday"`, `"środa"`, `"WED"`): what a class, a
+        #: round or a route runs on each week (`_weekly_day`)
+        self._class_days: set[int] = set()
         #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
         self._reply: set[float] = set()  # the numbers of the reply being checked
+        #: the facts an earlier reply worked out and grounding followed (`Razem 1 392 zł` from its parts):
+        #: a later reply that repeats one without its parts is supported
+        self._worked_out: set[str] = set()
         #: and its days with the time of day said right after them: (`MM-DD`, `HH:MM`), read when needed
         self._reply_facts: tuple[tuple[str, str], ...] = ()
         self._reply_pairs: set[tuple[str, str]] | None = None
@@ -579,6 +585,8 @@ class Evidence:
                 self._sources.add_text("tool_result", turn, leaf)
                 for local in _local_keys(leaf, self._tzs):  # `13:15Z` said as London's `14:15`
                     self._sources.add_fact(local, "tool_result", turn)
+                if len(leaf) <= _MAX_WEEKDAY_CHARS and (weekday := _weekday_value(leaf)) is not None:
+                    self._class_days.add(weekday)  # `"day": "Wednesday"`: a class's day, each week
                 if " " in leaf and len(leaf) <= _MAX_NOTE:  # a note's rule (`sent 5 working days after …`)
                     self._add_offsets(leaf, counting_first=False, replies_only=True)
                 if key and _place_key(key):  # `address: "Bond Court, LS1 2JZ"`
@@ -589,10 +597,15 @@ class Evidence:
                     amounts.setdefault(key, []).append(_round(leaf))
                 if not key:  # a bare number: a calculator's result, said as plainly as a user's
                     self._spoken.add(_round(leaf))
-        dated = (x for x in result_strings if len(x) >= 10 and x[4:5] == "-" and _ISO_DATE.match(x))
-        if next(dated, None) is not None and next(dated, None) is not None:  # two dates: perhaps a range
-            # `check_in: 04-02, check_out: 04-06`: the 3rd to the 5th
-            self._inside.update(_range_days(result))
+        # `check_in: 04-02, check_out: 04-06` in a result or a call's grounded arguments: the 3rd to the 5th
+        # (a lookup's `date_from` / `date_to` are a search's window, no stay: `stays`)
+        for strings, value, stays in (
+            (result_strings, result, False),
+            (arg_strings, args, _looks_read_only(tool)),
+        ):
+            dated = (x for x in strings if len(x) >= 10 and x[4:5] == "-" and _ISO_DATE.match(x))
+            if not tainted and next(dated, None) is not None and next(dated, None) is not None:
+                self._inside.update(_range_days(value, stays_only=stays))
         # a result's amounts are arithmetic's operands only when it has few: any sum is some difference of
         # a long list's prices, so a long list grounds its amounts as they are, never their combinations
         if sum(len(run) for run in amounts.values()) <= _MAX_OPERANDS_PER_RESULT:
@@ -632,10 +645,13 @@ class Evidence:
             computed = self._computed(value) if kind in ("number", "count") else False
             if kind == "date":
                 keys = [k for k in _fact_keys(str(value)) if k.startswith("date:")]
-                week = next((t for k in keys if (t := self._week_of(k)) is not None), None)
-                if week is not None and not _BOUND_WORDS.isdisjoint(key_words(key)):
+                bound = not _BOUND_WORDS.isdisjoint(key_words(key))  # a search window's `date_from`
+                week = next((t for k in keys if (t := self._week_of(k)) is not None), None) if bound else None
+                if week is not None:
                     return Provenance(path, value, kind, "user", week, checked)
-                computed = any(self._near(k) for k in keys)
+                computed = any(self._near(k) or self._weekly_day(k) for k in keys) or (
+                    bound and _looks_read_only(tool) and any(self._next_to_stated(k) for k in keys)
+                )
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
         return Provenance(path, value, kind, source, turn, checked, tainted)
@@ -753,6 +769,8 @@ class Evidence:
             contradicted = (
                 self._contradicted(canon, original, reply) if found is None or computed_day else None
             )
+            if found == (("computed", None), None) and canon.startswith(("number:", "digits:")):
+                self._worked_out.add(canon)  # a sum this reply worked out: a later reply may repeat it
             if contradicted is not None:
                 claims.append(contradicted)
             elif found is None:
@@ -879,6 +897,8 @@ class Evidence:
         """Where a reply's fact is stated (as `_find`), the arguments of successful calls included."""
         kind = canon.partition(":")[0]
         number = _number_of(canon)
+        if kind == "digits" and len(canon) <= 14:  # `1 392 zł`: an amount in spaced thousands, for sums
+            number = float(canon[7:])
         said = _said_number(original) if kind == "number" else None
         padded = f" {normalize_text(original)} "
         for where in (self._sources, self._arguments):
@@ -915,6 +935,8 @@ class Evidence:
                 ]
             if hits:
                 return self._pick(hits)
+        if canon in self._worked_out:
+            return ("computed", None), None
         if kind in ("date", "md") and self._named_beside(canon, original):
             return ("computed", None), None
         if kind in ("date", "md") and self._near(canon if kind == "date" else f"md:{canon[3:]}", reply=True):
@@ -936,9 +958,9 @@ class Evidence:
             )
             or _subset_sum(
                 number,
-                self._reply,
+                self._reply | (products := _products_said(self._reply_text)),
                 _minus_amounts(self._reply_text),
-                _money_said(self._reply_text) - _rates_said(self._reply_text),
+                (_money_said(self._reply_text) - _rates_said(self._reply_text)) | products,
             )
         ):
             return ("computed", None), None
@@ -1219,7 +1241,9 @@ class Evidence:
         (`Payouts are made every Monday`, `we deliver on Tuesdays`, 每周一: `_recurring_weekday`; `Return:
         the Monday after the event`; not `Today is Tuesday`, `Monday–Saturday`), within a week after a stated
         date other than the conversation's own: the next such day (`paid on Monday 23 March` of a sale on
-        the 18th); or within a week before one, for a rule's `the Thursday before the event`."""
+        the 18th); or within a week before one, for a rule's `the Thursday before the event`; either, for
+        the day a result gives a class (`"day": "Wednesday"`: the first class after a term's start, the
+        last before its end)."""
         if not self._today:
             return False
         year = int(self._today[:4])
@@ -1230,12 +1254,13 @@ class Evidence:
             if f"{month:02d}-{day:02d}" != mmdd:
                 continue
             names = [normalize_text(n) for n in weekday_names(weekday)]
-            after = any(
+            weekly = weekday in self._class_days  # a result's `"day": "Wednesday"`: the first or last one
+            after = weekly or any(
                 _recurring_weekday(text, n) or _weekday_beside(text, n, _AFTER)
                 for text in rules
                 for n in names
             )
-            before = any(_weekday_beside(text, n, _BEFORE_EVENT) for text in rules for n in names)
+            before = weekly or any(_weekday_beside(text, n, _BEFORE_EVENT) for text in rules for n in names)
             if not after and not before:
                 return False
             for y in (said_year,) if said_year else (year - 1, year, year + 1):
@@ -1276,6 +1301,29 @@ class Evidence:
         except ValueError:
             return False
         return day in named_days(before, today)
+
+    def _weekly_day(self, date_key: str) -> bool:
+        """A date on a weekday a result gives a class (`"day": "środa"`), the first after or the last before a
+        stated date other than the conversation's own (a course's `start_date` the Wednesday after the
+        term's first Monday)."""
+        day = _day_of(date_key, None)
+        if not self._class_days or day is None or day.weekday() not in self._class_days:
+            return False
+        if not 1 < day.year < _MAX_YEAR:
+            return False
+        today = (self._today or "")[:10]
+        near = (day + timedelta(days=k) for k in (*range(-6, 0), *range(1, 7)))
+        return any(d.isoformat() != today and self._stated_day(d, yearless=False) for d in near)
+
+    def _next_to_stated(self, date_key: str) -> bool:
+        """A day next to a stated date: where a lookup's window starts or ends (`date_from` the day after a
+        job's rained-off date), a bound agents set one day on either side as they see fit."""
+        day = _day_of(date_key, None)
+        return (
+            day is not None
+            and 1 < day.year < _MAX_YEAR
+            and any(self._stated_day(day + timedelta(days=k), yearless=False) for k in (-1, 1))
+        )
 
     def _week_of(self, date_key: str) -> int | None:
         """The turn of the user message that named this date's week whole (`any day next week`): a search's
@@ -1615,8 +1663,10 @@ def _stated(
     if kind == "id":  # `90x54mm` said as `90×54`
         yield from _same_size(text, where)
     if kind == "name" and len(words := norm.split()) > 1:  # `Rite Aid Hawthorne Blvd`: every word said
-        for source, turn, evidence in where.texts:
-            if all(f" {w} " in evidence for w in words):
+        forms: list[tuple[str, ...]] = [(f" {w} ",) for w in words[:-1]]
+        forms.append((f" {words[-1]} ", *(f" {o} " for o in _other_genders(words[-1]))))
+        for source, turn, evidence in where.texts:  # a surname in its other gender (`Nowicka`, `Nowicki`)
+            if all(any(f in evidence for f in said) for said in forms):
                 yield source, turn
     if kind == "name" and norm:  # `Jose Ramirez` for the user's `José Ramírez`, and the other way round
         plain = _unaccented(f" {norm} ")
@@ -1635,8 +1685,9 @@ def _stated(
                 yield source, turn
     # a code built from words one text says: `celebration_cake_8`, `LOST_BOW_TIE`
     if kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text)):
+        segments = [w.lower() for w in re.split(r"[_-]", text.strip())]
         for source, turn, evidence in where.texts:
-            if all(f" {w} " in evidence or (w.isalpha() and f" {w}s " in evidence) for w in parts):
+            if _composed_in(parts, segments, _unaccented(evidence)):
                 yield source, turn
     if kind == "code" and airports is not None:
         for name in _airport_names(text.strip().upper(), airports):
@@ -1646,6 +1697,26 @@ def _stated(
 
 
 _MAX_NAME_WORDS = 4
+#: a Slavic surname's feminine and masculine endings (Polish `Nowicka` / `Nowicki`, Czech `Nováková` /
+#: `Novák`, Russian `Ivanova` / `Ivanov`): a mother's surname is her son's in the other form
+_GENDER_ENDINGS = (("ska", "ski"), ("cka", "cki"), ("dzka", "dzki"), ("ova", "ov"), ("eva", "ev"),
+                   ("ská", "ský"), ("cká", "cký"), ("skaya", "skiy"))  # fmt: skip
+
+
+def _other_genders(word: str) -> tuple[str, ...]:
+    """The other gender's forms of a surname (`nowicka` → `nowicki`, `nováková` → `novák`), none for a word of
+    under 5 letters."""
+    if len(word) < 5:
+        return ()
+    out = [word[:-3]] if word.endswith("ová") else []  # `nováková` → `novák`
+    for a, b in _GENDER_ENDINGS:  # not `-ina` / `-in`: `Martina` is no `Martin`
+        if word.endswith(a) and len(word) - len(a) >= 3:
+            out.append(word[: len(word) - len(a)] + b)
+        elif word.endswith(b) and len(word) - len(b) >= 3:
+            out.append(word[: len(word) - len(b)] + a)
+    return tuple(out)
+
+
 _MAX_NAME_CHARS = 4  # a Chinese name's characters: a surname of one or two, a given name of one or two
 
 
@@ -1655,7 +1726,9 @@ def _readings(text: str) -> tuple[frozenset[str], ...]:
     for a character that is not Chinese. pypinyin's dictionary is loaded on first use."""
     from pypinyin import Style, pinyin  # here: 0.3 s of dictionary, loaded for Chinese names only
 
-    readings = pinyin(text, style=Style.NORMAL, heteronym=True, errors=lambda _: "-")  # `-`: a run not Chinese
+    readings = pinyin(
+        text, style=Style.NORMAL, heteronym=True, errors=lambda _: "-"
+    )  # `-`: a run not Chinese
     return tuple(frozenset(r.replace("v", "u").strip("-") for r in options) for options in readings)
 
 
@@ -1686,8 +1759,9 @@ def _composed_parts(text: str) -> tuple[str, ...]:
     """The words and numbers of a code an agent builds from what was said (`celebration_cake_8` for `an 8
     inch celebration cake`, `adult_5day` for `Adult: … 5-day`, `LOST_BOW_TIE` for `I lost the bow tie`,
     `album_30x30` for `30×30 cm album`), lower-case, single letters left out; none unless it has two words
-    of three letters or more, or a word and a size (so `ORD-78402`, `HUT-03` and `RSV-K7Q2MX` are ids as
-    before: their digits are what a slip changes), and none with a year (`SPRING-SALE-2025`). Which word goes
+    of three letters or more, or a word and a size, or is written in lower case with `_` and has one
+    (`couche_135` for `couché 135 g`), so `ORD-78402`, `HUT-03` and `RSV-K7Q2MX` are ids as before: their
+    digits are what a slip changes; and none with a year (`SPRING-SALE-2025`). Which word goes
     with which is not read: a code of words and numbers one text says of different things passes (a menu's
     `blue shirt … XL`, `box of 12, £21`) — a catalog's combination, not a value nobody stated."""
     value = text.strip()
@@ -1698,7 +1772,8 @@ def _composed_parts(text: str) -> tuple[str, ...]:
         for p in _COMPOSED_PART.findall(value)
         if len(p) > 1 or p.isdigit()
     ]
-    if sum(1 for p in parts if (p.isalpha() and len(p) >= 3) or " " in p) < 2:
+    words = sum(1 for p in parts if (p.isalpha() and len(p) >= 3) or " " in p)
+    if words < (1 if _SNAKE.fullmatch(value) else 2):  # `couche_135`, `flyer_a5`: lower case, as from words
         return ()
     if any(len(p) == 4 and p.isdigit() and 1900 <= int(p) < 2100 for p in parts):
         return ()  # `SPRING-SALE-2025`: a year is what a code's slip changes (`2024` said)
@@ -1706,6 +1781,17 @@ def _composed_parts(text: str) -> tuple[str, ...]:
 
 
 _MAX_COMPOSED = 60
+_SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+")
+
+
+def _composed_in(parts: tuple[str, ...], segments: list[str], evidence: str) -> bool:
+    """Whether one text (padded, without accents: `couché 135 g` grounds `couche_135`) says every word and
+    number of a composed code, or each segment whole (`flyer_a5` by `flyers A5`: `a5` is one word there)."""
+
+    def said(w: str) -> bool:
+        return f" {w} " in evidence or (w.isalpha() and f" {w}s " in evidence)
+
+    return all(said(w) for w in parts) or all(said(w) for w in segments if w)
 
 
 #: a length of time said (`90 minutes`, `a 2-hour lesson`, `1.5 hours`, `1 hour 30 minutes`, `1h30`, `24
@@ -1883,10 +1969,29 @@ _CANCEL_WORDS = re.compile(
 _CANCEL_REACH = 80  # characters before the time read for such a word
 
 
+_MAX_WEEKDAY_CHARS = 12  # a result's value read as a weekday (`Wednesday`, `mercredi`, `WED`)
+
+
+@lru_cache(maxsize=1)
+def _weekday_values() -> dict[str, int]:
+    names = {normalize_text(n): i for i in range(7) for n in weekday_names(i) if len(n) > 2}
+    names |= {f"{n}s": i for n, i in list(names.items()) if n.isascii() and n.endswith("day")}  # `Wednesdays`
+    return names | {code: i for code, i in WEEKDAY_CODES.items() if len(code) == 3}  # `WED`, not `WE`
+
+
+def _weekday_value(text: str) -> int | None:
+    """The weekday a short value is (`Wednesday`, `Wednesdays`, `środa`, `mercredi`, `WED`), else None."""
+    return _weekday_values().get(normalize_text(text))
+
+
+#: a range of clock times, its start read (`08:00-12:00`, `9:30 – 11:00`)
+_CLOCK_RANGE = re.compile(r"(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)\s?[-–]\s?(?:[01]?\d|2[0-3]):[0-5]\d")
+
+
 def _datetimes(strings: Iterable[str], zones: Sequence[tzinfo] = ()) -> set[tuple[str, str]]:
     """(date, `HH:MM`) of each string that is a date and time (`2025-03-13T16:30:00+01:00`; a UTC one also on
     the wall clock of `zones`), and of a call's one date with each of its times when it takes them apart
-    (`date: 2026-06-07`, `start: 15:00`)."""
+    (`date: 2026-06-07`, `start: 15:00`; a window's start: `window: "08:00-12:00"`)."""
     out = set()
     dates, clocks = set(), set()
     for text in strings:
@@ -1895,7 +2000,9 @@ def _datetimes(strings: Iterable[str], zones: Sequence[tzinfo] = ()) -> set[tupl
             out.update(_wall_clocks(text, zones))
         elif len(text) == 10 and text[:4].isdigit() and _ISO_DATE.fullmatch(text):
             dates.add(text)
-        elif 4 <= len(text) <= 8 and (m := _CLOCK.fullmatch(text)):
+        elif m := (_CLOCK if len(text) <= 8 else _CLOCK_RANGE).fullmatch(
+            text[:13]
+        ):  # `window: "08:00-12:00"`
             clocks.add(f"{int(m['h']):02d}:{m['m']}")
     if len(dates) == 1:
         out |= {(day, clock) for day in dates for clock in clocks}
@@ -2058,20 +2165,22 @@ _RANGE_PAIRS = {
     "checkin": ("checkout",), "start": ("end",), "begin": ("end",), "from": ("to", "until"),
     "arrival": ("departure",), "arrive": ("depart", "leave"), "pickup": ("return", "dropoff"),
 }  # fmt: skip
+_WINDOW_FIRSTS = frozenset({"from", "start", "begin"})  # what a search's window starts by, as a stay does not
 _RANGE_ENDS = frozenset(w for lasts in _RANGE_PAIRS.values() for w in lasts)
 _MAX_RANGE_KEYS = 8  # first-day and last-day keys of one object paired (a result of thousands: no stays)
 
 
-def _range_days(value: Any, depth: int = 0) -> list[date]:
+def _range_days(value: Any, depth: int = 0, stays_only: bool = False) -> list[date]:
     """The days strictly inside each range one object of a result gives by two ISO dates under a first-day
     and a last-day key of one pair (`_RANGE_PAIRS`: `check_in` / `check_out`, not `first_used` /
-    `last_used`), 2 to `_MAX_RANGE_DAYS` days apart: the nights of a stay, the days of a hire."""
+    `last_used`), 2 to `_MAX_RANGE_DAYS` days apart: the nights of a stay, the days of a hire;
+    `stays_only`: not `from` / `to`, `start` / `end` (a search's window)."""
     if depth > MAX_DEPTH:
         return []
     out: list[date] = []
     if isinstance(value, list):
         for item in value[:_MAX_RANGE_ITEMS]:  # a long list's ranges are no stay of this conversation
-            out += _range_days(item, depth + 1)
+            out += _range_days(item, depth + 1, stays_only)
         return out
     if not isinstance(value, dict):
         return out
@@ -2079,7 +2188,7 @@ def _range_days(value: Any, depth: int = 0) -> list[date]:
     lasts: list[tuple[str, date]] = []
     for key, leaf in value.items():
         if isinstance(leaf, dict | list):
-            out += _range_days(leaf, depth + 1)
+            out += _range_days(leaf, depth + 1, stays_only)
         elif isinstance(leaf, str) and len(leaf) >= 10 and _ISO_DATE.match(leaf):
             words = key_words(str(key))
             joined = "".join(words)
@@ -2093,6 +2202,8 @@ def _range_days(value: Any, depth: int = 0) -> list[date]:
             elif last and len(lasts) < _MAX_RANGE_KEYS:
                 lasts.append((last, day))
     for (first, a), (last, b) in itertools.product(firsts, lasts):
+        if stays_only and first in _WINDOW_FIRSTS:
+            continue
         if last in _RANGE_PAIRS[first] and 1 < (b - a).days <= _MAX_RANGE_DAYS:
             out += [a + timedelta(days=k) for k in range(1, (b - a).days)]
     return out
@@ -2334,6 +2445,9 @@ _DIGIT_RUN = re.compile(
 #: two groups before a slash and a digit: a number and a size (`Eco 2 195/55 R16`), not a spaced thousand;
 #: a longer run is kept (`030 1234 5678/79`: a phone number and its other line)
 _SIZE_AFTER = re.compile(r"\d+[ \-]\d+/\d")
+#: two days of a month, then its name (`29-31 August`, `13 - 17 Oct`): a range of days, no number in groups
+_DAY_PAIR = re.compile(r"\d{1,2}\s?[-–]\s?\d{1,2}")
+_MONTH_AFTER = re.compile(r"(?i)\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b")
 #: what every `_DIGIT_RUN` holds: a digit or `)`, a space or `-`, a digit (far cheaper to look for)
 _DIGIT_RUN_HINT = re.compile(r"[\d)][ \-]\d")
 #: a phone number as E.164 writes it, in one run: `+` and 8 to 15 digits
@@ -2343,7 +2457,12 @@ _E164 = re.compile(r"(?<![\w+])\+(\d{8,15})(?![\d.,])")
 def _digit_runs(text: str) -> list[re.Match[str]]:
     if not _DIGIT_RUN_HINT.search(text):
         return []
-    return [m for m in _DIGIT_RUN.finditer(text) if not _SIZE_AFTER.match(text, m.start(), m.end() + 2)]
+    return [
+        m
+        for m in _DIGIT_RUN.finditer(text)
+        if not _SIZE_AFTER.match(text, m.start(), m.end() + 2)
+        and not (_DAY_PAIR.fullmatch(m.group(0)) and _MONTH_AFTER.match(text, m.end()))  # `29-31 August`
+    ]
 
 
 def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | None]]:
@@ -2574,6 +2693,27 @@ _MINUS_AMOUNT = re.compile(
 
 #: an amount said as a rate (`£2 per mile`, `$5 each`, `€3/day`): no part of a total as it stands
 _RATE = re.compile(r"[$€£¥]\s?(\d+(?:\.\d{1,2})?)\s*(?:per|each|an?|every|/)(?![\w])")
+
+
+#: a count times an amount in a currency, or the other way round (`2 × 50 zł`, `7 × £10`, `£150 × 2`): a part
+#: of a total as its product
+_PRODUCT = re.compile(
+    r"(?<![\d.,])(?P<n>\d{1,2})\s?[×x]\s?(?:(?P<c>[$€£¥])\s?)?(?P<a>\d{1,6}(?:[.,]\d{1,2})?)"
+    r"(?:\s?(?P<w>zł|€|kr|Kč|PLN|EUR|CHF|元|円))?(?![\d.,]?\d)"
+    r"|[$€£¥]\s?(?P<a2>\d{1,6}(?:\.\d{1,2})?)\s?[×x]\s?(?P<n2>\d{1,2})(?![\d.,]?\d)"
+)
+
+
+def _products_said(reply: str) -> set[float]:
+    if "×" not in reply and "x" not in reply:
+        return set()
+    out = set()
+    for m in _PRODUCT.finditer(reply[:MAX_FACT_CHARS]):
+        if m["a2"]:
+            out.add(_round(float(m["a2"]) * int(m["n2"])))
+        elif m["c"] or m["w"]:
+            out.add(_round(float(m["a"].replace(",", ".")) * int(m["n"])))
+    return out
 
 
 def _rates_said(reply: str) -> set[float]:
@@ -3064,7 +3204,14 @@ def _month_days(reply: str) -> list[tuple[str, str]]:
         month = next(i for i, full in enumerate(MONTH_NAMES, start=1) if full.startswith(fold(name)[:3]))
         if 1 <= int(day) <= 31:
             out.append((f"md:{month:02d}-{int(day):02d}", m.group(0)))
+        first = _DAY_BEFORE_RANGE.search(reply, max(0, m.start() - 12), m.start()) if m["d2"] else None
+        if first is not None and 1 <= int(first["d"]) < int(day):  # `29-31 August`: the 29th is said too
+            out.append((f"md:{month:02d}-{int(first['d']):02d}", first["d"]))
     return out
+
+
+#: a day before a range's dash and the day-and-month it runs to (`29-31 August`, `13 – 17 Oct`)
+_DAY_BEFORE_RANGE = re.compile(r"(?<![\d.,:/])(?P<d>\d{1,2})\s?[-–]\s?$")
 
 
 #: a day number listed after a month's day (`June 5th and 6th`, `May 3, 4 or 10`, `Aug 12-14`: the days

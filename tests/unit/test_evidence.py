@@ -2007,3 +2007,99 @@ def test_a_second_claim_in_a_sentence_is_read_too() -> None:
     assert [a for _, a in done_claims(reply)] == ["book", "cancel"]
     reply = "You're booked for Wednesday 23 July, and if you like I can cancel your fitting."
     assert [a for _, a in done_claims(reply)] == ["book"]
+
+
+def test_a_range_of_days_before_a_month_is_days_not_a_number() -> None:
+    """Grounding blind sets 18 and 22: `free for 29-31 August` was read as the number 2931; it is the 29th
+    and the 31st, each checked (a stay of `at least 2 nights` from a stated Friday the 29th)."""
+    ev = Evidence(
+        ["Stays that include a Friday or Saturday night must be at least 2 nights."], today="2025-08-12"
+    )
+    ev.add_user(1, "Could we book for just the Friday night, 29 August?")
+    assert ev.unsupported("The shortest option would be Friday 29 to Sunday 31 August.", []) == []
+    assert ev.unsupported("Pods are free for 29-31 August.", []) == []
+    assert [c.text for c in ev.unsupported("Pods are free for 28-31 August.", [])] == ["28"]
+
+
+def test_a_lower_case_code_of_one_word_and_a_number_is_built_from_words() -> None:
+    """Grounding blind set 22: `paper: "couche_135"` for `couché 135 g`, `product: "flyer_a5"` for `flyers A5`
+    (a segment said whole). Upper-case ids stay ids: `HUT-03` is not grounded by `hut 3`."""
+    ev = Evidence(["Tarifs flyers A5 recto-verso, couché 135 g : 2 500 ex. 99 €."], today="2025-04-14")
+    ev.add_user(1, "Il me faudrait 2 500 flyers.")
+    got = {p.path: p.source for p in ev.provenance("quote", {"paper": "couche_135", "product": "flyer_a5"})}
+    assert got == {"paper": "system", "product": "system"}
+    assert [p.source for p in ev.provenance("quote", {"paper": "couche_150"})] == ["agent"]
+    ev = Evidence(["Book a bed in hut 3 of the alpine huts."])
+    assert [p.source for p in ev.provenance("book", {"hut": "HUT-03"})] == ["agent"]
+
+
+def test_a_booking_calls_range_and_a_window_clock_ground_a_replys_days_and_deadline() -> None:
+    """Grounding blind set 22: `5 days (27, 28, 29, 30 Nov and 1 Dec)` of a stay the calls held from the 27th
+    to the 1st (a lookup's `arrival`/`departure` are the stay too; its `date_from`/`date_to` are a search's
+    window, no days of anything); `cancel before 08:00 on Tuesday 15 April` of a job in the result's
+    `window: "08:00-12:00"` on the 16th, under `free cancellation up to 24 hours before the slot starts`."""
+    ev = Evidence(today="2025-11-18")
+    ev.add_user(1, "A heated chalet from Thursday 27th Nov, collecting Monday 1st Dec.")
+    stay = {"arrival": "2025-11-27", "departure": "2025-12-01"}
+    ev.add_call(2, "check_availability", stay, {"available": True}, failed=False, tainted=False)
+    assert [
+        c.text for c in ev.unsupported("5 days (27, 28, 29, 30 Nov and 1 Dec).", []) if not c.unsure
+    ] == []
+    ev = Evidence(today="2025-11-18")
+    ev.add_user(1, "Anything between the 27th and the 1st?")
+    window = {"date_from": "2025-11-27", "date_to": "2025-12-01"}
+    ev.add_call(2, "check_slots", window, {"slots": []}, failed=False, tainted=False)
+    assert [c.text for c in ev.unsupported("We could do 29 Nov.", [])] == ["29 Nov"]
+    ev = Evidence(["Free cancellation up to 24 hours before the slot starts."], today="2025-04-08")
+    ev.add_user(1, "Wednesday morning please.")
+    job = {"date": "2025-04-16", "slot": "AM"}
+    ev.add_call(2, "book_job", job, {**job, "window": "08:00-12:00"}, failed=False, tainted=False)
+    assert ev.unsupported("If you need to cancel, please do so before 08:00 on Tuesday 15 April.", []) == []
+    assert ev.unsupported("If you need to cancel, please do so before 09:00 on Tuesday 15 April.", []) != []
+
+
+def test_a_lookups_window_may_start_the_day_after_a_stated_date() -> None:
+    """Grounding blind set 22: a rained-off job on the 22nd, slots searched `date_from: 2025-01-23`. Only a
+    lookup's window bound: a booking's date a day off still fails."""
+    ev = Evidence(today="2025-01-21")
+    ev.add_user(
+        1, "Job CF-7781 is booked for tomorrow morning but the forecast is torrential. Can we move it?"
+    )
+    ev.add_call(2, "get_job", {"job_id": "CF-7781"}, {"date": "2025-01-22"}, failed=False, tainted=False)
+    window = {"date_from": "2025-01-23", "date_to": "2025-01-28"}
+    assert {p.path: p.source for p in ev.provenance("check_slots", window)}["date_from"] == "computed"
+    assert [p.source for p in ev.provenance("reschedule_job", {"date": "2025-01-23"})] == ["agent"]
+
+
+def test_a_total_may_count_a_part_said_as_a_product_and_be_repeated_later() -> None:
+    """Grounding blind set 22: `680 zł + 612 zł + 2 × 50 zł wpisowe. Razem 1 392 zł`, and a later `Łącznie
+    1 392 zł` without its parts: a sum an earlier reply worked out is supported when repeated."""
+    ev = Evidence(["Karnet: 680 zł. Wpisowe: 50 zł od każdego nowego ucznia. Rodzeństwo: 10% zniżki."])
+    ev.add_user(1, "Dwójka dzieci, oboje raz w tygodniu.")
+    reply = "Karnet 680 zł za Zosię, karnet Antka 612 zł, plus wpisowe 2 × 50 zł. Razem 1 392 zł."
+    assert ev.unsupported(reply, []) == []
+    assert ev.unsupported("Łącznie 1 392 zł.", []) == []
+    assert [c.text for c in ev.unsupported("Łącznie 1 492 zł.", []) if not c.unsure] == ["1 492"]
+
+
+def test_a_class_day_a_result_gives_dates_the_first_and_last_classes() -> None:
+    """Grounding blind set 22: `"day": "środa"` and a term from Monday 6 October: `start_date: 2025-10-08`
+    (the first Wednesday), and a reply's `last classes … Wednesday 10 December` before a term's end on
+    Saturday the 13th. A Wednesday a week later is no first class."""
+    ev = Evidence(["Winter term: Monday 6 October 2025 to Saturday 13 December 2025."], today="2025-09-16")
+    ev.add_user(1, "Antek (8 lat) na breakdance, raz w tygodniu.")
+    found = {"day": "środa", "time": "16:00"}
+    ev.add_call(2, "list_classes", {"style": "breakdance"}, found, failed=False, tainted=False)
+    assert [p.source for p in ev.provenance("enrol", {"start_date": "2025-10-08"})] == ["computed"]
+    assert [p.source for p in ev.provenance("enrol", {"start_date": "2025-10-15"})] == ["agent"]
+    assert ev.unsupported("The last class of term is Wednesday 10 December.", []) == []
+    assert ev.unsupported("The last class of term is Wednesday 3 December.", []) != []
+
+
+def test_a_surname_in_its_other_gender_is_the_users() -> None:
+    """Grounding blind set 22: `Jestem Agnieszka Nowicka … Antek` enrolled as `Antek Nowicki`. Only the last
+    word, and only Slavic endings: `Martin` is not `Martina`."""
+    ev = Evidence(today="2025-09-16")
+    ev.add_user(1, "Jestem Agnieszka Nowicka, zapisuję syna Antek i Martina Kowalska.")
+    assert [p.source for p in ev.provenance("enrol", {"student_name": "Antek Nowicki"})] == ["user"]
+    assert [p.source for p in ev.provenance("enrol", {"student_name": "Martin Nowicki"})] == ["agent"]
