@@ -64,6 +64,7 @@ from monitor.compare.spoken import (
     clock_key,
     digits_of,
     named_days,
+    relative_dates,
     spoken_keys,
     weekday_dates,
     weekday_names,
@@ -141,6 +142,10 @@ _RELATIVE_DAY = re.compile(
     r"(?i)\b(?:(?:next|previous|following|prior) (?:day|morning|afternoon|evening|night)|"
     r"(?:day|morning|night) (?:after|before|earlier|later)|"
     r"(?:one|a|1) day (?:later|earlier|after|before|back|forward))\b|前一天|后一天|第二天|次日"
+)
+#: a weekday a reply names as the coming one, right before its date (`this Thursday (March 13)`)
+_THIS_WEEKDAY = re.compile(
+    r"(?i)\b(?:this|coming)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\W{0,3}$"
 )
 _EARLIER = re.compile(r"(?i)previous|prior|before|earlier|back|前")  # which way `_RELATIVE_DAY` counts
 _BESIDE_REACH = 50  # characters before a reply's day read for the words that name it (`the day after …`)
@@ -404,6 +409,9 @@ class Evidence:
         #: the weekdays results give as values (`"day": "Wednesday"`, `"środa"`, `"WED"`): what a class, a
         #: round or a route runs on each week (`_weekly_day`)
         self._class_days: set[int] = set()
+        #: the system prompt's days of each month (`billed on the 1st of each month`: (0, 1); `dispatched on
+        #: the second Tuesday of the month`: (2, 1) — nth, weekday): a reply's day that is one (`_monthly_day`)
+        self._monthly: list[tuple[int, int]] = []
         #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
@@ -411,6 +419,9 @@ class Evidence:
         #: the facts an earlier reply worked out and grounding followed (`Razem 1 392 zł` from its parts):
         #: a later reply that repeats one without its parts is supported
         self._worked_out: set[str] = set()
+        #: the days the reply being checked has grounded so far (`md:` keys): a later day of it may count from
+        #: one (`drop-off this Thursday (March 13) … ready by Wednesday, March 19`, 4 business days on)
+        self._reply_days: set[str] = set()
         #: and its days with the time of day said right after them: (`MM-DD`, `HH:MM`), read when needed
         self._reply_facts: tuple[tuple[str, str], ...] = ()
         self._reply_pairs: set[tuple[str, str]] | None = None
@@ -446,6 +457,7 @@ class Evidence:
             self._speak(text)
             self._add_offsets(text, counting_first=False)
             offsets |= _utc_offsets(text)
+            self._monthly += _monthly_rules(text)
             self._tzs += _zones_named(text)
             self._said.append((text, True))
         self._tzs += [timezone(timedelta(minutes=m)) for m in sorted(offsets)]
@@ -541,6 +553,13 @@ class Evidence:
         """The user agreed (`yes friday`) to what the agent's last reply proposed (`Friday, April 4
         instead?`): its values are the user's from this turn on."""
         self._sources.add_text("user", turn, proposal)
+        unpaired = (
+            proposal  # `returning Sunday by noon?` — `Yes`: that Sunday (not `Wednesday, September 10`:
+        )
+        for written, *_ in weekday_dates(proposal[:MAX_FACT_CHARS]):  # a weekday with its date is that date)
+            unpaired = unpaired.replace(written, " ")
+        for key in spoken_keys(unpaired, self._today):
+            self._sources.add_fact(key, "user", turn)
         self._speak(proposal)
 
     def _speak(self, text: str) -> None:
@@ -649,8 +668,9 @@ class Evidence:
                 week = next((t for k in keys if (t := self._week_of(k)) is not None), None) if bound else None
                 if week is not None:
                     return Provenance(path, value, kind, "user", week, checked)
+                plain = set(key_words(key)) <= _PLAIN_DAY_KEY_WORDS  # `date`, `date_to`; not `date_given`
                 computed = any(self._near(k) or self._weekly_day(k) for k in keys) or (
-                    bound and _looks_read_only(tool) and any(self._next_to_stated(k) for k in keys)
+                    plain and _looks_read_only(tool) and any(self._next_to_stated(k) for k in keys)
                 )
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
@@ -771,6 +791,13 @@ class Evidence:
             )
             if found == (("computed", None), None) and canon.startswith(("number:", "digits:")):
                 self._worked_out.add(canon)  # a sum this reply worked out: a later reply may repeat it
+            if (
+                found is not None
+                and found[1] is None
+                and contradicted is None
+                and canon[:3] in ("dat", "md:")
+            ):
+                self._reply_days.add(f"md:{canon[-5:]}")  # `drop-off Thursday the 13th … ready by the 19th`
             if contradicted is not None:
                 claims.append(contradicted)
             elif found is None:
@@ -859,6 +886,7 @@ class Evidence:
                     )
                 )
         self._spoken |= self._reply  # what the agent said, a later reply may build on
+        self._reply_days = set()
         return claims
 
     def _nothing_done_since_user(self, known_tools: Iterable[str]) -> str:
@@ -936,6 +964,10 @@ class Evidence:
             if hits:
                 return self._pick(hits)
         if canon in self._worked_out:
+            return ("computed", None), None
+        if kind in ("id", "digits") and (m := _ID_RANGE.fullmatch(original.strip())) and self._ends_stated(m):
+            return ("computed", None), None
+        if kind in ("date", "md") and self._monthly_day(canon):
             return ("computed", None), None
         if kind in ("date", "md") and self._named_beside(canon, original):
             return ("computed", None), None
@@ -1282,7 +1314,7 @@ class Evidence:
     def _named_beside(self, canon: str, original: str) -> bool:
         """A reply's day that the words right before it name, and that is that day: the day after or before a
         stated date (`started the day after the third one (Wednesday 6 August)`), a holiday's
-        (`ready from Good Friday, 18 April`), `tomorrow`'s."""
+        (`ready from Good Friday, 18 April`), `tomorrow`'s, a day of the week named (`next week (19–24 May)`)."""
         text = self._reply_text
         at = text.find(original) if original else -1
         day = _day_of(canon if canon.startswith("date:") else f"md:{canon[3:]}", (self._today or "2000")[:4])
@@ -1300,7 +1332,50 @@ class Evidence:
             today = date.fromisoformat(self._today[:10])
         except ValueError:
             return False
-        return day in named_days(before, today)
+        if day in named_days(before, today):
+            return True
+        weekday = _THIS_WEEKDAY.search(before)  # `this Thursday (March 13)`: the coming one
+        if weekday is not None and day in relative_dates(weekday.group(0), today)[:1]:
+            return True
+        monday = day - timedelta(days=day.weekday())  # `next week (19–24 May)`: a day of the week it names
+        return monday in _weeks_named(before[-_WEEKDAY_REACH - 12 :], self._today)
+
+    def _monthly_day(self, canon: str) -> bool:
+        """A reply's day that a monthly rule of the system prompt makes (`billed on the 1st of each month`:
+        1 February; `the second Tuesday of the month`: Tuesday 10 February 2026)."""
+        if not self._monthly:
+            return False
+        day = _day_of(canon if canon.startswith("date:") else f"md:{canon[3:]}", (self._today or "2000")[:4])
+        if day is None:
+            return False
+        for nth, weekday in self._monthly:
+            if nth == 0 and day.day == weekday:  # `the 1st of each month`: (0, day of the month)
+                return True
+            if nth > 0 and day.weekday() == weekday and (day.day - 1) // 7 + 1 == nth:
+                return True
+            if nth < 0 and day.weekday() == weekday and day.day + 7 > _month_length(day):
+                return True
+        return False
+
+    def _ends_stated(self, m: re.Match[str]) -> bool:
+        """Both ends of a range of seats or items a reply writes short (`H1-H4` of `UB-H1` … `UB-H4`, `seats
+        14-15` of `DC-C14`, `DC-C15`), each the end of an id a text or a call states, in order."""
+        first, last = m["a"].lower(), m["b"].lower()
+        low, high = _DIGITS_AT_END.search(first), _DIGITS_AT_END.search(last)
+        if low is None or high is None or int(low[0]) >= int(high[0]):
+            return False
+        tokens = {
+            t.lower()
+            for where in (self._sources, self._arguments)
+            for text in where.raw
+            if _HAS_DIGIT.search(text)
+            for t in _ID_TOKEN.findall(text[:MAX_FACT_CHARS])
+        }
+
+        def stated(end: str) -> bool:
+            return any(t == end or (t.endswith(end) and not t[-len(end) - 1].isdigit()) for t in tokens)
+
+        return stated(first) and stated(last)
 
     def _weekly_day(self, date_key: str) -> bool:
         """A date on a weekday a result gives a class (`"day": "środa"`), the first after or the last before a
@@ -1316,8 +1391,10 @@ class Evidence:
         return any(d.isoformat() != today and self._stated_day(d, yearless=False) for d in near)
 
     def _next_to_stated(self, date_key: str) -> bool:
-        """A day next to a stated date: where a lookup's window starts or ends (`date_from` the day after a
-        job's rained-off date), a bound agents set one day on either side as they see fit."""
+        """A day next to a stated date: where a lookup looks (`date_from` the day after a job's rained-off
+        date, `date` the Friday before an artist's last day): agents set it a day either side as they see
+        fit, and a lookup changes nothing (blind sets 1–23: 36 of 37 planted wrong dates were in calls that
+        act)."""
         day = _day_of(date_key, None)
         return (
             day is not None
@@ -1337,9 +1414,10 @@ class Evidence:
         return self._weeks.get(day - timedelta(days=day.weekday()))
 
     def _stated_day(self, day: date, yearless: bool) -> bool:
-        """Whether the conversation states this date; `yearless`: or its month and day alone (`June 21`)."""
-        facts = self._sources.facts
-        return f"date:{day}" in facts or (yearless and f"md:{day.isoformat()[5:]}" in facts)
+        """Whether the conversation states this date; `yearless`: or its month and day alone (`June 21`); or
+        the reply being checked grounded it before (`_reply_days`)."""
+        facts, md = self._sources.facts, f"md:{day.isoformat()[5:]}"
+        return f"date:{day}" in facts or (yearless and md in facts) or md in self._reply_days
 
     def _deadline(self, mmdd: str) -> bool:
         """A day a stated length of whole days before a stated date-and-time, said with that time right
@@ -1818,11 +1896,11 @@ _DURATION_NUMBER_WORDS = {
 _MAX_DURATION = 31 * 24 * 60
 
 
-#: what makes a length of time a system prompt says an offset between two times (`arrive 15 minutes before`,
+#: what makes a length of time a system prompt says an offset between two times (`arrive 15 minutes before`, `48 hours' notice`,
 #: `提前30分钟`, `bis 24 Stunden vor Beginn`) or the length of what is booked (`Appointments last 60
 #: minutes`, `Eine Fahrstunde dauert 90 Minuten`), not a menu's (`women's cut ¥168 (60 minutes)`)
 _OFFSET_WORDS = re.compile(
-    r"(?i)\b(?:before|after|prior|ahead|earlier|later|advance|beforehand|vor|nach|vorher|avant|après|apres|"
+    r"(?i)\b(?:before|after|prior|ahead|earlier|later|advance|beforehand|notice|vor|nach|vorher|avant|après|apres|"
     r"antes|después|despues|prima|dopo|voor|na|lasts?|takes|long|dauert|dauern|dure|durent|dura|duran|duurt)\b"
     r"|提前|之前|以前|之后|以后|时长|历时"
 )
@@ -1969,6 +2047,36 @@ _CANCEL_WORDS = re.compile(
 _CANCEL_REACH = 80  # characters before the time read for such a word
 
 
+#: a rule's day of each month: `on the 1st of each month`, `the 15th of every month`, `the second Tuesday of
+#: the month`, `the last Friday of each month`
+_MONTHLY = re.compile(
+    r"(?i)\bthe\s+(?:(?P<d>\d{1,2})(?:st|nd|rd|th)|(?P<n>first|second|third|fourth|last|1st|2nd|3rd|4th)\s+"
+    r"(?P<w>monday|tuesday|wednesday|thursday|friday|saturday|sunday))\s+of\s+(?:each|every|the)\s+month\b"
+)
+_NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1}
+
+
+def _monthly_rules(text: str) -> list[tuple[int, int]]:
+    """(0, day of the month) or (nth, weekday; -1 the last) of each monthly rule a text states."""
+    if "month" not in text:
+        return []
+    out = []
+    for m in _MONTHLY.finditer(text[:MAX_FACT_CHARS]):
+        if m["d"] and 1 <= int(m["d"]) <= 31:
+            out.append((0, int(m["d"])))
+        elif m["n"]:
+            out.append((_NTH[m["n"].lower()], WEEKDAY_NAMES.index(m["w"].title())))
+    return out
+
+
+def _month_length(day: date) -> int:
+    return (date(day.year + day.month // 12, day.month % 12 + 1, 1) - timedelta(days=1)).day
+
+
+#: a range of seats or items written short (`H1-H4`, `C14–C15`, `14-15`)
+_ID_RANGE = re.compile(r"(?P<a>[A-Za-z]{0,3}\d{1,4})\s?[-–]\s?(?P<b>[A-Za-z]{0,3}\d{1,4})")
+_DIGITS_AT_END = re.compile(r"\d+$")
+_ID_TOKEN = re.compile(r"[A-Za-z]*\d+[A-Za-z0-9]*")
 _MAX_WEEKDAY_CHARS = 12  # a result's value read as a weekday (`Wednesday`, `mercredi`, `WED`)
 
 
@@ -2038,6 +2146,13 @@ _WEEK_NAMED = re.compile(
 _BOUND_WORDS = frozenset(
     {"from", "to", "until", "till", "since", "after", "before", "earliest", "latest", "min", "max"}
 )
+#: a lookup's day asked under a key of only these words (`date`, `date_from`, `return_date`): one a day
+#: either side of a stated date is the agent's choice of where to look (`late June`, `until June 28`: the
+#: 27th; a night's rental from Saturday: back on Sunday); not a fact's own date (`date_given`)
+_PLAIN_DAY_KEY_WORDS = _BOUND_WORDS | {
+    "date", "day", "start", "end", "on", "pickup", "return", "arrival", "departure", "check", "in", "out",
+    "checkin", "checkout",
+}  # fmt: skip
 _WEEK_STEMS = ("week", "woche", "semaine", "semana", "settimana", "周", "星期", "礼拜")
 _WEEKDAY_REACH = 15  # characters on each side of a named week read for a weekday's name
 

@@ -15,6 +15,7 @@ words mean beyond what `facts.extract_facts` reads on its own:
   coming one or the one after.
   Not `next week`: its seven days would each be a stated date that a reply's date up to nine days off is
   taken for a slip of (grounding blind set 4: `August 1` after `the surgery is next week`);
+- the days a Chinese month's day lists after it (`10月18号、19号`: October 19 too);
 - times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
   `at 7` — as `clock:` keys, the time of day on a 12-hour dial (`17:00` and `5:00` are one clock key), so
   a value `17:00` is grounded by `after 5` and a reply's `6:00` by a result's `18:00`;
@@ -216,6 +217,14 @@ _NUMBER_RUN = re.compile(
 
 #: what a match of each pattern cannot be without, in the case-folded text (`hints`)
 _DAY_WORD_STEMS = stems_of(_DAY_WORDS)
+#: Portuguese weekdays as people say them, without `-feira` (`na terça ou quarta`): after a word that
+#: makes them a day, as the same words are ordinals too (`a quarta sessão` is the fourth)
+_PT_WEEKDAYS = ("segunda", "terca", "quarta", "quinta", "sexta")
+_PT_WEEKDAY = re.compile(
+    r"(?i)\b(?:na|à|ou|e|até|próxima|proxima|nesta|esta|desta|dia)\s+(segunda|terça|terca|quarta|quinta|sexta)\b"
+    r"(?!-|\s+(?:vez|parte|feira|classe|edição|edicao|fila|linha|sessão|sessao|aula|hora|semana)\b)"
+)
+_PT_WEEKDAY_STEMS = ("segunda", "terça", "terca", "quarta", "quinta", "sexta")
 _DE_WEEKDAY_STEMS = ("tag", "mittwoch", "sonnabend")  # montag … sonntag end in `tag`
 _NUMBER_RUN_STEMS = stems_of([*(k for k in _SMALL if len(k) > 2), *_SCALES])
 
@@ -364,7 +373,25 @@ def spoken_keys(text: str, today: str | None) -> tuple[str, ...]:
     keys += [f"id:{email}" for email in _spoken_emails(text)]
     keys += [clock_key(h, m) for h, m in _word_times(text)]
     keys += [f"number:{n}" for n in number_words(text)]
+    keys += _zh_listed_days(text)
     return tuple(dict.fromkeys(keys))
+
+
+#: a Chinese month's day and the days listed after it (`10月18号、19号`, `3月5日和6日`): the same month's
+_ZH_LISTED_DAYS = re.compile(r"(\d{1,2})\s*月\s*\d{1,2}\s*[号日]((?:\s*[、和与及,，]\s*\d{1,2}\s*[号日])+)")
+_ZH_LISTED_DAY = re.compile(r"(\d{1,2})\s*[号日]")
+
+
+def _zh_listed_days(text: str) -> list[str]:
+    """`md:` keys of the days listed after a Chinese month's day (`10月18号、19号`: `md:10-19`)."""
+    if "月" not in text:
+        return []
+    out = []
+    for m in _ZH_LISTED_DAYS.finditer(text):
+        month = int(m.group(1))
+        days = (int(d) for d in _ZH_LISTED_DAY.findall(m.group(2)))
+        out += [f"md:{month:02d}-{day:02d}" for day in days if 1 <= month <= 12 and 1 <= day <= 31]
+    return out
 
 
 #: an email address dictated (`john dot smith at gmail dot com`, `marie point lefebvre arobase orange point
@@ -457,6 +484,8 @@ def relative_dates(text: str, today: date) -> list[date]:
     out += [today + timedelta(days=offset) for offset in _DAY_TABLE.said(text)]  # `내일`, `i morgon`
     for index in _WEEKDAY_TABLE.said(text):  # `da giovedì`, `jeudi prochain`, `på torsdag`
         out += _weekday(today, index, "")
+    for m in _PT_WEEKDAY.finditer(text) if holds_any(low, _PT_WEEKDAY_STEMS) else ():  # `na terça ou quarta`
+        out += _weekday(today, _PT_WEEKDAYS.index(fold(m.group(1)).replace("ç", "c")), "")
     for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) else ():
         out += _day_of_month(today, int(m.group(1)))
     for m in () if ascii_only else _ZH_DAY_OF_MONTH.finditer(text):

@@ -2103,3 +2103,110 @@ def test_a_surname_in_its_other_gender_is_the_users() -> None:
     ev.add_user(1, "Jestem Agnieszka Nowicka, zapisuję syna Antek i Martina Kowalska.")
     assert [p.source for p in ev.provenance("enrol", {"student_name": "Antek Nowicki"})] == ["user"]
     assert [p.source for p in ev.provenance("enrol", {"student_name": "Martin Nowicki"})] == ["agent"]
+
+
+def test_portuguese_weekdays_as_people_say_them() -> None:
+    """Grounding blind set 21: `na terça ou quarta da próxima semana` (no `-feira`); `a quarta sessão` is
+    the fourth session, no Wednesday."""
+    got = source(
+        ["Tem vaga na terça ou quarta da próxima semana?"], "t", {"a": "2025-03-18", "b": "2025-03-19"}
+    )
+    assert got == {"a": "user", "b": "user"}
+    assert source(["É a quarta sessão."], "t", {"a": "2025-03-19"}) == {"a": "agent"}
+
+
+def test_a_reply_may_name_the_days_of_a_week_it_names() -> None:
+    """Grounding blind set 21: `so next week (19–24 May) is a little too early` after `sometime next week`."""
+    ev = Evidence(today="2025-05-15")
+    ev.add_user(1, "I'd like to book my next donation, ideally sometime next week.")
+    assert ev.unsupported("So next week (19–24 May) is a little too early, I'm afraid.", []) == []
+    assert [
+        c.text for c in ev.unsupported("So next week (12–17 May) is too early.", []) if not c.unsure
+    ] != []
+
+
+def test_a_lookup_may_look_a_day_either_side_of_a_stated_date() -> None:
+    """Grounding blind sets 21 and 23: `until June 28` checked on the 27th; a night's rental from Saturday
+    the 23rd checked back on the 24th. Not a fact's own date (`date_given`), nor a call that acts."""
+    ev = Evidence(["Kenji is a guest artist here until June 28, 2025."], today="2025-05-17")
+    ev.add_user(1, "Is Kenji still around in late June? This Saturday 23rd too.")
+    assert [p.source for p in ev.provenance("check_availability", {"date": "2025-06-27"})] == ["computed"]
+    assert [p.source for p in ev.provenance("check_equipment", {"return_date": "2025-06-29"})] == ["computed"]
+    assert [p.source for p in ev.provenance("verify_vaccination", {"date_given": "2025-06-27"})] == ["agent"]
+    assert [p.source for p in ev.provenance("book_session", {"date": "2025-06-27"})] == ["agent"]
+
+
+def test_hours_notice_is_a_deadline_before_the_visit() -> None:
+    """Grounding blind set 21: `Cancellations are free with more than 48 hours' notice` — `free until 11:00
+    on Wednesday 4 June` of a visit booked for Friday 6 June at 11:00."""
+    ev = Evidence(["Cancellations are free with more than 48 hours' notice."], today="2025-06-02")
+    ev.add_user(1, "Friday at 11 please.")
+    visit = {"date": "2025-06-06", "slot": "11:00"}
+    ev.add_call(2, "book_visit", visit, {"booking_ref": "KPC-4471", **visit}, failed=False, tainted=False)
+    assert ev.unsupported("It's free until 11:00 on Wednesday 4 June (48 hours before).", []) == []
+    assert ev.unsupported("It's free until 11:00 on Thursday 5 June.", []) != []
+
+
+def test_a_range_of_seats_written_short_is_its_two_ends() -> None:
+    """Grounding blind set 23: `H1-H4` of `UB-H1` … `UB-H4`, `seats 14-15` of `DC-C14`, `DC-C15`; ends no
+    result gives, or out of order, are not."""
+    ev = Evidence(today="2026-01-10")
+    ev.add_user(1, "Four seats together please.")
+    seats = {"seats": ["UB-H1", "UB-H2", "UB-H3", "UB-H4", "DC-C14", "DC-C15"]}
+    ev.add_call(2, "get_available_seats", {"section": "UB"}, seats, failed=False, tainted=False)
+    assert ev.unsupported("I can hold H1-H4, or a pair in row C (C14-C15), seats 14-15.", []) == []
+    assert [c.text for c in ev.unsupported("I can hold H1-H6.", [])] == ["H1-H6"]
+
+
+def test_the_days_a_chinese_month_day_lists_after_it() -> None:
+    """Grounding blind set 23: `10月18号、19号两天` — the 19th is October's too."""
+    got = source(["我们公司10月18号、19号两天办家庭日"], "t", {"dates": ["2025-10-18", "2025-10-19"]})
+    assert set(got.values()) == {"user"}
+
+
+def test_a_yes_to_a_weekday_the_agent_proposed_is_that_day() -> None:
+    """Grounding blind set 23: `returning Sunday by noon?` — `Yes, book it`: `return_date` that Sunday. A
+    weekday said with its date is that date only (blind set 7: `Wednesday, September 10` is no other
+    Wednesday)."""
+    ev = Evidence(today="2025-08-20")
+    ev.add_user(1, "This Saturday please.")
+    ev.unsupported("Want me to book it for Saturday night, returning Sunday by noon?", [])
+    ev.add_user(2, "Yes, book it.")
+    ev.add_confirmed(2, "Want me to book it for Saturday night, returning Sunday by noon?")
+    assert [p.source for p in ev.provenance("create_rental", {"return_date": "2025-08-24"})] == ["user"]
+    ev = Evidence(today="2025-09-04")
+    ev.add_user(1, "Move my cleaning to Thursday the 18th.")
+    ev.add_user(2, "yes please")
+    ev.add_confirmed(2, "Your next cleaning is Wednesday, September 10. Shall I move it?")
+    assert [p.source for p in ev.provenance("reschedule", {"new_date": "2025-09-17"})] == ["agent"]
+
+
+def test_a_reply_counts_business_days_from_a_day_it_names() -> None:
+    """Grounding blind set 23: `if you dropped it off this Thursday (March 13) it would be ready Thursday,
+    March 27` under `the standard 10 business days after drop-off`, `within 4 business days … ready by
+    Wednesday, March 19`: the coming Thursday, then days counted from it."""
+    prompt = ["Rush: ready within 4 business days after drop-off instead of the standard 10 business days."]
+    ev = Evidence(prompt, today="2025-03-11")
+    ev.add_user(1, "I'm giving it to my brother on the 21st - can that work?")
+    reply = "Dropped off this Thursday (March 13), it's ready Thursday, March 27; with rush by Wednesday, March 19."
+    assert ev.unsupported(reply, []) == []
+    assert (
+        ev.unsupported(
+            "Dropped off this Thursday (March 13), with rush it's ready by Thursday, March 20.", []
+        )
+        != []
+    )
+
+
+def test_a_monthly_rule_of_the_prompt_dates_a_reply() -> None:
+    """Grounding blind set 23: `billed on the 1st of each month`, `dispatched on the second Tuesday of the
+    month`: 1 February and Tuesday 10 February 2026."""
+    prompt = [
+        "Plans are billed on the 1st of each month. Boxes are dispatched on the second Tuesday of the month."
+    ]
+    ev = Evidence(prompt, today="2026-01-23")
+    ev.add_user(1, "I'd like to join with the Classic box.")
+    assert (
+        ev.unsupported("Your first box is billed on 1 February and dispatched Tuesday 10 February.", []) == []
+    )
+    assert ev.unsupported("Your first box is dispatched Tuesday 17 February.", []) != []
