@@ -579,9 +579,15 @@ class Evidence:
         is 375`); an ungrounded call taints it."""
         if failed:
             self._failed.append((turn, tool))
-            if error:
-                self._sources.add_text("tool_result", turn, error)
-                self._speak(error)
+            said = (
+                [error] if error else []
+            )  # and the error's own words in its result (`{"error": "NO_SITTER",
+            said += [
+                x for x, _, _ in _result_leaves(result) if isinstance(x, str) and " " in x
+            ]  # "message": …}`)
+            for text in dict.fromkeys(said):
+                self._sources.add_text("tool_result", turn, text)
+                self._speak(text)
             return
         asked, self._asked = self._asked, None  # used once: it holds no call's arguments after it
         leaves = asked[1] if asked is not None and asked[0] is args else _leaves(args)
@@ -612,6 +618,8 @@ class Evidence:
                     self._places.append(normalize_text(leaf).replace(" ", ""))
             else:
                 self._sources.add_number("tool_result", turn, leaf, operand=False)
+                if 0 < leaf < 1 and (leaf * 1000).is_integer():  # `coverage: 0.8`, `vat: 0.2`: a percentage
+                    self._sources.percents.add(_round(leaf * 100))  # (`$125` covered at 80%: `$25` to pay)
                 if money:
                     amounts.setdefault(key, []).append(_round(leaf))
                 if not key:  # a bare number: a calculator's result, said as plainly as a user's
@@ -664,7 +672,8 @@ class Evidence:
             computed = self._computed(value) if kind in ("number", "count") else False
             if kind == "date":
                 keys = [k for k in _fact_keys(str(value)) if k.startswith("date:")]
-                bound = not _BOUND_WORDS.isdisjoint(key_words(key))  # a search window's `date_from`
+                # a search window's `date_from`, or a day of a list (`dates: [every weekday next week]`)
+                bound = not _BOUND_WORDS.isdisjoint(key_words(key)) or path.endswith("]")
                 week = next((t for k in keys if (t := self._week_of(k)) is not None), None) if bound else None
                 if week is not None:
                     return Provenance(path, value, kind, "user", week, checked)
@@ -1743,9 +1752,23 @@ def _stated(
     if kind == "name" and len(words := norm.split()) > 1:  # `Rite Aid Hawthorne Blvd`: every word said
         forms: list[tuple[str, ...]] = [(f" {w} ",) for w in words[:-1]]
         forms.append((f" {words[-1]} ", *(f" {o} " for o in _other_genders(words[-1]))))
+        found = False
         for source, turn, evidence in where.texts:  # a surname in its other gender (`Nowicka`, `Nowicki`)
             if all(any(f in evidence for f in said) for said in forms):
+                found = True
                 yield source, turn
+        if not found:  # `Malik Wright`: `His name's Malik` after `Name's Jamal Wright` — each word said
+            latest: list[tuple[Source, int | None]] = []
+            for spellings in forms:
+                hit = next(
+                    ((s, t) for s, t, text in reversed(where.texts) if any(f in text for f in spellings)),
+                    None,
+                )
+                if hit is None:
+                    break
+                latest.append(hit)
+            else:
+                yield max(latest, key=lambda hit: hit[1] or 0)
     if kind == "name" and norm:  # `Jose Ramirez` for the user's `José Ramírez`, and the other way round
         plain = _unaccented(f" {norm} ")
         for source, turn, evidence in where.texts:
@@ -1757,9 +1780,9 @@ def _stated(
                 yield source, turn
     elif kind == "name" and 1 < len(words := _unaccented(norm).split()) <= _MAX_NAME_WORDS:
         # `Wang Li` for the user's 王丽, `Shufen Zhao` for 赵淑芬: a Chinese name in pinyin, either order
-        spellings = {"".join(words), "".join((*words[1:], words[0])), "".join((words[-1], *words[:-1]))}
+        pinyins = {"".join(words), "".join((*words[1:], words[0])), "".join((words[-1], *words[:-1]))}
         for source, turn, evidence in where.texts:
-            if has_cjk(evidence) and any(_in_pinyin(s, evidence) for s in spellings):
+            if has_cjk(evidence) and any(_in_pinyin(s, evidence) for s in pinyins):
                 yield source, turn
     # a code built from words one text says: `celebration_cake_8`, `LOST_BOW_TIE`
     if kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text)):
@@ -1876,7 +1899,7 @@ def _composed_in(parts: tuple[str, ...], segments: list[str], evidence: str) -> 
 #: Stunden`, `deux heures`, `90分钟`, `两个小时`); not a bare `13h` (a French time of day), not a frequency
 #: or an opening time (`24 hours a day`)
 _SAID_DURATION = re.compile(
-    r"(?i)(?:(?<![\d.,:])(?P<n>\d{1,3}(?:[.,]5)?)(?:\s*-\s*|\s*)|\b(?P<w>half\s+an?|an?|one|two|three|four|five|"
+    r"(?i)(?:(?<![\d.,:])(?P<n>\d{1,3}(?:[.,]5)?)\+?(?:\s*-\s*|\s*)|\b(?P<w>half\s+an?|an?|one|two|three|four|five|"
     r"six|eight|ten|fifteen|twenty|thirty|forty-five|ninety|eine[n]?|zwei|drei|une?|deux|trois|dos|tres|"
     r"due|tre)(?:\s*-\s*|\s+))(?P<u>minutes?|mins?|minuten|minutos|minuti|hours?|hrs?|stunden?|heures?|"
     r"horas?|ore)\b(?P<half>\s+and\s+a\s+half)?"

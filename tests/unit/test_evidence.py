@@ -2210,3 +2210,80 @@ def test_a_monthly_rule_of_the_prompt_dates_a_reply() -> None:
         ev.unsupported("Your first box is billed on 1 February and dispatched Tuesday 10 February.", []) == []
     )
     assert ev.unsupported("Your first box is dispatched Tuesday 17 February.", []) != []
+
+
+def test_a_results_fraction_is_a_percentage_a_reply_may_take() -> None:
+    """Grounding blind set 24: `coverage: {"diagnostic": 0.8}` — `$95 + $30 = $125, your share 20%: $25`, and
+    `$25` again in a later reply."""
+    ev = Evidence(["Emergency visit: limited exam $95 + periapical X-ray $30."], today="2025-06-17")
+    ev.add_user(1, "Can I be seen today? I have Delta Dental PPO.")
+    ev.add_call(
+        2,
+        "verify_insurance",
+        {"carrier": "Delta"},
+        {"coverage": {"diagnostic": 0.8}},
+        failed=False,
+        tainted=False,
+    )
+    assert ev.unsupported("The visit is $95 + $30 = $125, so your share would be: $25.", []) == []
+    assert ev.unsupported("Your estimated share is $25, payable at the visit.", []) == []
+    assert [c.text for c in ev.unsupported("Your estimated share is $35.", []) if not c.unsure] == ["$35"]
+
+
+def test_a_failed_calls_error_message_in_its_result_is_evidence() -> None:
+    """Grounding blind set 24: `{"error": "NO_SITTER", "message": "… Nearest: 2025-11-07 16:30, 2025-11-08
+    10:00"}` — the reply offers Saturday 8 November."""
+    ev = Evidence(today="2025-11-05")
+    ev.add_user(1, "A meet & greet Friday at 5:30pm?")
+    error = {
+        "error": "NO_SITTER",
+        "message": "No sitter free at 17:30. Nearest: 2025-11-07 16:30, 2025-11-08 10:00",
+    }
+    ev.add_call(
+        2, "book_meet_greet", {"date": "2025-11-07"}, error, failed=True, tainted=False, error="NO_SITTER"
+    )
+    assert ev.unsupported("Nobody's free then; the nearest is Saturday 8 November at 10:00 am.", []) == []
+
+
+def test_a_list_of_dates_in_a_week_the_user_named_whole() -> None:
+    """Grounding blind set 24: `every weekday next week` booked as `dates: [10, 11, 12, 13, 14 November]`; a
+    single booking's date in that week still needs a source."""
+    ev = Evidence(today="2025-11-05")
+    ev.add_user(1, "Walk my dog at noon every weekday next week.")
+    days = ["2025-11-10", "2025-11-11", "2025-11-12", "2025-11-13", "2025-11-14"]
+    assert {p.source for p in ev.provenance("book_walks", {"dates": days})} == {"user"}
+    assert [p.source for p in ev.provenance("book_walk", {"date": "2025-11-13"})] == ["agent"]
+
+
+def test_a_full_name_whose_words_were_said_apart() -> None:
+    """Grounding blind set 24: `Name's Jamal Wright` then `His name's Malik` — `client_name: "Malik Wright"`.
+    A word nobody said still fails."""
+    ev = Evidence(today="2025-01-14")
+    ev.add_user(1, "A skin fade for me and a cut for my boy. Name's Jamal Wright.")
+    ev.add_user(2, "Yeah go on. His name's Malik.")
+    assert [p.source for p in ev.provenance("book", {"client_name": "Malik Wright"})] == ["user"]
+    assert [p.source for p in ev.provenance("book", {"client_name": "Malik Wrigley"})] == ["agent"]
+
+
+def test_a_rand_amount_is_money_and_a_seat_is_an_id() -> None:
+    """Grounding blind set 24: `4 × R320 = R1,280` read `R1` and `R200` as ids; `R` before digits is the
+    rand, but not in `row R12` or inside `FR-20118`."""
+    ev = Evidence(["Gel manicure R320; simple nail art R50 per person."], today="2025-10-14")
+    ev.add_user(1, "4 of us want gel manis with simple nail art.")
+    assert (
+        ev.unsupported("Gel manicure: 4 × R320 = R1,280; nail art: 4 × R50 = R200; total R1,480.", []) == []
+    )
+    assert [c.text for c in ev.unsupported("Your seats are row R12.", [])] == ["R12"]
+
+
+def test_hours_with_a_plus_are_a_deadlines_length() -> None:
+    """Grounding blind set 24: `full refund if cancelled 48+ hours before the start time` — `by 1:00 pm on
+    Wednesday, March 5` of a room booked Friday March 7 from 13:00."""
+    ev = Evidence(
+        ["Full prepayment; full refund if cancelled 48+ hours before the start time."], today="2025-03-04"
+    )
+    ev.add_user(1, "Room A this Friday 1–4pm.")
+    room = {"date": "2025-03-07", "start": "13:00", "end": "16:00"}
+    ev.add_call(2, "book_room", room, {"booking_id": "HSP-A-0307-13"}, failed=False, tainted=False)
+    assert ev.unsupported("Full refund if you cancel by 1:00 pm on Wednesday, March 5.", []) == []
+    assert ev.unsupported("Full refund if you cancel by 1:00 pm on Thursday, March 6.", []) != []
