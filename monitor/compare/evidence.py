@@ -33,6 +33,7 @@ saying the work is done (`_COMPLETION`) a call that acted since the user's messa
 from __future__ import annotations
 
 import bisect
+import calendar
 import itertools
 import math
 import re
@@ -390,6 +391,7 @@ class Evidence:
         self._failed: list[tuple[int, str]] = []  # the calls that failed: turn, tool
         self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
         self._last_user = 0  # the turn of the latest user message
+        self._last_user_text = ""  # and its text
         self._arguments = _Sources()  # what successful calls used: evidence for replies only
         self._offsets: set[int] = set()  # days the user put between dates (`the day after`, `3 nights`)
         #: a policy's weeks past `_MAX_OFFSET` days (`first fitting 6–8 weeks before the wedding`): what a
@@ -406,12 +408,15 @@ class Evidence:
         #: the Mondays of the weeks a user named as a whole (`any day next week`), with the turn: each day of
         #: them is the user's. Not facts: a reply's date near one is no slip of it (`spoken`)
         self._weeks: dict[date, int] = {}
+        self._week_lists: set[str] = set()  # the lists of the call being asked about that hold such a week
+        self._window = False  # the call being asked about searches a window (`_LOWER_WORDS`, `_UPPER_WORDS`)
         #: the weekdays results give as values (`"day": "Wednesday"`, `"środa"`, `"WED"`): what a class, a
         #: round or a route runs on each week (`_weekly_day`)
         self._class_days: set[int] = set()
         #: the system prompt's days of each month (`billed on the 1st of each month`: (0, 1); `dispatched on
-        #: the second Tuesday of the month`: (2, 1) — nth, weekday): a reply's day that is one (`_monthly_day`)
-        self._monthly: list[tuple[int, int]] = []
+        #: the second Tuesday of the month`: (2, 1) — nth, weekday), with the words of the sentence that says
+        #: what happens then (`billed`): a reply's day that is one, beside one of them (`_monthly_day`)
+        self._monthly: list[tuple[int, int, frozenset[str]]] = []
         #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
         #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
         self._spoken: set[float] = set()
@@ -419,6 +424,10 @@ class Evidence:
         #: the facts an earlier reply worked out and grounding followed (`Razem 1 392 zł` from its parts):
         #: a later reply that repeats one without its parts is supported
         self._worked_out: set[str] = set()
+        #: the ends of the ids successful calls give (`dc-c14`: `dc-c14`, `c14`, `14`), read when a reply's
+        #: range first needs them (`_ends_stated`), and how many calls they hold
+        self._id_ends: set[str] = set()
+        self._ends_read = 0
         #: the days the reply being checked has grounded so far (`md:` keys): a later day of it may count from
         #: one (`drop-off this Thursday (March 13) … ready by Wednesday, March 19`, 4 business days on)
         self._reply_days: set[str] = set()
@@ -466,6 +475,7 @@ class Evidence:
 
     def add_user(self, turn: int, text: str) -> None:
         self._last_user = turn
+        self._last_user_text = text[:MAX_FACT_CHARS]
         # what the agent said last asked something (`Shall I book it?`, `Which would you prefer?`): this answers
         self._answering = "?" in self._reply_text or "？" in self._reply_text
         self._sources.add_text("user", turn, text)
@@ -579,12 +589,12 @@ class Evidence:
         is 375`); an ungrounded call taints it."""
         if failed:
             self._failed.append((turn, tool))
-            said = (
-                [error] if error else []
-            )  # and the error's own words in its result (`{"error": "NO_SITTER",
-            said += [
-                x for x, _, _ in _result_leaves(result) if isinstance(x, str) and " " in x
-            ]  # "message": …}`)
+            said = [error] if error else []
+            if (
+                not tainted
+            ):  # its result's own words too (`{"error": "NO_SITTER", "message": "… Nearest: …"}`),
+                # unless the call used an ungrounded value (`No reservation ZX9K2P`: the invented id again)
+                said += [x for x, _, _ in _result_leaves(result) if isinstance(x, str) and " " in x]
             for text in dict.fromkeys(said):
                 self._sources.add_text("tool_result", turn, text)
                 self._speak(text)
@@ -605,21 +615,21 @@ class Evidence:
         result_strings = tuple(x for x, _, _ in result_leaves if isinstance(x, str))
         several = any("[1]" in path for path, _, _ in leaves)
         self._done.append(_Done(turn, tool, result, arg_strings, result_strings, several, args))
+        self._class_days |= _class_days(result_leaves)
+        self._sources.percents.update(
+            _round(x * 100) for x in _rates(result)
+        )  # `coverage: 0.8`: 80% (20% left)
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
                 for local in _local_keys(leaf, self._tzs):  # `13:15Z` said as London's `14:15`
                     self._sources.add_fact(local, "tool_result", turn)
-                if len(leaf) <= _MAX_WEEKDAY_CHARS and (weekday := _weekday_value(leaf)) is not None:
-                    self._class_days.add(weekday)  # `"day": "Wednesday"`: a class's day, each week
                 if " " in leaf and len(leaf) <= _MAX_NOTE:  # a note's rule (`sent 5 working days after …`)
                     self._add_offsets(leaf, counting_first=False, replies_only=True)
                 if key and _place_key(key):  # `address: "Bond Court, LS1 2JZ"`
                     self._places.append(normalize_text(leaf).replace(" ", ""))
             else:
                 self._sources.add_number("tool_result", turn, leaf, operand=False)
-                if 0 < leaf < 1 and (leaf * 1000).is_integer():  # `coverage: 0.8`, `vat: 0.2`: a percentage
-                    self._sources.percents.add(_round(leaf * 100))  # (`$125` covered at 80%: `$25` to pay)
                 if money:
                     amounts.setdefault(key, []).append(_round(leaf))
                 if not key:  # a bare number: a calculator's result, said as plainly as a user's
@@ -646,6 +656,10 @@ class Evidence:
         schema = self._schemas.get(tool)
         leaves = _leaves(args)
         self._asked = (args, leaves)  # `add_call` of the same call walks them no more
+        self._week_lists = self._lists_in_named_weeks(leaves) if self._weeks else set()
+        # a search's window: a lookup's, or a call's with both its ends (`from_date` and `to_date`)
+        bounds = {w for _, key, _ in leaves for w in key_words(key)}
+        self._window = _looks_read_only(tool) or bool(bounds & _LOWER_WORDS and bounds & _UPPER_WORDS)
         return [self._leaf(tool, path, key, value, schema) for path, key, value in leaves]
 
     def _leaf(self, tool: str, path: str, key: str, value: Any, schema: Any) -> Provenance:
@@ -672,14 +686,18 @@ class Evidence:
             computed = self._computed(value) if kind in ("number", "count") else False
             if kind == "date":
                 keys = [k for k in _fact_keys(str(value)) if k.startswith("date:")]
-                # a search window's `date_from`, or a day of a list (`dates: [every weekday next week]`)
-                bound = not _BOUND_WORDS.isdisjoint(key_words(key)) or path.endswith("]")
-                week = next((t for k in keys if (t := self._week_of(k)) is not None), None) if bound else None
+                # a lookup's window (`date_from`), or a day of a list of three or more days of that week
+                # (`dates: [every weekday next week]`); not a call's single day (`resume_after`)
+                bound = not _BOUND_WORDS.isdisjoint(key_words(key)) and self._window
+                listed = path.endswith("]") and path.rpartition("[")[0] in self._week_lists
+                weekly = bound or listed
+                week = (
+                    next((t for k in keys if (t := self._week_of(k)) is not None), None) if weekly else None
+                )
                 if week is not None:
                     return Provenance(path, value, kind, "user", week, checked)
-                plain = set(key_words(key)) <= _PLAIN_DAY_KEY_WORDS  # `date`, `date_to`; not `date_given`
                 computed = any(self._near(k) or self._weekly_day(k) for k in keys) or (
-                    plain and _looks_read_only(tool) and any(self._next_to_stated(k) for k in keys)
+                    bound and any(self._next_to_stated(k) for k in keys)
                 )
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
@@ -800,13 +818,8 @@ class Evidence:
             )
             if found == (("computed", None), None) and canon.startswith(("number:", "digits:")):
                 self._worked_out.add(canon)  # a sum this reply worked out: a later reply may repeat it
-            if (
-                found is not None
-                and found[1] is None
-                and contradicted is None
-                and canon[:3] in ("dat", "md:")
-            ):
-                self._reply_days.add(f"md:{canon[-5:]}")  # `drop-off Thursday the 13th … ready by the 19th`
+            if found is not None and found[0][0] != "computed" and found[1] is None and contradicted is None:
+                self._remember_day(canon)  # a stated day of the reply: a later day of it may count from it
             if contradicted is not None:
                 claims.append(contradicted)
             elif found is None:
@@ -976,7 +989,7 @@ class Evidence:
             return ("computed", None), None
         if kind in ("id", "digits") and (m := _ID_RANGE.fullmatch(original.strip())) and self._ends_stated(m):
             return ("computed", None), None
-        if kind in ("date", "md") and self._monthly_day(canon):
+        if kind in ("date", "md") and self._monthly_day(canon, original):
             return ("computed", None), None
         if kind in ("date", "md") and self._named_beside(canon, original):
             return ("computed", None), None
@@ -996,6 +1009,7 @@ class Evidence:
                 scaled=self._sources.operands,  # a result's amount times a count: $56 a day, 4 days
                 percents=self._sources.percents,
                 money=_money_said(self._reply_text),
+                counts=self._counts_said(),
             )
             or _subset_sum(
                 number,
@@ -1335,21 +1349,23 @@ class Evidence:
             step = -1 if _EARLIER.search(m[0]) else 1
             if self._stated_day(day - timedelta(days=step), yearless=canon.startswith("md:")):
                 return True
-        if not self._today:
-            return False
         try:
-            today = date.fromisoformat(self._today[:10])
-        except ValueError:
+            today = date.fromisoformat((self._today or "")[:10])
+            this_week = _THIS_WEEKDAY.search(before)  # `this Thursday (March 13)`: the coming one
+            named = (
+                day in named_days(before, today)
+                or (this_week is not None and day in relative_dates(this_week.group(0), today)[:1])
+                # `next week (19–24 May)`: a day of the week it names
+                or day - timedelta(days=day.weekday())
+                in _weeks_named(before[-_WEEKDAY_REACH - 12 :], self._today)
+            )
+        except (ValueError, OverflowError):  # no date of the conversation, or one at the calendar's end
             return False
-        if day in named_days(before, today):
-            return True
-        weekday = _THIS_WEEKDAY.search(before)  # `this Thursday (March 13)`: the coming one
-        if weekday is not None and day in relative_dates(weekday.group(0), today)[:1]:
-            return True
-        monday = day - timedelta(days=day.weekday())  # `next week (19–24 May)`: a day of the week it names
-        return monday in _weeks_named(before[-_WEEKDAY_REACH - 12 :], self._today)
+        if named:
+            self._remember_day(canon)  # a day its words name: a later day of the reply may count from it
+        return named
 
-    def _monthly_day(self, canon: str) -> bool:
+    def _monthly_day(self, canon: str, original: str) -> bool:
         """A reply's day that a monthly rule of the system prompt makes (`billed on the 1st of each month`:
         1 February; `the second Tuesday of the month`: Tuesday 10 February 2026)."""
         if not self._monthly:
@@ -1357,7 +1373,15 @@ class Evidence:
         day = _day_of(canon if canon.startswith("date:") else f"md:{canon[3:]}", (self._today or "2000")[:4])
         if day is None:
             return False
-        for nth, weekday in self._monthly:
+        at = self._reply_text.find(original) if original else -1
+        near = (
+            set(_CUE_WORD.findall(self._reply_text[max(0, at - _MONTHLY_REACH) : at].lower()))
+            if at >= 0
+            else set()
+        )
+        for nth, weekday, words in self._monthly:
+            if near.isdisjoint(words):  # `billed on 1 February` for `billed on the 1st`, not a move-in date
+                continue
             if nth == 0 and day.day == weekday:  # `the 1st of each month`: (0, day of the month)
                 return True
             if nth > 0 and day.weekday() == weekday and (day.day - 1) // 7 + 1 == nth:
@@ -1366,25 +1390,28 @@ class Evidence:
                 return True
         return False
 
+    def _counts_said(self) -> set[int]:
+        """The counts under ten the reply or the user's latest words say (`3 nights`, `both`, `a pair`)."""
+        counts = {int(n) for n in self._reply if n.is_integer() and 2 <= n < _SMALL_COUNT}
+        said = f"{self._reply_text} {self._last_user_text}".lower()
+        return counts | ({2} if _PAIR.search(said) else set())
+
     def _ends_stated(self, m: re.Match[str]) -> bool:
         """Both ends of a range of seats or items a reply writes short (`H1-H4` of `UB-H1` … `UB-H4`, `seats
-        14-15` of `DC-C14`, `DC-C15`), each the end of an id a text or a call states, in order."""
+        14-15` of `DC-C14`, `DC-C15`), each the end of an id a successful call's arguments or result give, in
+        order (not a user's `12 of us`)."""
         first, last = m["a"].lower(), m["b"].lower()
         low, high = _DIGITS_AT_END.search(first), _DIGITS_AT_END.search(last)
         if low is None or high is None or int(low[0]) >= int(high[0]):
             return False
-        tokens = {
-            t.lower()
-            for where in (self._sources, self._arguments)
-            for text in where.raw
-            if _HAS_DIGIT.search(text)
-            for t in _ID_TOKEN.findall(text[:MAX_FACT_CHARS])
-        }
-
-        def stated(end: str) -> bool:
-            return any(t == end or (t.endswith(end) and not t[-len(end) - 1].isdigit()) for t in tokens)
-
-        return stated(first) and stated(last)
+        for d in self._done[self._ends_read :]:  # each call's ids indexed once, by their ends
+            for text in (*d.arg_strings, *d.result_strings):
+                for token in (
+                    _ID_TOKEN.findall(text[:MAX_FACT_CHARS].lower()) if _HAS_DIGIT.search(text) else ()
+                ):
+                    self._id_ends.update(_ends(token))
+        self._ends_read = len(self._done)
+        return first in self._id_ends and last in self._id_ends
 
     def _weekly_day(self, date_key: str) -> bool:
         """A date on a weekday a result gives a class (`"day": "środa"`), the first after or the last before a
@@ -1411,6 +1438,16 @@ class Evidence:
             and any(self._stated_day(day + timedelta(days=k), yearless=False) for k in (-1, 1))
         )
 
+    def _lists_in_named_weeks(self, leaves: Sequence[tuple[str, str, Any]]) -> set[str]:
+        """The lists of a call's arguments that hold three days or more of a week the user named whole."""
+        counts: dict[str, int] = {}
+        for path, _, value in leaves:
+            dated = path.endswith("]") and isinstance(value, str) and _ISO_DATE.match(value) is not None
+            if dated and self._week_of(f"date:{value[:10]}") is not None:
+                list_path = path.rpartition("[")[0]
+                counts[list_path] = counts.get(list_path, 0) + 1
+        return {p for p, n in counts.items() if n >= _MIN_WEEK_LIST}
+
     def _week_of(self, date_key: str) -> int | None:
         """The turn of the user message that named this date's week whole (`any day next week`): a search's
         window bound there is the user's (`_BOUND_WORDS`)."""
@@ -1423,10 +1460,16 @@ class Evidence:
         return self._weeks.get(day - timedelta(days=day.weekday()))
 
     def _stated_day(self, day: date, yearless: bool) -> bool:
-        """Whether the conversation states this date; `yearless`: or its month and day alone (`June 21`); or
-        the reply being checked grounded it before (`_reply_days`)."""
-        facts, md = self._sources.facts, f"md:{day.isoformat()[5:]}"
-        return f"date:{day}" in facts or (yearless and md in facts) or md in self._reply_days
+        """Whether the conversation states this date, or the reply being checked did before (`_reply_days`);
+        `yearless`: or its month and day alone (`June 21`)."""
+        facts, key, md = self._sources.facts, f"date:{day}", f"md:{day.isoformat()[5:]}"
+        days = self._reply_days
+        return key in facts or key in days or (yearless and (md in facts or md in days))
+
+    def _remember_day(self, canon: str) -> None:
+        """A day the reply being checked states (`date:` or `md:`), as it states it (with its year or not)."""
+        if canon.startswith(("date:", "md:")):
+            self._reply_days.add(canon if canon.startswith("md:") else canon[:15])
 
     def _deadline(self, mmdd: str) -> bool:
         """A day a stated length of whole days before a stated date-and-time, said with that time right
@@ -1757,11 +1800,15 @@ def _stated(
             if all(any(f in evidence for f in said) for said in forms):
                 found = True
                 yield source, turn
-        if not found:  # `Malik Wright`: `His name's Malik` after `Name's Jamal Wright` — each word said
+        if not found:  # `Malik Wright`: `His name's Malik` after `Name's Jamal Wright` — each word the user's
             latest: list[tuple[Source, int | None]] = []
-            for spellings in forms:
+            for spellings in forms:  # the user's own words (a doctor's surname in a result is no son's)
                 hit = next(
-                    ((s, t) for s, t, text in reversed(where.texts) if any(f in text for f in spellings)),
+                    (
+                        (s, t)
+                        for s, t, text in reversed(where.texts)
+                        if s == "user" and any(f in text for f in spellings)
+                    ),
                     None,
                 )
                 if hit is None:
@@ -1781,14 +1828,16 @@ def _stated(
     elif kind == "name" and 1 < len(words := _unaccented(norm).split()) <= _MAX_NAME_WORDS:
         # `Wang Li` for the user's 王丽, `Shufen Zhao` for 赵淑芬: a Chinese name in pinyin, either order
         pinyins = {"".join(words), "".join((*words[1:], words[0])), "".join((words[-1], *words[:-1]))}
-        for source, turn, evidence in where.texts:
-            if has_cjk(evidence) and any(_in_pinyin(s, evidence) for s in pinyins):
+        for source, turn, evidence in where.texts:  # the user's (a prompt's 时间 is no `Shi Jian`)
+            if source == "user" and has_cjk(evidence) and any(_in_pinyin(s, evidence) for s in pinyins):
                 yield source, turn
     # a code built from words one text says: `celebration_cake_8`, `LOST_BOW_TIE`
     if kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text)):
         segments = [w.lower() for w in re.split(r"[_-]", text.strip())]
+        together = _together(segments) if _one_word(parts) else None  # `couche_135`: `couché 135 g`
         for source, turn, evidence in where.texts:
-            if _composed_in(parts, segments, _unaccented(evidence)):
+            plain = _unaccented(evidence)
+            if together.search(plain) if together is not None else _composed_in(parts, segments, plain):
                 yield source, turn
     if kind == "code" and airports is not None:
         for name in _airport_names(text.strip().upper(), airports):
@@ -1821,33 +1870,39 @@ def _other_genders(word: str) -> tuple[str, ...]:
 _MAX_NAME_CHARS = 4  # a Chinese name's characters: a surname of one or two, a given name of one or two
 
 
-@lru_cache(maxsize=1_024)
-def _readings(text: str) -> tuple[frozenset[str], ...]:
-    """Each character's pinyin readings without tones (every one, for a name's: 单 is `shan` as a surname), ``
-    for a character that is not Chinese. pypinyin's dictionary is loaded on first use."""
-    from pypinyin import Style, pinyin  # here: 0.3 s of dictionary, loaded for Chinese names only
+@lru_cache(maxsize=4_096)
+def _reading(char: str) -> frozenset[str]:
+    """A Chinese character's pinyin readings without tones, every one (单 is `shan` as a surname). pypinyin's
+    dictionary is loaded on first use (0.3 s), for Chinese names only."""
+    from pypinyin import Style, pinyin
 
-    readings = pinyin(
-        text, style=Style.NORMAL, heteronym=True, errors=lambda _: "-"
-    )  # `-`: a run not Chinese
-    return tuple(frozenset(r.replace("v", "u").strip("-") for r in options) for options in readings)
+    return frozenset(r.replace("v", "u") for r in pinyin(char, style=Style.NORMAL, heteronym=True)[0])
+
+
+#: the common Chinese surnames a name starts with (the hundred most frequent, and the first characters of
+#: 欧阳, 司马, 上官, 诸葛): `Ding Fang` is no name in 订房
+_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭"
+    "陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤单欧司上诸温康施文"
+    "牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕"
+)
 
 
 def _in_pinyin(spelling: str, text: str) -> bool:
     """Whether `spelling` (`zhaoshufen`, letters only) is the pinyin of two to `_MAX_NAME_CHARS` Chinese
-    characters in a row of `text`."""
-    chars = _readings(text[:MAX_FACT_CHARS])
+    characters in a row of `text` that start with a common surname."""
+    text = text[:MAX_FACT_CHARS]
 
     def spells(i: int, at: int, taken: int) -> bool:
         if at == len(spelling):
             return taken >= 2
-        if taken == _MAX_NAME_CHARS or i == len(chars):
+        if taken == _MAX_NAME_CHARS or i == len(text) or not has_cjk(text[i]):
             return False
         return any(
-            r and spelling.startswith(r, at) and spells(i + 1, at + len(r), taken + 1) for r in chars[i]
+            spelling.startswith(r, at) and spells(i + 1, at + len(r), taken + 1) for r in _reading(text[i])
         )
 
-    return any(spelling[:1] in {r[:1] for r in chars[i]} and spells(i, 0, 0) for i in range(len(chars)))
+    return any(char in _SURNAMES and spells(i, 0, 0) for i, char in enumerate(text))
 
 
 #: a code an agent builds from words: letters and digits joined by `_` or `-` (`celebration_cake_8`)
@@ -1883,6 +1938,18 @@ def _composed_parts(text: str) -> tuple[str, ...]:
 
 _MAX_COMPOSED = 60
 _SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+")
+
+
+def _one_word(parts: tuple[str, ...]) -> bool:
+    """A composed code of one word of three letters or more (`couche_135`, `flyer_a5`)."""
+    return sum(1 for p in parts if (p.isalpha() and len(p) >= 3) or " " in p) < 2
+
+
+def _together(segments: list[str]) -> re.Pattern[str]:
+    """The segments said together, in order, a word also in its plural (`flyers a5`, `couche 135`; not
+    `a table for 4` for `table_4`)."""
+    said = [re.escape(w) + ("s?" if w.isalpha() else "") for w in segments if w]
+    return re.compile(" " + " ".join(said) + " ")
 
 
 def _composed_in(parts: tuple[str, ...], segments: list[str], evidence: str) -> bool:
@@ -2079,33 +2146,104 @@ _MONTHLY = re.compile(
 _NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1}
 
 
-def _monthly_rules(text: str) -> list[tuple[int, int]]:
-    """(0, day of the month) or (nth, weekday; -1 the last) of each monthly rule a text states."""
+def _monthly_rules(text: str) -> list[tuple[int, int, frozenset[str]]]:
+    """(0, day of the month) or (nth, weekday; -1 the last) of each monthly rule a text states, with the
+    words of its sentence before the day (`Monthly plans are billed`)."""
     if "month" not in text:
         return []
     out = []
-    for m in _MONTHLY.finditer(text[:MAX_FACT_CHARS]):
+    text = text[:MAX_FACT_CHARS]
+    for m in _MONTHLY.finditer(text):
+        start = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start()), m.start() - _MONTHLY_REACH)
+        words = frozenset(_CUE_WORD.findall(text[start + 1 : m.start()].lower())) - _GENERIC_RULE_WORDS
         if m["d"] and 1 <= int(m["d"]) <= 31:
-            out.append((0, int(m["d"])))
+            out.append((0, int(m["d"]), words))
         elif m["n"]:
-            out.append((_NTH[m["n"].lower()], WEEKDAY_NAMES.index(m["w"].title())))
+            out.append((_NTH[m["n"].lower()], WEEKDAY_NAMES.index(m["w"].title()), words))
     return out
 
 
+_MONTHLY_REACH = 60  # characters before a monthly rule's day, and before a reply's, read for their words
+_GENERIC_RULE_WORDS = frozenset(
+    {"the", "and", "are", "is", "on", "each", "every", "month", "monthly", "your", "our"}
+)
+
+
 def _month_length(day: date) -> int:
-    return (date(day.year + day.month // 12, day.month % 12 + 1, 1) - timedelta(days=1)).day
+    return calendar.monthrange(day.year, day.month)[1]
+
+
+def _class_days(leaves: Sequence[tuple[str | float, bool, str]]) -> set[int]:
+    """The weekdays one result gives under a day key (`"day": "Wednesday"`, `"weekday": "środa"`, `"dow":
+    "WED"`) — a class's, a round's — when it gives one or two: a week's opening hours give every weekday."""
+    days = {
+        weekday
+        for leaf, _, key in leaves
+        if isinstance(leaf, str)
+        and len(leaf) <= _MAX_WEEKDAY_CHARS
+        and not _DAY_KEY_WORDS.isdisjoint(key_words(key))
+        and (weekday := _weekday_value(leaf)) is not None
+    }
+    return days if len(days) <= _MAX_CLASS_DAYS else set()
+
+
+_MAX_CLASS_DAYS = 2
+#: the words of a key whose fraction is a percentage (`coverage: {"diagnostic": 0.8}`, `vat_rate: 0.2`), in
+#: it or in a key it sits under; not a probability (`precip_probability: 0.5`)
+_RATE_WORDS = frozenset(
+    {"coverage", "covered", "rate", "rates", "discount", "percent", "percentage", "pct", "tax", "vat", "commission",
+     "coinsurance", "copay", "share", "deposit"}
+)  # fmt: skip
+
+
+def _rates(value: Any, rated: bool = False, depth: int = 0) -> list[float]:
+    """The fractions (0 < x < 1) a result gives under a key of `_RATE_WORDS`, at any depth beneath it."""
+    if depth > MAX_DEPTH:
+        return []
+    if isinstance(value, dict):
+        return [
+            x
+            for key, leaf in list(value.items())[: _MAX_RANGE_ITEMS * 5]
+            for x in _rates(leaf, rated or not _RATE_WORDS.isdisjoint(key_words(str(key))), depth + 1)
+        ]
+    if isinstance(value, list):
+        return [x for item in value[:_MAX_RANGE_ITEMS] for x in _rates(item, rated, depth + 1)]
+    number = _finite(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    return [number] if rated and number is not None and 0 < number < 1 else []
 
 
 #: a range of seats or items written short (`H1-H4`, `C14–C15`, `14-15`)
 _ID_RANGE = re.compile(r"(?P<a>[A-Za-z]{0,3}\d{1,4})\s?[-–]\s?(?P<b>[A-Za-z]{0,3}\d{1,4})")
 _DIGITS_AT_END = re.compile(r"\d+$")
+_PAIR = re.compile(r"\b(?:both|pair|two|couple)\b")
+
+
+def _ends(token: str) -> list[str]:
+    """An id and its ends a range may write it by: from a letter after a separator or a letter, or its
+    digits (`dc-c14`: `dc-c14`, `c14`, `14`; not `4`)."""
+    digits = _DIGITS_AT_END.search(token)
+    if digits is None:
+        return [token]
+    out = [token, digits[0]]
+    letters = re.search(r"[a-z]{1,3}\d+$", token)
+    if letters is not None:
+        out.append(letters[0])
+    return out
+
+
 _ID_TOKEN = re.compile(r"[A-Za-z]*\d+[A-Za-z0-9]*")
 _MAX_WEEKDAY_CHARS = 12  # a result's value read as a weekday (`Wednesday`, `mercredi`, `WED`)
 
 
 @lru_cache(maxsize=1)
+def _weekday_names() -> dict[str, int]:
+    """Every weekday's names in the calendar's languages (`monday`, `środa`, `星期三`), not two-letter ones."""
+    return {n: i for i in range(7) for n in weekday_names(i) if len(n) > 2}
+
+
+@lru_cache(maxsize=1)
 def _weekday_values() -> dict[str, int]:
-    names = {normalize_text(n): i for i in range(7) for n in weekday_names(i) if len(n) > 2}
+    names = {normalize_text(n): i for n, i in _weekday_names().items()}
     names |= {f"{n}s": i for n, i in list(names.items()) if n.isascii() and n.endswith("day")}  # `Wednesdays`
     return names | {code: i for code, i in WEEKDAY_CODES.items() if len(code) == 3}  # `WED`, not `WE`
 
@@ -2157,7 +2295,7 @@ _PERIOD_REACH = 25  # characters between a month's name and the word of what run
 #: a week named as a whole, this one or the next (`any day next week`, `nächste Woche`, 下周), and the
 #: weekday names a week said beside one names a single day of (`Tuesday next week`, 下周二)
 _WEEK_NAMED = re.compile(
-    r"(?i)\b(?:(?P<this>this|current)|next|coming|following)\s+week\b(?!-?end)"
+    r"(?i)\b(?:(?P<this>this|current)|next|coming)\s+week\b(?!-?end)"
     r"|\b(?:(?P<de_this>diese)|nächste)n?\s+woche\b|\b(?:(?P<fr_this>cette)\s+semaine|semaine\s+prochaine)\b"
     r"|\b(?:(?P<es_this>esta)\s+semana|próxima\s+semana|semana\s+que\s+(?:viene|vem))\b"
     r"|\b(?:(?P<it_this>questa)\s+settimana|prossima\s+settimana|settimana\s+prossima)\b"
@@ -2169,21 +2307,16 @@ _WEEK_NAMED = re.compile(
 _BOUND_WORDS = frozenset(
     {"from", "to", "until", "till", "since", "after", "before", "earliest", "latest", "min", "max"}
 )
-#: a lookup's day asked under a key of only these words (`date`, `date_from`, `return_date`): one a day
-#: either side of a stated date is the agent's choice of where to look (`late June`, `until June 28`: the
-#: 27th; a night's rental from Saturday: back on Sunday); not a fact's own date (`date_given`)
-_PLAIN_DAY_KEY_WORDS = _BOUND_WORDS | {
-    "date", "day", "start", "end", "on", "pickup", "return", "arrival", "departure", "check", "in", "out",
-    "checkin", "checkout",
-}  # fmt: skip
+_LOWER_WORDS = frozenset({"from", "since", "after", "earliest", "min"})
+_UPPER_WORDS = frozenset({"to", "until", "till", "before", "latest", "max"})
+_MIN_WEEK_LIST = 3  # days of a named week a list holds to be that week's schedule (`every weekday next week`)
 _WEEK_STEMS = ("week", "woche", "semaine", "semana", "settimana", "周", "星期", "礼拜")
 _WEEKDAY_REACH = 15  # characters on each side of a named week read for a weekday's name
 
 
 @lru_cache(maxsize=1)
 def _weekday_word() -> re.Pattern[str]:
-    names = {n for i in range(7) for n in weekday_names(i) if len(n) > 2}
-    return re.compile("(?i)" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)))
+    return re.compile("(?i)" + "|".join(sorted(map(re.escape, _weekday_names()), key=len, reverse=True)))
 
 
 def _weeks_named(text: str, today: str | None) -> list[date]:
@@ -2193,9 +2326,10 @@ def _weeks_named(text: str, today: str | None) -> list[date]:
         return []
     try:
         monday = date.fromisoformat(today[:10])
-    except ValueError:
+        monday -= timedelta(days=monday.weekday())
+        date.fromordinal(monday.toordinal() + 7)  # next week exists (not past 9999-12-31)
+    except (ValueError, OverflowError):
         return []
-    monday -= timedelta(days=monday.weekday())
     out = []
     for m in _WEEK_NAMED.finditer(text[:MAX_FACT_CHARS]):
         around = text[max(0, m.start() - _WEEKDAY_REACH) : m.end() + _WEEKDAY_REACH]
@@ -2500,7 +2634,7 @@ def _zones_named(text: str) -> list[tzinfo]:
     for m in _ZONE_NAME.finditer(text[:MAX_FACT_CHARS]):
         try:
             zones.append(ZoneInfo(m[0]))
-        except (ZoneInfoNotFoundError, ValueError):  # not a zone (`Europe/Paris_office`)
+        except (ZoneInfoNotFoundError, ValueError, OSError):  # not a zone (`Europe/Paris_office`, a folder)
             continue
     return zones
 
@@ -2585,7 +2719,11 @@ _DIGIT_RUN = re.compile(
 _SIZE_AFTER = re.compile(r"\d+[ \-]\d+/\d")
 #: two days of a month, then its name (`29-31 August`, `13 - 17 Oct`): a range of days, no number in groups
 _DAY_PAIR = re.compile(r"\d{1,2}\s?[-–]\s?\d{1,2}")
-_MONTH_AFTER = re.compile(r"(?i)\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b")
+#: or a range of a measure (`the 24-48 hour window`, `2-3 days`)
+_PAIR_AFTER = re.compile(
+    r"(?i)\s*-?\s*(?:(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|hours?|hrs?|h|days?|"
+    r"nights?|weeks?|months?|years?|minutes?|mins?|people|guests|kg|km|cm|mm|m)\b"
+)
 #: what every `_DIGIT_RUN` holds: a digit or `)`, a space or `-`, a digit (far cheaper to look for)
 _DIGIT_RUN_HINT = re.compile(r"[\d)][ \-]\d")
 #: a phone number as E.164 writes it, in one run: `+` and 8 to 15 digits
@@ -2599,7 +2737,7 @@ def _digit_runs(text: str) -> list[re.Match[str]]:
         m
         for m in _DIGIT_RUN.finditer(text)
         if not _SIZE_AFTER.match(text, m.start(), m.end() + 2)
-        and not (_DAY_PAIR.fullmatch(m.group(0)) and _MONTH_AFTER.match(text, m.end()))  # `29-31 August`
+        and not (_DAY_PAIR.fullmatch(m.group(0)) and _PAIR_AFTER.match(text, m.end()))  # `29-31 August`
     ]
 
 
@@ -2755,22 +2893,23 @@ def computable(
     scaled: set[float] | frozenset[float] = frozenset(),
     percents: set[float] | frozenset[float] = frozenset(),
     money: set[float] | frozenset[float] = frozenset(),
+    counts: set[int] | frozenset[int] = frozenset(),
 ) -> bool:
     """`target` is the sum or difference of two amounts of `known` (neither the target, nor a count under
     ten: $150 and 2 bags make no $152 — unless `money` says it is an amount: `$62 plus the $6 fee`); a number of
-    `known` or `scaled` times a count under ten, or two amounts of `money` summed, times one (a tyre's £82 and
-    its £20 fitting, for two: £204); a stated percentage of one (`a × p / 100`, `a × (1 ± p /
-    100)`, `p` in `percents`); or the sum of a run of one tool result's amounts under one key."""
+    `known` or `scaled` times a count under ten, or two amounts of `money` summed, times one of `counts`
+    (the counts said: a tyre's £82 and its £20 fitting, for the pair: £204); a stated percentage of one
+    (`a × p / 100`, `a × (1 ± p / 100)`, `p` in `percents`); or the sum of a run of one tool result's amounts
+    under one key."""
     target = _round(target)
     others = known - {target}
     amounts = {a for a in others if abs(a) >= _SMALL_COUNT or not a.is_integer() or a in money}  # not a count
     for a in amounts:
         if _round(target - a) in amounts or _round(a - target) in amounts:
             return True
-    said = money - {
-        target
-    }  # `(£82 + £20 fitting) × 2`: two amounts said in a currency, summed, times a count
-    for count in range(2, _SMALL_COUNT) if len(said) > 1 else ():
+    # `(£82 + £20 fitting) × 2`: two amounts said in a currency, summed, times a count said
+    said = money - {target}
+    for count in sorted(counts) if len(said) > 1 else ():
         each = _round(target / count)
         if any(_round(each - a) in said and _round(each - a) != a for a in said):
             return True

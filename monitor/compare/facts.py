@@ -364,19 +364,13 @@ def _quantity(prefixes: str) -> re.Pattern[str]:
     )
 
 
-#: the South African rand's `R` before digits (`R320`, `R1,280`): a letter sign, so not after a word that
-#: makes it a place (`row R12`, `seat R4`, `Terminal R2`) nor inside a word (`FR-20118`)
-_LETTER_SIGNS = {"r": "zar"}
-_NOT_AFTER = ("apt", "unit", "suite", "flat", "room", "rm", "seat", "row", "gate", "floor", "terminal", "platform",
-              "bay", "level", "route", "stand", "car", "coach", "#")  # fmt: skip
-_RAND = "".join(f"(?<!{re.escape(w)} )(?<!{re.escape(w)})" for w in _NOT_AFTER) + r"(?-i:R)(?=\d)"
-_SIGN = rf"(?P<cur>[{re.escape(_CURRENCY_PREFIX)}]|{_RAND})(?P<code>(?!))?"
+_SIGN = rf"(?P<cur>[{re.escape(_CURRENCY_PREFIX)}])(?P<code>(?!))?"
 _QUANTITY = _quantity(_SIGN)
 #: ... and with a country's dollar (`US$`) or an ISO code (`JPY 5000`) before the number: slower to scan,
 #: so run only on a text that holds a code or a letter before a `$`.
 _DOLLAR_NAMED = re.compile(r"[A-Za-z]\$")
 _QUANTITY_CODED = _quantity(
-    rf"(?P<cur>(?:us|au|a|ca|c|hk|s|nz)\$|[{re.escape(_CURRENCY_PREFIX)}]|{_RAND})|(?P<code>{'|'.join(_CODES)})\s?"
+    rf"(?P<cur>(?:us|au|a|ca|c|hk|s|nz)\$|[{re.escape(_CURRENCY_PREFIX)}])|(?P<code>{'|'.join(_CODES)})\s?"
 )
 _QUARTER = re.compile(
     r"(?:\bq(?P<q1>[1-4])\b|(?<=[\u2e80-\u9fff])q(?P<q4>[1-4])\b|\b(?P<q2>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b|\bquarter\s+(?P<q3>[1-4])\b)",
@@ -1933,7 +1927,7 @@ def _canon_ident(m: re.Match[str]) -> str | None:
         return f"id:{_alnum(raw)}"  # `Apt 5L`: a flat, not five litres
     if raw.casefold() in _UNITS and re.search(r"\d\s?$", m.string[max(0, m.start() - 2) : m.start()]):
         return None  # `139 m2`: the unit of the number before it
-    quantity = _QUANTITY.fullmatch(m.string, m.start(), m.end())  # in place: `row R12` is no R12 (rand)
+    quantity = _QUANTITY.fullmatch(raw)
     if quantity and _LETTER_CODE.fullmatch(raw):
         return f"id:{_alnum(raw)}"  # `seat 14D`, `5G`: a number and a capital, no days or grams
     if quantity or raw.casefold() in ORDINALS or re.fullmatch(r"\d+(st|nd|rd|th)", raw, re.I):
@@ -1997,7 +1991,6 @@ def _canon_quantity(m: re.Match[str]) -> str | None:
     mult = _fold(m.group("mult") or "")
     number *= _CURRENCY_MULTIPLIERS.get(mult, 1.0)
     unit_raw = _fold(m.group("cur") or m.group("code") or m.group("unit") or "")
-    unit_raw = _LETTER_SIGNS.get(unit_raw, unit_raw)
     unit_raw = _DOLLAR_PREFIXES.get(unit_raw, unit_raw)
     if unit_raw:
         unit, factor = _UNITS.get(unit_raw, (unit_raw, 1.0))

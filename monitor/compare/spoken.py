@@ -218,11 +218,13 @@ _NUMBER_RUN = re.compile(
 #: what a match of each pattern cannot be without, in the case-folded text (`hints`)
 _DAY_WORD_STEMS = stems_of(_DAY_WORDS)
 #: Portuguese weekdays as people say them, without `-feira` (`na terça ou quarta`): after a word that
-#: makes them a day, as the same words are ordinals too (`a quarta sessão` is the fourth)
+#: makes them a day and before one that does (a mark, `ou`, `às 10`, `de manhã`, `da próxima semana`), as
+#: the same words are ordinals too (`a quarta sessão`, `na segunda opção`)
 _PT_WEEKDAYS = ("segunda", "terca", "quarta", "quinta", "sexta")
 _PT_WEEKDAY = re.compile(
     r"(?i)\b(?:na|à|ou|e|até|próxima|proxima|nesta|esta|desta|dia)\s+(segunda|terça|terca|quarta|quinta|sexta)\b"
-    r"(?!-|\s+(?:vez|parte|feira|classe|edição|edicao|fila|linha|sessão|sessao|aula|hora|semana)\b)"
+    r"(?=\s*(?:$|[,.;:!?)]|ou\b|e\b|às?\b|ao\b|de\s+manhã|de\s+tarde|à\s+tarde|à\s+noite|da\s+|desta|dessa|"
+    r"que\s+vem|pela|por\s+volta|\d))"
 )
 _PT_WEEKDAY_STEMS = ("segunda", "terça", "terca", "quarta", "quinta", "sexta")
 _DE_WEEKDAY_STEMS = ("tag", "mittwoch", "sonnabend")  # montag … sonntag end in `tag`

@@ -2125,15 +2125,16 @@ def test_a_reply_may_name_the_days_of_a_week_it_names() -> None:
     ] != []
 
 
-def test_a_lookup_may_look_a_day_either_side_of_a_stated_date() -> None:
-    """Grounding blind sets 21 and 23: `until June 28` checked on the 27th; a night's rental from Saturday
-    the 23rd checked back on the 24th. Not a fact's own date (`date_given`), nor a call that acts."""
-    ev = Evidence(["Kenji is a guest artist here until June 28, 2025."], today="2025-05-17")
-    ev.add_user(1, "Is Kenji still around in late June? This Saturday 23rd too.")
-    assert [p.source for p in ev.provenance("check_availability", {"date": "2025-06-27"})] == ["computed"]
-    assert [p.source for p in ev.provenance("check_equipment", {"return_date": "2025-06-29"})] == ["computed"]
-    assert [p.source for p in ev.provenance("verify_vaccination", {"date_given": "2025-06-27"})] == ["agent"]
-    assert [p.source for p in ev.provenance("book_session", {"date": "2025-06-27"})] == ["agent"]
+def test_a_lookups_window_bound_may_be_a_day_off_but_not_the_day_it_looks_up() -> None:
+    """Grounding blind sets 21–23: a search's `date_from` the day after a stated date is the agent's choice
+    of where to look. A lookup's own day a day off is not (review of this rule: a search for the 21st after
+    the user's 20th returns the 21st, which a booking then repeats — the search must fail and the booking be
+    its cascade), nor a call that acts."""
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "Cheapest flight JFK to LAX on Thursday, March 20, 2025.")
+    assert [p.source for p in ev.provenance("search_flights", {"date_from": "2025-03-21"})] == ["computed"]
+    assert [p.source for p in ev.provenance("search_flights", {"departure_date": "2025-03-21"})] == ["agent"]
+    assert [p.source for p in ev.provenance("hold_deliveries", {"resume_after": "2025-03-21"})] == ["agent"]
 
 
 def test_hours_notice_is_a_deadline_before_the_visit() -> None:
@@ -2265,17 +2266,6 @@ def test_a_full_name_whose_words_were_said_apart() -> None:
     assert [p.source for p in ev.provenance("book", {"client_name": "Malik Wrigley"})] == ["agent"]
 
 
-def test_a_rand_amount_is_money_and_a_seat_is_an_id() -> None:
-    """Grounding blind set 24: `4 × R320 = R1,280` read `R1` and `R200` as ids; `R` before digits is the
-    rand, but not in `row R12` or inside `FR-20118`."""
-    ev = Evidence(["Gel manicure R320; simple nail art R50 per person."], today="2025-10-14")
-    ev.add_user(1, "4 of us want gel manis with simple nail art.")
-    assert (
-        ev.unsupported("Gel manicure: 4 × R320 = R1,280; nail art: 4 × R50 = R200; total R1,480.", []) == []
-    )
-    assert [c.text for c in ev.unsupported("Your seats are row R12.", [])] == ["R12"]
-
-
 def test_hours_with_a_plus_are_a_deadlines_length() -> None:
     """Grounding blind set 24: `full refund if cancelled 48+ hours before the start time` — `by 1:00 pm on
     Wednesday, March 5` of a room booked Friday March 7 from 13:00."""
@@ -2287,3 +2277,76 @@ def test_hours_with_a_plus_are_a_deadlines_length() -> None:
     ev.add_call(2, "book_room", room, {"booking_id": "HSP-A-0307-13"}, failed=False, tainted=False)
     assert ev.unsupported("Full refund if you cancel by 1:00 pm on Wednesday, March 5.", []) == []
     assert ev.unsupported("Full refund if you cancel by 1:00 pm on Thursday, March 6.", []) != []
+
+
+def test_the_reviews_cases_of_the_rules_of_sets_20_to_24() -> None:
+    """Each rule added for sets 20–24 hid a real error in the review's first cases; each is held here."""
+    ok: dict[str, Any] = {"failed": False, "tainted": False}
+    # a week's opening hours name every weekday: no class's day
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "Book me a haircut next Thursday.")
+    hours = {"hours": [{"day": d, "open": "09:00"} for d in ("Monday", "Tuesday", "Wednesday", "Thursday")]}
+    ev.add_call(2, "get_opening_hours", {}, hours, **ok)
+    assert [p.source for p in ev.provenance("book_appointment", {"date": "2025-03-22"})] == ["agent"]
+    # a failed call that used an invented id: its error's words do not ground the id
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "Cancel my booking, surname Smith.")
+    error = {"error": "NOT_FOUND", "message": "No reservation ZX9K2P under that name"}
+    ev.add_call(2, "get_reservation", {"confirmation": "ZX9K2P"}, error, failed=True, tainted=True)
+    assert [p.source for p in ev.provenance("cancel_reservation", {"confirmation": "ZX9K2P"})] == ["agent"]
+    # a probability is no percentage
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "Cancel kayak tour KT-5512.")
+    ev.add_call(2, "get_booking", {"booking_id": "KT-5512"}, {"total_paid": 240}, **ok)
+    ev.add_call(3, "get_weather", {}, {"precip_probability": 0.5}, **ok)
+    assert [c.text for c in ev.unsupported("Cancelled - a refund of $120 is on its way.", [])] == ["$120"]
+    # a name from the user's first name and a doctor's surname
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "I'm Sarah Johnson, booking for my son.")
+    ev.add_call(2, "list_doctors", {}, {"doctors": [{"name": "Dr. Emily Carter"}]}, **ok)
+    assert [p.source for p in ev.provenance("book", {"patient_name": "Sarah Carter"})] == ["agent"]
+    # a range's ends from the user's words, not a call's ids
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "Two seats in row C, and dinner for 12 after.")
+    ev.add_call(2, "book_seats", {"seats": ["DC-C18", "DC-C19"]}, {"ref": "HAM-8812"}, **ok)
+    assert ev.unsupported("Done! Seats 12-15.", []) != []
+    # (a + b) × a count nobody said
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "Seaview cottage, 3 nights from March 20.")
+    ev.add_call(2, "get_listing", {}, {"nightly_rate": 180, "cleaning_fee": 30}, **ok)
+    reply = "$180 per night plus a one-off $30 cleaning fee: 3 nights come to $420."
+    assert "$420" in [c.text for c in ev.unsupported(reply, [])]
+    # a monthly rule's day for another thing
+    ev = Evidence(["Rent is due on the 1st of each month."], today="2025-03-14")
+    ev.add_user(1, "I want to move in on April 3.")
+    assert [c.text for c in ev.unsupported("I've noted your move-in date as April 1.", [])] == ["April 1"]
+    # a chain of computed days grounds no next one
+    ev = Evidence(["Repairs are ready 2 working days after drop-off."], today="2025-03-14")
+    ev.add_user(1, "Drop-off Thursday, March 20.")
+    reply = "Drop-off March 20; ready Monday, March 24; pickup deadline Wednesday, March 26."
+    assert [c.text for c in ev.unsupported(reply, [])] == ["March 26"]
+    # a one-word code needs its parts said together
+    ev = Evidence(today="2025-03-14")
+    ev.add_user(1, "A table for 4 at 8pm please.")
+    assert [p.source for p in ev.provenance("reserve_table", {"table_id": "table_4"})] == ["agent"]
+    # a prompt's Chinese words are no names
+    ev = Evidence(["订房请提供客人姓名和入住时间。"], today="2025-03-14")
+    ev.add_user(1, "Book a room please.")
+    assert [p.source for p in ev.provenance("book", {"guest_name": "Ke Ren"})] == ["agent"]
+
+
+@pytest.mark.parametrize(
+    ("system", "today", "reply"),
+    [
+        (["Staff times are America/Indiana."], "2025-03-14", "OK."),  # a zone database folder, no zone
+        (["Billing: the last Friday of each month."], "2025-03-14", "Valid until Friday 9999-12-31."),
+        (["sys"], "9999-12-31", "Any day next week; tomorrow, March 15, 2025."),
+    ],
+)
+def test_dates_at_the_calendars_ends_and_odd_zones_raise_nothing(
+    system: list[str], today: str, reply: str
+) -> None:
+    ev = Evidence(system, today=today)
+    ev.add_user(1, "Any day next week, please.")
+    ev.unsupported(reply, [])
+    ev.provenance("find", {"date_from": "9999-12-31"})
