@@ -616,9 +616,8 @@ class Evidence:
         several = any("[1]" in path for path, _, _ in leaves)
         self._done.append(_Done(turn, tool, result, arg_strings, result_strings, several, args))
         self._class_days |= _class_days(result_leaves)
-        self._sources.percents.update(
-            _round(x * 100) for x in _rates(result)
-        )  # `coverage: 0.8`: 80% (20% left)
+        if any(key and _rate_key(key) for _, _, key in result_leaves):  # `coverage: 0.8`: 80% (20% left)
+            self._sources.percents.update(_round(x * 100) for x in _rates(result))
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 self._sources.add_text("tool_result", turn, leaf)
@@ -2196,6 +2195,11 @@ _RATE_WORDS = frozenset(
 )  # fmt: skip
 
 
+@lru_cache(maxsize=8_192)
+def _rate_key(key: str) -> bool:
+    return not _RATE_WORDS.isdisjoint(key_words(key))
+
+
 def _rates(value: Any, rated: bool = False, depth: int = 0) -> list[float]:
     """The fractions (0 < x < 1) a result gives under a key of `_RATE_WORDS`, at any depth beneath it."""
     if depth > MAX_DEPTH:
@@ -2204,7 +2208,7 @@ def _rates(value: Any, rated: bool = False, depth: int = 0) -> list[float]:
         return [
             x
             for key, leaf in list(value.items())[: _MAX_RANGE_ITEMS * 5]
-            for x in _rates(leaf, rated or not _RATE_WORDS.isdisjoint(key_words(str(key))), depth + 1)
+            for x in _rates(leaf, rated or _rate_key(str(key)), depth + 1)
         ]
     if isinstance(value, list):
         return [x for item in value[:_MAX_RANGE_ITEMS] for x in _rates(item, rated, depth + 1)]
