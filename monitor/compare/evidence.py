@@ -563,10 +563,10 @@ class Evidence:
         """The user agreed (`yes friday`) to what the agent's last reply proposed (`Friday, April 4
         instead?`): its values are the user's from this turn on."""
         self._sources.add_text("user", turn, proposal)
-        unpaired = (
-            proposal  # `returning Sunday by noon?` — `Yes`: that Sunday (not `Wednesday, September 10`:
-        )
-        for written, *_ in weekday_dates(proposal[:MAX_FACT_CHARS]):  # a weekday with its date is that date)
+        # `returning Sunday by noon?` — `Yes`: that Sunday; a weekday with its date is that date only (not
+        # every Wednesday for `Wednesday, September 10`)
+        unpaired = proposal
+        for written, *_ in weekday_dates(proposal[:MAX_FACT_CHARS]):
             unpaired = unpaired.replace(written, " ")
         for key in spoken_keys(unpaired, self._today):
             self._sources.add_fact(key, "user", turn)
@@ -590,10 +590,9 @@ class Evidence:
         if failed:
             self._failed.append((turn, tool))
             said = [error] if error else []
-            if (
-                not tainted
-            ):  # its result's own words too (`{"error": "NO_SITTER", "message": "… Nearest: …"}`),
-                # unless the call used an ungrounded value (`No reservation ZX9K2P`: the invented id again)
+            # its result's own words too (`{"error": "NO_SITTER", "message": "… Nearest: …"}`), unless the call
+            # used an ungrounded value (`No reservation ZX9K2P`: the invented id again)
+            if not tainted:
                 said += [x for x, _, _ in _result_leaves(result) if isinstance(x, str) and " " in x]
             for text in dict.fromkeys(said):
                 self._sources.add_text("tool_result", turn, text)
@@ -992,7 +991,7 @@ class Evidence:
             return ("computed", None), None
         if kind in ("date", "md") and self._named_beside(canon, original):
             return ("computed", None), None
-        if kind in ("date", "md") and self._near(canon if kind == "date" else f"md:{canon[3:]}", reply=True):
+        if kind in ("date", "md") and self._near(canon, reply=True):
             return ("computed", None), None
         if kind in ("date", "md") and self._deadline(canon[-5:]):
             return ("computed", None), None
@@ -1339,7 +1338,7 @@ class Evidence:
         (`ready from Good Friday, 18 April`), `tomorrow`'s, a day of the week named (`next week (19–24 May)`)."""
         text = self._reply_text
         at = text.find(original) if original else -1
-        day = _day_of(canon if canon.startswith("date:") else f"md:{canon[3:]}", (self._today or "2000")[:4])
+        day = _day_of(canon, (self._today or "2000")[:4])
         if at < 0 or day is None or not 1 < day.year < _MAX_YEAR:
             return False
         before = text[max(0, at - _BESIDE_REACH) : at]
@@ -1369,7 +1368,7 @@ class Evidence:
         1 February; `the second Tuesday of the month`: Tuesday 10 February 2026)."""
         if not self._monthly:
             return False
-        day = _day_of(canon if canon.startswith("date:") else f"md:{canon[3:]}", (self._today or "2000")[:4])
+        day = _day_of(canon, (self._today or "2000")[:4])
         if day is None:
             return False
         at = self._reply_text.find(original) if original else -1
@@ -1426,10 +1425,9 @@ class Evidence:
         return any(d.isoformat() != today and self._stated_day(d, yearless=False) for d in near)
 
     def _next_to_stated(self, date_key: str) -> bool:
-        """A day next to a stated date: where a lookup looks (`date_from` the day after a job's rained-off
-        date, `date` the Friday before an artist's last day): agents set it a day either side as they see
-        fit, and a lookup changes nothing (blind sets 1–23: 36 of 37 planted wrong dates were in calls that
-        act)."""
+        """A day next to a stated date: where a search's window starts or ends (`date_from` the day after a
+        job's rained-off date), which agents set a day either side as they see fit. Not the day a lookup
+        looks up (its result would ground the booking that repeats it: the cascade of a wrong date)."""
         day = _day_of(date_key, None)
         return (
             day is not None
@@ -1449,7 +1447,7 @@ class Evidence:
 
     def _week_of(self, date_key: str) -> int | None:
         """The turn of the user message that named this date's week whole (`any day next week`): a search's
-        window bound there is the user's (`_BOUND_WORDS`)."""
+        window bound there is the user's (`_BOUND_WORDS`), and a list of its days (`_lists_in_named_weeks`)."""
         if not self._weeks:
             return None
         try:
@@ -1927,8 +1925,9 @@ def _composed_parts(text: str) -> tuple[str, ...]:
         for p in _COMPOSED_PART.findall(value)
         if len(p) > 1 or p.isdigit()
     ]
-    words = sum(1 for p in parts if (p.isalpha() and len(p) >= 3) or " " in p)
-    if words < (1 if _SNAKE.fullmatch(value) else 2):  # `couche_135`, `flyer_a5`: lower case, as from words
+    if _words_in(parts) < (
+        1 if _SNAKE.fullmatch(value) else 2
+    ):  # `couche_135`, `flyer_a5`: lower case, as from words
         return ()
     if any(len(p) == 4 and p.isdigit() and 1900 <= int(p) < 2100 for p in parts):
         return ()  # `SPRING-SALE-2025`: a year is what a code's slip changes (`2024` said)
@@ -1939,9 +1938,14 @@ _MAX_COMPOSED = 60
 _SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+")
 
 
+def _words_in(parts: Sequence[str]) -> int:
+    """How many of a composed code's parts are words of three letters or more, or sizes (`30 30`)."""
+    return sum(1 for p in parts if (p.isalpha() and len(p) >= 3) or " " in p)
+
+
 def _one_word(parts: tuple[str, ...]) -> bool:
     """A composed code of one word of three letters or more (`couche_135`, `flyer_a5`)."""
-    return sum(1 for p in parts if (p.isalpha() and len(p) >= 3) or " " in p) < 2
+    return _words_in(parts) < 2
 
 
 def _together(segments: list[str]) -> re.Pattern[str]:
@@ -2229,13 +2233,14 @@ def _ends(token: str) -> list[str]:
     if digits is None:
         return [token]
     out = [token, digits[0]]
-    letters = re.search(r"[a-z]{1,3}\d+$", token)
+    letters = _LETTERED_END.search(token)
     if letters is not None:
         out.append(letters[0])
     return out
 
 
 _ID_TOKEN = re.compile(r"[A-Za-z]*\d+[A-Za-z0-9]*")
+_LETTERED_END = re.compile(r"[a-z]{1,3}\d+$")  # `c14` of `dc-c14`
 _MAX_WEEKDAY_CHARS = 12  # a result's value read as a weekday (`Wednesday`, `mercredi`, `WED`)
 
 
