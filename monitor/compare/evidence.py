@@ -2278,9 +2278,7 @@ def _datetimes(strings: Iterable[str], zones: Sequence[tzinfo] = ()) -> set[tupl
             out.update(_wall_clocks(text, zones))
         elif len(text) == 10 and text[:4].isdigit() and _ISO_DATE.fullmatch(text):
             dates.add(text)
-        elif m := (_CLOCK if len(text) <= 8 else _CLOCK_RANGE).fullmatch(
-            text[:13]
-        ):  # `window: "08:00-12:00"`
+        elif len(text) <= 13 and (m := (_CLOCK if len(text) <= 8 else _CLOCK_RANGE).fullmatch(text)):
             clocks.add(f"{int(m['h']):02d}:{m['m']}")
     if len(dates) == 1:
         out |= {(day, clock) for day in dates for clock in clocks}

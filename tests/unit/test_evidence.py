@@ -2350,3 +2350,14 @@ def test_dates_at_the_calendars_ends_and_odd_zones_raise_nothing(
     ev.add_user(1, "Any day next week, please.")
     ev.unsupported(reply, [])
     ev.provenance("find", {"date_from": "9999-12-31"})
+
+
+def test_a_window_is_read_only_from_a_value_that_is_one() -> None:
+    """A result's `window: "08:00-12:00"` gives its start for a deadline; a note that opens with a range of
+    hours (`10:00 - 11:30 guided walk`) is no window (the first version read the first 13 characters of
+    any string)."""
+    ev = Evidence(["Free cancellation up to 24 hours before the slot starts."], today="2025-04-08")
+    ev.add_user(1, "Wednesday please.")
+    job = {"date": "2025-04-16"}
+    ev.add_call(2, "book_job", job, {**job, "note": "10:00 - 11:30 guided walk"}, failed=False, tainted=False)
+    assert ev.unsupported("If you need to cancel, please do so before 10:00 on Tuesday 15 April.", []) != []
