@@ -499,6 +499,31 @@ def test_a_date_a_reply_states_days_off_a_stated_one_fails_where_an_arguments_is
     assert ev.lookalike_of("2025-05-25", "date") == "2025-05-24"
 
 
+def test_a_reply_value_beside_the_look_alike_it_names_is_worked_from_it_and_only_uncertain() -> None:
+    """A reply's unstated day or amount fails when it stands where the evidence gives another one, a slip
+    away, that the reply leaves out (the result's `next_ship_date: 2025-10-16`, the reply's `October 23`;
+    a £38 slot said as £32). When the only such look-alikes are ones the reply names itself, it works from
+    them (`the box after it on October 21`, `£38 per person against the £32 each you paid`) in a way
+    grounding may not follow, and is only uncertain (grounding blind sets 2-26)."""
+    ev = Evidence(today="2025-10-09")
+    ev.add_user(1, "please pause my coffee until the 14th")
+    ev.add_call(
+        2, "pause", {"resume": "2025-10-14"}, {"next_ship_date": "2025-10-16"}, failed=False, tainted=False
+    )
+    [replaced] = ev.unsupported("Paused until October 14; your next shipment goes out on October 23.", [])
+    assert not replaced.unsure and "10-16" in replaced.detail
+    [counted] = ev.unsupported("Paused until October 14; your next shipment goes out on October 16, "
+                               "and the box after it on October 21.", [])  # fmt: skip
+    assert counted.unsure and counted.text == "October 21"
+    prices = Evidence(today=TODAY)
+    prices.add_user(1, "can we move to the 12:40 slot?")
+    prices.add_call(2, "get_slot", {"time": "12:40"}, {"price_gbp": 38}, failed=False, tainted=False)
+    [garbled] = prices.unsupported("That slot is £32 per person.", [])
+    assert not garbled.unsure and "38" in garbled.detail
+    [beside] = prices.unsupported("That slot is £38 per person against the £32 each you paid.", [])
+    assert beside.unsure and beside.text == "£32"
+
+
 def test_a_call_date_one_day_off_a_stated_one_fails_and_one_a_weekend_off_is_only_uncertain() -> None:
     """The 16th booked for the user's Friday 17th is a slip and fails; the Monday after a stated Friday
     (a week's start, the next business day) is a date agents compute into calls, and is only uncertain —
