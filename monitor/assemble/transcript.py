@@ -18,6 +18,7 @@ history that shows it most. Invariant: the same spans in any order give the same
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -219,11 +220,35 @@ _ERROR_RESULT_KEYS = frozenset({"error", "message", "code", "status", "details",
 
 def _error_result(result: Any) -> str | None:
     """A result the tool itself marks as an error: an object whose `error` is set and that carries
-    nothing but the error's description."""
-    if isinstance(result, dict) and result.get("error") and set(result) <= _ERROR_RESULT_KEYS:
-        error = result["error"]
-        return error if isinstance(error, str) else json.dumps(error, sort_keys=True, default=str)
+    nothing but the error's description; one that says it did not succeed (`"success": false` or `"ok":
+    false`: `{"success": false, "error_code": "SLOT_UNAVAILABLE", "message": …}`); or one whose `error`
+    names what went wrong as a code beside its context (`{"error": "insufficient_capacity",
+    "spaces_available": 1, …}`) and that says no success. A `false`, null or empty `error` is none
+    (`{"error": null, "data": …}`), and so is a `status` (`"failed"` is what a lookup of a payment may
+    read, not how the lookup went)."""
+    if not isinstance(result, dict):
+        return None
+    error = result.get("error")
+    said = error if isinstance(error, str) else json.dumps(error, sort_keys=True, default=str)
+    if error and set(result) <= _ERROR_RESULT_KEYS:
+        return said
+    if result.get("success") is True or result.get("ok") is True:
+        return None
+    if result.get("success") is False or result.get("ok") is False:
+        for key in ("error", "error_code", "errorCode", "reason", "message"):
+            value = result.get(key)
+            if value:
+                return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+        return "the tool reports it did not succeed"
+    if isinstance(error, str) and _ERROR_CODE.fullmatch(error.strip()) and error.casefold() not in _NO_ERROR:
+        return error
     return None
+
+
+#: an error named as a code (`insufficient_capacity`, `STAGE_LOCKED`, `waitlist-limit`), not a reading a
+#: lookup returns (`"error": "E42 at 14:02"`, `"error": "Connection timed out"` of a job it looked up)
+_ERROR_CODE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]{2,}")
+_NO_ERROR = frozenset({"none", "null", "nil", "no_error", "no-error", "n/a"})
 
 
 def _results_since_user(messages: Sequence[Message]) -> set[str]:

@@ -40,19 +40,21 @@ def _call(call_id: str, name: str, args: dict[str, Any], result: Any) -> list[di
     ]  # fmt: skip
 
 
-def _replay(tmp_path: Path, traj: list[dict[str, Any]], gold: dict[str, Any]) -> dict[str, Any]:
+def _replay(tmp_path: Path, traj: list[dict[str, Any]], gold: dict[str, Any] | None) -> dict[str, Any]:
+    """One τ-bench-shaped run replayed with the real CLI, against `gold` (None: no gold, the built-in
+    policy)."""
     run = {"task_id": 900, "trial": 0, "traj": [{"role": "system", "content": "policy"}, *traj]}
     conv = live_conversation(run)
     (tmp_path / "traffic").mkdir()
     (tmp_path / "traffic" / "run.pb").write_bytes(
         export_request(conv, 1_715_000_000 * 10**9, 0).SerializeToString()
     )
-    (tmp_path / "gold.json").write_text(json.dumps({"dialog_id": "tau-airline-900", **gold}))
     out = tmp_path / "reports.jsonl"
-    assert (
-        main(["replay", str(tmp_path / "traffic"), "--gold", str(tmp_path / "gold.json"), "--out", str(out)])
-        == 0
-    )
+    args = ["replay", str(tmp_path / "traffic"), "--out", str(out)]
+    if gold is not None:
+        (tmp_path / "gold.json").write_text(json.dumps({"dialog_id": "tau-airline-900", **gold}))
+        args += ["--gold", str(tmp_path / "gold.json")]
+    assert main(args) == 0
     reports: list[dict[str, Any]] = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(reports) == 1, "one conversation, reported once"
     return reports[0]
@@ -265,6 +267,52 @@ def test_a_failed_guess_where_gold_expects_no_call_is_not_forgiven_by_a_later_re
     assert {"gold_turn_no": 3, "how": "no_call_expected"}.items() <= next(
         m for m in report["matching"] if m["turn_no"] == guess["turn_no"]
     ).items()
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"success": False, "error_code": "SLOT_UNAVAILABLE", "message": "该时段已被预约"},
+        {"error": "insufficient_capacity", "spaces_available": 1, "message": "Only 1 space left"},
+        {"ok": False, "reason": "lesson is locked"},
+    ],
+)
+def test_a_result_that_says_its_call_failed_leaves_the_done_claim_unsupported(
+    tmp_path: Path, result: dict[str, Any]
+) -> None:
+    """Grounding blind sets 4-28: a tool that answers a failed change in its result (`"success": false`,
+    an error code beside its context) rather than as an error-only object was taken to have succeeded, so
+    `I've moved your lesson` after it passed. Its call fails now, and the claim is unsupported."""
+    traj = [
+        _user("Please move lesson L-88 to Sunday at 16:00."),
+        *_call("c1", "reschedule_lesson", {"lesson_id": "L-88", "day": "Sunday", "time": "16:00"}, result),
+        _reply("Done: I've moved your lesson to Sunday at 16:00."),
+    ]
+    report = _replay(tmp_path, traj, None)
+    assert report["tool_errors"] == 1
+    assert report["root_cause"] == "unsupported_claim"
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"success": True, "error": None, "lesson_id": "L-88", "day": "Sunday", "time": "16:00"},
+        {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "status": "failed_before_moved", "error": ""},
+        {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "error": "E42 at 14:02 on the piano"},
+    ],
+)
+def test_a_result_that_holds_an_error_field_but_no_failure_is_a_success(
+    tmp_path: Path, result: dict[str, Any]
+) -> None:
+    """No `success: false`, and an `error` that is empty or reads as a value rather than a code: the call
+    succeeded (a lookup's record may have an `error` field of its own)."""
+    traj = [
+        _user("Please move lesson L-88 to Sunday at 16:00."),
+        *_call("c1", "reschedule_lesson", {"lesson_id": "L-88", "day": "Sunday", "time": "16:00"}, result),
+        _reply("Done: I've moved your lesson to Sunday at 16:00."),
+    ]
+    report = _replay(tmp_path, traj, None)
+    assert (report["tool_errors"], report["test_pass"]) == (0, True)
 
 
 def test_a_user_turn_nothing_answered_does_not_swallow_the_gold_reply(tmp_path: Path) -> None:
