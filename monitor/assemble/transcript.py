@@ -18,12 +18,12 @@ history that shows it most. Invariant: the same spans in any order give the same
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from monitor.compare.evidence import looks_read_only
 from monitor.compare.facts import canonical_json, normalize_text, parse_json
 from monitor.model import AgentSpan, Message
 
@@ -162,7 +162,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         turn.arguments = tool.arguments if tool.arguments is not None else turn.arguments
         turn.arguments_error = tool.arguments_error
         turn.result = tool.result
-        turn.error = tool.error or _error_result(tool.result)
+        turn.error = tool.error or _error_result(tool.result, tool.name)
         turn.latency_ms = round((s.span.end_ns - s.span.start_ns) / 1e6, 3)
         turn.span_id, turn.trace_id = s.span.span_id, s.span.trace_id
         turn.executed = True
@@ -172,7 +172,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     for key, turn in calls.items():
         if not turn.executed and key in results:
             turn.result = _maybe_json(results[key])
-            turn.error = turn.error or _error_result(turn.result)
+            turn.error = turn.error or _error_result(turn.result, turn.tool or "")
     return list(calls.values())
 
 
@@ -218,37 +218,68 @@ def _start(s: AgentSpan) -> tuple[int, int, str]:
 _ERROR_RESULT_KEYS = frozenset({"error", "message", "code", "status", "details", "type"})
 
 
-def _error_result(result: Any) -> str | None:
-    """A result the tool itself marks as an error: an object whose `error` is set and that carries
-    nothing but the error's description; one that says it did not succeed (`"success": false` or `"ok":
-    false`: `{"success": false, "error_code": "SLOT_UNAVAILABLE", "message": …}`); or one whose `error`
-    names what went wrong as a code beside its context (`{"error": "insufficient_capacity",
-    "spaces_available": 1, …}`) and that says no success. A `false`, null or empty `error` is none
-    (`{"error": null, "data": …}`), and so is a `status` (`"failed"` is what a lookup of a payment may
-    read, not how the lookup went)."""
+def _error_result(result: Any, tool: str) -> str | None:
+    """A result the tool itself marks as an error. Of any call: an object whose `error` is set and that
+    carries nothing but the error's description. Of a call that acts (its name opens with no verb that
+    reads: `evidence.looks_read_only`), also a result that says it did not succeed (`"success": false`,
+    `"ok": false`, `"status": "failed"`: `{"success": false, "error_code": "SLOT_UNAVAILABLE", …}`) or
+    whose `error` is set beside its context (`{"error": "insufficient_capacity", "spaces_available": 1}`,
+    `{"error": {"code": "SLOT_TAKEN"}, "request_id": …}`, `{"error": true, "message": …}`). A lookup's
+    result may be a record that holds such fields of its own (`get_payment`: `"status": "failed", "error":
+    "card_declined"` of the payment it found; `check_eligibility`: `"ok": false`): that is what it read,
+    not how the lookup went. An empty, null or `none` error is none (`{"error": null, "data": …}`)."""
     if not isinstance(result, dict):
         return None
     error = result.get("error")
-    said = error if isinstance(error, str) else json.dumps(error, sort_keys=True, default=str)
     if error and set(result) <= _ERROR_RESULT_KEYS:
-        return said
-    if result.get("success") is True or result.get("ok") is True:
+        return _said(error)
+    if looks_read_only(tool) or _flag(result.get("success")) or _flag(result.get("ok")):
         return None
-    if result.get("success") is False or result.get("ok") is False:
+    status = result.get("status")
+    if (
+        _flag(result.get("success")) is False
+        or _flag(result.get("ok")) is False
+        or (isinstance(status, str) and status.casefold() in _FAILED_STATUS)
+    ):
         for key in ("error", "error_code", "errorCode", "reason", "message"):
-            value = result.get(key)
-            if value:
-                return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+            if _no_error(value := result.get(key)) is False:
+                return _said(value)
         return "the tool reports it did not succeed"
-    if isinstance(error, str) and _ERROR_CODE.fullmatch(error.strip()) and error.casefold() not in _NO_ERROR:
-        return error
+    return _said(error) if _no_error(error) is False else None
+
+
+#: what a call that acts says of itself when it did not do what it was asked
+_FAILED_STATUS = frozenset({"error", "failed", "failure"})
+#: what an `error` field holds when there is none (`ERROR_CODE_UNSPECIFIED` too: protobuf's default)
+_NO_ERROR = frozenset({"none", "null", "nil", "no_error", "no error", "noerror", "ok", "success", "n/a", ""})
+
+
+def _flag(value: Any) -> bool | None:
+    """A boolean field as written (`false`, `"false"`), or None when it is no boolean."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().casefold() in ("true", "false"):
+        return value.strip().casefold() == "true"
     return None
 
 
-#: an error named as a code (`insufficient_capacity`, `STAGE_LOCKED`, `waitlist-limit`), not a reading a
-#: lookup returns (`"error": "E42 at 14:02"`, `"error": "Connection timed out"` of a job it looked up)
-_ERROR_CODE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][A-Z0-9]{2,}")
-_NO_ERROR = frozenset({"none", "null", "nil", "no_error", "no-error", "n/a"})
+def _no_error(value: Any) -> bool:
+    """Whether an error field says there is none: false, null, empty or a word for none."""
+    if not value:
+        return True
+    if isinstance(value, str):
+        said = value.strip().casefold()
+        return said in _NO_ERROR or said.endswith("_unspecified")
+    return False
+
+
+def _said(error: Any) -> str:
+    if isinstance(error, str):
+        return error
+    try:
+        return json.dumps(error, sort_keys=True, default=str)
+    except (TypeError, ValueError):  # keys of mixed types: no JSON a span could carry
+        return str(error)
 
 
 def _results_since_user(messages: Sequence[Message]) -> set[str]:

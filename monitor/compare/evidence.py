@@ -636,7 +636,7 @@ class Evidence:
         # (a lookup's `date_from` / `date_to` are a search's window, no stay: `stays`)
         for strings, value, stays in (
             (result_strings, result, False),
-            (arg_strings, args, _looks_read_only(tool)),
+            (arg_strings, args, looks_read_only(tool)),
         ):
             dated = (x for x in strings if len(x) >= 10 and x[4:5] == "-" and _ISO_DATE.match(x))
             if not tainted and next(dated, None) is not None and next(dated, None) is not None:
@@ -657,7 +657,7 @@ class Evidence:
         self._week_lists = self._lists_in_named_weeks(leaves) if self._weeks else set()
         # a search's window: a lookup's, or a call's with both its ends (`from_date` and `to_date`)
         bounds = {w for _, key, _ in leaves for w in key_words(key)}
-        self._window = _looks_read_only(tool) or bool(bounds & _LOWER_WORDS and bounds & _UPPER_WORDS)
+        self._window = looks_read_only(tool) or bool(bounds & _LOWER_WORDS and bounds & _UPPER_WORDS)
         return [self._leaf(tool, path, key, value, schema) for path, key, value in leaves]
 
     def _leaf(self, tool: str, path: str, key: str, value: Any, schema: Any) -> Provenance:
@@ -844,11 +844,11 @@ class Evidence:
                 )
         claims += self._weekday_slips(reply)
         for sentence, verb in done_claims(reply):
-            tools = sorted({t for t in known_tools if does(t, verb) and not _looks_read_only(t)})
+            tools = sorted({t for t in known_tools if does(t, verb) and not looks_read_only(t)})
             doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`)
                 d
                 for d in self._done
-                if not _looks_read_only(d.tool) and (does(d.tool, verb) or _says(d.arg_strings, verb))
+                if not looks_read_only(d.tool) and (does(d.tool, verb) or _says(d.arg_strings, verb))
             ]
             # `XEHM4B and 59XX6W have been cancelled`: each by a call that does it; the ids of the clause
             # that says it (`I reported E-40917 (ticket MT-57740), and $1.60 has been refunded`: no refund
@@ -859,7 +859,7 @@ class Evidence:
             by = doing
             if not named and clause != sentence:
                 named = self._objects(_named_ids(sentence))
-                by = [d for d in self._done if not _looks_read_only(d.tool)]  # `doing` among them
+                by = [d for d in self._done if not looks_read_only(d.tool)]  # `doing` among them
             used = {normalize_text(v) for d in by for v in (*d.arg_strings, *d.result_strings)}
             # `Both appointments are cancelled`: two of them, so two calls that did it, or one on a list
             two = len({d.arg_strings for d in doing}) >= 2 or any(d.several for d in doing)
@@ -878,14 +878,14 @@ class Evidence:
             elif (
                 not tools_declared
                 and self._done
-                and all(_looks_read_only(t) for t in since_user)
+                and all(looks_read_only(t) for t in since_user)
                 and verb not in _CONSEQUENCES
             ):  # the agent's tools unknown: a claim of an action after no call, or only lookups, since the user
                 which = (
                     "no successful call before it does that (the agent's tools are not declared in its spans)"
                 )
             elif (failed := self._failed_acting_since_user()) and all(
-                _looks_read_only(d.tool) for d in self._done
+                looks_read_only(d.tool) for d in self._done
             ):
                 # no tool of this agent is named for it (`已为您预约成功` after `create_order`), but a call that
                 # acted since the user's message failed, and no call that acts ever succeeded: nothing was done
@@ -927,7 +927,7 @@ class Evidence:
         if failed:
             turn, tool = failed[-1]
             return f"turn {turn}'s {tool} failed, and no later call of it succeeded"
-        if any(d.turn > self._last_user and not _looks_read_only(d.tool) for d in self._done):
+        if any(d.turn > self._last_user and not looks_read_only(d.tool) for d in self._done):
             return ""
         said = next((text for text, system in reversed(self._said) if not system), "")
         request = _REQUEST.search(said) is not None
@@ -1030,7 +1030,7 @@ class Evidence:
         return [
             (turn, tool)
             for turn, tool in self._failed
-            if turn > self._last_user and not _looks_read_only(tool)
+            if turn > self._last_user and not looks_read_only(tool)
         ]
 
     def _contradicted(self, canon: str, original: str, reply: str) -> Claim | None:
@@ -1534,7 +1534,7 @@ class Evidence:
             self._durations |= _said_durations(text, policy)
         for d in self._done[done:]:
             self._datetimes |= _datetimes((*d.arg_strings, *d.result_strings), self._tzs)
-            if _looks_read_only(d.tool):  # a list of services' lengths is no length of this booking
+            if looks_read_only(d.tool):  # a list of services' lengths is no length of this booking
                 continue
             self._durations |= _leaf_durations((key, value) for _, key, value in _leaves(d.args))
             self._durations |= _leaf_durations((key, leaf) for leaf, _, key in _result_leaves(d.result))
@@ -1569,7 +1569,7 @@ class Evidence:
         if not days or _NOW.search(sentence) or _FIRST_PERSON_BOOKED.search(sentence):
             return False  # `You are now booked on …`, `I've booked you …`: a change, not a state
         for d in self._done:
-            if not _looks_read_only(d.tool) or not _holds_bookings(d.result):
+            if not looks_read_only(d.tool) or not _holds_bookings(d.result):
                 continue
             keys = {k for text in d.result_strings for k in _fact_keys(text)}
             stated = {k[-5:] for k in keys if k.startswith("date:")}
@@ -1592,7 +1592,7 @@ class Evidence:
         said_words = set(key_words(clause))
         tried = any(does(t, verb) for _, t in self._failed)  # a lookup's old state backs no retry that failed
         for d in self._done:
-            if d in doing or (tried and _looks_read_only(d.tool)):
+            if d in doing or (tried and looks_read_only(d.tool)):
                 continue
             if named and not named <= {normalize_text(v) for v in (*d.arg_strings, *d.result_strings)}:
                 continue
@@ -3898,11 +3898,11 @@ _READ_VERBS = frozenset(
 def _acts(tool: str) -> bool:
     """A tool whose name says an action it does (`book_room`, `extend_stay`, `issue_refund`), not a lookup
     whose name opens with no verb that reads (`subscription_details`, `order_status`)."""
-    return not _looks_read_only(tool) and any(does(tool, action) for action in ACTIONS)
+    return not looks_read_only(tool) and any(does(tool, action) for action in ACTIONS)
 
 
 @lru_cache(maxsize=4_096)
-def _looks_read_only(tool: str) -> bool:
+def looks_read_only(tool: str) -> bool:
     """A tool whose name opens with a verb that reads (`get_order`, `search_flights`, `calculate`)."""
     words = key_words(tool)
     return bool(words) and words[0] in _READ_VERBS

@@ -275,6 +275,10 @@ def test_a_failed_guess_where_gold_expects_no_call_is_not_forgiven_by_a_later_re
         {"success": False, "error_code": "SLOT_UNAVAILABLE", "message": "该时段已被预约"},
         {"error": "insufficient_capacity", "spaces_available": 1, "message": "Only 1 space left"},
         {"ok": False, "reason": "lesson is locked"},
+        {"error": True, "message": "Slot unavailable", "request_id": "r-1"},
+        {"error": {"code": "SLOT_TAKEN", "message": "taken"}, "request_id": "r-2"},
+        {"status": "failed", "message": "Slot unavailable", "lesson_id": "L-88"},
+        {"success": "false", "error": "Slot unavailable"},
     ],
 )
 def test_a_result_that_says_its_call_failed_leaves_the_done_claim_unsupported(
@@ -298,14 +302,14 @@ def test_a_result_that_says_its_call_failed_leaves_the_done_claim_unsupported(
     [
         {"success": True, "error": None, "lesson_id": "L-88", "day": "Sunday", "time": "16:00"},
         {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "status": "failed_before_moved", "error": ""},
-        {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "error": "E42 at 14:02 on the piano"},
+        {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "error": "ERROR_CODE_UNSPECIFIED"},
+        {"ok": True, "lesson_id": "L-88", "error": "SLOT_TAKEN_BEFORE"},
     ],
 )
 def test_a_result_that_holds_an_error_field_but_no_failure_is_a_success(
     tmp_path: Path, result: dict[str, Any]
 ) -> None:
-    """No `success: false`, and an `error` that is empty or reads as a value rather than a code: the call
-    succeeded (a lookup's record may have an `error` field of its own)."""
+    """`success: true`, or an `error` that says there is none: the call succeeded."""
     traj = [
         _user("Please move lesson L-88 to Sunday at 16:00."),
         *_call("c1", "reschedule_lesson", {"lesson_id": "L-88", "day": "Sunday", "time": "16:00"}, result),
@@ -313,6 +317,37 @@ def test_a_result_that_holds_an_error_field_but_no_failure_is_a_success(
     ]
     report = _replay(tmp_path, traj, None)
     assert (report["tool_errors"], report["test_pass"]) == (0, True)
+
+
+def test_a_lookups_record_of_a_failed_thing_is_what_it_read_not_a_failed_call(tmp_path: Path) -> None:
+    """Review of the rule above: `get_payment` found a declined payment (`"status": "failed", "error":
+    "card_declined"`), then the agent charged the card again. The lookup succeeded — the record is what it
+    read — so against gold it is no `tool_execution_error`, and without gold its values are evidence."""
+    payment = {
+        "payment_id": "pay_881",
+        "amount": 49.99,
+        "status": "failed",
+        "error": "card_declined",
+        "ok": False,
+    }
+    traj = [
+        _user("My payment pay_881 failed, can you retry it?"),
+        *_call("c1", "get_payment", {"payment_id": "pay_881"}, payment),
+        *_call("c2", "retry_payment", {"payment_id": "pay_881", "amount": 49.99}, {"status": "succeeded"}),
+        _reply("The $49.99 payment pay_881 had been declined; I've retried it and it went through."),
+    ]
+    gold = {"turns": [
+        {"turn_no": 1, "turn": "Tool", "gold_turn": {"tool_id": "get_payment", "action": "get_payment",
+                                                      "args": {"payment_id": "pay_881"}}},
+        {"turn_no": 2, "turn": "Tool", "gold_turn": {"tool_id": "retry_payment", "action": "retry_payment",
+                                                      "args": {"payment_id": "pay_881", "amount": 49.99}}},
+    ]}  # fmt: skip
+    (tmp_path / "gold").mkdir()
+    with_gold = _replay(tmp_path / "gold", traj, gold)
+    assert (with_gold["tool_errors"], with_gold["test_pass"]) == (0, True)
+    (tmp_path / "none").mkdir()
+    without = _replay(tmp_path / "none", traj, None)
+    assert (without["tool_errors"], without["test_pass"]) == (0, True)
 
 
 def test_a_user_turn_nothing_answered_does_not_swallow_the_gold_reply(tmp_path: Path) -> None:
