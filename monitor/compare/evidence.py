@@ -3618,6 +3618,9 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "reset": ("reset",),
     "upgrade": ("upgrade", "downgrade", "update"),
     "submit": ("submit", "create", "file", "request", "log", "raise"),
+    "pause": ("pause", "suspend", "freeze", "froz"),  # `froz`: a result's `"status": "frozen"`
+    "resume": ("resume", "unpause", "unfreeze", "reactivate", "reinstate"),
+    "enroll": ("enrol", "enroll", "signup", "subscribe"),
 }
 _CLAIM_VERBS: dict[str, str] = {
     "cancelled": "cancel", "canceled": "cancel", "booked": "book", "reserved": "book",
@@ -3630,7 +3633,9 @@ _CLAIM_VERBS: dict[str, str] = {
     "moved": "update", "granted": "update", "enabled": "update", "disabled": "update", "requested": "submit",
     "logged": "submit", "raised": "submit", "filed": "submit", "arranged": "schedule", "renewed": "update",
     "extended": "update", "activated": "update", "deactivated": "update", "unsubscribed": "update",
-    "resent": "send", "re-sent": "send",
+    "resent": "send", "re-sent": "send", "paused": "pause", "frozen": "pause", "froze": "pause",
+    "resumed": "resume", "unpaused": "resume", "unfrozen": "resume", "reactivated": "resume",
+    "enrolled": "enroll", "enroled": "enroll", "subscribed": "enroll",
 }  # fmt: skip
 #: Each action's claiming verbs, as a pattern: where a sentence's clause says that action.
 _CLAIM_WORDS = {
@@ -3691,7 +3696,8 @@ _ZH_VERBS = {
     "更改": "update", "退款": "refund", "退回": "refund", "发送": "send", "发出": "send", "提交": "submit",
     "下单": "order", "转账": "pay", "开通": "create", "办理": "create", "添加": "create", "加上": "create",
     "改为": "update", "改到": "update", "改成": "update", "更新": "update", "延长": "update", "安排好": "book",
-    "预约": "book", "寄出": "send",
+    "预约": "book", "寄出": "send", "调整": "update", "改好": "update", "暂停": "pause", "冻结": "pause",
+    "恢复": "resume", "解冻": "resume", "报名": "enroll", "退订": "cancel",
 }  # fmt: skip
 #: `已为您取消`, `已原路退回`, `已经为您把预订取消了`, `已为您将明天订单中的菠萝包改为80个`: the verb after 已 (with
 #: 为您, 原路, 把 / 将 + its object)

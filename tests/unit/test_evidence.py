@@ -1399,6 +1399,30 @@ def test_dates_a_business_rule_gives_are_computed() -> None:
     assert claims(cancel, {"id": "HAF-1"}, "Cancel free until Friday 5 June at 15:00.", booked) == ["5 June"]
 
 
+def test_pausing_resuming_and_enrolling_are_actions_a_reply_may_claim() -> None:
+    """Grounding blind sets 12, 25 and 26: `I've paused your monthly gift` with no `pause_donation` call,
+    `已为您冻结会员卡` after `freeze_membership` failed and `已为您调整好` after the reschedule failed passed —
+    pausing, freezing, resuming and enrolling were no actions, 调整 no verb. A result that shows the state
+    (`"status": "frozen"`) is reported, not claimed."""
+    tools = ["get_member", "freeze_membership", "pause_donation", "resume_donation", "enroll_student"]
+
+    def done(steps: list[tuple[str, Any]], reply: str, tools: Sequence[str] = tools) -> bool:
+        return any(c.startswith("done") for c in reply_claims(steps, reply, tools))
+
+    asked = [("user", "please freeze my card for two weeks")]
+    frozen = [*asked, ("call", ("freeze_membership", {"id": "M-1"}, None, True))]
+    assert done(frozen, "已为您冻结会员卡：2月17日至2月28日。")
+    assert done(asked, "I've paused your monthly gift for three months.")
+    assert done(asked, "I've resumed your monthly gift.")
+    assert done(asked, "I've enrolled Mia in the Tuesday class.")
+    froze = [*asked, ("call", ("freeze_membership", {"id": "M-1"}, {"status": "frozen"}, False))]
+    assert not done(froze, "已为您冻结会员卡：2月17日至2月28日。")
+    looked_up = [*asked, ("call", ("get_member", {"id": "M-1"}, {"status": "frozen"}, False))]
+    assert not done(looked_up, "Your card has been frozen since Monday.")
+    moved = [("user", "改到周日16点"), ("call", ("reschedule_lesson", {"id": "L-1"}, None, True))]
+    assert done(moved, "已为您调整好：课改到周日16:00。", ["reschedule_lesson"])
+
+
 def test_false_done_claims_blind_set_16_let_through() -> None:
     """Grounding blind set 16: claims of actions never done passed — a German present passive after
     `Erledigt:` (read now; set 16's own case still passes, as its reschedule is an update too); `I've texted
