@@ -3752,12 +3752,11 @@ _EU_OPENER = re.compile(  # followed by a mark, as an opener is: not `Pronto rec
     rf"(?i)^\W*(?:{_EU_DONE_WORDS})\s*[:!,.—–-]"
 )
 #: a reply's first words that say the work is done (`All sorted –`, `Done!`, `That's done —`, `You're all
-#: set:`, `All updated,` — `all` and any claiming verb —, `Erledigt:`, `搞定！`), however the rest is worded
-#: (`All sorted – your survey is now Tuesday`); a mark
+#: set:`, `Erledigt:`, `搞定！`), however the rest is worded (`All sorted – your survey is now Tuesday`); a mark
 #: after the words, as an opener has: not `Sorted by price`, `Listo para ayudarle`, `Done with that?`,
 #: `已完成的订单`
 _COMPLETION = re.compile(
-    rf"(?i)^\W*(?:all\s+done|done|all\s+sorted|sorted|all\s+set|all\s+(?:{_VERB})|you(?:['’]re|\s+are)\s+all\s+set|"
+    r"(?i)^\W*(?:all\s+done|done|all\s+sorted|sorted|all\s+set|you(?:['’]re|\s+are)\s+all\s+set|"
     rf"that(?:['’]s|\s+is)\s+(?:done|sorted)|consider\s+it\s+done|{_EU_DONE_WORDS}|gotowe|załatwione)\b"
     r"\W*?[:!,.—–-]|^\W*(?:搞定|办好了|已办妥|已完成|完成了)\s*[！!，,。.：:～~—]"
 )

@@ -1875,12 +1875,6 @@ def test_a_reply_that_opens_by_saying_it_is_done_needs_a_call_that_acted_since_t
     for reply in ("Sorted by time: Tuesday first.", "Listo para ayudarle.", "Done with the form? Tell me."):
         assert claims(ev, reply) == []  # no opener: no mark after the words
     assert claims(ev, "已完成的订单有一笔：A1。") == []
-    # `all` and a claiming verb opens the same way (grounding blind set 26: `All updated, Sheila.` after the
-    # update failed); `All booked up on Saturday` says the business is full, no work done
-    ev.add_user(10, "Please change my address to 4 Mill Lane.")
-    ev.add_call(11, "reschedule_survey", {"address": "4 Mill Lane"}, None, failed=True, tainted=False)
-    assert claims(ev, "All updated, Sheila. Your address is now 4 Mill Lane.") == ["done"]
-    assert claims(ev, "All booked up on Saturday, sorry - shall I try Sunday?") == []
 
 
 def test_the_reviews_cases_of_the_dates_and_sums_a_reply_works_out() -> None:
