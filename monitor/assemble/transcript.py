@@ -18,12 +18,13 @@ history that shows it most. Invariant: the same spans in any order give the same
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from monitor.compare.evidence import looks_read_only
+from monitor.compare.evidence import key_words, looks_read_only
 from monitor.compare.facts import canonical_json, normalize_text, parse_json
 from monitor.model import AgentSpan, Message
 
@@ -220,38 +221,53 @@ _ERROR_RESULT_KEYS = frozenset({"error", "message", "code", "status", "details",
 
 def _error_result(result: Any, tool: str) -> str | None:
     """A result the tool itself marks as an error. Of any call: an object whose `error` is set and that
-    carries nothing but the error's description. Of a call that acts (its name opens with no verb that
-    reads: `evidence.looks_read_only`), also a result that says it did not succeed (`"success": false`,
-    `"ok": false`, `"status": "failed"`: `{"success": false, "error_code": "SLOT_UNAVAILABLE", …}`) or
-    whose `error` is set beside its context (`{"error": "insufficient_capacity", "spaces_available": 1}`,
-    `{"error": {"code": "SLOT_TAKEN"}, "request_id": …}`, `{"error": true, "message": …}`). A lookup's
-    result may be a record that holds such fields of its own (`get_payment`: `"status": "failed", "error":
-    "card_declined"` of the payment it found; `check_eligibility`: `"ok": false`): that is what it read,
-    not how the lookup went. An empty, null or `none` error is none (`{"error": null, "data": …}`)."""
+    carries nothing but the error's description. Of a call that acts (`_may_act`), also a result that says
+    it did not succeed (`"success": false`, `"ok": false`: `{"success": false, "error_code":
+    "SLOT_UNAVAILABLE", …}`) or whose `error` is set beside its context as an error is, not as text a
+    record holds: `true`, an object (`{"error": {"code": "SLOT_TAKEN"}, "request_id": …}`) or a code of
+    joined words (`{"error": "insufficient_capacity", "spaces_available": 1}`) — not `"Connection timed
+    out"`, the user's problem a `create_ticket` records, nor `E42`, a device's fault code. A lookup's
+    result may be a record that holds such fields of its own (`get_payment` or `payment_status` finding
+    `"error": "card_declined"`, `availability_check` answering `"ok": false`): that is what it read, not
+    how the lookup went. A `status` says nothing either way (`update_delivery` may set one to `failed`).
+    An empty, null or `none` error is none (`{"error": null, "data": …}`)."""
     if not isinstance(result, dict):
         return None
     error = result.get("error")
     if error and set(result) <= _ERROR_RESULT_KEYS:
         return _said(error)
-    if looks_read_only(tool) or _flag(result.get("success")) or _flag(result.get("ok")):
+    if not _may_act(tool) or _flag(result.get("success")) or _flag(result.get("ok")):
         return None
-    status = result.get("status")
-    if (
-        _flag(result.get("success")) is False
-        or _flag(result.get("ok")) is False
-        or (isinstance(status, str) and status.casefold() in _FAILED_STATUS)
-    ):
+    if _flag(result.get("success")) is False or _flag(result.get("ok")) is False:
         for key in ("error", "error_code", "errorCode", "reason", "message"):
             if _no_error(value := result.get(key)) is False:
                 return _said(value)
         return "the tool reports it did not succeed"
-    return _said(error) if _no_error(error) is False else None
+    if error is True:
+        return _said(result.get("message") or "true")
+    if isinstance(error, dict) and error:
+        return _said(error)
+    if isinstance(error, str) and _ERROR_CODE.fullmatch(error.strip()) and not _no_error(error):
+        return error
+    return None
 
 
-#: what a call that acts says of itself when it did not do what it was asked
-_FAILED_STATUS = frozenset({"error", "failed", "failure"})
+#: an error written as a code of joined words (`insufficient_capacity`, `STAGE_LOCKED`, `waitlist-limit`)
+_ERROR_CODE = re.compile(r"[A-Za-z]+(?:[_-][A-Za-z0-9]+)+")
 #: what an `error` field holds when there is none (`ERROR_CODE_UNSPECIFIED` too: protobuf's default)
 _NO_ERROR = frozenset({"none", "null", "nil", "no_error", "no error", "noerror", "ok", "success", "n/a", ""})
+#: words of a tool's name that say it reads wherever they stand (`payment_status`, `order_lookup`,
+#: `availability_check`, `refund_eligibility`), beside a name that opens with a verb that reads
+_READ_NAME_WORDS = frozenset(
+    {"status", "lookup", "check", "details", "detail", "info", "eligibility", "availability", "history",
+     "balance", "summary", "search", "list", "quote", "estimate"}
+)  # fmt: skip
+
+
+def _may_act(tool: str) -> bool:
+    """Whether a call may change something: its name neither opens with a verb that reads
+    (`evidence.looks_read_only`) nor holds a word that says it reads (`_READ_NAME_WORDS`)."""
+    return not looks_read_only(tool) and _READ_NAME_WORDS.isdisjoint(key_words(tool))
 
 
 def _flag(value: Any) -> bool | None:

@@ -277,7 +277,6 @@ def test_a_failed_guess_where_gold_expects_no_call_is_not_forgiven_by_a_later_re
         {"ok": False, "reason": "lesson is locked"},
         {"error": True, "message": "Slot unavailable", "request_id": "r-1"},
         {"error": {"code": "SLOT_TAKEN", "message": "taken"}, "request_id": "r-2"},
-        {"status": "failed", "message": "Slot unavailable", "lesson_id": "L-88"},
         {"success": "false", "error": "Slot unavailable"},
     ],
 )
@@ -304,12 +303,17 @@ def test_a_result_that_says_its_call_failed_leaves_the_done_claim_unsupported(
         {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "status": "failed_before_moved", "error": ""},
         {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "error": "ERROR_CODE_UNSPECIFIED"},
         {"ok": True, "lesson_id": "L-88", "error": "SLOT_TAKEN_BEFORE"},
+        {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "status": "failed_over_to_backup"},
+        {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "error": "Piano out of tune (reported)"},
+        {"lesson_id": "L-88", "day": "Sunday", "time": "16:00", "error": "E42"},
     ],
 )
 def test_a_result_that_holds_an_error_field_but_no_failure_is_a_success(
     tmp_path: Path, result: dict[str, Any]
 ) -> None:
-    """`success: true`, or an `error` that says there is none: the call succeeded."""
+    """`success: true`, an `error` that says there is none, or one that is text or a fault code a record
+    holds (a ticket's `"error": "Connection timed out"`, a device's `E42`), and any `status`: the call
+    succeeded (review: `create_ticket` recording the user's error text had become a failed call)."""
     traj = [
         _user("Please move lesson L-88 to Sunday at 16:00."),
         *_call("c1", "reschedule_lesson", {"lesson_id": "L-88", "day": "Sunday", "time": "16:00"}, result),
@@ -319,7 +323,10 @@ def test_a_result_that_holds_an_error_field_but_no_failure_is_a_success(
     assert (report["tool_errors"], report["test_pass"]) == (0, True)
 
 
-def test_a_lookups_record_of_a_failed_thing_is_what_it_read_not_a_failed_call(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lookup", ["get_payment", "payment_status"])
+def test_a_lookups_record_of_a_failed_thing_is_what_it_read_not_a_failed_call(
+    tmp_path: Path, lookup: str
+) -> None:
     """Review of the rule above: `get_payment` found a declined payment (`"status": "failed", "error":
     "card_declined"`), then the agent charged the card again. The lookup succeeded — the record is what it
     read — so against gold it is no `tool_execution_error`, and without gold its values are evidence."""
@@ -332,12 +339,12 @@ def test_a_lookups_record_of_a_failed_thing_is_what_it_read_not_a_failed_call(tm
     }
     traj = [
         _user("My payment pay_881 failed, can you retry it?"),
-        *_call("c1", "get_payment", {"payment_id": "pay_881"}, payment),
+        *_call("c1", lookup, {"payment_id": "pay_881"}, payment),
         *_call("c2", "retry_payment", {"payment_id": "pay_881", "amount": 49.99}, {"status": "succeeded"}),
         _reply("The $49.99 payment pay_881 had been declined; I've retried it and it went through."),
     ]
     gold = {"turns": [
-        {"turn_no": 1, "turn": "Tool", "gold_turn": {"tool_id": "get_payment", "action": "get_payment",
+        {"turn_no": 1, "turn": "Tool", "gold_turn": {"tool_id": lookup, "action": lookup,
                                                       "args": {"payment_id": "pay_881"}}},
         {"turn_no": 2, "turn": "Tool", "gold_turn": {"tool_id": "retry_payment", "action": "retry_payment",
                                                       "args": {"payment_id": "pay_881", "amount": 49.99}}},
