@@ -3620,7 +3620,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "submit": ("submit", "create", "file", "request", "log", "raise"),
     "pause": ("pause", "suspend", "freeze", "froz"),  # `froz`: a result's `"status": "frozen"`
     "resume": ("resume", "unpause", "unfreeze", "reactivate", "reinstate"),
-    "enroll": ("enrol", "enroll", "signup", "subscribe"),
+    "enroll": ("enrol", "enroll", "subscribe"),
 }
 _CLAIM_VERBS: dict[str, str] = {
     "cancelled": "cancel", "canceled": "cancel", "booked": "book", "reserved": "book",
@@ -3645,9 +3645,17 @@ _CLAIM_WORDS = {
 #: Actions that follow from another (a refund from a cancellation, a charge from a booking): with the agent's
 #: tools undeclared, a claim of one is not judged.
 _CONSEQUENCES = frozenset({"refund", "pay"})
-_VERB = "|".join(sorted(_CLAIM_VERBS, key=len, reverse=True))
+#: claiming verbs read only in the first person (`I've paused your gift`): their perfect passive is as often a
+#: state someone else brought about (`your card has been frozen by our fraud team`, `Mia has been enrolled
+#: since September`), which a lookup's `"status": "blocked"` does not show as the same word
+_FIRST_PERSON_ONLY = frozenset(
+    {"paused", "frozen", "froze", "resumed", "unpaused", "unfrozen", "reactivated", "enrolled", "enroled",
+     "subscribed"}
+)  # fmt: skip
+_VERB = "|".join(sorted((v for v in _CLAIM_VERBS if v not in _FIRST_PERSON_ONLY), key=len, reverse=True))
+_VERB_FIRST = "|".join(sorted(_CLAIM_VERBS, key=len, reverse=True))
 _DONE_CLAIM = re.compile(
-    rf"(?i)\b(?:(?:i|we)(?:['’]ve| have)?\s+(?:now\s+|just\s+|already\s+|also\s+|successfully\s+)*(?P<a>{_VERB})"
+    rf"(?i)\b(?:(?:i|we)(?:['’]ve| have)?\s+(?:now\s+|just\s+|already\s+|also\s+|successfully\s+)*(?P<a>{_VERB_FIRST})"
     rf"|(?:has|have)\s+(?:now\s+|already\s+|also\s+)?been\s+(?:successfully\s+)?(?P<b>{_VERB})"
     rf"|(?:is|are)\s+now\s+(?P<c>{_VERB})|(?:was|were)\s+successfully\s+(?P<d>{_VERB})"
     rf"|went ahead and\s+(?P<e>{_VERB})"
@@ -3696,14 +3704,22 @@ _ZH_VERBS = {
     "更改": "update", "退款": "refund", "退回": "refund", "发送": "send", "发出": "send", "提交": "submit",
     "下单": "order", "转账": "pay", "开通": "create", "办理": "create", "添加": "create", "加上": "create",
     "改为": "update", "改到": "update", "改成": "update", "更新": "update", "延长": "update", "安排好": "book",
-    "预约": "book", "寄出": "send", "调整": "update", "改好": "update", "暂停": "pause", "冻结": "pause",
-    "恢复": "resume", "解冻": "resume", "报名": "enroll", "退订": "cancel",
+    "预约": "book", "寄出": "send",
+}  # fmt: skip
+#: verbs read only after 为您 / 帮您 (`已为您冻结会员卡`, `已为您调整好`): without it they as often report a
+#: state (`该区域的网络故障已恢复`, `您的月费已调整为99元`, `您已退订短信通知`)
+_ZH_FOR_YOU_VERBS = {
+    "调整": "update", "改好": "update", "暂停": "pause", "冻结": "pause", "恢复": "resume", "解冻": "resume",
+    "报名": "enroll", "退订": "cancel",
 }  # fmt: skip
 #: `已为您取消`, `已原路退回`, `已经为您把预订取消了`, `已为您将明天订单中的菠萝包改为80个`: the verb after 已 (with
 #: 为您, 原路, 把 / 将 + its object)
 _ZH_DONE = re.compile(
     "(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(?:原路|全部|都|把[\u4e00-\u9fff0-9]{1,12}?|将[\u4e00-\u9fff0-9]{1,12}?)?("
     + "|".join(_ZH_VERBS)
+    + ")"
+    + "|(?:已经?|我已经?)(?:为|帮|给)(?:您|你)(?:把[\u4e00-\u9fff0-9]{1,12}?|将[\u4e00-\u9fff0-9]{1,12}?)?("
+    + "|".join(_ZH_FOR_YOU_VERBS)
     + ")"
 )
 #: French, German, Spanish, Italian, Portuguese and Dutch: the first person perfect (`j'ai annulé`, `ich habe …
@@ -3879,7 +3895,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
             continue
         zh = _ZH_DONE.search(sentence) if not sentence.isascii() else None
         if zh is not None and not re.search("[不没未]", sentence[: zh.start()]):
-            out.append((sentence, _ZH_VERBS[zh.group(1)]))
+            out.append((sentence, _ZH_VERBS[zh[1]] if zh[1] else _ZH_FOR_YOU_VERBS[zh[2]]))
             continue
         # `Erledigt: Ihre Nummer ist hinterlegt`: in the sentence an opener opens, a present passive claims
         eu = None if english else _eu_claim(sentence, _EU_OPENER.match(sentence) is not None)

@@ -1419,6 +1419,16 @@ def test_pausing_resuming_and_enrolling_are_actions_a_reply_may_claim() -> None:
     assert not done(froze, "已为您冻结会员卡：2月17日至2月28日。")
     looked_up = [*asked, ("call", ("get_member", {"id": "M-1"}, {"status": "frozen"}, False))]
     assert not done(looked_up, "Your card has been frozen since Monday.")
+    # review: states others brought about, read only in the first person (English) or after 为您 (Chinese)
+    blocked = [*asked, ("call", ("get_member", {"id": "M-1"}, {"status": "blocked"}, False))]
+    for state in (
+        "Your card ending 4417 has been frozen by our fraud team.",
+        "Mia has been enrolled in the Tuesday class since September.",
+        "该区域的网络故障已恢复。",
+        "您的月费已调整为99元。",
+        "您已退订短信通知。",
+    ):
+        assert not done(blocked, state, [*tools, "cancel_sms", "resume_line", "update_plan"]), state
     moved = [("user", "改到周日16点"), ("call", ("reschedule_lesson", {"id": "L-1"}, None, True))]
     assert done(moved, "已为您调整好：课改到周日16:00。", ["reschedule_lesson"])
 
