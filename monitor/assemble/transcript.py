@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from monitor.compare.evidence import key_words, looks_read_only
+from monitor.compare.evidence import may_act
 from monitor.compare.facts import canonical_json, normalize_text, parse_json
 from monitor.model import AgentSpan, Message
 
@@ -221,7 +221,7 @@ _ERROR_RESULT_KEYS = frozenset({"error", "message", "code", "status", "details",
 
 def _error_result(result: Any, tool: str) -> str | None:
     """A result the tool itself marks as an error. Of any call: an object whose `error` is set and that
-    carries nothing but the error's description. Of a call that acts (`_may_act`), also a result that says
+    carries nothing but the error's description. Of a call that may act (`evidence.may_act`), also a result that says
     it did not succeed (`"success": false`, `"ok": false`: `{"success": false, "error_code":
     "SLOT_UNAVAILABLE", …}`) or whose `error` is set beside its context as an error is, not as text a
     record holds: `true`, an object (`{"error": {"code": "SLOT_TAKEN"}, "request_id": …}`) or a code of
@@ -236,7 +236,7 @@ def _error_result(result: Any, tool: str) -> str | None:
     error = result.get("error")
     if error and set(result) <= _ERROR_RESULT_KEYS:
         return _said(error)
-    if not _may_act(tool) or _flag(result.get("success")) or _flag(result.get("ok")):
+    if not may_act(tool) or _flag(result.get("success")) or _flag(result.get("ok")):
         return None
     if _flag(result.get("success")) is False or _flag(result.get("ok")) is False:
         for key in ("error", "error_code", "errorCode", "reason", "message"):
@@ -256,18 +256,6 @@ def _error_result(result: Any, tool: str) -> str | None:
 _ERROR_CODE = re.compile(r"[A-Za-z]+(?:[_-][A-Za-z0-9]+)+")
 #: what an `error` field holds when there is none (`ERROR_CODE_UNSPECIFIED` too: protobuf's default)
 _NO_ERROR = frozenset({"none", "null", "nil", "no_error", "no error", "noerror", "ok", "success", "n/a", ""})
-#: words of a tool's name that say it reads wherever they stand (`payment_status`, `order_lookup`,
-#: `availability_check`, `refund_eligibility`), beside a name that opens with a verb that reads
-_READ_NAME_WORDS = frozenset(
-    {"status", "lookup", "check", "details", "detail", "info", "eligibility", "availability", "history",
-     "balance", "summary", "search", "list", "quote", "estimate"}
-)  # fmt: skip
-
-
-def _may_act(tool: str) -> bool:
-    """Whether a call may change something: its name neither opens with a verb that reads
-    (`evidence.looks_read_only`) nor holds a word that says it reads (`_READ_NAME_WORDS`)."""
-    return not looks_read_only(tool) and _READ_NAME_WORDS.isdisjoint(key_words(tool))
 
 
 def _flag(value: Any) -> bool | None:

@@ -845,10 +845,11 @@ class Evidence:
         claims += self._weekday_slips(reply)
         for sentence, verb in done_claims(reply):
             tools = sorted({t for t in known_tools if does(t, verb) and not looks_read_only(t)})
-            doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`)
+            doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`,
+                # `enrollment_status`)
                 d
                 for d in self._done
-                if not looks_read_only(d.tool) and (does(d.tool, verb) or _says(d.arg_strings, verb))
+                if may_act(d.tool) and (does(d.tool, verb) or _says(d.arg_strings, verb))
             ]
             # `XEHM4B and 59XX6W have been cancelled`: each by a call that does it; the ids of the clause
             # that says it (`I reported E-40917 (ticket MT-57740), and $1.60 has been refunded`: no refund
@@ -3921,6 +3922,22 @@ def _acts(tool: str) -> bool:
     """A tool whose name says an action it does (`book_room`, `extend_stay`, `issue_refund`), not a lookup
     whose name opens with no verb that reads (`subscription_details`, `order_status`)."""
     return not looks_read_only(tool) and any(does(tool, action) for action in ACTIONS)
+
+
+#: words of a tool's name that say it reads wherever they stand (`payment_status`, `order_lookup`,
+#: `availability_check`, `refund_eligibility`), beside a name that opens with a verb that reads
+_READ_NAME_WORDS = frozenset(
+    {"status", "lookup", "check", "details", "detail", "info", "eligibility", "availability", "history",
+     "balance", "summary", "search", "list", "quote", "estimate"}
+)  # fmt: skip
+
+
+@lru_cache(maxsize=4_096)
+def may_act(tool: str) -> bool:
+    """Whether a call may change something: its name neither opens with a verb that reads
+    (`looks_read_only`) nor holds a word that says it reads (`_READ_NAME_WORDS`: `enrollment_status` enrols
+    nobody, `order_lookup` orders nothing)."""
+    return not looks_read_only(tool) and _READ_NAME_WORDS.isdisjoint(key_words(tool))
 
 
 @lru_cache(maxsize=4_096)

@@ -1429,6 +1429,9 @@ def test_pausing_resuming_and_enrolling_are_actions_a_reply_may_claim() -> None:
         "您已退订短信通知。",
     ):
         assert not done(blocked, state, [*tools, "cancel_sms", "resume_line", "update_plan"]), state
+    # a lookup named after the action does not do it (review: `enrollment_status` looked like enrolling)
+    status = [*asked, ("call", ("enrollment_status", {"id": "M-1"}, {"enrolled": False}, False))]
+    assert done(status, "I've enrolled Mia in the Tuesday class.", [*tools, "enrollment_status"])
     moved = [("user", "改到周日16点"), ("call", ("reschedule_lesson", {"id": "L-1"}, None, True))]
     assert done(moved, "已为您调整好：课改到周日16:00。", ["reschedule_lesson"])
 
