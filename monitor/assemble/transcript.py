@@ -236,11 +236,14 @@ def _error_result(result: Any, tool: str) -> str | None:
     error = result.get("error")
     if error and set(result) <= _ERROR_RESULT_KEYS:
         return _said(error)
-    if not may_act(tool) or _flag(result.get("success")) or _flag(result.get("ok")):
+    if not may_act(tool):
         return None
-    if _flag(result.get("success")) is False or _flag(result.get("ok")) is False:
+    success, ok = _flag(result.get("success")), _flag(result.get("ok"))
+    if success or ok:
+        return None
+    if success is False or ok is False:
         for key in ("error", "error_code", "errorCode", "reason", "message"):
-            if _no_error(value := result.get(key)) is False:
+            if not _no_error(value := result.get(key)):
                 return _said(value)
         return "the tool reports it did not succeed"
     if error is True:

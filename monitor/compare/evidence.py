@@ -1188,29 +1188,29 @@ class Evidence:
         conversations and caught one planted error, for another reason; on held-out set 28, 1 good one.
         τ-bench's garbled reply values replace the one stated, and are all still caught."""
         kind = key.partition(":")[0]
-        if kind in ("date", "md"):
-            return self._replaced_day(key, {k[-5:] for k, _ in facts if k.startswith(("date:", "md:"))})
+        if kind in ("date", "md"):  # a day none of the reply's (`key`'s own among them)
+            said = {k[-5:] for k, _ in facts if k.startswith(("date:", "md:"))}
+            return self._stated_near(key, _REPLY_SLIP_DAYS, said)
         if kind == "number":
             return self.lookalike(key, besides=self._reply)
         return self.lookalike(key)
 
-    def _replaced_day(self, key: str, said: set[str]) -> str | None:
-        """A stated day up to `_REPLY_SLIP_DAYS` from `key` that is none of the reply's days (`said`, as
-        `MM-DD`): the conversation's date is one (a wrong deadline counted from today fails)."""
+    def _stated_near(self, key: str, reach: int, skip: set[str]) -> str | None:
+        """The first day the conversation or a successful call's arguments state (`date:`, `md:`) up to
+        `reach` days from `key`'s month and day, none of `skip` (`MM-DD`)."""
         try:
             day = date.fromisoformat(f"2000-{key[-5:]}")
         except ValueError:
             return None
-        for where in (self._sources, self._arguments):
-            for other in where.facts:
-                if not other.startswith(("date:", "md:")) or other[-5:] in said:
-                    continue
-                try:
-                    near = date.fromisoformat(f"2000-{other[-5:]}")
-                except ValueError:
-                    continue
-                if abs((near - day).days) <= _REPLY_SLIP_DAYS:
-                    return other.partition(":")[2]
+        for other in itertools.chain(self._sources.facts, self._arguments.facts):
+            if not other.startswith(("date:", "md:")) or other[-5:] in skip:
+                continue
+            try:
+                near = date.fromisoformat(f"2000-{other[-5:]}")
+            except ValueError:
+                continue
+            if abs((near - day).days) <= reach:
+                return other.partition(":")[2]
         return None
 
     def lookalike(self, key: str, besides: set[float] | frozenset[float] = frozenset()) -> str | None:
@@ -1232,21 +1232,7 @@ class Evidence:
             alike = (x for x in stated if x != n and x and 0.5 <= n / x <= 2)  # `19.90` is no slip of `3.99`
             return next((_plain(x) for x in alike if _one_slip(mine, _digit_form(x), shortest)), None)
         if kind in ("date", "md"):
-            mmdd = key[-5:]
-            try:
-                day = date.fromisoformat(f"2000-{mmdd}")
-            except ValueError:
-                return None
-            for other in (
-                k for k in (*self._sources.facts, *self._arguments.facts) if k.startswith(("date:", "md:"))
-            ):
-                try:
-                    near = date.fromisoformat(f"2000-{other[-5:]}")
-                except ValueError:
-                    continue
-                if other[-5:] != mmdd and abs((near - day).days) <= _SLIP_DAYS:
-                    return other.partition(":")[2]
-            return None
+            return self._stated_near(key, _SLIP_DAYS, {key[-5:]})
         if kind == "time" and len(key) == 10:
             for other in (k for k in self._sources.facts if k.startswith("time:") and len(k) == 10):
                 if other != key and _one_slip(key[5:], other[5:]):
@@ -3715,13 +3701,11 @@ _ZH_FOR_YOU_VERBS = {
 }  # fmt: skip
 #: `已为您取消`, `已原路退回`, `已经为您把预订取消了`, `已为您将明天订单中的菠萝包改为80个`: the verb after 已 (with
 #: 为您, 原路, 把 / 将 + its object)
+_ZH_ALREADY = "(?:已经?|我已经?)"
+_ZH_OBJECT = "把[\u4e00-\u9fff0-9]{1,12}?|将[\u4e00-\u9fff0-9]{1,12}?"  # 把 / 将 + what was done to
 _ZH_DONE = re.compile(
-    "(?:已经?|我已经?)(?:为|帮|给)?(?:您|你)?(?:原路|全部|都|把[\u4e00-\u9fff0-9]{1,12}?|将[\u4e00-\u9fff0-9]{1,12}?)?("
-    + "|".join(_ZH_VERBS)
-    + ")"
-    + "|(?:已经?|我已经?)(?:为|帮|给)(?:您|你)(?:把[\u4e00-\u9fff0-9]{1,12}?|将[\u4e00-\u9fff0-9]{1,12}?)?("
-    + "|".join(_ZH_FOR_YOU_VERBS)
-    + ")"
+    f"{_ZH_ALREADY}(?:为|帮|给)?(?:您|你)?(?:原路|全部|都|{_ZH_OBJECT})?({'|'.join(_ZH_VERBS)})"
+    f"|{_ZH_ALREADY}(?:为|帮|给)(?:您|你)(?:{_ZH_OBJECT})?({'|'.join(_ZH_FOR_YOU_VERBS)})"
 )
 #: French, German, Spanish, Italian, Portuguese and Dutch: the first person perfect (`j'ai annulé`, `ich habe …
 #: gebucht`, `he reservado`, `ho prenotato`, `reservei`, `ik heb … geboekt`) and the passive (`foi
