@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the OpenTelemetry Collector of bench/collector/manifest.yaml with ocb
 # (go.opentelemetry.io/collector/cmd/builder) from Go modules, for bench.collector and the optional
-# Collector → Kafka test. Not part of CI: it takes a few minutes of both cores.
+# Collector tests (the Collector path of the evaluation events, Collector → Kafka); .ci/test runs it
+# (about 3 minutes of both cores on a fresh machine, nothing once built).
 #   bench/collector/build.sh          build once into $OTELCOL_DIR, print the binary's path
 #   bench/collector/build.sh path     print where the binary is (or would be), build nothing
 # $OTELCOL_DIR defaults to ~/.cache/agent-monitor/otelcol-<version> (outside git). A second run with

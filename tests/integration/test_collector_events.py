@@ -3,9 +3,9 @@ deploy/otel-collector/fanout.yaml: the Collector fans the recorded agent spans o
 in-process OTLP receiver here) and to `agent-monitor run`; the monitor's evaluation events come back into
 the Collector's logs pipeline and reach the backend, each on a span that was in the input.
 
-Needs the Collector that `bench/collector/build.sh` builds (Go, a few minutes; CI never builds it):
-without it these tests are skipped and say how to build it. The same events are checked in CI against
-an in-process receiver (tests/integration/test_evaluation_events.py)."""
+Needs the Collector that `bench/collector/build.sh` builds (Go, a few minutes; the test command,
+.ci/test, builds it first): without it these tests are skipped and say how to build it. The same events
+are also checked against an in-process receiver (tests/integration/test_evaluation_events.py)."""
 
 from __future__ import annotations
 

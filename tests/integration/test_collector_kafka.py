@@ -1,7 +1,7 @@
 """The shipped Collector config (deploy/otel-collector/collector.yaml) in front of the monitor's Kafka path.
 
-Needs the Collector that `bench/collector/build.sh` builds (Go, about 4 minutes; CI never builds it):
-without it these tests are skipped and say how to build it. Loadgen traffic goes over OTLP/HTTP to
+Needs the Collector that `bench/collector/build.sh` builds (Go, a few minutes; the test command,
+.ci/test, builds it first): without it these tests are skipped and say how to build it. Loadgen traffic goes over OTLP/HTTP to
 the built Collector running the shipped config (brokers, topic and endpoints overridden with --set),
 which writes it to a real broker (deploy/kafka); one `agent-monitor consume` replica scores it.
 Issue 15 found the shipped config dropping batches as MESSAGE_TOO_LARGE on this traffic.
