@@ -3903,9 +3903,9 @@ _READ_VERBS = frozenset(
 
 @lru_cache(maxsize=4_096)
 def _acts(tool: str) -> bool:
-    """A tool whose name says an action it does (`book_room`, `extend_stay`, `issue_refund`), not a lookup
-    whose name opens with no verb that reads (`subscription_details`, `order_status`)."""
-    return not looks_read_only(tool) and any(does(tool, action) for action in ACTIONS)
+    """A tool whose name says an action it does (`book_room`, `extend_stay`, `issue_refund`): one that may
+    act (`may_act`: not `order_status`, `enrollment_status`) and names an action."""
+    return may_act(tool) and any(does(tool, action) for action in ACTIONS)
 
 
 #: words of a tool's name that say it reads wherever they stand (`payment_status`, `order_lookup`,

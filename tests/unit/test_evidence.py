@@ -381,6 +381,16 @@ def test_a_claim_after_a_failed_call_or_no_call_is_unsupported() -> None:
     assert reply_claims([("user", "cancel ABC123")], "Your reservation has been cancelled.") != []
 
 
+def test_an_opener_that_says_done_needs_a_tool_that_acts_and_a_lookup_named_by_its_object_is_none() -> None:
+    """`Done!` with nothing done since the user's request is unsupported when the agent has a tool that
+    acts; `order_status` and `enrollment_status` name an action's object, not the action (`may_act`), so an
+    agent with only those has nothing it could have done."""
+    asked = [("user", "Can you cancel order 5521 please?")]
+    reply = "Done! Order 5521 shipped yesterday, so it can no longer be changed."
+    assert reply_claims(asked, reply, ["cancel_order", "order_status"]) == ["done: Done!"]
+    assert reply_claims(asked, reply, ["order_status", "enrollment_status"]) == []
+
+
 def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
     """`I reported E-40917 (ticket MT-57740), and the fare has been refunded`: the refund is of the ride,
     not of the bike the other clause names (grounding blind set 3)."""
