@@ -169,7 +169,7 @@ _DURATION_WORDS = {
 _DURATION_UNITS = ("day", "night", "week", "hour", "hr")  # `_DURATION` and `_POLICY_DURATION` need one
 _DURATION = re.compile(
     r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+"
-    r"(?:(?P<work>working|business)\s+)?(?P<unit>days?|nights?|weeks?)\b"
+    r"(?:(?P<work>working|business)\s+|calendar\s+)?(?P<unit>days?|nights?|weeks?)\b"
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
 )
 #: A policy's duration between two dates (`2 days after the request`, `within 21 days of the issue
@@ -177,15 +177,22 @@ _DURATION = re.compile(
 #: frequency or an opening time (`open 7 days a week`, `24 hours a day`, `once a day`).
 _POLICY_DURATION = re.compile(
     r"(?i)\b(?:(?P<lo>\d{1,2})\s*[–-]\s*)?"  # a range's first number: `6–8 weeks before the wedding`
-    r"(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?:(?P<work>working|business)\s+)?"
+    r"(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?:(?P<work>working|business)\s+|calendar\s+)?"
     r"(?P<unit>days?|weeks?)\s+"
     r"(?:after|before|of|from|prior|later|in\s+advance|ahead)\b"
     r"|\b(?:within|for|up\s+to|at\s+least|after)\s+(?P<n2>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
-    r"[\s-]+(?:(?P<work2>working|business)\s+)?(?P<unit2>days?|nights?|weeks?)\b"
+    r"[\s-]+(?:(?P<work2>working|business)\s+|calendar\s+)?(?P<unit2>days?|nights?|weeks?)\b"
     r"(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\s+(?:after|before|prior|later|in\s+advance|ahead|from|of)\b"
     r"|\b(?:within|for|up\s+to|at\s+least)\s+(?P<h2>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
     r"(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
+)
+#: working days said with or without a preposition, as a figure or a range's bounds (`Express (3 working
+#: days)`, `1-3 business days to metro areas`, `within 5 to 7 business days`): a span between dates, never
+#: a frequency (not `5 working days a week`)
+_WORKING_DURATION = re.compile(
+    r"(?i)\b(?:(?P<lo>\d{1,2})\s*(?:[–-]|to)\s*)?(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)"
+    r"[\s-]+(?:working|business)[\s-]+days?\b(?!\s+(?:a|per|each|every)\s+(?:week|month|year)\b)"
 )
 #: hours put whole days between dates from this many: 24 hours is a day, but a one-day offset from every
 #: `cancel up to 24 hours before` would put most slips of a date by a day next to a stated one
@@ -404,6 +411,12 @@ class Evidence:
         #: working days said between dates, signed: a policy's from its direction (`ready 2 working days
         #: after drop-off`: 2, `at least 3 business days before`: -3), a user's both ways
         self._working: set[int] = set()
+        #: working days a policy or a result's note says in any form (`Express (3 working days)`, `refunds
+        #: in 5 to 7 business days`, `_WORKING_DURATION`), signed: they count for a reply's date only when
+        #: that reply says them too (`takes 1–3 business days, so expect it between Monday 13 and Wednesday
+        #: 15 October`), as a policy's refund time would otherwise put every date a week on from any
+        #: stated one next to it
+        self._said_working: set[int] = set()
         self._weekend = False  # a user said a weekend: its Saturday and Sunday are each other's
         #: the Mondays of the weeks a user named as a whole (`any day next week`), with the turn: each day of
         #: them is the user's. Not facts: a reply's date near one is no slip of it (`spoken`)
@@ -435,6 +448,7 @@ class Evidence:
         self._reply_facts: tuple[tuple[str, str], ...] = ()
         self._reply_pairs: set[tuple[str, str]] | None = None
         self._reply_weekdays: list[tuple[str, int, int, int, int | None]] | None = None  # `weekday_dates`
+        self._reply_working_said: set[int] | None = None  # the working days it says (`_working_days_said`)
         self._reply_text = ""  # and its text: the amounts it says in a currency, read when a sum needs them
         self._answering = False  # the user's latest message answers a question of the agent's latest reply
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
@@ -525,6 +539,8 @@ class Evidence:
         `replies_only` text (a tool result's note: `Payout is sent 5 working days after the festival ends`)."""
         if not holds_any(fold(text), _DURATION_UNITS):
             return
+        if not counting_first:  # a policy's working days, whatever word comes before them
+            self._said_working |= _working_days_said(text)
         for m in (_DURATION if counting_first else _POLICY_DURATION).finditer(text):
             hours = m["h"] or m.groupdict().get("h2")
             before = bool(_BEFORE.match(text, m.end()) or _BEFORE.search(m.group(0)))
@@ -803,6 +819,7 @@ class Evidence:
         self._reply_facts = facts  # what `_deadline` pairs, when a date needs it
         self._reply_pairs = None
         self._reply_weekdays = None
+        self._reply_working_said = None
         self._reply_text = reply
         for canon, original in facts:
             found = self._fact_source(canon, original)
@@ -1609,6 +1626,12 @@ class Evidence:
         system prompt or the user said (`ready 2 working days after drop-off`: Tuesday to Thursday,
         Friday to Tuesday); in a `reply`, a policy's long offsets too (`_long_offsets`)."""
         working = self._working | self._reply_working if reply else self._working
+        if reply and self._said_working:  # the policy's working days this reply says too
+            if self._reply_working_said is None:
+                self._reply_working_said = {
+                    abs(n) for n in _working_days_said(self._reply_text[:MAX_FACT_CHARS])
+                }
+            working = working | {n for n in self._said_working if abs(n) in self._reply_working_said}
         if (
             not self._offsets
             and not working
@@ -1677,6 +1700,19 @@ def _names_weekday(padded: str, name: str) -> bool:
     if all(ord(c) >= 0x3040 for c in name):
         return padded.count(name) > padded.count(f"{name}次")
     return f" {name} " in padded or f" {name}s " in padded
+
+
+def _working_days_said(text: str) -> set[int]:
+    """The working days a text says (`_WORKING_DURATION`: a figure, or a range's two bounds), signed: back
+    from a date when `before` it (`3 working days before the event`), else on from it."""
+    out = set()
+    for m in _WORKING_DURATION.finditer(text):
+        before = _BEFORE.match(text, m.end()) is not None
+        for said in {m["lo"], m["n"]} - {None}:
+            n = int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]
+            if 0 < n <= _MAX_OFFSET:
+                out.add(-n if before else n)
+    return out
 
 
 def _working_days_on(day: date, n: int) -> date:

@@ -193,6 +193,45 @@ def test_working_days_run_the_way_the_policy_says() -> None:
     assert [p.source for p in ev.provenance("t", {"cancel_by": "2025-03-24"})] == ["agent"]
 
 
+def _claims_under(policy: str, said: str, reply: str) -> list[str]:
+    ev = Evidence(system=[policy], today=TODAY)
+    ev.add_user(1, said)
+    return [c.what + ": " + c.text for c in ev.unsupported(reply, ["create_order"])]
+
+
+def test_working_days_a_policy_says_in_any_form_count_for_a_reply_that_says_them_too() -> None:
+    """`Express (3 working days)`, `within 5 to 7 business days` (grounding blind set 25): the date they
+    put after a stated one is worked out when the reply says that duration itself; a reply that only
+    names a date a week on is not backed by a refund policy it never mentions (tau-bench's `5 to 7
+    business days` would put every date a week from a stated one next to it)."""
+    express = "Standard turnaround: 7 working days from drop-off; express (3 working days) +£25."
+    said = "I'll drop the ring off today"  # Friday 14 March
+    assert _claims_under(express, said, "Express takes 3 working days: ready Wednesday 19 March.") == []
+    assert _claims_under(express, said, "Express is £25 more and ready Wednesday 19 March.") == [
+        "fact: 19 March"
+    ]
+    refunds = "Refunds go back to the original card within 5 to 7 business days."
+    cancelled = "Please cancel my order, it was placed today"
+    window = "Refunds take 5 to 7 business days, so expect it between Friday 21 and Tuesday 25 March."
+    assert _claims_under(refunds, cancelled, window) == []
+    assert _claims_under(refunds, cancelled, "Your order is cancelled; the refund lands on 21 March.") == [
+        "fact: 21 March"
+    ]
+    assert _claims_under(refunds, cancelled, "Refunds take 5 to 7 business days: by 26 March.") == [
+        "fact: 26 March"
+    ]
+
+
+def test_calendar_days_before_a_stated_date_are_days_before_it() -> None:
+    """`Enrolment closes 5 calendar days before a term starts` (grounding blind set 25)."""
+    policy = "Enrolment closes 5 calendar days before a term starts."
+    said = "The spring term starts on Monday 24 March, right?"
+    assert _claims_under(policy, said, "Yes, and enrolment closes on Wednesday 19 March.") == []
+    assert _claims_under(policy, said, "Yes, and enrolment closes on Thursday 20 March.") == [
+        "fact: 20 March"
+    ]
+
+
 def test_whole_days_said_in_hours_put_days_between_dates_from_two_days_up() -> None:
     """`48 hours` from a deadline, `at least 72 hours before` a start (grounding blind set 4); not `24
     hours`, which in every cancellation policy would put each one-day slip next to a stated date."""
