@@ -172,13 +172,14 @@ _DURATION = re.compile(
     r"(?:(?P<work>working|business)\s+|calendar\s+)?(?P<unit>days?|nights?|weeks?)\b"
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
 )
-#: A policy's duration between two dates (`2 days after the request`, `within 21 days of the issue
-#: date`, `on the shelf for 7 days`, `unsold after 30 days`, a stay of `at least 2 nights`) — not a
-#: frequency or an opening time (`open 7 days a week`, `24 hours a day`, `once a day`).
+#: A policy's duration between two dates (`2 days after the request`, `30 or more days before arrival`,
+#: `14 days or more before`, `within 21 days of the issue date`, `on the shelf for 7 days`, `unsold after
+#: 30 days`, a stay of `at least 2 nights`) — not a frequency or an opening time (`open 7 days a week`,
+#: `24 hours a day`, `once a day`).
 _POLICY_DURATION = re.compile(
     r"(?i)\b(?:(?P<lo>\d{1,2})\s*[–-]\s*)?"  # a range's first number: `6–8 weeks before the wedding`
-    r"(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?:(?P<work>working|business)\s+|calendar\s+)?"
-    r"(?P<unit>days?|weeks?)\s+"
+    r"(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)(?:\s+or\s+more)?[\s-]+"
+    r"(?:(?P<work>working|business)\s+|calendar\s+)?(?P<unit>days?|weeks?)\s+(?:or\s+more\s+)?"
     r"(?:after|before|of|from|prior|later|in\s+advance|ahead)\b"
     r"|\b(?:within|for|up\s+to|at\s+least|after)\s+(?P<n2>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
     r"[\s-]+(?:(?P<work2>working|business)\s+|calendar\s+)?(?P<unit2>days?|nights?|weeks?)\b"
@@ -2179,9 +2180,10 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
     return out
 
 
-#: what says a deadline before a day: `until`, `by`, `before`, `bis`, `jusqu'au`, `hasta el`, `fino al`
+#: what says a deadline before a day: `until`, `by`, `before`, `up to` (`free cancellation up to 13:00 on
+#: Friday 14 June`), `bis`, `jusqu'au`, `hasta el`, `fino al`
 _DEADLINE_WORDS = re.compile(
-    r"(?i)\b(?:until|till|by|before|no later than|bis|vor|jusqu|avant|hasta|antes|fino|entro|até|tot|uiterlijk)\b"
+    r"(?i)\b(?:until|till|by|before|up to|no later than|bis|vor|jusqu|avant|hasta|antes|fino|entro|até|tot|uiterlijk)\b"
 )
 
 

@@ -232,6 +232,35 @@ def test_calendar_days_before_a_stated_date_are_days_before_it() -> None:
     ]
 
 
+def test_a_policys_days_or_more_before_a_date_put_that_many_days_before_it() -> None:
+    """`full refund 30 or more days before arrival`, `14 days or more before` (grounding blind set 27): the
+    last day of a full refund, 30 days before a stated arrival, is worked out; a day after it is not."""
+    for policy in (
+        "Cancellation: full refund 30 or more days before arrival.",
+        "Full refund 30 days or more before.",
+    ):
+        said = "We arrive on August 8, what if we cancel?"
+        assert _claims_under(policy, said, "Cancel by July 9 and you get it all back.") == []
+        assert _claims_under(policy, said, "Cancel by July 10 and you get it all back.") == ["fact: July 10"]
+
+
+def test_free_cancellation_up_to_a_time_on_the_day_before_a_booking_is_its_deadline() -> None:
+    """`Cancellations 24 hours or more before the start: full refund` and a booking at 16:00 on Thursday 6
+    March (grounding blind set 29): `Free cancellation up to 16:00 on Wednesday 5 March` is its deadline;
+    the same day with another time is not."""
+    ev = Evidence(
+        system=["Cancellations 24 hours or more before the start: full refund."], today="2025-03-04"
+    )
+    ev.add_user(1, "Can I book a bay Thursday 4pm till 6pm?")
+    booking = {"date": "2025-03-06", "start_time": "16:00", "duration_mins": 120}
+    ev.add_call(2, "create_booking", booking, {"booking_ref": "SR-250306-214"}, failed=False, tainted=False)
+    assert (
+        ev.unsupported("Booked, SR-250306-214. Free cancellation up to 16:00 on Wednesday 5 March.", []) == []
+    )
+    wrong = ev.unsupported("Booked, SR-250306-214. Free cancellation up to 18:00 on Wednesday 5 March.", [])
+    assert [c.text for c in wrong] == ["5 March"]
+
+
 def test_whole_days_said_in_hours_put_days_between_dates_from_two_days_up() -> None:
     """`48 hours` from a deadline, `at least 72 hours before` a start (grounding blind set 4); not `24
     hours`, which in every cancellation policy would put each one-day slip next to a stated date."""
