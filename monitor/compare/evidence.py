@@ -3557,6 +3557,13 @@ def _month_days(reply: str) -> list[tuple[str, str]]:
 _DAY_BEFORE_RANGE = re.compile(r"(?<![\d.,:/])(?P<d>\d{1,2})\s?[-–]\s?$")
 
 
+#: the days listed before a day and its month (`4, 6 and ` of `4, 6 and 11 Nov`; `the 3rd, 4th or ` of
+#: `5th May`), not a time, an amount or a date of its own (`10:30, 5 May`, `$4, 5 May`, `4/5 and 6 May`)
+_DAYS_BEFORE = re.compile(
+    r"(?i)(?<![\d.,:/$£€-])(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s*(?:,|and|or|&)\s*)+$"
+)
+_DAYS_BEFORE_REACH = 40
+_LISTED_DAY = re.compile(r"\d{1,2}")
 #: a day number listed after a month's day (`June 5th and 6th`, `May 3, 4 or 10`, `Aug 12-14`: the days
 #: said, not those between), not a time, a count or a duration (`June 5 at 10`, `June 5, 8 to 10 of us`)
 _MORE_DAYS = re.compile(
@@ -3566,13 +3573,24 @@ _MORE_DAYS = re.compile(
 
 
 def _listed_days(text: str, days: list[tuple[str, str]]) -> list[str]:
-    """`md:` keys of the days listed after a month's day (`June 5th and 6th`: `md:06-06`), each later
-    than the one before it (a list or a range of days is said in order)."""
+    """`md:` keys of the days listed after a month's day (`June 5th and 6th`: `md:06-06`), or before a day
+    and its month (`4, 6 and 11 Nov`: `md:11-04`, `md:11-06`), each earlier than the one after it (a list
+    or a range of days is said in order)."""
     out: list[str] = []
     at = 0
     for key, said in days:
         start = text.find(said, at)
-        if start < 0 or not said[:1].isalpha():  # `5 June and 6`: the month comes last, nothing follows it
+        if start < 0:
+            continue
+        if not said[:1].isalpha():  # `4, 6 and 11 Nov`: the month comes last, the days before it
+            listed = _DAYS_BEFORE.search(text, max(0, start - _DAYS_BEFORE_REACH), start)
+            last = int(key[6:])
+            for d in reversed(_LISTED_DAY.findall(listed.group(0)) if listed else []):
+                if not 1 <= int(d) < last:
+                    break
+                last = int(d)
+                out.append(f"md:{key[3:5]}-{last:02d}")
+            at = start + len(said)
             continue
         at, month, last = start + len(said), key[3:5], int(key[6:])
         while (m := _MORE_DAYS.match(text, at)) is not None and last < int(m["d"]) <= 31:

@@ -379,19 +379,24 @@ def spoken_keys(text: str, today: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(keys))
 
 
-#: a Chinese month's day and the days listed after it (`10月18号、19号`, `3月5日和6日`): the same month's
-_ZH_LISTED_DAYS = re.compile(r"(\d{1,2})\s*月\s*\d{1,2}\s*[号日]((?:\s*[、和与及,，]\s*\d{1,2}\s*[号日])+)")
-_ZH_LISTED_DAY = re.compile(r"(\d{1,2})\s*[号日]")
+#: a Chinese month's day and the days listed after it (`10月18号、19号`, `3月5日和6日`), or a list of days
+#: whose last one alone carries 号 or 日 (`11月23、24号`): the same month's
+_ZH_LISTED_DAYS = re.compile(
+    r"(\d{1,2})\s*月\s*\d{1,2}\s*(?:[号日]((?:\s*[、和与及,，]\s*\d{1,2}\s*[号日])+)"
+    r"|((?:\s*[、和与及,，]\s*\d{1,2})+)\s*[号日])"
+)
+_ZH_LISTED_DAY = re.compile(r"\d{1,2}")
 
 
 def _zh_listed_days(text: str) -> list[str]:
-    """`md:` keys of the days listed after a Chinese month's day (`10月18号、19号`: `md:10-19`)."""
+    """`md:` keys of the days listed after a Chinese month's day (`10月18号、19号`, `11月23、24号`:
+    `md:10-19`, `md:11-24`)."""
     if "月" not in text:
         return []
     out = []
     for m in _ZH_LISTED_DAYS.finditer(text):
         month = int(m.group(1))
-        days = (int(d) for d in _ZH_LISTED_DAY.findall(m.group(2)))
+        days = (int(d) for d in _ZH_LISTED_DAY.findall(m.group(2) or m.group(3)))
         out += [f"md:{month:02d}-{day:02d}" for day in days if 1 <= month <= 12 and 1 <= day <= 31]
     return out
 

@@ -92,10 +92,27 @@ def source(
         ("på torsdag", {"date": "2025-03-20"}),
         ("l'email è giulia punto ferri chiocciola libero punto it", {"email": "giulia.ferri@libero.it"}),
         ("anna kropka nowak małpa wp kropka pl", {"email": "anna.nowak@wp.pl"}),
+        # a list of days whose month comes last (grounding blind set 29: 11月23、24号)
+        ("想申请11月23、24号两天的加大摊位", {"dates": ["2025-11-23", "2025-11-24"]}),
+        ("I'm away and back on 4, 6 and 11 Nov", {"dates": ["2025-11-04", "2025-11-06"]}),
+        ("the 3rd, 4th or 5th May would work", {"date": "2025-05-03"}),
     ],
 )
 def test_a_value_the_user_said_in_another_form_is_the_users(said: str, args: dict[str, Any]) -> None:
     assert set(source([said], "t", args).values()) == {"user"}
+
+
+@pytest.mark.parametrize(
+    ("said", "args"),
+    [
+        ("on 3, 4 and 5 May", {"date": "2025-05-06"}),  # the days listed, not the next one
+        ("at 10:30, 5 May", {"date": "2025-05-10"}),  # a time before a date is no day of it
+        ("$4, 5 May", {"date": "2025-05-04"}),  # nor an amount
+        ("11月23日，2人", {"date": "2025-11-02"}),  # nor a count after a Chinese day
+    ],
+)
+def test_what_only_looks_like_a_list_of_days_lists_none(said: str, args: dict[str, Any]) -> None:
+    assert set(source([said], "t", args).values()) == {"agent"}
 
 
 def test_a_date_a_stated_duration_from_a_stated_date_is_computed() -> None:
