@@ -188,12 +188,14 @@ _POLICY_DURATION = re.compile(
     r"|\b(?:within|for|up\s+to|at\s+least)\s+(?P<h2>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
     r"(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
 )
+_OR_MORE = re.compile(r"(?i)\bor\s+more\b")
 #: working days said with or without a preposition, as a figure or a range's bounds (`Express (3 working
 #: days)`, `1-3 business days to metro areas`, `within 5 to 7 business days`): a span between dates, never
 #: a frequency (not `5 working days a week`)
 _WORKING_DURATION = re.compile(
-    r"(?i)\b(?:(?P<lo>\d{1,2})\s*(?:[–-]|to)\s*)?(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)"
-    r"[\s-]+(?:working|business)[\s-]+days?\b(?!\s+(?:a|per|each|every)\s+(?:week|month|year)\b)"
+    r"(?i)\b(?:(?:between\s+)?(?P<lo>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:[–-]|to|and)\s*)?"
+    r"(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)"
+    r"[\s-]+(?:working|business)[\s-]+days?\b(?!\s*(?:/|a\s|per\s|each\s|every\s)\s*(?:week|month|year)\b)"
 )
 #: hours put whole days between dates from this many: 24 hours is a day, but a one-day offset from every
 #: `cancel up to 24 hours before` would put most slips of a date by a day next to a stated one
@@ -449,7 +451,8 @@ class Evidence:
         self._reply_facts: tuple[tuple[str, str], ...] = ()
         self._reply_pairs: set[tuple[str, str]] | None = None
         self._reply_weekdays: list[tuple[str, int, int, int, int | None]] | None = None  # `weekday_dates`
-        self._reply_working_said: set[int] | None = None  # the working days it says (`_working_days_said`)
+        #: the working days each of its sentences says, by the days it states (`_working_days_by_day`)
+        self._reply_working_said: dict[str, set[int]] | None = None
         self._reply_text = ""  # and its text: the amounts it says in a currency, read when a sum needs them
         self._answering = False  # the user's latest message answers a question of the agent's latest reply
         self._asked: tuple[Any, list[tuple[str, str, Any]]] | None = None  # the last `provenance`'s leaves
@@ -545,6 +548,10 @@ class Evidence:
         for m in (_DURATION if counting_first else _POLICY_DURATION).finditer(text):
             hours = m["h"] or m.groupdict().get("h2")
             before = bool(_BEFORE.match(text, m.end()) or _BEFORE.search(m.group(0)))
+            if not before and _OR_MORE.search(
+                m.group(0)
+            ):  # `hires of 7 days or more from …`: a length, no date
+                continue
             if hours:  # `48 hours`, `at least 72 hours before`: whole days, exactly (no first day counted)
                 if int(hours) % 24 == 0 and _MIN_HOURS_OFFSET <= int(hours) <= 24 * _MAX_OFFSET:
                     days = int(hours) // 24
@@ -1627,12 +1634,11 @@ class Evidence:
         system prompt or the user said (`ready 2 working days after drop-off`: Tuesday to Thursday,
         Friday to Tuesday); in a `reply`, a policy's long offsets too (`_long_offsets`)."""
         working = self._working | self._reply_working if reply else self._working
-        if reply and self._said_working:  # the policy's working days this reply says too
+        if reply and self._said_working:  # the policy's working days the reply's sentence of this day says
             if self._reply_working_said is None:
-                self._reply_working_said = {
-                    abs(n) for n in _working_days_said(self._reply_text[:MAX_FACT_CHARS])
-                }
-            working = working | {n for n in self._said_working if abs(n) in self._reply_working_said}
+                self._reply_working_said = _working_days_by_day(self._reply_text, self._reply_facts)
+            says = self._reply_working_said.get(date_key[-5:], set())
+            working = working | {n for n in self._said_working if abs(n) in says}
         if (
             not self._offsets
             and not working
@@ -1703,16 +1709,33 @@ def _names_weekday(padded: str, name: str) -> bool:
     return f" {name} " in padded or f" {name}s " in padded
 
 
+def _working_days_by_day(reply: str, facts: Iterable[tuple[str, str]]) -> dict[str, set[int]]:
+    """`MM-DD` of each day a reply states → the working days (unsigned) the sentence that states it says
+    (`Refunds take 5 to 7 business days, so expect it by Thursday, August 14`: `08-14` → {5, 7})."""
+    out: dict[str, set[int]] = {}
+    days = [
+        (canon[-5:], original) for canon, original in facts if canon.startswith(("date:", "md:")) and original
+    ]
+    if not days:
+        return out
+    for sentence in sentences(reply[:MAX_FACT_CHARS]):
+        said = {abs(n) for n in _working_days_said(sentence)}
+        for day, original in days if said else ():
+            if original in sentence:
+                out.setdefault(day, set()).update(said)
+    return out
+
+
 def _working_days_said(text: str) -> set[int]:
     """The working days a text says (`_WORKING_DURATION`: a figure, or a range's two bounds), signed: back
     from a date when `before` it (`3 working days before the event`), else on from it."""
     out = set()
     for m in _WORKING_DURATION.finditer(text):
         before = _BEFORE.match(text, m.end()) is not None
-        for said in {m["lo"], m["n"]} - {None}:
-            n = int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]
-            if 0 < n <= _MAX_OFFSET:
-                out.add(-n if before else n)
+        said = [int(x) if x.isdigit() else _DURATION_WORDS[fold(x)] for x in (m["lo"], m["n"]) if x]
+        if len(said) == 2 and said[0] >= said[1]:  # `9-5 working days`: office hours, no range of days
+            continue
+        out |= {-n if before else n for n in said if 0 < n <= _MAX_OFFSET}
     return out
 
 
@@ -2146,7 +2169,7 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
     with a time of day right after it (`… stornieren bis Mittwoch, 12.03., 16:30 Uhr`) or right before it,
     after the deadline word (`until 9:00 a.m. on Friday, July 10`)."""
     text = reply[:MAX_FACT_CHARS]
-    if not _DEADLINE_WORDS.search(text):
+    if not _DEADLINE_WORDS.search(text) and not _UP_TO.search(text):
         return set()
     days: list[tuple[int, int, str]] = []
     clocks: list[tuple[int, str]] = []
@@ -2158,7 +2181,9 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
         while at >= 0:  # each place it is said (`16:30–18:00 … until Wednesday 12.03., 16:30`)
             if not dated:
                 clocks.append((at, canon[5:]))
-            elif _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at):
+            elif _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at) or _UP_TO_DAY.search(
+                text, max(0, at - _PAIR_GAP), at
+            ):
                 days.append((at, at + len(original), canon[-5:]))
             at = text.find(original, at + len(original))
     clocks.sort()
@@ -2172,7 +2197,10 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
         while i < len(clocks) and clocks[i][0] < start:
             at = clocks[i][0]
             if _UNTIL_WORDS.search(text, max(0, at - _PAIR_GAP), at) or (
-                _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at)
+                (
+                    _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at)
+                    or _UP_TO_CLOCK.search(text, max(0, at - _PAIR_GAP), at)
+                )
                 and _CANCEL_WORDS.search(text, max(0, at - _CANCEL_REACH), at)
             ):
                 out.add((day, clocks[i][1]))
@@ -2180,10 +2208,16 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
     return out
 
 
-#: what says a deadline before a day: `until`, `by`, `before`, `up to` (`free cancellation up to 13:00 on
-#: Friday 14 June`), `bis`, `jusqu'au`, `hasta el`, `fino al`
+#: what says a deadline before a day: `until`, `by`, `before`, `bis`, `jusqu'au`, `hasta el`, `fino al`
 _DEADLINE_WORDS = re.compile(
-    r"(?i)\b(?:until|till|by|before|up to|no later than|bis|vor|jusqu|avant|hasta|antes|fino|entro|até|tot|uiterlijk)\b"
+    r"(?i)\b(?:until|till|by|before|no later than|bis|vor|jusqu|avant|hasta|antes|fino|entro|até|tot|uiterlijk)\b"
+)
+#: `up to` right before a deadline's time and day (`free cancellation up to 13:00 on Friday 14 June`),
+#: and not before a count or an amount (`a bay for up to 4 players on Wednesday 5 March`, `up to 20% on …`)
+_UP_TO = re.compile(r"(?i)\bup\s+to\b")
+_UP_TO_CLOCK = re.compile(r"(?i)\bup\s+to\s+$")
+_UP_TO_DAY = re.compile(
+    r"(?i)\bup\s+to\s+(?:(?:\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midnight)\s+(?:on\s+)?)?(?:[^\W\d_]+,?\s+)?$"
 )
 
 
@@ -3557,10 +3591,14 @@ def _month_days(reply: str) -> list[tuple[str, str]]:
 _DAY_BEFORE_RANGE = re.compile(r"(?<![\d.,:/])(?P<d>\d{1,2})\s?[-–]\s?$")
 
 
-#: the days listed before a day and its month (`4, 6 and ` of `4, 6 and 11 Nov`; `the 3rd, 4th or ` of
-#: `5th May`), not a time, an amount or a date of its own (`10:30, 5 May`, `$4, 5 May`, `4/5 and 6 May`)
+#: the days listed before a day and its month: after a word that says days come (`on 4, 6 and ` of `back
+#: on 4, 6 and 11 Nov`, `the`, `dates`, `from`, `between`), or ordinals (`3rd, 4th or ` of `5th May`) —
+#: not a count, a time, an amount, a number or a date of its own (`table for 4, 12 May`, `at 10, 12 May`,
+#: `$4, 5 May`, `flight BA12, 15 May`, `Order 7 and 12 May`, `4/5 and 6 May`)
 _DAYS_BEFORE = re.compile(
-    r"(?i)(?<![\d.,:/$£€-])(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s*(?:,|and|or|&)\s*)+$"
+    r"(?i)(?:\b(?:on|the|dates?|days?|from|between)\s+(?:the\s+)?"
+    r"(?:\d{1,2}(?:st|nd|rd|th)?\s*(?:,|and|or|&)\s*(?:the\s+)?)+"
+    r"|(?<![\w.,:/$£€#-])(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s*(?:,|and|or|&)\s*)+)$"
 )
 _DAYS_BEFORE_REACH = 40
 _LISTED_DAY = re.compile(r"\d{1,2}")
@@ -3665,6 +3703,8 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "resume": ("resume", "unpause", "unfreeze", "reactivate", "reinstate"),
     "enroll": ("enrol", "enroll", "subscribe"),
 }
+#: every verb an action is named by (`ACTIONS`), as a tool's name opens with it
+_ACTION_VERBS = frozenset(stem for stems in ACTIONS.values() for stem in stems)
 _CLAIM_VERBS: dict[str, str] = {
     "cancelled": "cancel", "canceled": "cancel", "booked": "book", "reserved": "book",
     "refunded": "refund", "sent": "send", "emailed": "send", "updated": "update", "changed": "update",
@@ -3976,8 +4016,14 @@ _READ_NAME_WORDS = frozenset(
 def may_act(tool: str) -> bool:
     """Whether a call may change something: its name neither opens with a verb that reads
     (`looks_read_only`) nor holds a word that says it reads (`_READ_NAME_WORDS`: `enrollment_status` enrols
-    nobody, `order_lookup` orders nothing)."""
-    return not looks_read_only(tool) and _READ_NAME_WORDS.isdisjoint(key_words(tool))
+    nobody, `order_lookup` orders nothing) — unless an action's verb opens it and names the thing before
+    that word (`update_order_status`, `change_payment_details` set what the word names). A name of two
+    words is read as the lookup (`order_status`, and so `transfer_balance` too)."""
+    if looks_read_only(tool):
+        return False
+    words = key_words(tool)
+    reads = [i for i, w in enumerate(words) if w in _READ_NAME_WORDS]
+    return not reads or (reads[0] >= 2 and words[0] in _ACTION_VERBS)
 
 
 @lru_cache(maxsize=4_096)

@@ -29,6 +29,7 @@ words mean beyond what `facts.extract_facts` reads on its own:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -382,8 +383,9 @@ def spoken_keys(text: str, today: str | None) -> tuple[str, ...]:
 #: a Chinese month's day and the days listed after it (`10月18号、19号`, `3月5日和6日`), or a list of days
 #: whose last one alone carries 号 or 日 (`11月23、24号`): the same month's
 _ZH_LISTED_DAYS = re.compile(
-    r"(\d{1,2})\s*月\s*\d{1,2}\s*(?:[号日]((?:\s*[、和与及,，]\s*\d{1,2}\s*[号日])+)"
+    r"(\d{1,2})\s*月\s*(\d{1,2})\s*(?:[号日]((?:\s*[、和与及,，]\s*\d{1,2}\s*[号日])+)"
     r"|((?:\s*[、和与及,，]\s*\d{1,2})+)\s*[号日])"
+    r"(?![线门楼桌房车座位层室栋口台])"  # not `5号线` (a metro line), `3号门` (a gate), `2号桌` (a table)
 )
 _ZH_LISTED_DAY = re.compile(r"\d{1,2}")
 
@@ -395,9 +397,11 @@ def _zh_listed_days(text: str) -> list[str]:
         return []
     out = []
     for m in _ZH_LISTED_DAYS.finditer(text):
-        month = int(m.group(1))
-        days = (int(d) for d in _ZH_LISTED_DAY.findall(m.group(2) or m.group(3)))
-        out += [f"md:{month:02d}-{day:02d}" for day in days if 1 <= month <= 12 and 1 <= day <= 31]
+        month, last = int(m.group(1)), int(m.group(2))
+        days = [int(d) for d in _ZH_LISTED_DAY.findall(m.group(3) or m.group(4))]
+        if not 1 <= month <= 12 or any(b <= a for a, b in itertools.pairwise([last, *days])) or days[-1] > 31:
+            continue  # listed days rise (`11月25，5号线` lists none)
+        out += [f"md:{month:02d}-{day:02d}" for day in days]
     return out
 
 

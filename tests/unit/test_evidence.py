@@ -109,6 +109,14 @@ def test_a_value_the_user_said_in_another_form_is_the_users(said: str, args: dic
         ("at 10:30, 5 May", {"date": "2025-05-10"}),  # a time before a date is no day of it
         ("$4, 5 May", {"date": "2025-05-04"}),  # nor an amount
         ("11月23日，2人", {"date": "2025-11-02"}),  # nor a count after a Chinese day
+        # review: counts, times, numbers and things numbered before a day and its month
+        ("Table for 4, 12 May at 7pm", {"date": "2025-05-04"}),
+        ("flight BA12, 15 May", {"date": "2025-05-12"}),
+        ("at 10, 12 May", {"date": "2025-05-10"}),
+        ("Order 7 and 12 May", {"date": "2025-05-07"}),
+        ("party of 6 & 14 June", {"date": "2025-06-06"}),
+        ("11月25，5号线地铁站见", {"date": "2025-11-05"}),  # metro line 5
+        ("11月25，3号门", {"date": "2025-11-03"}),  # gate 3
     ],
 )
 def test_what_only_looks_like_a_list_of_days_lists_none(said: str, args: dict[str, Any]) -> None:
@@ -237,6 +245,11 @@ def test_working_days_a_policy_says_in_any_form_count_for_a_reply_that_says_them
     assert _claims_under(refunds, cancelled, "Refunds take 5 to 7 business days: by 26 March.") == [
         "fact: 26 March"
     ]
+    # the duration counts in the sentence that says it only (review)
+    apart = "Refunds take 5 to 7 business days. Your order is cancelled; you'll see it on 21 March."
+    assert _claims_under(refunds, cancelled, apart) == ["fact: 21 March"]
+    words = "Refunds go back within three to five business days."
+    assert _claims_under(words, cancelled, "Refunds take 3 to 5 business days: by Wednesday 19 March.") == []
 
 
 def test_calendar_days_before_a_stated_date_are_days_before_it() -> None:
@@ -259,6 +272,11 @@ def test_a_policys_days_or_more_before_a_date_put_that_many_days_before_it() -> 
         said = "We arrive on August 8, what if we cancel?"
         assert _claims_under(policy, said, "Cancel by July 9 and you get it all back.") == []
         assert _claims_under(policy, said, "Cancel by July 10 and you get it all back.") == ["fact: July 10"]
+    # a length, not a time before a date (review): `7 days or more` of a hire puts no week after the start
+    hire = "Hires of 7 days or more from the Leeds depot include free delivery."
+    assert _claims_under(hire, "I need it from 12 May", "So from 12 May, with delivery on 19 May.") == [
+        "fact: 19 May"
+    ]
 
 
 def test_free_cancellation_up_to_a_time_on_the_day_before_a_booking_is_its_deadline() -> None:
@@ -276,6 +294,12 @@ def test_free_cancellation_up_to_a_time_on_the_day_before_a_booking_is_its_deadl
     )
     wrong = ev.unsupported("Booked, SR-250306-214. Free cancellation up to 18:00 on Wednesday 5 March.", [])
     assert [c.text for c in wrong] == ["5 March"]
+    # `up to` before a count or an amount is no deadline's (review): the wrong day of a booking still fails
+    for reply in (
+        "Booked, SR-250306-214: a bay for up to 4 players on Wednesday 5 March, 16:00 to 18:00.",
+        "Booked SR-250306-214. Save up to 20% on Wednesday 5 March, 16:00 to 18:00.",
+    ):
+        assert [c.text for c in ev.unsupported(reply, [])] == ["5 March"]
 
 
 def test_whole_days_said_in_hours_put_days_between_dates_from_two_days_up() -> None:
@@ -474,6 +498,12 @@ def test_an_opener_that_says_done_needs_a_tool_that_acts_and_a_lookup_named_by_i
     reply = "Done! Order 5521 shipped yesterday, so it can no longer be changed."
     assert reply_claims(asked, reply, ["cancel_order", "order_status"]) == ["done: Done!"]
     assert reply_claims(asked, reply, ["order_status", "enrollment_status"]) == []
+    # a verb that opens the name and the thing it sets before the word (review): `update_contact_details`
+    # acts, so "Done!" with no call of it since the request is unsupported
+    email = [("user", "Please change my email to a@b.com")]
+    assert reply_claims(email, "Done! Your email is now a@b.com.", ["update_contact_details"]) == [
+        "done: Done!"
+    ]
 
 
 def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
