@@ -33,7 +33,7 @@ fi
 
 mkdir -p "$DIR/bin"
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-p=1"
-if [ ! -x "$DIR/bin/builder" ] || [ "$("$DIR/bin/builder" version 2>/dev/null | grep -o 'v[0-9][0-9.]*')" != "$BUILDER_VERSION" ]; then
+if [ ! -x "$DIR/bin/builder" ] || [ "$("$DIR/bin/builder" version 2>&1 | grep -o 'v[0-9][0-9.]*')" != "$BUILDER_VERSION" ]; then
   echo "installing ocb $BUILDER_VERSION into $DIR/bin" >&2
   GOBIN="$DIR/bin" nice -n 10 go install "go.opentelemetry.io/collector/cmd/builder@$BUILDER_VERSION"
 fi

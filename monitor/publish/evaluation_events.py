@@ -211,9 +211,12 @@ class EvaluationEvents:
         contexts: dict[tuple[str, str], Context | None] = {}  # a span's events share its context
         for e in events:
             where = (e.trace_id, e.span_id)
-            if where not in contexts:
-                contexts[where] = _span_context(*where)
-            context = contexts[where]
+            if not isinstance(e.trace_id, str) or not isinstance(e.span_id, str):
+                context = None  # ids a hand-edited report holds as something else (a list): no key
+            elif where in contexts:
+                context = contexts[where]
+            else:
+                context = contexts[where] = _span_context(*where)
             if context is None:  # not a span's ids (a report rewritten by hand): that event only is lost
                 lost += 1
                 continue

@@ -173,10 +173,11 @@ def test_an_id_that_is_no_span_id_loses_its_event_only(tmp_path: Path) -> None:
     reports, _ = replay(tmp_path, "http://127.0.0.1:9", "strands")
     good = next(r for r in reports if r["conversation_id"] == "strands-correct")
     bad = json.loads(json.dumps(next(r for r in reports if r["conversation_id"] == "strands-wrong-metric")))
+    rewritten: list[Any] = ["-1", "ff" * 20, "0x_1f", ["1" * 16]]  # a list too: no text, no key (review)
     for i, turn in enumerate(bad["observed_turns"]):
-        turn["span_id"] = ("-1", "ff" * 20, "0x_1f")[i % 3]
-    spoiled = sum(1 for e in events_of(bad) if e.span_id in ("-1", "ff" * 20, "0x_1f"))
-    assert spoiled >= 3
+        turn["span_id"] = rewritten[i % 4]
+    spoiled = sum(1 for e in events_of(bad) if e.span_id in rewritten)
+    assert spoiled >= 4
     with otlp_sink() as sink:
         events = EvaluationEvents(EvaluationEventsConfig(endpoint=sink.url, schedule_delay_s=0.05))
         events(good)
