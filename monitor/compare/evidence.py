@@ -869,7 +869,7 @@ class Evidence:
                 )
         claims += self._weekday_slips(reply)
         for sentence, verb in done_claims(reply):
-            tools = sorted({t for t in known_tools if does(t, verb) and not looks_read_only(t)})
+            tools = sorted({t for t in known_tools if does(t, verb) and may_act(t)})
             doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`,
                 # `enrollment_status`)
                 d
@@ -885,7 +885,7 @@ class Evidence:
             by = doing
             if not named and clause != sentence:
                 named = self._objects(_named_ids(sentence))
-                by = [d for d in self._done if not looks_read_only(d.tool)]  # `doing` among them
+                by = [d for d in self._done if may_act(d.tool)]  # `doing` among them
             used = {normalize_text(v) for d in by for v in (*d.arg_strings, *d.result_strings)}
             # `Both appointments are cancelled`: two of them, so two calls that did it, or one on a list
             two = len({d.arg_strings for d in doing}) >= 2 or any(d.several for d in doing)

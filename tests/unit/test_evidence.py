@@ -506,6 +506,16 @@ def test_an_opener_that_says_done_needs_a_tool_that_acts_and_a_lookup_named_by_i
     ]
 
 
+def test_a_claim_names_the_tools_that_could_have_done_it_not_a_lookup_named_by_its_object() -> None:
+    """`order_status` orders nothing (`may_act`): a claim to have ordered, with no order placed, names
+    `place_order` as the call missing."""
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "My parcel never came. Can you send another?")
+    ev.add_call(2, "order_status", {"order_id": "5521"}, {"status": "lost"}, failed=False, tainted=False)
+    [claim] = ev.unsupported("I've ordered a replacement for you.", ["order_status", "place_order"])
+    assert claim.detail.endswith("no successful call of place_order precedes it")
+
+
 def test_a_claim_needs_the_ids_of_its_own_clause_only() -> None:
     """`I reported E-40917 (ticket MT-57740), and the fare has been refunded`: the refund is of the ride,
     not of the bike the other clause names (grounding blind set 3)."""
