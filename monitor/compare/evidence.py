@@ -1094,6 +1094,9 @@ class Evidence:
         while start >= 0:
             end = start + len(original)
             cues = _cues(reply, start, end)
+            # a field whose value the reply states right before this one is that value's: the words
+            # between qualify it (`for a September 19 arrival the deadline is Friday, September 12`)
+            stated = _stated_before(reply, start, self._reply_facts) - wanted
             named = [
                 f
                 for stem in cues
@@ -1102,6 +1105,7 @@ class Evidence:
                 and not (cues & _AGGREGATES) - f.stems
                 and any(k == kind for k, _ in f.said)
                 and not (currency and f.currency and f.currency != currency)  # `€111` is no `price_usd`
+                and not (len(f.said) == 1 and f.said <= stated)  # a list holds more than the value said
             ]
             if named and not any(f.said & wanted for f in named):
                 last = max(named, key=lambda f: f.turn)
@@ -3362,6 +3366,7 @@ _WEEKDAY_TAIL = re.compile(r"(?i)\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?
 _CUE_WORD = re.compile(r"[^\W\d_]{3,}")
 #: where a value's words end: its clause's end, a comma, a list's dash, arithmetic, another value (a
 #: digit), or a word that joins another part (`the total is £780 and you've paid a £156 deposit`)
+_CUE_REACH = 60  # characters before and after a reply's value read for the words beside it (`_cues`)
 _CUE_BOUNDARY = re.compile(
     r"[.,;!?\n()=+×*/\d]|\s[-–—•]\s"
     r"|(?i:\b(?:and|or|but|so|plus|with|then|including|incl|inc|excluding|excl|ex|while|which|minus|less|"
@@ -3425,13 +3430,24 @@ _CHANGED = (
 )
 
 
+def _stated_before(reply: str, start: int, facts: Iterable[tuple[str, str]]) -> set[tuple[str, Any]]:
+    """The comparable values (`_comparable`) of a reply's facts said in the `_CUE_REACH` characters before
+    `start`: where the words beside a value come from."""
+    window = reply[max(0, start - _CUE_REACH) : start]
+    return {
+        c
+        for key, original in facts
+        if original and original in window and (c := _comparable(key)) is not None
+    }
+
+
 def _cues(reply: str, start: int, end: int) -> frozenset[str]:
     """The stems of the words beside a reply's value: up to `_CUES` before it and after it, within its
     part of the clause (`_CUE_BOUNDARY`), after it only up to a preposition (`_CUE_AFTER_END`). None at
     all for a range's bound (`_RANGE_BEFORE`, `_RANGE_AFTER`) or a value said to have changed or to be a
     bound (`_CHANGED`)."""
-    before = reply[max(0, start - 60) : start]
-    after = reply[end : end + 60]
+    before = reply[max(0, start - _CUE_REACH) : start]
+    after = reply[end : end + _CUE_REACH]
     if _RANGE_BEFORE.search(before) or _RANGE_AFTER.match(after) or before.rstrip().endswith(("~", "≈")):
         return frozenset()
     before = _WEEKDAY_TAIL.sub(" ", before)  # `resumes on Monday, April 5`: the weekday is the date's

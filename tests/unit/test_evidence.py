@@ -302,6 +302,22 @@ def test_free_cancellation_up_to_a_time_on_the_day_before_a_booking_is_its_deadl
         assert [c.text for c in ev.unsupported(reply, [])] == ["5 March"]
 
 
+def test_words_between_a_stated_value_and_another_qualify_the_stated_one() -> None:
+    """`for a September 19 arrival the deadline is Friday, September 12` (grounding blind set 28): `arrival`
+    names the September 19 the reply states right before the deadline, not the deadline; a reply that
+    gives the arrival as September 12 is still contradicted by the result's `arrival`."""
+    ev = Evidence(
+        system=["Meal orders must be placed at least 7 days before the arrival date."], today="2025-09-08"
+    )
+    ev.add_user(1, "We're at Rockwall, booking RW-3318. Can we still order meals?")
+    booking = {"booking_code": "RW-3318", "arrival": "2025-09-19", "departure": "2025-09-21"}
+    ev.add_call(2, "get_hut_booking", {"booking_code": "RW-3318"}, booking, failed=False, tainted=False)
+    deadline = "Yes! Orders need to be in 7 days ahead, so for a September 19 arrival the deadline is Friday, September 12."
+    assert ev.unsupported(deadline, []) == []
+    [wrong] = ev.unsupported("Yes, your arrival is Friday, September 12, so there is time.", [])
+    assert "gives arrival '2025-09-19'" in wrong.detail
+
+
 def test_whole_days_said_in_hours_put_days_between_dates_from_two_days_up() -> None:
     """`48 hours` from a deadline, `at least 72 hours before` a start (grounding blind set 4); not `24
     hours`, which in every cancellation policy would put each one-day slip next to a stated date."""
