@@ -1025,10 +1025,13 @@ class Evidence:
             return ("computed", None), None
         if kind == "time" and len(canon) == 10 and self._time_apart(canon[5:], _dial(original)):
             return ("computed", None), None
+        products = _products_said(self._reply_text) if number is not None else set()
         if number is not None and (
             computable(
                 number,
-                self._spoken | self._reply,  # a reply's sums are of what was said (its own parts too)
+                # a reply's sums are of what was said (its own parts too, and the products it works out:
+                # `2 × $42 + $22 = $106`)
+                self._spoken | self._reply | products,
                 self._sources.runs,
                 scaled=self._sources.operands,  # a result's amount times a count: $56 a day, 4 days
                 percents=self._sources.percents,
@@ -1037,7 +1040,7 @@ class Evidence:
             )
             or _subset_sum(
                 number,
-                self._reply | (products := _products_said(self._reply_text)),
+                self._reply | products,
                 _minus_amounts(self._reply_text),
                 (_money_said(self._reply_text) - _rates_said(self._reply_text)) | products,
             )

@@ -903,6 +903,16 @@ def test_a_time_a_stated_length_of_time_from_a_stated_one_is_computed() -> None:
     )
 
 
+def test_a_sum_of_the_products_a_reply_works_out_is_computed() -> None:
+    """`2 × $42 + $22 = $106` (grounding blind set 27): the product and the amount make the total; another
+    total is still unsupported, beside the look-alike `105°F` too."""
+    ev = Evidence(system=["Adults $42, children 4-12 $22. Heat index above 105°F."], today=TODAY)
+    ev.add_user(1, "Two adults and a kid of 7")
+    assert ev.unsupported("That is 2 × $42 + $22 = $106, tax included.", []) == []
+    assert ev.unsupported("That is 2 × $42 + 1 × $22 = $106, tax included.", []) == []
+    assert [c.text for c in ev.unsupported("That is 2 × $42 + $22 = $107, tax included.", [])] == ["$107"]
+
+
 def test_small_amounts_in_a_currency_add_up_as_amounts_do() -> None:
     """Grounding blind set 8: `$62 plus the $6 gift delivery fee, so $68` — a fee under ten is an amount,
     not a count; six bags still add nothing to $62."""
