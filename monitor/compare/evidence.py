@@ -1029,15 +1029,14 @@ class Evidence:
         if number is not None and (
             computable(
                 number,
-                # a reply's sums are of what was said (its own parts too, and the products it works out:
-                # `2 × $42 + $22 = $106`)
-                self._spoken | self._reply | products,
+                self._spoken | self._reply,  # a reply's sums are of what was said (its own parts too)
                 self._sources.runs,
                 scaled=self._sources.operands,  # a result's amount times a count: $56 a day, 4 days
                 percents=self._sources.percents,
                 money=_money_said(self._reply_text),
                 counts=self._counts_said(),
             )
+            or self._product_plus_amount(number)
             or _subset_sum(
                 number,
                 self._reply | products,
@@ -1047,6 +1046,16 @@ class Evidence:
         ):
             return ("computed", None), None
         return None
+
+    def _product_plus_amount(self, number: float) -> bool:
+        """A reply's total of a product it works out and an amount it says in a currency, or another such
+        product (`2 × $42 + $22 = $106`, `2 × $42 + 1 × $22`), each product's count said before the reply:
+        a count the reply makes up (`3 × $42 + $22` for two adults) backs nothing."""
+        counted = _products_said(self._reply_text, counts=self._spoken)
+        if not counted:
+            return False
+        parts = (_money_said(self._reply_text) - _rates_said(self._reply_text)) | counted
+        return any(_round(number - p) in parts - {p} for p in counted)
 
     def _same_times(self, canon: str) -> list[str]:
         """The keys a reply's `time:HH:MM` is also stated under: the same time on a 12-hour dial (`6:00` in a
@@ -3088,15 +3097,18 @@ _PRODUCT = re.compile(
 )
 
 
-def _products_said(reply: str) -> set[float]:
+def _products_said(reply: str, counts: set[float] | None = None) -> set[float]:
+    """The products a reply works out (`_PRODUCT`); with `counts`, only those whose count is one of them."""
     if "×" not in reply and "x" not in reply:
         return set()
     out = set()
     for m in _PRODUCT.finditer(reply[:MAX_FACT_CHARS]):
-        if m["a2"]:
-            out.add(_round(float(m["a2"]) * int(m["n2"])))
-        elif m["c"] or m["w"]:
-            out.add(_round(float(m["a"].replace(",", ".")) * int(m["n"])))
+        amount, count = (
+            (m["a2"], m["n2"]) if m["a2"] else (m["a"], m["n"]) if m["c"] or m["w"] else (None, None)
+        )
+        if amount is None or count is None or (counts is not None and float(count) not in counts):
+            continue
+        out.add(_round(float(amount.replace(",", ".")) * int(count)))
     return out
 
 
@@ -3434,14 +3446,18 @@ _CHANGED = (
 
 
 def _stated_before(reply: str, start: int, facts: Iterable[tuple[str, str]]) -> set[tuple[str, Any]]:
-    """The comparable values (`_comparable`) of a reply's facts said in the `_CUE_REACH` characters before
-    `start`: where the words beside a value come from."""
+    """The comparable values (`_comparable`) of a reply's facts said right before `start`, in the same part
+    of its clause: nothing but words between (no punctuation, joiner or other number: `_CUE_BOUNDARY`; a
+    weekday aside), where the words beside the value come from."""
     window = reply[max(0, start - _CUE_REACH) : start]
-    return {
-        c
-        for key, original in facts
-        if original and original in window and (c := _comparable(key)) is not None
-    }
+    out = set()
+    for key, original in facts:
+        at = window.rfind(original) if original else -1
+        if at < 0 or (c := _comparable(key)) is None:
+            continue
+        if not _CUE_BOUNDARY.search(_WEEKDAY_TAIL.sub(" ", window[at + len(original) :])):
+            out.add(c)
+    return out
 
 
 def _cues(reply: str, start: int, end: int) -> frozenset[str]:

@@ -316,6 +316,14 @@ def test_words_between_a_stated_value_and_another_qualify_the_stated_one() -> No
     assert ev.unsupported(deadline, []) == []
     [wrong] = ev.unsupported("Yes, your arrival is Friday, September 12, so there is time.", [])
     assert "gives arrival '2025-09-19'" in wrong.detail
+    # only in the same part of the clause (review): a recap's right date before a wrong one helps nothing
+    recap = "I found RW-3318 for September 19. To confirm, your arrival is September 20."
+    assert [c.text for c in ev.unsupported(recap, [])] == ["September 20"]
+    hotel = {"booking_code": "HB-5512", "check_in": "2025-09-19", "check_out": "2025-09-22"}
+    ev.add_call(3, "get_hotel_booking", {"booking_code": "HB-5512"}, hotel, failed=False, tainted=False)
+    lands = "Your flight lands September 19, and your hotel check-in is September 20."
+    [wrong] = ev.unsupported(lands, [])
+    assert "gives check_in '2025-09-19'" in wrong.detail
 
 
 def test_whole_days_said_in_hours_put_days_between_dates_from_two_days_up() -> None:
@@ -911,6 +919,11 @@ def test_a_sum_of_the_products_a_reply_works_out_is_computed() -> None:
     assert ev.unsupported("That is 2 × $42 + $22 = $106, tax included.", []) == []
     assert ev.unsupported("That is 2 × $42 + 1 × $22 = $106, tax included.", []) == []
     assert [c.text for c in ev.unsupported("That is 2 × $42 + $22 = $107, tax included.", [])] == ["$107"]
+    # a count nobody said, a difference (review): still unsupported, in a conversation of their own
+    for wrong, total in (("3 × $42 + $22 = $148", "$148"), ("2 × $42 + $22 = $62", "$62")):
+        ev = Evidence(system=["Adults $42, children 4-12 $22."], today=TODAY)
+        ev.add_user(1, "Two adults and a kid of 7")
+        assert [c.text for c in ev.unsupported(f"That is {wrong}.", [])] == [total]
 
 
 def test_small_amounts_in_a_currency_add_up_as_amounts_do() -> None:
