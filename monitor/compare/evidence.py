@@ -548,10 +548,8 @@ class Evidence:
         for m in (_DURATION if counting_first else _POLICY_DURATION).finditer(text):
             hours = m["h"] or m.groupdict().get("h2")
             before = bool(_BEFORE.match(text, m.end()) or _BEFORE.search(m.group(0)))
-            if not before and _OR_MORE.search(
-                m.group(0)
-            ):  # `hires of 7 days or more from …`: a length, no date
-                continue
+            if not before and _OR_MORE.search(m.group(0)):
+                continue  # `hires of 7 days or more from …`: a length, no time between dates
             if hours:  # `48 hours`, `at least 72 hours before`: whole days, exactly (no first day counted)
                 if int(hours) % 24 == 0 and _MIN_HOURS_OFFSET <= int(hours) <= 24 * _MAX_OFFSET:
                     days = int(hours) // 24
@@ -1025,37 +1023,33 @@ class Evidence:
             return ("computed", None), None
         if kind == "time" and len(canon) == 10 and self._time_apart(canon[5:], _dial(original)):
             return ("computed", None), None
-        products = _products_said(self._reply_text) if number is not None else set()
-        if number is not None and (
-            computable(
-                number,
-                self._spoken | self._reply,  # a reply's sums are of what was said (its own parts too)
-                self._sources.runs,
-                scaled=self._sources.operands,  # a result's amount times a count: $56 a day, 4 days
-                percents=self._sources.percents,
-                money=_money_said(self._reply_text),
-                counts=self._counts_said(),
-            )
-            or self._product_plus_amount(number)
-            or _subset_sum(
-                number,
-                self._reply | products,
-                _minus_amounts(self._reply_text),
-                (_money_said(self._reply_text) - _rates_said(self._reply_text)) | products,
-            )
+        if number is None:
+            return None
+        money = _money_said(self._reply_text)
+        if computable(
+            number,
+            self._spoken | self._reply,  # a reply's sums are of what was said (its own parts too)
+            self._sources.runs,
+            scaled=self._sources.operands,  # a result's amount times a count: $56 a day, 4 days
+            percents=self._sources.percents,
+            money=money,
+            counts=self._counts_said(),
         ):
+            return ("computed", None), None
+        parts = money - _rates_said(self._reply_text)  # the amounts a total may add up
+        if self._product_plus_amount(number, parts):
+            return ("computed", None), None
+        products = _products_said(self._reply_text)
+        if _subset_sum(number, self._reply | products, _minus_amounts(self._reply_text), parts | products):
             return ("computed", None), None
         return None
 
-    def _product_plus_amount(self, number: float) -> bool:
-        """A reply's total of a product it works out and an amount it says in a currency, or another such
-        product (`2 × $42 + $22 = $106`, `2 × $42 + 1 × $22`), each product's count said before the reply:
-        a count the reply makes up (`3 × $42 + $22` for two adults) backs nothing."""
+    def _product_plus_amount(self, number: float, parts: set[float]) -> bool:
+        """A reply's total of a product it works out and an amount it says in a currency (`parts`), or
+        another such product (`2 × $42 + $22 = $106`, `2 × $42 + 1 × $22`), each product's count said before
+        the reply: a count the reply makes up (`3 × $42 + $22` for two adults) backs nothing."""
         counted = _products_said(self._reply_text, counts=self._spoken)
-        if not counted:
-            return False
-        parts = (_money_said(self._reply_text) - _rates_said(self._reply_text)) | counted
-        return any(_round(number - p) in parts - {p} for p in counted)
+        return any(_round(number - p) in (parts | counted) - {p} for p in counted)
 
     def _same_times(self, canon: str) -> list[str]:
         """The keys a reply's `time:HH:MM` is also stated under: the same time on a 12-hour dial (`6:00` in a
@@ -1106,9 +1100,6 @@ class Evidence:
         while start >= 0:
             end = start + len(original)
             cues = _cues(reply, start, end)
-            # a field whose value the reply states right before this one is that value's: the words
-            # between qualify it (`for a September 19 arrival the deadline is Friday, September 12`)
-            stated = _stated_before(reply, start, self._reply_facts) - wanted
             named = [
                 f
                 for stem in cues
@@ -1117,8 +1108,11 @@ class Evidence:
                 and not (cues & _AGGREGATES) - f.stems
                 and any(k == kind for k, _ in f.said)
                 and not (currency and f.currency and f.currency != currency)  # `€111` is no `price_usd`
-                and not (len(f.said) == 1 and f.said <= stated)  # a list holds more than the value said
             ]
+            if named:  # a field whose single value the reply states right before this one is that value's:
+                # the words between qualify it (`for a September 19 arrival the deadline is Friday, September 12`)
+                stated = _stated_before(reply, start, self._reply_facts) - wanted
+                named = [f for f in named if not (len(f.said) == 1 and f.said <= stated)]  # a list holds more
             if named and not any(f.said & wanted for f in named):
                 last = max(named, key=lambda f: f.turn)
                 detail = (
