@@ -45,6 +45,13 @@ A/B of a change to the pipeline. It counts the single-threaded systems only (`CO
 exporter batches by wall-clock time on a second thread, which callgrind's slowdown distorts), and not
 cache misses or stalls: Python code against Python code, it follows the CPU ratio.
 
+`--traffic tau-bench`: instead of loadgen, τ-bench's 200 real airline runs (`../shared/data/tau-bench`,
+rendered as `bench.taubench` renders them: OTel GenAI spans, the airline's system prompt of about 8,000
+characters and its tool definitions on every model call), replayed with no gold, as live traffic is:
+`replay exact + policy` / `+ grounding` are then the built-in policy alone, grounding off / on.
+Loadgen's conversations have no system prompt and small tool results; real agents' have both, and
+there grounding's cost is of another size (`--only grounding --traffic tau-bench`).
+
 Targets (issue 16): replay exact ≥ 0.35 × parse-to-dicts; replay embedding ≥ 0.10 ×. The lexicon and
 the model are loaded before timing (start-up is not throughput), and the heap is then settled as the
 CLI settles it (`settle_heap`: start-up frozen, fewer young collections), for every system alike. Absolute figures depend on the
@@ -54,6 +61,7 @@ machine; compare ratios.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import re
@@ -62,15 +70,18 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from bench import taubench
 from bench.pipeline import free_port, generate, ladder, references, replay, write_results
 from monitor.compare.embedder import OnnxEmbedder
 from monitor.config import EvaluationEventsConfig
@@ -93,6 +104,40 @@ EVENTS_TARGET = 1 / 1.10
 DERIVED = {"model floor": "replay embedding", "events run, less their CPU": "replay exact + events"}
 #: the baselines take about a second: each measurement runs them this many times (CPU time divided)
 BASELINE_PASSES = 5
+
+
+#: `--traffic`: what is replayed
+TRAFFIC = ("loadgen", "tau-bench")
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """A recorded export request, as `bench.pipeline.replay` reads loadgen's."""
+
+    body: bytes
+    spans: int
+
+    def encode(self) -> bytes:
+        return self.body
+
+
+def load_traffic(traffic: str, conversations: int, seed: int) -> tuple[list[Any], dict[str, Any]]:
+    """The requests to replay and the gold they are scored against: loadgen's `conversations` (seed
+    `seed`) with their references, or τ-bench's runs with none (`--traffic`)."""
+    if traffic == "loadgen":
+        generated, requests, _ = generate(conversations, seed=seed)
+        return list(requests), references(generated)
+    runs = json.loads((taubench.DATA / "gpt-4o-airline.json").read_text())
+    tasks = dict(enumerate(json.loads((taubench.DATA / "airline_tasks_test.json").read_text())))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, _ = taubench.write_inputs(runs, tasks, Path(tmp))
+        bodies = [path.read_bytes() for path in sorted(folder.glob("*.pb"))]
+    recorded = []
+    for body in bodies:
+        request = ExportTraceServiceRequest.FromString(body)
+        spans = sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
+        recorded.append(_Recorded(body, spans))
+    return recorded, {}
 
 
 def protobuf_only(bodies: list[bytes]) -> None:
@@ -150,7 +195,12 @@ def _any(v: Any, which: str | None) -> Any:
 
 
 def one(
-    system: str, conversations: int, seed: int, passes: int | None = None, counted: bool = False
+    system: str,
+    conversations: int,
+    seed: int,
+    passes: int | None = None,
+    counted: bool = False,
+    traffic: str = "loadgen",
 ) -> tuple[int, float, float | None]:
     """One measurement in a process of its own (spawned): the traffic generated, the ladder and models
     loaded and the heap settled before timing; nothing warm from an earlier measurement (the text,
@@ -159,8 +209,8 @@ def one(
     embedded; for `replay exact + events` the timed part less what the exporter counted as its own).
     `passes`: how often the timed part runs (default: once, the baselines `BASELINE_PASSES` times);
     `counted`: run under callgrind (`instructions`): the number of reports of the last pass is printed
-    (`reports N`), to be checked."""
-    traffic, requests, _ = generate(conversations, seed=seed)
+    (`reports N`), to be checked. `traffic`: `load_traffic`'s."""
+    requests, refs = load_traffic(traffic, conversations, seed)
     bodies = [r.encode() for r in requests]
     run: Callable[[], Any]
     baseline = system in ("protobuf only", "parse to dicts")
@@ -172,7 +222,7 @@ def one(
     else:
         lad = ladder("embedding" if system == "replay embedding" else "exact", None)
         lad.compare_text("warm-up", "revenue by month", "profit by month")  # lexicon and model loaded
-        run = partial(replay, requests, references(traffic), lad, _policies(system))
+        run = partial(replay, requests, refs, lad, _policies(system))
         if system == "replay exact + events":  # the exporter made (and its modules loaded) before timing
             sink, events = _events_sink()
             run = partial(run, events=events)
@@ -233,7 +283,9 @@ COSTS = {
 }
 
 
-def measure(conversations: int, seed: int, rounds: int, only: str | None = None) -> dict[str, Any]:
+def measure(
+    conversations: int, seed: int, rounds: int, only: str | None = None, traffic: str = "loadgen"
+) -> dict[str, Any]:
     systems = COSTS[only] if only else SYSTEMS
     cpu: dict[str, list[float]] = {name: [] for name in systems}
     cpu.update({name: [] for name, source in DERIVED.items() if source in systems})
@@ -242,7 +294,8 @@ def measure(conversations: int, seed: int, rounds: int, only: str | None = None)
     for i in range(rounds):
         for name in systems:  # interleaved, one fresh process each
             with ProcessPoolExecutor(1, mp_context=context) as pool:
-                spans, seconds, derived_seconds = pool.submit(one, name, conversations, seed).result()
+                job = pool.submit(one, name, conversations, seed, traffic=traffic)
+                spans, seconds, derived_seconds = job.result()
             cpu[name].append(seconds)
             print(f"  round {i + 1} {name}: {spans / seconds:,.0f} spans per CPU-second", file=sys.stderr)
             for derived, source in DERIVED.items():
@@ -277,7 +330,7 @@ def measure(conversations: int, seed: int, rounds: int, only: str | None = None)
                 }
             )
     return {
-        "traffic": {"conversations": conversations, "spans": spans, "seed": seed},
+        "traffic": _described(traffic, conversations, spans, seed),
         "rounds": rounds,
         "rows": rows,
     }
@@ -293,7 +346,9 @@ def measure(conversations: int, seed: int, rounds: int, only: str | None = None)
 COUNTED = ("parse to dicts", "replay exact", "replay exact + policy", "replay exact + grounding")
 
 
-def instructions(system: str, conversations: int, seed: int, passes: int) -> tuple[int, int | None]:
+def instructions(
+    system: str, conversations: int, seed: int, passes: int, traffic: str = "loadgen"
+) -> tuple[int, int | None]:
     """The instructions `one(system, …, passes)` executes, every thread of its process, counted by
     callgrind (the events' sink is another process and not counted), and the reports its pass made
     (None for the baselines and with no pass). The same program on the same input gives the same count
@@ -302,6 +357,7 @@ def instructions(system: str, conversations: int, seed: int, passes: int) -> tup
     command = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-m", "bench.ratios",
         "--child", system, "--passes", str(passes), "--conversations", str(conversations), "--seed", str(seed),
+        "--traffic", traffic,
     ]  # fmt: skip
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -312,7 +368,9 @@ def instructions(system: str, conversations: int, seed: int, passes: int) -> tup
     return int(found.group(1)), int(reports.group(1)) if reports else None
 
 
-def measure_instructions(conversations: int, seed: int, only: str | None = None) -> dict[str, Any]:
+def measure_instructions(
+    conversations: int, seed: int, only: str | None = None, traffic: str = "loadgen"
+) -> dict[str, Any]:
     """Each system's timed part in instructions: its process run with one pass and with none, under
     callgrind, the difference (start-up, traffic generation and loading are the same in both). Runs two
     at a time; the counts do not depend on what runs beside them. Instructions are not CPU time (they
@@ -322,12 +380,12 @@ def measure_instructions(conversations: int, seed: int, only: str | None = None)
     if shutil.which("valgrind") is None:
         raise SystemExit("--counter instructions needs valgrind (Debian package valgrind) on the PATH")
     systems = [s for s in COUNTED if not only or s in COSTS[only]]
-    traffic, requests, _ = generate(conversations, seed=seed)
+    requests, refs = load_traffic(traffic, conversations, seed)
     spans = sum(r.spans for r in requests)
-    native = replay(requests, references(traffic), ladder("exact", None))["reports"]  # at full speed
+    native = replay(requests, refs, ladder("exact", None))["reports"]  # at full speed
     jobs = [(s, p) for s in systems for p in (0, 1)]
     with ThreadPoolExecutor(2) as pool:
-        results = pool.map(lambda job: instructions(job[0], conversations, seed, job[1]), jobs)
+        results = pool.map(lambda job: instructions(job[0], conversations, seed, job[1], traffic), jobs)
         counted = dict(zip(jobs, results, strict=True))
     for (system, _), (_, reports) in counted.items():
         if reports is not None and reports != native:  # the count is of different work: say so, not a ratio
@@ -346,8 +404,14 @@ def measure_instructions(conversations: int, seed: int, only: str | None = None)
     cost = per_span[base] / per_span[with_it]
     rows.append({"system": "grounding cost", "instructions_per_span": None, "vs_parse_to_dicts": round(cost, 4),
                  "target": round(GROUNDING_TARGET, 4), "reached": cost >= GROUNDING_TARGET})  # fmt: skip
-    return {"traffic": {"conversations": conversations, "spans": spans, "seed": seed}, "counter": "instructions",
+    return {"traffic": _described(traffic, conversations, spans, seed), "counter": "instructions",
             "rows": rows}  # fmt: skip
+
+
+def _described(traffic: str, conversations: int, spans: int, seed: int) -> dict[str, Any]:
+    if traffic == "loadgen":
+        return {"conversations": conversations, "spans": spans, "seed": seed}
+    return {"source": traffic, "spans": spans}
 
 
 def table(results: dict[str, Any]) -> str:
@@ -382,17 +446,28 @@ def main() -> None:
         default="cpu",
         help="cpu: CPU time, medians of rounds; instructions: counted by callgrind, one round (slow, steady)",
     )
+    p.add_argument(
+        "--traffic",
+        choices=TRAFFIC,
+        default="loadgen",
+        help="loadgen (generated, with gold) or tau-bench (200 real runs, no gold; needs ../shared/data)",
+    )
     p.add_argument("--child", choices=COUNTED, help=argparse.SUPPRESS)  # one measurement, under callgrind
     p.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        one(args.child, args.conversations, args.seed, args.passes, counted=True)
+        one(args.child, args.conversations, args.seed, args.passes, counted=True, traffic=args.traffic)
         return
+    out = args.out
+    if out == OUT:  # each kind of figure in a file of its own: `ratios-tau-bench-instructions.json`
+        suffix = ("" if args.traffic == "loadgen" else f"-{args.traffic}") + (
+            "-instructions" if args.counter == "instructions" else ""
+        )
+        out = OUT.with_name(f"{OUT.stem}{suffix}.json")
     if args.counter == "instructions":
-        results = measure_instructions(args.conversations, args.seed, args.only)
-        out = args.out.with_name(args.out.stem + "-instructions.json") if args.out == OUT else args.out
+        results = measure_instructions(args.conversations, args.seed, args.only, args.traffic)
     else:
-        results, out = measure(args.conversations, args.seed, args.rounds, args.only), args.out
+        results = measure(args.conversations, args.seed, args.rounds, args.only, args.traffic)
     write_results(results, out, table(results))
 
 
