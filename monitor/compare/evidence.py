@@ -296,6 +296,9 @@ class _Slips:
         for variant in {word, *_deletions(word)}:
             self.by_deletion.setdefault(variant, []).append(word)
 
+    def copy(self) -> _Slips:
+        return _Slips({variant: list(words) for variant, words in self.by_deletion.items()}, set(self.words))
+
     def near(self, mine: str) -> str | None:
         """The first word (in sorted order) one slip from `mine`, both of `_SLIP_ID_CHARS` characters or more."""
         candidates = {o for v in {mine, *_deletions(mine)} for o in self.by_deletion.get(v, ())}
@@ -359,6 +362,23 @@ class _Sources:
         if number is not None:
             self.add_number(source, turn, number)
 
+    def copy(self) -> _Sources:
+        """A copy that grows apart from this one (`Evidence`'s prompt template): every list it appends to is
+        its own; the items are immutable."""
+        return _Sources(
+            texts=list(self.texts),
+            facts={key: list(found) for key, found in self.facts.items()},
+            numbers={number: list(found) for number, found in self.numbers.items()},
+            operands=set(self.operands),
+            squashed=list(self.squashed),
+            percents=set(self.percents),
+            runs=list(self.runs),
+            raw=list(self.raw),
+            ids=list(self.ids),
+            slips=self.slips.copy(),
+            slips_read=self.slips_read,
+        )
+
     def id_slip(self, mine: str) -> str | None:
         """A stated id one slip from `mine` (`_Slips`)."""
         for other in self.ids[self.slips_read :]:
@@ -379,6 +399,33 @@ class _Sources:
         return canon
 
 
+#: how many system prompts (with a date) `_prompted` keeps read: an agent's per day, for a few dozen agents
+PROMPTS_KEPT = 64
+
+
+@lru_cache(maxsize=PROMPTS_KEPT)
+def _prompted(today: str | None, system: tuple[str, ...]) -> Evidence:
+    """An `Evidence` with nothing but its system prompt and date read: the template every conversation with
+    that prompt and date starts from (`Evidence.__init__` copies it: the template itself never grows)."""
+    template = Evidence.__new__(Evidence)
+    template._start(system, today)
+    return template
+
+
+def _own(value: Any) -> Any:
+    """`value` as a field of a new `Evidence`: a container copied, so that the template's stays as it is
+    (containers inside a list, set or dict too: their other items are immutable)."""
+    if isinstance(value, (_Sources, _Slips)):
+        return value.copy()
+    if isinstance(value, dict):
+        return {key: _own(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_own(item) for item in value]
+    if isinstance(value, set):
+        return set(value)
+    return value
+
+
 class Evidence:
     """The evidence of one conversation, grown turn by turn in order (`add_user`, `add_result`), asked
     where a value came from (`provenance`) and whether a reply's facts are supported (`unsupported`)."""
@@ -390,12 +437,19 @@ class Evidence:
         airports: Airports | None = None,
         today: str | None = None,
     ) -> None:
+        # what the system prompt and the date give is read once per prompt (`_prompted`), not per
+        # conversation: an agent's prompt is the same in all of its conversations, and often long
+        for name, value in vars(_prompted(today, tuple(system))).items():
+            setattr(self, name, _own(value))
+        self._schemas = dict(schemas or {})
+        self._airports = airports if airports is not None else load_airports()
+
+    def _start(self, system: Sequence[str], today: str | None) -> None:
+        """Every field, grown from the system prompt and the date alone (`_prompted`)."""
         self._sources = _Sources()
         self._today = today  # the conversation's date (ISO): what `tomorrow` and `Sunday` count from
         if today:
             self._sources.add_text("system", None, today)
-        self._schemas = dict(schemas or {})
-        self._airports = airports if airports is not None else load_airports()
         self._tainted: set[int] = set()
         self._done: list[_Done] = []  # calls that succeeded
         self._failed: list[tuple[int, str]] = []  # the calls that failed: turn, tool

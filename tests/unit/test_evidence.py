@@ -145,6 +145,33 @@ def test_a_date_a_policy_duration_from_a_stated_date_is_computed_and_only_that_d
     }
 
 
+def test_conversations_with_one_system_prompt_share_only_what_the_prompt_says() -> None:
+    """An agent's prompt is read once for all of its conversations (`_prompted`): what one conversation's
+    user, results and replies state grounds nothing in the next, and the prompt's own facts, durations and
+    numbers ground each of them."""
+    prompt = ["Refunds for order ORD-31415 are paid 2 days after the return. A flat fee of $4.95 applies."]
+    first = Evidence(system=prompt, today=TODAY)
+    first.add_user(
+        1, "booking ZX9K2P to 2025-03-20 please; call 415 555 0132; I have 200 points and a 12.50 voucher"
+    )
+    first.add_call(2, "get_booking", {"booking_id": "ZX9K2P"}, {"seat": "14C", "fare": 212.5}, False, False)
+    first.unsupported("Done: your seat is 14C and the fare is $212.50.", ["get_booking"])
+    assert {p.path: p.source for p in first.provenance("t", {"id": "ZX9K2P", "seat": "14C"})} == {
+        "id": "user",
+        "seat": "tool_result",
+    }
+    second = Evidence(system=prompt, today=TODAY)
+    second.add_user(1, "a refund for my return of 2025-03-20, please")
+    got = second.provenance(
+        "t",
+        {"id": "ZX9K2P", "seat": "14C", "phone": "+14155550132", "order": "ORD-31415", "paid": "2025-03-22"},
+    )
+    assert {p.path: p.source for p in got} == {
+        "id": "agent", "seat": "agent", "phone": "agent", "order": "system", "paid": "computed",
+    }  # fmt: skip
+    assert [c.text for c in second.unsupported("The fare is $212.50, plus the $4.95 fee.", [])] == ["$212.50"]
+
+
 @pytest.mark.parametrize(
     "said",
     [
