@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from monitor.compare.facts import canonical_json, parse_json
@@ -355,17 +355,35 @@ def tokens(attrs: dict[str, Any], *keys: str) -> int | None:
 
 def tool_definitions(*values: Any) -> dict[str, Any]:
     """Tool schemas from `[{name, parameters}]`, `[{type: function, function: {name, parameters}}]`
-    (OpenAI / GenAI `gen_ai.tool.definitions`, OpenInference `llm.tools.N.tool.json_schema`)."""
+    (OpenAI / GenAI `gen_ai.tool.definitions`, OpenInference `llm.tools.N.tool.json_schema`). The schemas
+    are shared between calls (`_definitions_in`): read them, never change them."""
     out: dict[str, Any] = {}
     for value in values:
-        items = loads(value)
-        for item in items if isinstance(items, list) else [items]:
-            item = loads(item)
-            if not isinstance(item, dict):
-                continue
-            fn = item.get("function", item)
-            if isinstance(fn, dict) and fn.get("name") and isinstance(fn.get("parameters"), dict):
-                out[str(fn["name"])] = fn["parameters"]
+        out.update(_definitions_in(value) if isinstance(value, str) else _read_definitions(value))
+    return out
+
+
+#: how many tool-definition texts `_definitions_in` keeps read (an agent's tools; a few dozen agents)
+DEFINITIONS_KEPT = 64
+
+
+@lru_cache(maxsize=DEFINITIONS_KEPT)
+def _definitions_in(text: str) -> dict[str, Any]:
+    """`_read_definitions` of a text, read once: frameworks send an agent's tool definitions, the same text,
+    on every model call, and a real agent's run to tens of kilobytes."""
+    return _read_definitions(text)
+
+
+def _read_definitions(value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    items = loads(value)
+    for item in items if isinstance(items, list) else [items]:
+        item = loads(item)
+        if not isinstance(item, dict):
+            continue
+        fn = item.get("function", item)
+        if isinstance(fn, dict) and fn.get("name") and isinstance(fn.get("parameters"), dict):
+            out[str(fn["name"])] = fn["parameters"]
     return out
 
 

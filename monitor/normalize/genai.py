@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from monitor.config import NormalizeConfig
@@ -91,14 +92,31 @@ def _definitions(attrs: dict[str, Any], tool: ToolInvocation | None) -> dict[str
 def _system_instructions(value: Any) -> list[Message]:
     """`gen_ai.system_instructions` (parts `[{type: text, content}]`, or a plain string) as one system
     message: evidence for grounding, never a turn."""
+    if isinstance(value, str):
+        return list(_instructions_in(value))
+    return list(_read_instructions(value))
+
+
+#: how many system-instruction texts `_instructions_in` keeps read (an agent's prompt; a few dozen agents)
+INSTRUCTIONS_KEPT = 64
+
+
+@lru_cache(maxsize=INSTRUCTIONS_KEPT)
+def _instructions_in(text: str) -> tuple[Message, ...]:
+    """`_read_instructions` of a text, read once: frameworks send an agent's system prompt, the same text, on
+    every model call (a real agent's runs to thousands of characters). Messages are immutable."""
+    return _read_instructions(text)
+
+
+def _read_instructions(value: Any) -> tuple[Message, ...]:
     value = loads(value)
     if isinstance(value, str):
         text = value
     elif isinstance(value, list):
         text = "\n".join(str(p.get("content", "")) for p in value if isinstance(p, dict) and p.get("content"))
     else:
-        return []
-    return [Message(role="system", text=text)] if text.strip() else []
+        return ()
+    return (Message(role="system", text=text),) if text.strip() else ()
 
 
 def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Message]]:

@@ -206,3 +206,35 @@ def test_resent_calls_keep_nan_infinity_and_null_apart() -> None:
         )
         seen.append(repr(normalize_span(s).output_messages[0].tool_calls[0].arguments["x"]))
     assert seen == ["None", "nan", "inf"]
+
+
+def test_each_model_call_carries_only_its_own_prompt_and_tools() -> None:
+    """An agent's system prompt and tool definitions come on every model call, the same text each time,
+    and are read once for all of them: what one span adds (its tool span's own schema, a message after the
+    prompt) never shows on the next span that sends the same texts."""
+    tools = json.dumps(
+        [{"type": "function", "function": {"name": "track", "parameters": {"type": "object"}}}]
+    )
+    prompt = json.dumps([{"type": "text", "content": "You are a parcel agent."}])
+    chat = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.system_instructions": prompt,
+        "gen_ai.tool.definitions": tools,
+    }
+    call = {
+        **chat,
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "refund",
+        "gen_ai.tool.call.arguments": "{}",
+        "gen_ai.tool.json_schema": '{"type": "object"}',
+    }
+    first = normalize_span(span("chat m", {**chat, "gen_ai.input.messages": json.dumps([
+        {"role": "user", "parts": [{"type": "text", "content": "where is A123?"}]}
+    ])}))  # fmt: skip
+    assert set(normalize_span(span("execute_tool refund", call)).tool_definitions) == {"track", "refund"}
+    again = normalize_span(span("chat m", chat))
+    assert [(m.role, m.text) for m in first.input_messages] == [
+        ("system", "You are a parcel agent."), ("user", "where is A123?"),
+    ]  # fmt: skip
+    assert [(m.role, m.text) for m in again.input_messages] == [("system", "You are a parcel agent.")]
+    assert set(first.tool_definitions) == set(again.tool_definitions) == {"track"}
