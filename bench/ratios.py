@@ -450,11 +450,15 @@ def main() -> None:
         "--traffic",
         choices=TRAFFIC,
         default="loadgen",
-        help="loadgen (generated, with gold) or tau-bench (200 real runs, no gold; needs ../shared/data)",
+        help="loadgen (generated, with gold) or tau-bench (200 real runs, no gold; needs ../shared/data; "
+        "with --only grounding; --conversations and --seed are loadgen's)",
     )
     p.add_argument("--child", choices=COUNTED, help=argparse.SUPPRESS)  # one measurement, under callgrind
     p.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.traffic != "loadgen" and not args.child and args.only != "grounding":
+        # no gold: nothing reaches the embedding model, and the other costs are loadgen's figures
+        p.error("--traffic tau-bench measures grounding's cost only: add --only grounding")
     if args.child:
         one(args.child, args.conversations, args.seed, args.passes, counted=True, traffic=args.traffic)
         return

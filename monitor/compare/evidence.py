@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import bisect
 import calendar
+import copy
 import itertools
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Literal
@@ -296,9 +297,6 @@ class _Slips:
         for variant in {word, *_deletions(word)}:
             self.by_deletion.setdefault(variant, []).append(word)
 
-    def copy(self) -> _Slips:
-        return _Slips({variant: list(words) for variant, words in self.by_deletion.items()}, set(self.words))
-
     def near(self, mine: str) -> str | None:
         """The first word (in sorted order) one slip from `mine`, both of `_SLIP_ID_CHARS` characters or more."""
         candidates = {o for v in {mine, *_deletions(mine)} for o in self.by_deletion.get(v, ())}
@@ -363,21 +361,15 @@ class _Sources:
             self.add_number(source, turn, number)
 
     def copy(self) -> _Sources:
-        """A copy that grows apart from this one (`Evidence`'s prompt template): every list it appends to is
-        its own; the items are immutable."""
-        return _Sources(
-            texts=list(self.texts),
-            facts={key: list(found) for key, found in self.facts.items()},
-            numbers={number: list(found) for number, found in self.numbers.items()},
-            operands=set(self.operands),
-            squashed=list(self.squashed),
-            percents=set(self.percents),
-            runs=list(self.runs),
-            raw=list(self.raw),
-            ids=list(self.ids),
-            slips=self.slips.copy(),
-            slips_read=self.slips_read,
-        )
+        """A copy that grows apart from this one (`Evidence`'s prompt template): every field through `_own`,
+        but `facts` and `numbers`, the large ones, copied flat (lists of immutable `(source, turn)`)."""
+        flat = ("facts", "numbers")
+        copied: dict[str, Any] = {
+            f.name: {k: list(v) for k, v in getattr(self, f.name).items()} if f.name in flat
+            else _own(getattr(self, f.name))
+            for f in fields(self)
+        }  # fmt: skip
+        return _Sources(**copied)
 
     def id_slip(self, mine: str) -> str | None:
         """A stated id one slip from `mine` (`_Slips`)."""
@@ -412,18 +404,29 @@ def _prompted(today: str | None, system: tuple[str, ...]) -> Evidence:
     return template
 
 
+#: values `_own` shares as they are: nothing can change them
+_IMMUTABLE = (str, bytes, int, float, type(None), frozenset, date, tzinfo)
+
+
 def _own(value: Any) -> Any:
-    """`value` as a field of a new `Evidence`: a container copied, so that the template's stays as it is
-    (containers inside a list, set or dict too: their other items are immutable)."""
-    if isinstance(value, (_Sources, _Slips)):
-        return value.copy()
+    """`value` as a field of a new `Evidence`: copied as deep as it holds anything that can change, so that
+    the template's stays as it is; immutable values shared. (A set holds hashable, immutable items; a type
+    not named here, as a field added later may be, is deep-copied.)"""
+    if isinstance(value, _IMMUTABLE):
+        return value
     if isinstance(value, dict):
         return {key: _own(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_own(item) for item in value]
     if isinstance(value, set):
         return set(value)
-    return value
+    if isinstance(value, tuple):
+        return value if all(isinstance(x, _IMMUTABLE) for x in value) else tuple(_own(x) for x in value)
+    if isinstance(value, _Sources):
+        return value.copy()
+    if is_dataclass(value) and not isinstance(value, type):
+        return replace(value, **{f.name: _own(getattr(value, f.name)) for f in fields(value) if f.init})
+    return copy.deepcopy(value)
 
 
 class Evidence:

@@ -8,12 +8,14 @@ failing before its fix."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
 
+from monitor.compare import evidence as evidence_module
 from monitor.compare.evidence import _EU_OPENER, Evidence, computable, done_claims
 from monitor.model import ActionContent, DialogTurn, FailureReason, ResponseContent
 from monitor.reference.policy import BUILTIN
@@ -170,6 +172,64 @@ def test_conversations_with_one_system_prompt_share_only_what_the_prompt_says() 
         "id": "agent", "seat": "agent", "phone": "agent", "order": "system", "paid": "computed",
     }  # fmt: skip
     assert [c.text for c in second.unsupported("The fare is $212.50, plus the $4.95 fee.", [])] == ["$212.50"]
+
+
+def _mutable_parts(value: object, out: set[int], seen: set[int]) -> None:
+    """The ids of every container and mutable dataclass in `value`, however deep."""
+    if id(value) in seen or isinstance(value, (str, bytes, int, float, bool, type(None), frozenset)):
+        return
+    seen.add(id(value))
+    is_data = dataclasses.is_dataclass(value) and not isinstance(value, type)
+    if isinstance(value, (list, dict, set)) or (is_data and not type(value).__dataclass_params__.frozen):  # type: ignore[attr-defined]
+        out.add(id(value))
+    if isinstance(value, dict):
+        children: Iterable[object] = value.values()
+    elif isinstance(value, (list, tuple, set)):
+        children = value
+    elif is_data:
+        children = [getattr(value, f.name) for f in dataclasses.fields(value)]  # type: ignore[arg-type]
+    else:
+        children = ()
+    for child in children:
+        _mutable_parts(child, out, seen)
+
+
+def test_a_conversation_starts_from_the_prompt_alone_and_shares_nothing_that_changes() -> None:
+    """The prompt's template (`_prompted`) is copied, not shared: after a whole conversation has grown its
+    evidence (user facts, a result, a reply's look-alike, slips), a new conversation with the same prompt
+    starts exactly where one built from an empty cache does, and no list, dict, set or mutable record is
+    shared between the template, the first conversation and the second."""
+    prompt = [
+        "Refunds for order ORD-31415 are paid 2 days after the return; repairs take 3 working days. Times are "
+        "Europe/London. Billed on the 1st of each month. A flat fee of $4.95 applies; tax 10%."
+    ]
+
+    def state(e: Evidence) -> dict[str, object]:
+        return {k: v for k, v in vars(e).items() if k != "_airports"}
+
+    evidence_module._prompted.cache_clear()
+    fresh = state(Evidence(system=prompt, today=TODAY))
+    first = Evidence(system=prompt, today=TODAY)
+    first.add_user(
+        1, "order ORD-31415, booking ZX9K2P, any day next week, 3 nights, $4.95 and 10%; call 415 555 0132"
+    )
+    first.provenance("get_booking", {"booking_id": "ZX9K2P", "order": "ORD-31415"})
+    result = {"seat": "14C", "fare": 212.5, "tax": 4.95, "day": "Wednesday", "check_in": "2025-03-20",
+              "check_out": "2025-03-23", "prices": [1.5, 2.5]}  # fmt: skip
+    first.add_call(2, "get_booking", {"booking_id": "ZX9K2P"}, result, False, False)
+    first.unsupported(
+        "Your fare of $212.50 plus $4.95 is ready 2 days after 2025-03-20, seat 14C, ZX9K2Q.", ["x"]
+    )
+    first.provenance("x", {"id": "ZX9K2Q", "code": "JFK"})
+    second = Evidence(system=prompt, today=TODAY)
+    assert state(second) == fresh
+    parts: list[set[int]] = []
+    for fields in (vars(evidence_module._prompted(TODAY, tuple(prompt))), state(first), state(second)):
+        found: set[int] = set()
+        _mutable_parts(fields, found, set())
+        parts.append(found - {id(fields)})
+    template, one, two = parts
+    assert not (two & template) and not (two & one) and not (one & template)
 
 
 @pytest.mark.parametrize(

@@ -69,6 +69,16 @@ def test_tool_arguments_read_as_json_keep_every_value_exactly() -> None:
     assert tool.arguments["ratio"] != tool.arguments["ratio"]  # NaN
     assert tool.arguments["note"] == "café"
     assert tool.result == {"paid": [big, 1.5]}
+    deep = span(  # deep in records, beside no other float: still that integer
+        "execute_tool list",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.call.result": f'{{"orders": [{{"lines": [{{"sku": "A1"}}, {{"id": {big}}}]}}]}}',
+        },
+    )
+    listed = normalize_span(deep).tool
+    assert listed is not None and listed.result["orders"][0]["lines"][1]["id"] == big
+    assert type(listed.result["orders"][0]["lines"][1]["id"]) is int
     broken = span(
         "execute_tool pay",
         {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.arguments": '{"a": 1,}'},
