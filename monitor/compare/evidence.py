@@ -406,6 +406,7 @@ def _prompted(today: str | None, system: tuple[str, ...]) -> Evidence:
 
 #: values `_own` shares as they are: nothing can change them
 _IMMUTABLE = (str, bytes, int, float, type(None), frozenset, date, tzinfo)
+_EMPTIED = (dict, list, set)
 
 
 def _own(value: Any) -> Any:
@@ -414,6 +415,8 @@ def _own(value: Any) -> Any:
     not named here, as a field added later may be, is deep-copied.)"""
     if isinstance(value, _IMMUTABLE):
         return value
+    if not value and type(value) in _EMPTIED:  # most fields are still empty
+        return type(value)()
     if isinstance(value, dict):
         return {key: _own(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -441,9 +444,15 @@ class Evidence:
         today: str | None = None,
     ) -> None:
         # what the system prompt and the date give is read once per prompt (`_prompted`), not per
-        # conversation: an agent's prompt is the same in all of its conversations, and often long
-        for name, value in vars(_prompted(today, tuple(system))).items():
-            setattr(self, name, _own(value))
+        # conversation: an agent's prompt is the same in all of its conversations, and often long (with
+        # none, there is nothing to reuse: a fresh start is cheaper than a copy)
+        prompt = tuple(system)
+        if prompt:
+            self.__dict__.update(
+                {name: _own(value) for name, value in vars(_prompted(today, prompt)).items()}
+            )
+        else:
+            self._start(prompt, today)
         self._schemas = dict(schemas or {})
         self._airports = airports if airports is not None else load_airports()
 
