@@ -46,7 +46,7 @@ exporter batches by wall-clock time on a second thread, which callgrind's slowdo
 cache misses or stalls: Python code against Python code, it follows the CPU ratio.
 
 `--traffic tau-bench`: instead of loadgen, τ-bench's 200 real airline runs (`../shared/data/tau-bench`,
-rendered as `bench.taubench` renders them: OTel GenAI spans, the airline's system prompt of about 8,000
+rendered as `bench.taubench` renders them: OTel GenAI spans, the airline's system prompt of 6,155
 characters and its tool definitions on every model call), replayed with no gold, as live traffic is:
 `replay exact + policy` / `+ grounding` are then the built-in policy alone, grounding off / on.
 Loadgen's conversations have no system prompt and small tool results; real agents' have both, and

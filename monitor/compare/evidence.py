@@ -41,7 +41,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -411,25 +411,39 @@ _EMPTIED = (dict, list, set)
 
 def _own(value: Any) -> Any:
     """`value` as a field of a new `Evidence`: copied as deep as it holds anything that can change, so that
-    the template's stays as it is; immutable values shared. (A set holds hashable, immutable items; a type
-    not named here, as a field added later may be, is deep-copied.)"""
+    the template's stays as it is; immutable values shared. (A set holds hashable, immutable items.) A type
+    not named here — a subclass of a container, a dataclass that `replace` would not copy exactly, a field
+    added later — is deep-copied."""
     if isinstance(value, _IMMUTABLE):
         return value
-    if not value and type(value) in _EMPTIED:  # most fields are still empty
-        return type(value)()
-    if isinstance(value, dict):
+    kind = type(value)
+    if kind in _EMPTIED and not value:  # most fields are still empty
+        return kind()
+    if kind is dict:
         return {key: _own(item) for key, item in value.items()}
-    if isinstance(value, list):
+    if kind is list:
         return [_own(item) for item in value]
-    if isinstance(value, set):
+    if kind is set:
         return set(value)
-    if isinstance(value, tuple):
+    if kind is tuple:
         return value if all(isinstance(x, _IMMUTABLE) for x in value) else tuple(_own(x) for x in value)
-    if isinstance(value, _Sources):
+    if kind is _Sources:
         return value.copy()
-    if is_dataclass(value) and not isinstance(value, type):
-        return replace(value, **{f.name: _own(getattr(value, f.name)) for f in fields(value) if f.init})
+    if is_dataclass(kind) and _copied_by_fields(kind):
+        return replace(value, **{f.name: _own(getattr(value, f.name)) for f in fields(value)})
     return copy.deepcopy(value)
+
+
+@cache
+def _copied_by_fields(kind: type) -> bool:
+    """A dataclass that `replace` copies exactly: every field set by `__init__`, no `__post_init__` to run
+    again, nothing but fields among its declarations (no init-only variable, no class variable)."""
+    declared = fields(kind)
+    return (
+        all(f.init for f in declared)
+        and not hasattr(kind, "__post_init__")
+        and len(declared) == len(kind.__dataclass_fields__)  # type: ignore[attr-defined]
+    )
 
 
 class Evidence:
