@@ -2279,17 +2279,25 @@ def _integer(digits: str) -> str:
 def parse_json(text: str) -> Any:
     """`json.loads`, by orjson (several times faster on the hot path); what orjson refuses and the
     standard library reads (NaN, integers past 64 bits, lone surrogates) still reads the same, and the
-    standard library's error, with its line and column, is what a caller sees. orjson reads integers
+    standard library's error, with its line and column, is what a caller sees (nesting deeper than the
+    interpreter reads is a ValueError too, not RecursionError: an unreadable text). orjson reads integers
     past 64 bits as floats, so a text whose reading holds a float and that has a run of 19 digits goes
     to the standard library. (The float first: that scan of the whole text cost four times orjson's
     parse on the message histories frameworks resend, which hold strings and counts, not floats.)"""
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(text)
+        return _standard_json(text)
     if _holds_float(value) and _LONG_DIGITS.search(text) is not None:
-        return json.loads(text)
+        return _standard_json(text)
     return value
+
+
+def _standard_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested deeper than can be read") from None
 
 
 _LONG_DIGITS = re.compile(r"\d{19}")

@@ -51,6 +51,8 @@ def json_arguments(value: Any) -> tuple[Any, str | None]:
             parsed = parse_json(text)
         except json.JSONDecodeError as exc:
             return value, f"arguments are not valid JSON ({exc.msg} at column {exc.colno})"
+        except ValueError as exc:  # JSON, but past what can be read: a 5,000-digit number, a deep nesting
+            return value, f"arguments could not be read as JSON ({exc})"
         if isinstance(parsed, dict):
             return parsed, None
         return parsed, "arguments are JSON but not an object"

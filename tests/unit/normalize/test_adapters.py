@@ -87,6 +87,26 @@ def test_tool_arguments_read_as_json_keep_every_value_exactly() -> None:
     assert explained is not None and "column 9" in (explained.arguments_error or "")
 
 
+def test_json_past_what_can_be_read_is_kept_as_text_and_explained() -> None:
+    """A tool result nested thousands deep and arguments holding a 5,000-digit number are JSON no reader
+    takes: the span is still read (its conversation scored), the result kept as its text, the arguments
+    as written with the reason — not the whole span unreadable."""
+    deep = "[" * 3000 + "]" * 3000
+    s = span(
+        "execute_tool t",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "t",
+            "gen_ai.tool.call.arguments": '{"n": ' + "1" * 5000 + ', "x": 1.5}',
+            "gen_ai.tool.call.result": deep,
+        },
+    )
+    read = normalize_span(s)
+    assert read.unreadable is None and read.tool is not None and read.tool.result == deep
+    assert read.tool.arguments == '{"n": ' + "1" * 5000 + ', "x": 1.5}'
+    assert "could not be read as JSON" in (read.tool.arguments_error or "")
+
+
 def test_traceloop_sdk_tool_span_and_legacy_prompt_attributes() -> None:
     tool = normalize_span(
         span(
