@@ -505,6 +505,10 @@ class AgentSpan(BaseModel):
     output_messages: tuple[Message, ...] = ()
     input_tokens: int | None = None
     output_tokens: int | None = None
+    response_id: str | None = Field(
+        default=None,
+        description="a model call's response id as the provider gave it: every span of that one call carries it",
+    )
     end_marker: bool = False
     tool_definitions: dict[str, Any] = Field(
         default_factory=dict,
@@ -528,6 +532,18 @@ class AgentSpan(BaseModel):
         default=None,
         description="a span no adapter understood whose name or attribute keys speak of a tool: what did",
     )
+
+    @property
+    def call_copy(self) -> bool:
+        """A model call's span that holds its response id and nothing of its content: a provider SDK that
+        traces every call itself (metadata only) beside an instrumentation recording the same call whole."""
+        return (
+            self.kind == "llm"
+            and self.response_id is not None
+            and not self.input_messages
+            and not self.output_messages
+            and self.tool is None
+        )
 
 
 @dataclass(frozen=True)

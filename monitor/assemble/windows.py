@@ -26,6 +26,13 @@ never named joins the conversation whose history its model calls continue (histo
 that starts a trace per user turn resends the conversation so far with every model call); otherwise
 it becomes its own conversation. `on_join` is told of every span that joins either way.
 
+Copies of a call: a provider SDK that traces every model call itself, metadata only, beside an
+instrumentation that records the same call whole, writes each call twice, and with no conversation id
+its spans are traces of their own (the Anthropic SDK's). A trace of only such copies (`call_copy`: a
+model call's response id and nothing else) joins the trace that holds the call whole, by the response id
+both carry, whichever comes first (`join_copies`: in Kafka, a copy the ingest keyed to its call's trace,
+runtime/kafka.py); one whose call never comes stays its own conversation.
+
 Versions: a conversation's first report is version 1, or one more than the highest version noted for
 it (`note_version`: an earlier Kafka owner's report), so versions stay monotonic across owners.
 
@@ -130,6 +137,14 @@ class WindowStore:
         #: whether a conversation reported alone (`trace:<id>`) may still be joined by the history it
         #: continues, beyond being kept (`late_retention`): in Kafka, only while its offsets are held
         self.keeps_alone: Callable[[str], bool] = _always
+        #: which unnamed traces of a call's copies may join the trace holding that call (the module's
+        #: docstring): all, except in Kafka, where only those read on their call's partition may
+        self.join_copies: Callable[[str], bool] = _always
+        # a model call's response id -> the trace holding the call whole; and -> an unnamed trace of only
+        # its copies, waiting for that call (both bounded)
+        self._calls: OrderedDict[str, str] = OrderedDict()
+        self._copies: OrderedDict[str, str] = OrderedDict()
+        self.copies_joined = 0
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
@@ -158,6 +173,12 @@ class WindowStore:
             NO_HISTORY if span.conversation_id or not self.join_by_history(trace_id) else history_keys(span)
         )
         unnamed = not span.conversation_id and trace_id not in self.trace_owner
+        copy = span.call_copy and unnamed and self.join_copies(trace_id)
+        call = self._calls.get(span.response_id or "") if copy else None
+        if call not in (None, trace_id) and self._only_copies(trace_key):
+            self._own_trace(trace_id, f"trace:{call}")  # a copy of a call already here: follows its trace
+            self.copies_joined += 1
+            unnamed = False
         if unnamed and keys.continues is not None and trace_id not in self.undecided:
             # it continues a history: joined by `_settle`
             self.undecided[trace_id] = keys
@@ -202,6 +223,15 @@ class WindowStore:
                 self.on_join(cid, [span])  # unnamed, joined the conversation its trace named earlier
         if cid != trace_key and trace_key in self.open:  # spans that arrived before their trace was named
             self._absorb(conv, trace_key)
+        if span.response_id is not None:
+            limit = 10 * self.config.max_open
+            if not span.call_copy:  # the call whole: a trace of its copies waiting for it joins it here
+                _remember(self._calls, span.response_id, trace_id, limit)
+                waiting = self._copies.pop(span.response_id, None)
+                if waiting is not None and waiting != trace_id:
+                    self._take_copies(conv, waiting)
+            elif copy and cid == trace_key:  # a copy whose call has not come
+                _remember(self._copies, span.response_id, trace_id, limit)
         self.histories.saw(keys, trace_id, span.span.end_ns)
         if keys.state is not None and keys.state in self._awaited:  # a history someone waits for
             self._unsettled |= self._awaited.pop(keys.state)
@@ -405,7 +435,7 @@ class WindowStore:
             )
             if taker_start is None:
                 continue
-            moving = [s for s in source.spans if s.span.trace_id in movers]
+            moving = self._moving(source, movers)
             free: dict[str, str] = {}  # the first turns the taker may continue instead -> their conversation
             for c in self.histories.candidates(joined[0], taker, taker_start):
                 cid = self._owner(c)
@@ -427,7 +457,7 @@ class WindowStore:
                 source, evicted = self._open(owner, source.last_ns, keep=(own, free[there], *keep))
                 out += evicted
                 source.replaces = source.version - 1
-                moving = [s for s in source.spans if s.span.trace_id in movers]
+                moving = self._moving(source, movers)
             self.histories.unclaim(keys.continues, earlier)
             self.histories.claim(keys.continues, there, taker)
             self._note_continued(taker, joined[0], there)
@@ -435,6 +465,15 @@ class WindowStore:
             self.moved_to_twin += 1
             return earlier
         return None
+
+    def _moving(self, source: OpenConversation, movers: list[str]) -> list[AgentSpan]:
+        """The spans of `source` in the traces `movers`, and in the traces of copies that follow them."""
+        keys = {f"trace:{m}" for m in movers}
+        return [
+            s
+            for s in source.spans
+            if s.span.trace_id in movers or self.trace_owner.get(s.span.trace_id) in keys
+        ]
 
     def _has_room(self, cid: str, spans: int) -> bool:
         """`cid` is open or kept reported, and takes `spans` more within `max_spans`."""
@@ -494,9 +533,12 @@ class WindowStore:
             self._continued_by.pop(gone, None)
 
     def _started(self, trace_id: str) -> int:
-        """When an unnamed trace waiting here started (event time: its earliest span)."""
+        """When an unnamed trace waiting here started (event time: its earliest span; not a span of the
+        copies that follow it, whose clock may be another's)."""
         pending = self.open.get(f"trace:{trace_id}") or self.closed.get(f"trace:{trace_id}")
-        return min((s.span.start_ns for s in pending.spans), default=0) if pending is not None else 0
+        if pending is None:
+            return 0
+        return min((s.span.start_ns for s in pending.spans if s.span.trace_id == trace_id), default=0)
 
     def _identity(self, cid: str) -> tuple[str | None, str | None, str | None] | None:
         conv = self.open.get(cid) or self.closed.get(cid)
@@ -546,6 +588,21 @@ class WindowStore:
         if pending.first_ns < conv.first_ns:  # open since its trace's first span: max age from there
             conv.first_ns = pending.first_ns
             heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+
+    def _only_copies(self, trace_key: str) -> bool:
+        """The spans waiting under `trace_key` (none, or copies of calls only) may follow a call's trace."""
+        pending = self.open.get(trace_key)
+        return pending is None or all(s.call_copy for s in pending.spans)
+
+    def _take_copies(self, conv: OpenConversation, trace_id: str) -> None:
+        """The unnamed trace `trace_id`, waiting with only copies of calls, one of which `conv` now holds
+        whole, joins `conv`. One already reported stays as reported (its copies say nothing to score)."""
+        trace_key = f"trace:{trace_id}"
+        if trace_id in self.trace_owner or trace_key not in self.open or not self._only_copies(trace_key):
+            return
+        self._own_trace(trace_id, conv.conversation_id)
+        self._absorb(conv, trace_key)
+        self.copies_joined += 1
 
     def _owner(self, trace_id: str) -> str:
         """The conversation a trace belongs to. A trace joined to another trace's conversation while that

@@ -153,9 +153,17 @@ _ID_DEFAULT = (
 
 
 def conversation_id_hint(spans: Sequence[AgentSpan]) -> str:
-    """How many traces a conversation without an id was built from, and how to give it one."""
-    traces = len({s.span.trace_id for s in spans})
-    how = "grouped by its trace" if traces <= 1 else f"{traces} traces joined by the history each resends"
+    """How many traces a conversation without an id was built from, and how to give it one. Traces of
+    only copies of its model calls (`call_copy`) joined it by their response ids: said apart."""
+    traces = {s.span.trace_id for s in spans if not s.call_copy}
+    copies = len({s.span.trace_id for s in spans} - traces)
+    how = (
+        "grouped by its trace"
+        if len(traces) <= 1
+        else f"{len(traces)} traces joined by the history each resends"
+    )
+    if copies:
+        how += f", and {copies} of its model calls' copies by their response ids"
     return f"no conversation id on any span: {how}; to set one, {_hint(spans, _ID_HINTS, _ID_DEFAULT)}"
 
 

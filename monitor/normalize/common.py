@@ -464,11 +464,21 @@ def build_agent_span(
         output_messages=tuple(shared(m) for m in outputs),
         input_tokens=input_tokens,
         output_tokens=output_tokens,
+        response_id=_response_id(span) if kind == "llm" else None,
         end_marker=who.end_marker,
         evidence=who.evidence,
         tool_definitions=definitions or {},
         setup=setup,
     )
+
+
+#: where a model call's response id is written (OTel GenAI and OpenLLMetry; the Vercel AI SDK's own)
+_RESPONSE_ID_KEYS = ("gen_ai.response.id", "ai.response.id")
+
+
+def _response_id(span: Span) -> str | None:
+    value = next((span.attributes[k] for k in _RESPONSE_ID_KEYS if k in span.attributes), None)
+    return value if isinstance(value, str) and value else None
 
 
 def indexed_message(

@@ -130,6 +130,7 @@ class IngestStage:
         self.normalize = normalize
         self.consumer, self.producer = _clients(config, config.ingest_group, f"{replica}-ingest")
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # a trace here named for the first time: link
+        self.calls: OrderedDict[str, str] = OrderedDict()  # a model call's response id -> its trace (`_key`)
         self._last_commit = time.monotonic()
         self._pending = False
 
@@ -179,15 +180,17 @@ class IngestStage:
         named = normalize_spans(
             decoded.spans, self.normalize, lambda stage, exc: _count(self.stats, f"pipeline_errors:{stage}")
         )
-        for n in named:  # learn which conversation each trace belongs to before keying
+        for n in named:  # learn which conversation each trace belongs to, and its calls, before keying
             if n.conversation_id:
                 if n.span.trace_id not in self.trace_owner:
                     self._link(n.span.trace_id, n.conversation_id)
                 _remember(self.trace_owner, n.span.trace_id, n.conversation_id)
+            if n.response_id is not None and not n.call_copy:
+                _remember(self.calls, n.response_id, n.span.trace_id)
         # end markers last: one conversation's spans keep their order on its partition, so its marker
         # reaches the score stage after the rest of the request it came with
         for n in sorted(named, key=lambda n: n.end_marker):
-            key = n.conversation_id or self.trace_owner.get(n.span.trace_id) or f"trace:{n.span.trace_id}"
+            key = self._key(n)
             if not n.conversation_id:
                 n = n.model_copy(update={"conversation_id": key})
             self.producer.produce(
@@ -195,6 +198,25 @@ class IngestStage:
             )
         self.producer.poll(0)
         _count(self.stats, "kafka_spans_repartitioned", len(named))
+
+    def _key(self, span: AgentSpan) -> str:
+        """Its conversation, else its trace's (named here), else `trace:<id>`. A trace of one span that is
+        a copy of a model call (`call_copy`: a provider SDK's own span, metadata only) whose call this
+        replica has read, in the same request or before, goes with that call's trace: the score stage
+        joins it there by the response id both carry, as `run` does (its own partition may be another
+        replica's). One whose call comes later, or to another ingest replica, stays its own."""
+        trace_id = span.span.trace_id
+        named = span.conversation_id or self.trace_owner.get(trace_id)
+        if named:
+            return named
+        call = (
+            self.calls.get(span.response_id or "")
+            if span.call_copy and not span.span.parent_span_id
+            else None
+        )
+        if call is not None and call != trace_id:
+            return self.trace_owner.get(call) or f"trace:{call}"
+        return f"trace:{trace_id}"
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
         """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
@@ -276,10 +298,14 @@ class ScoreStage:
         pipeline.store.join_by_history = lambda trace_id: trace_id in self.routed
         pipeline.store.join_after_watermark = True
         pipeline.store.keeps_alone = self._still_held
+        # a trace of a call's copies joins that call's trace only where it was read under that trace's key
+        # (the ingest's `_key`), or routed with it by its opening
+        pipeline.store.join_copies = lambda trace_id: trace_id in self.routed or trace_id in self.call_copies
         self.consumer, self.producer = _clients(config, config.score_group, f"{replica}-score")
         self.offsets = OffsetTracker(pipeline.config.windows.late_grace_s)
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
         self.routed: OrderedDict[str, str] = OrderedDict()  # trace id -> `history:` key it was read under
+        self.call_copies: OrderedDict[str, str] = OrderedDict()  # a call copy's trace -> its call's trace key
         # trace id -> when its route was sent (monotonic s), its link not yet read back
         self.routing: OrderedDict[str, float] = OrderedDict()
         self.unroutable: OrderedDict[str, str] = OrderedDict()  # unnamed traces that show no opening
@@ -379,11 +405,14 @@ class ScoreStage:
             span = span.model_copy(update={"conversation_id": None})
             cid = f"trace:{span.span.trace_id}"  # its offsets pass to the conversation it joins (on_join)
         elif cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
-            owner = self.links.get(span.span.trace_id)
+            owner = self.links.get(cid[6:])
             if owner is not None:  # named by a link: on to its conversation's partition
                 self._forward([span], owner)
                 return None
-            if not span.span.parent_span_id:  # its root is in: unnamed still, it may be routed now
+            if cid[6:] != span.span.trace_id:  # a call's copy keyed by the call's trace (`IngestStage._key`)
+                _remember(self.call_copies, span.span.trace_id, cid)
+                cid = f"trace:{span.span.trace_id}"  # held as its own until it joins the call (`on_join`)
+            elif not span.span.parent_span_id:  # its root is in: unnamed still, it may be routed now
                 self._to_route.setdefault(span.span.trace_id, False)
             # unnamed for the window store too, so it joins its trace's conversation if one here named
             # it (and is copied to that conversation's partition: `_copy_joined`)

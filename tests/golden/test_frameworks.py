@@ -214,17 +214,15 @@ def test_a_tool_loop_whose_every_model_call_is_a_trace_joins_into_one_conversati
     """The Anthropic SDK on an app's tool loop with OpenLLMetry and no conversation id: each of the seven
     model calls is a trace of its own, and one made after tool results continues the call that asked for
     them, so the seven join into one conversation, whole, with the verdicts of the named run. The SDK's
-    own metadata-only spans of the same calls (each a trace of its own) are unscored with a hint that
-    says how to turn them off, and fail nothing."""
-    reports = replay(tmp_path, *run_files("anthropic-openllmetry-noid", "correct"))
-    [correct] = [r for r in reports if r["scored"]]
+    own metadata-only spans of the same calls (each a trace of its own, recorded before the call's
+    instrumented span) join it by the response id both carry: one report, nothing else reported."""
+    [correct] = replay(tmp_path, *run_files("anthropic-openllmetry-noid", "correct"))
     assert correct["test_pass"] is True and correct["tool_calls"] == 3
     assert [t["role"] for t in correct["observed_turns"]] == ["User", "Tool", "Agent"] * 3 + ["User", "Agent"]
+    assert correct["spans"] == 14
     assert "7 traces joined" in correct["conversation_hint"]
-    sdk = [r for r in reports if not r["scored"]]
-    assert len(sdk) == 7 and all(r["unscored_reason"] == "content_not_captured" for r in sdk)
-    assert all("ANTHROPIC_OPEN_TELEMETRY=false" in r["capture_hint"] and not r.get("turns") for r in sdk)
-    [wrong] = [r for r in replay(tmp_path, *run_files("anthropic-openllmetry-noid", "wrong")) if r["scored"]]
+    assert "and 7 of its model calls' copies by their response ids" in correct["conversation_hint"]
+    [wrong] = replay(tmp_path, *run_files("anthropic-openllmetry-noid", "wrong"))
     assert (wrong["root_cause"], wrong["root_cause_count"], wrong["cascading_count"]) == (
         "inconsistent_parameter_values", 1, 3,
     )  # fmt: skip

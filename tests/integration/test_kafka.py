@@ -652,8 +652,9 @@ def per_trace(path: Path, shift: int) -> list[bytes]:
     """A recorded request as a Collector's Kafka exporter may write it: one trace per message, in the
     order the traces started, timestamps moved by `shift`. The Anthropic SDK's own metadata-only spans are
     left out, as its user does (`ANTHROPIC_OPEN_TELEMETRY=false`, the report's hint) where an
-    instrumentation records the same calls: without a span around the turn each is a trace that joins
-    nothing (tests/golden/test_frameworks.py)."""
+    instrumentation records the same calls: written one trace per message, a copy may reach an ingest
+    replica apart from its call, and is then reported alone, unscored (sent as the application's exporter
+    batches them, they join: `test_a_provider_sdk_s_copies_of_each_call_join_…`)."""
     request = ExportTraceServiceRequest.FromString(path.read_bytes())
     for rs in request.resource_spans:
         for ss in rs.scope_spans:
@@ -681,6 +682,22 @@ def per_trace(path: Path, shift: int) -> list[bytes]:
     return out
 
 
+def consumed_by_two(
+    broker: Broker, prefix: str, gold: Path, requests: list[bytes], want: int
+) -> dict[str, Any]:
+    """The latest reports of `requests` read by two replicas, once `want` conversations are reported and
+    nothing more came for ten seconds."""
+    topics = Topics(broker, prefix)
+    replicas = [topics.replica(name, gold) for name in ("r1", "r2")]
+    try:
+        wait_for_group(topics)
+        topics.produce(requests)
+        reports, _ = latest(topics.read(topics.results, want=want, settle_s=10))
+    finally:
+        stop(*replicas)
+    return reports
+
+
 def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
     broker: Broker, ladder: Ladder
 ) -> None:
@@ -699,14 +716,7 @@ def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
         r["conversation_id"]: r for r in replay(ladder, travel / "gold", [(r, "traces") for r in requests])
     }
     assert len(want) == 2 * len(NO_ID) < len(requests)  # replay joins each run's traces
-    topics = Topics(broker, "t12")
-    replicas = [topics.replica(name, travel / "gold") for name in ("r1", "r2")]
-    try:
-        wait_for_group(topics)
-        topics.produce(requests)
-        reports, _ = latest(topics.read(topics.results, want=len(want), settle_s=10))
-    finally:
-        stop(*replicas)
+    reports = consumed_by_two(broker, "t12", travel / "gold", requests, len(want))
     assert sorted(reports) == sorted(want)  # no trace reported alone, no conversation twice
     for cid, report in reports.items():
         assert report["spans"] == want[cid]["spans"]  # whole
@@ -957,3 +967,35 @@ def test_generated_conversations_without_an_id_stay_whole_through_a_replica_kill
     assert len(reports) == len(named) == 60  # no conversation cut in two
     said = sorted(json.dumps([turns(r), r["spans"]]) for r in reports)
     assert said == sorted(json.dumps([turns(r), r["spans"]]) for r in named)  # whole, with replay's verdicts
+
+
+def test_a_provider_sdk_s_copies_of_each_call_join_their_conversation_without_an_id(
+    broker: Broker, ladder: Ladder
+) -> None:
+    """OpenLLMetry on an app's Anthropic tool loop with no conversation id, the Anthropic SDK tracing each
+    call too (metadata only): fourteen traces per run, seven of them the SDK's copies, each written as
+    the application's exporter sent them (one request, as a Collector's Kafka exporter writes a batch).
+    Each copy goes with the trace that holds its call, by the response id both carry, so each run is one
+    conversation, whole — what `replay` reports — and no copy is reported alone."""
+    travel = ROOT / "tests" / "fixtures" / "travel"
+    runs = [travel / "anthropic-openllmetry-noid" / f"{run}.000.pb" for run in ("correct", "wrong")]
+    shift = time.time_ns() - max(s.end_time_unix_nano for p in runs for s in _spans(p))
+    requests = []
+    for path in runs:
+        request = ExportTraceServiceRequest.FromString(path.read_bytes())
+        for s in (s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans):
+            s.start_time_unix_nano += shift
+            s.end_time_unix_nano += shift
+        assert any(
+            ss.scope.name.startswith(ANTHROPIC_SDK) for rs in request.resource_spans for ss in rs.scope_spans
+        )
+        requests.append(request.SerializeToString())
+    want = {
+        r["conversation_id"]: r for r in replay(ladder, travel / "gold", [(r, "traces") for r in requests])
+    }
+    assert len(want) == 2 and all(r["spans"] == 14 for r in want.values())
+    reports = consumed_by_two(broker, "t17", travel / "gold", requests, len(want))
+    assert sorted(reports) == sorted(want)  # no copy reported alone, no conversation twice
+    for cid, report in reports.items():
+        assert report["spans"] == 14 and verdict(report) == verdict(want[cid])
+        assert "and 7 of its model calls' copies by their response ids" in report["conversation_hint"]

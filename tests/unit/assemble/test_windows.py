@@ -659,3 +659,80 @@ def test_a_late_span_of_a_merged_trace_goes_on_from_the_merged_version() -> None
     closed += store.add(late, 400 * S) + store.flush()
     kept = latest(closed)
     assert sum(traces.count("a2") for traces in kept.values()) == 2  # TURN_2 and the late span, once each
+
+
+def answered(call: AgentSpan, response_id: str) -> AgentSpan:
+    """`call` with the response id its provider gave it."""
+    return call.model_copy(update={"response_id": response_id})
+
+
+def call_copy(trace: str, response_id: str, start_s: float) -> AgentSpan:
+    """A provider SDK's own span of a model call, metadata only, as a trace of its own."""
+    attrs = {"gen_ai.operation.name": "chat", "gen_ai.response.id": response_id}
+    return normalize_span(span("anthropic.messages.create", attrs, trace=trace, start_s=start_s))
+
+
+def test_traces_of_a_call_s_copies_join_the_call_s_conversation_whichever_comes_first() -> None:
+    """The Anthropic SDK traces each model call itself, metadata only, beside the instrumentation that
+    records it whole; with no conversation id each copy is a trace of its own. Each joins the trace
+    holding its call, by the response id both carry, before or after it comes, and so the conversation
+    that trace joins by its history: one conversation, every span in it, once."""
+    calls = [answered(TURN_1, "msg_1"), answered(TURN_2, "msg_2")]
+    copies = [call_copy("c1", "msg_1", 0.05), call_copy("c2", "msg_2", 5.05)]
+    for order in (
+        (copies[0], calls[0], copies[1], calls[1]),  # a copy ends, and is exported, before its call
+        (calls[0], copies[0], calls[1], copies[1]),
+        (calls[1], copies[1], copies[0], calls[0]),
+    ):
+        store = WindowStore(WindowConfig())
+        for n, s in enumerate(order):
+            store.add(s, n * S)
+            store.close_marked()
+        [closed] = store.flush()
+        assert closed.conversation.conversation_id == "trace:" + "a1".ljust(32, "0")
+        assert sorted(s.span.trace_id[:2] for s in closed.conversation.spans) == ["a1", "a2", "c1", "c2"]
+        assert store.copies_joined == 2 and store.joined_by_history == 1
+
+
+def test_a_copy_whose_call_never_comes_stays_alone_and_a_trace_with_content_is_never_taken() -> None:
+    """Only a trace of nothing but copies follows a call: one holding anything else (a model call with its
+    content that shares the response id, as two instrumentations of one call write it) stays its own."""
+    store = WindowStore(WindowConfig())
+    store.add(call_copy("c9", "msg_9", 0), 0)
+    store.add(answered(TURN_1, "msg_1"), S)
+    store.add(answered(chat("b1", [("user", "Hi")], "Hello.", 2), "msg_1"), 2 * S)
+    closed = {c.conversation.conversation_id[6:8]: len(c.conversation.spans) for c in store.flush()}
+    assert closed == {"c9": 1, "a1": 1, "b1": 1} and store.copies_joined == 0
+
+
+def test_a_named_call_takes_its_copies_and_a_store_told_not_to_join_them_leaves_them() -> None:
+    """A call in a named conversation takes its copies' traces too; a copy `join_copies` refuses (Kafka:
+    one not read on its call's partition) stays its own conversation."""
+    named = answered(agent_span("conv-7", 0, trace="n1"), "msg_1").model_copy(update={"kind": "llm"})
+    named = named.model_copy(update={"output_messages": TURN_1.output_messages})
+    for join in (True, False):
+        store = WindowStore(WindowConfig())
+        store.join_copies = (lambda _: True) if join else (lambda _: False)
+        store.add(call_copy("c1", "msg_1", 0.05), 0)
+        store.add(named, S)
+        closed = {c.conversation.conversation_id: len(c.conversation.spans) for c in store.flush()}
+        assert closed == ({"conv-7": 2} if join else {"conv-7": 1, "trace:" + "c1".ljust(32, "0"): 1})
+
+
+def test_a_turn_moved_to_its_twin_takes_its_copies_with_it() -> None:
+    """Twins' next turns out of order (as above), each model call with its SDK copy: the turn moved to its
+    own user's first turn takes its copy along, so no conversation holds another's span."""
+    turns = twins()
+    ids = {t.span.trace_id[:2]: f"msg_{t.span.trace_id[:2]}" for t in turns}
+    a1, a2, b1, b2 = (answered(t, ids[t.span.trace_id[:2]]) for t in turns)
+    copy = {t: call_copy("c" + t, ids[t], 0) for t in ids}
+    store = WindowStore(WindowConfig(end_marker_grace_s=0))
+    for s in (copy["a1"], a1, copy["b1"], b1, copy["b2"], b2, copy["a2"], a2):
+        store.add(s, 0)
+        store.close_marked()
+    traces = {
+        c.conversation.conversation_id[6:8]: {s.span.trace_id[:3].rstrip("0") for s in c.conversation.spans}
+        for c in store.flush()
+    }
+    assert traces == {"a1": {"a1", "a2", "ca1", "ca2"}, "b1": {"b1", "b2", "cb1", "cb2"}}
+    assert store.moved_to_twin == 1 and store.copies_joined == 4
