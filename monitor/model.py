@@ -489,6 +489,10 @@ class ToolInvocation(BaseModel):
     )
 
 
+#: how far apart in time two spans of one model call may be (`AgentSpan.same_call`)
+_SAME_CALL_SLACK_NS = 1_000_000_000
+
+
 class AgentSpan(BaseModel):
     """One span in the internal model: convention keys are gone, meaning is explicit."""
 
@@ -532,6 +536,17 @@ class AgentSpan(BaseModel):
         default=None,
         description="a span no adapter understood whose name or attribute keys speak of a tool: what did",
     )
+
+    def same_call(self, other: tuple[str, int, int]) -> bool:
+        """Whether this span and `other` (a span's trace id, start and end) may record one model call: another
+        trace whose time overlaps this span's, give or take a second. A response id says which call; the
+        time guards against ids a stub or a proxy repeats across calls."""
+        trace_id, start_ns, end_ns = other
+        return (
+            trace_id != self.span.trace_id
+            and start_ns - _SAME_CALL_SLACK_NS <= self.span.end_ns
+            and self.span.start_ns <= end_ns + _SAME_CALL_SLACK_NS
+        )
 
     @property
     def call_copy(self) -> bool:

@@ -142,8 +142,8 @@ class WindowStore:
         self.join_copies: Callable[[str], bool] = _always
         # a model call's response id -> the trace holding the call whole; and -> an unnamed trace of only
         # its copies, waiting for that call (both bounded)
-        self._calls: OrderedDict[str, str] = OrderedDict()
-        self._copies: OrderedDict[str, str] = OrderedDict()
+        self._calls: OrderedDict[str, tuple[str, int, int]] = OrderedDict()  # (trace id, start, end)
+        self._copies: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
         self.copies_joined = 0
         self.evictions = 0
         self.duplicates = 0
@@ -175,8 +175,8 @@ class WindowStore:
         unnamed = not span.conversation_id and trace_id not in self.trace_owner
         copy = span.call_copy and unnamed and self.join_copies(trace_id)
         call = self._calls.get(span.response_id or "") if copy else None
-        if call not in (None, trace_id) and self._only_copies(trace_key):
-            self._own_trace(trace_id, f"trace:{call}")  # a copy of a call already here: follows its trace
+        if call is not None and span.same_call(call) and self._only_copies(trace_key):
+            self._own_trace(trace_id, f"trace:{call[0]}")  # a copy of a call already here: follows its trace
             self.copies_joined += 1
             unnamed = False
         if unnamed and keys.continues is not None and trace_id not in self.undecided:
@@ -226,12 +226,13 @@ class WindowStore:
         if span.response_id is not None:
             limit = 10 * self.config.max_open
             if not span.call_copy:  # the call whole: a trace of its copies waiting for it joins it here
-                _remember(self._calls, span.response_id, trace_id, limit)
-                waiting = self._copies.pop(span.response_id, None)
-                if waiting is not None and waiting != trace_id:
-                    self._take_copies(conv, waiting)
+                _remember(self._calls, span.response_id, _when(span), limit)
+                waiting = self._copies.get(span.response_id)
+                if waiting is not None and span.same_call(waiting):
+                    del self._copies[span.response_id]
+                    self._take_copies(conv, waiting[0])
             elif copy and cid == trace_key:  # a copy whose call has not come
-                _remember(self._copies, span.response_id, trace_id, limit)
+                _remember(self._copies, span.response_id, _when(span), limit)
         self.histories.saw(keys, trace_id, span.span.end_ns)
         if keys.state is not None and keys.state in self._awaited:  # a history someone waits for
             self._unsettled |= self._awaited.pop(keys.state)
@@ -787,6 +788,11 @@ def _remember(table: OrderedDict[str, _V], key: str, value: _V, limit: int) -> N
     table.move_to_end(key)
     while len(table) > limit:
         table.popitem(last=False)
+
+
+def _when(span: AgentSpan) -> tuple[str, int, int]:
+    """A span's trace and time, for `AgentSpan.same_call`."""
+    return span.span.trace_id, span.span.start_ns, span.span.end_ns
 
 
 def _always(_: str) -> bool:

@@ -130,7 +130,8 @@ class IngestStage:
         self.normalize = normalize
         self.consumer, self.producer = _clients(config, config.ingest_group, f"{replica}-ingest")
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # a trace here named for the first time: link
-        self.calls: OrderedDict[str, str] = OrderedDict()  # a model call's response id -> its trace (`_key`)
+        # a model call's response id -> its trace, start and end (`_key`)
+        self.calls: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
         self._last_commit = time.monotonic()
         self._pending = False
 
@@ -186,7 +187,7 @@ class IngestStage:
                     self._link(n.span.trace_id, n.conversation_id)
                 _remember(self.trace_owner, n.span.trace_id, n.conversation_id)
             if n.response_id is not None and not n.call_copy:
-                _remember(self.calls, n.response_id, n.span.trace_id)
+                _remember(self.calls, n.response_id, (n.span.trace_id, n.span.start_ns, n.span.end_ns))
         # end markers last: one conversation's spans keep their order on its partition, so its marker
         # reaches the score stage after the rest of the request it came with
         for n in sorted(named, key=lambda n: n.end_marker):
@@ -214,8 +215,8 @@ class IngestStage:
             if span.call_copy and not span.span.parent_span_id
             else None
         )
-        if call is not None and call != trace_id:
-            return self.trace_owner.get(call) or f"trace:{call}"
+        if call is not None and span.same_call(call):
+            return self.trace_owner.get(call[0]) or f"trace:{call[0]}"
         return f"trace:{trace_id}"
 
     def _link(self, trace_id: str, conversation_id: str) -> None:

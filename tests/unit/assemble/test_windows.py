@@ -696,13 +696,15 @@ def test_traces_of_a_call_s_copies_join_the_call_s_conversation_whichever_comes_
 
 def test_a_copy_whose_call_never_comes_stays_alone_and_a_trace_with_content_is_never_taken() -> None:
     """Only a trace of nothing but copies follows a call: one holding anything else (a model call with its
-    content that shares the response id, as two instrumentations of one call write it) stays its own."""
+    content that shares the response id, as two instrumentations of one call write it) stays its own;
+    and so does a copy far in time from the call whose id it repeats (a stub's ids, `msg_1` every run)."""
     store = WindowStore(WindowConfig())
     store.add(call_copy("c9", "msg_9", 0), 0)
     store.add(answered(TURN_1, "msg_1"), S)
     store.add(answered(chat("b1", [("user", "Hi")], "Hello.", 2), "msg_1"), 2 * S)
+    store.add(call_copy("c8", "msg_1", 60), 3 * S)
     closed = {c.conversation.conversation_id[6:8]: len(c.conversation.spans) for c in store.flush()}
-    assert closed == {"c9": 1, "a1": 1, "b1": 1} and store.copies_joined == 0
+    assert closed == {"c9": 1, "a1": 1, "b1": 1, "c8": 1} and store.copies_joined == 0
 
 
 def test_a_named_call_takes_its_copies_and_a_store_told_not_to_join_them_leaves_them() -> None:
@@ -725,7 +727,12 @@ def test_a_turn_moved_to_its_twin_takes_its_copies_with_it() -> None:
     turns = twins()
     ids = {t.span.trace_id[:2]: f"msg_{t.span.trace_id[:2]}" for t in turns}
     a1, a2, b1, b2 = (answered(t, ids[t.span.trace_id[:2]]) for t in turns)
-    copy = {t: call_copy("c" + t, ids[t], 0) for t in ids}
+    copy = {
+        t.span.trace_id[:2]: call_copy(
+            "c" + t.span.trace_id[:2], ids[t.span.trace_id[:2]], t.span.start_ns / S + 0.05
+        )
+        for t in turns
+    }
     store = WindowStore(WindowConfig(end_marker_grace_s=0))
     for s in (copy["a1"], a1, copy["b1"], b1, copy["b2"], b2, copy["a2"], a2):
         store.add(s, 0)
