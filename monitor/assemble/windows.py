@@ -29,9 +29,11 @@ it becomes its own conversation. `on_join` is told of every span that joins eith
 Copies of a call: a provider SDK that traces every model call itself, metadata only, beside an
 instrumentation that records the same call whole, writes each call twice, and with no conversation id
 its spans are traces of their own (the Anthropic SDK's). A trace of only such copies (`call_copy`: a
-model call's response id and nothing else) joins the trace that holds the call whole, by the response id
-both carry, whichever comes first (`join_copies`: in Kafka, a copy the ingest keyed to its call's trace,
-runtime/kafka.py); one whose call never comes stays its own conversation.
+model call's response id and nothing else, the trace's root) joins the unnamed trace that holds the call
+whole, by the response id both carry and at about the same time, whichever comes first, while that
+call's conversation is open (`join_copies`: in Kafka, only a copy sent to its call's partition,
+runtime/kafka.py). One whose call never comes, or came to a conversation already reported, stays its
+own conversation; so do copies of a response id two calls carried at once.
 
 Versions: a conversation's first report is version 1, or one more than the highest version noted for
 it (`note_version`: an earlier Kafka owner's report), so versions stay monotonic across owners.
@@ -173,9 +175,16 @@ class WindowStore:
             NO_HISTORY if span.conversation_id or not self.join_by_history(trace_id) else history_keys(span)
         )
         unnamed = not span.conversation_id and trace_id not in self.trace_owner
-        copy = span.call_copy and unnamed and self.join_copies(trace_id)
+        # a copy of a call that is its trace's root (a trace of its own), not yet reported alone
+        copy = (
+            unnamed
+            and span.call_copy
+            and not span.span.parent_span_id
+            and trace_key not in self.closed
+            and self.join_copies(trace_id)
+        )
         call = self._calls.get(span.response_id or "") if copy else None
-        if call is not None and span.same_call(call) and self._only_copies(trace_key):
+        if call is not None and span.same_call(call) and self._follows(trace_key, call[0]):
             self._own_trace(trace_id, f"trace:{call[0]}")  # a copy of a call already here: follows its trace
             self.copies_joined += 1
             unnamed = False
@@ -185,9 +194,9 @@ class WindowStore:
             self._unsettled.add(trace_id)
             wait = now_ns + int(self.config.trace_root_wait_s * 1e9)  # a root elsewhere never comes
             heapq.heappush(self._root_waits, (wait, trace_id))
-        if self.join_after_watermark and trace_id in self.undecided:  # again once the watermark passes it
-            heapq.heappush(self._root_waits, (now_ns, trace_id))
         cid = span.conversation_id or (self._owner(trace_id) if trace_id in self.trace_owner else trace_key)
+        if self.join_after_watermark and cid[:6] == "trace:" and cid[6:] in self.undecided:
+            heapq.heappush(self._root_waits, (now_ns, cid[6:]))  # again once the watermark passes this span
         out: list[Closed] = []
         if span.conversation_id:
             self._own_trace(trace_id, cid)
@@ -223,16 +232,18 @@ class WindowStore:
                 self.on_join(cid, [span])  # unnamed, joined the conversation its trace named earlier
         if cid != trace_key and trace_key in self.open:  # spans that arrived before their trace was named
             self._absorb(conv, trace_key)
-        if span.response_id is not None:
-            limit = 10 * self.config.max_open
-            if not span.call_copy:  # the call whole: a trace of its copies waiting for it joins it here
-                _remember(self._calls, span.response_id, _when(span), limit)
+        # copies follow unnamed calls: a named stream with no copies waiting keeps no table
+        if span.response_id is not None and (unnamed or self._copies):
+            if copy:
+                if cid == trace_key:  # a copy whose call has not come
+                    _remember(self._copies, span.response_id, _when(span), 10 * self.config.max_open)
+            elif not span.call_copy:  # a call whole
+                if unnamed:
+                    self._note_call(span)
                 waiting = self._copies.get(span.response_id)
-                if waiting is not None and span.same_call(waiting):
+                if waiting is not None and span.same_call(waiting):  # a trace of its copies waits: joins here
                     del self._copies[span.response_id]
-                    self._take_copies(conv, waiting[0])
-            elif copy and cid == trace_key:  # a copy whose call has not come
-                _remember(self._copies, span.response_id, _when(span), limit)
+                    self._take_copies(waiting[0], trace_id)
         self.histories.saw(keys, trace_id, span.span.end_ns)
         if keys.state is not None and keys.state in self._awaited:  # a history someone waits for
             self._unsettled |= self._awaited.pop(keys.state)
@@ -590,19 +601,37 @@ class WindowStore:
             conv.first_ns = pending.first_ns
             heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
 
-    def _only_copies(self, trace_key: str) -> bool:
-        """The spans waiting under `trace_key` (none, or copies of calls only) may follow a call's trace."""
-        pending = self.open.get(trace_key)
-        return pending is None or all(s.call_copy for s in pending.spans)
+    def _note_call(self, span: AgentSpan) -> None:
+        """An unnamed model call whole, for its copies to follow. Two traces whose calls carry one response
+        id at about the same time (a stub, a proxy) make it ambiguous: no copy follows either."""
+        assert span.response_id is not None
+        known = self._calls.get(span.response_id)
+        ambiguous = known is not None and (known is _AMBIGUOUS or span.same_call(known))
+        _remember(
+            self._calls, span.response_id, _AMBIGUOUS if ambiguous else _when(span), 10 * self.config.max_open
+        )
 
-    def _take_copies(self, conv: OpenConversation, trace_id: str) -> None:
-        """The unnamed trace `trace_id`, waiting with only copies of calls, one of which `conv` now holds
-        whole, joins `conv`. One already reported stays as reported (its copies say nothing to score)."""
+    def _follows(self, trace_key: str, call_trace: str) -> bool:
+        """A trace waiting under `trace_key` (none yet, or copies of calls only) may follow the call of
+        `call_trace`: its conversation is open (a copy never reopens one reported for nothing to score)."""
+        pending = self.open.get(trace_key)
+        return (pending is None or all(s.call_copy for s in pending.spans)) and self._owner(
+            call_trace
+        ) in self.open
+
+    def _take_copies(self, trace_id: str, call_trace: str) -> None:
+        """The unnamed trace `trace_id`, waiting with only copies of calls, one of which the trace
+        `call_trace` has just brought whole, follows that trace (and joins its conversation now). One
+        already reported stays as reported (its copies say nothing to score)."""
         trace_key = f"trace:{trace_id}"
-        if trace_id in self.trace_owner or trace_key not in self.open or not self._only_copies(trace_key):
+        if (
+            trace_id in self.trace_owner
+            or trace_key not in self.open
+            or not self._follows(trace_key, call_trace)
+        ):
             return
-        self._own_trace(trace_id, conv.conversation_id)
-        self._absorb(conv, trace_key)
+        self._own_trace(trace_id, f"trace:{call_trace}")
+        self._absorb(self.open[self._owner(call_trace)], trace_key)
         self.copies_joined += 1
 
     def _owner(self, trace_id: str) -> str:
@@ -788,6 +817,10 @@ def _remember(table: OrderedDict[str, _V], key: str, value: _V, limit: int) -> N
     table.move_to_end(key)
     while len(table) > limit:
         table.popitem(last=False)
+
+
+#: a response id two calls carried at once (`WindowStore._note_call`): `same_call` of it is never true
+_AMBIGUOUS = ("", 0, -(2**62))
 
 
 def _when(span: AgentSpan) -> tuple[str, int, int]:

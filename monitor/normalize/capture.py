@@ -162,7 +162,7 @@ def conversation_id_hint(spans: Sequence[AgentSpan]) -> str:
         if len(traces) <= 1
         else f"{len(traces)} traces joined by the history each resends"
     )
-    if copies:
+    if copies and traces:
         how += f", and {copies} of its model calls' copies by their response ids"
     return f"no conversation id on any span: {how}; to set one, {_hint(spans, _ID_HINTS, _ID_DEFAULT)}"
 

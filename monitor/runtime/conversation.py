@@ -242,8 +242,8 @@ def score_conversation(
         duration_ms=round((max(ends, default=0) - min(starts, default=0)) / 1e6, 3),
         tool_calls=len(calls),
         tool_errors=sum(1 for t in calls if t.error),
-        input_tokens=_sum(s.input_tokens for s in spans if s.kind == "llm"),
-        output_tokens=_sum(s.output_tokens for s in spans if s.kind == "llm"),
+        input_tokens=_sum(s.input_tokens for s in _model_calls(spans)),
+        output_tokens=_sum(s.output_tokens for s in _model_calls(spans)),
         read_only_extra_calls=_free_calls(dialog_report, "read_only"),
         allowed_extra_calls=_free_calls(dialog_report, "allowed_extra"),
         observed_turns=tuple(
@@ -472,6 +472,18 @@ def _with_span_schemas(gold: Dialog, span_schemas: dict[str, Any]) -> Dialog:
 def _most_common(values: Any) -> str | None:
     counts = Counter(v for v in values if v)
     return counts.most_common(1)[0][0] if counts else None
+
+
+def _model_calls(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
+    """The model-call spans, each call once: a provider SDK's copy of a call (`call_copy`) that another span
+    records whole — by the response id, or as the model-call span it is a child of — carries the same
+    usage, counted there."""
+    calls = [s for s in spans if s.kind == "llm"]
+    whole = {s.response_id for s in calls if s.response_id and not s.call_copy}
+    parents = {s.span.span_id for s in calls if not s.call_copy}
+    return [
+        s for s in calls if not (s.call_copy and (s.response_id in whole or s.span.parent_span_id in parents))
+    ]
 
 
 def _sum(values: Any) -> int | None:

@@ -228,6 +228,24 @@ def test_a_tool_loop_whose_every_model_call_is_a_trace_joins_into_one_conversati
     )  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    "framework", ["anthropic-openllmetry", "anthropic-openllmetry-noid", "anthropic-openinference"]
+)
+def test_each_model_call_s_usage_is_counted_once_beside_the_sdk_s_own_copy_of_it(
+    tmp_path: Path, framework: str
+) -> None:
+    """An instrumentation and the Anthropic SDK's own tracing both record each call with its usage (by the
+    response id both carry, or the SDK's span a child of the instrumentation's): the report's tokens are
+    those of the SDK's spans alone (`anthropic-native`), not twice them."""
+    [alone] = replay(tmp_path, *run_files("anthropic-native", "correct"))
+    [report] = replay(tmp_path, *run_files(framework, "correct"))
+    assert (report["input_tokens"], report["output_tokens"]) == (
+        alone["input_tokens"],
+        alone["output_tokens"],
+    )
+    assert alone["input_tokens"] > 0
+
+
 def test_a_named_conversation_carries_no_conversation_hint(tmp_path: Path) -> None:
     [report] = replay(tmp_path, *run_files("maf", "correct"))
     assert report["conversation_id"] == "maf-correct" and report["conversation_hint"] is None

@@ -10,6 +10,7 @@ from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig, WindowConfig
 from monitor.model import AgentSpan
 from monitor.normalize import normalize_span
+from monitor.normalize.capture import conversation_id_hint
 from monitor.report import latest_reports
 from monitor.runtime.pipeline import Pipeline
 from tests.unit.spans import span
@@ -743,3 +744,89 @@ def test_a_turn_moved_to_its_twin_takes_its_copies_with_it() -> None:
     }
     assert traces == {"a1": {"a1", "a2", "ca1", "ca2"}, "b1": {"b1", "b2", "cb1", "cb2"}}
     assert store.moved_to_twin == 1 and store.copies_joined == 4
+
+
+def test_a_copy_reported_alone_stays_so_and_a_late_copy_reopens_nothing() -> None:
+    """A copy whose trace was reported alone before its call came (evicted, closed) and is delivered again
+    is a duplicate, not a span of the call's conversation too; a copy that comes after its call's
+    conversation was reported does not reopen it (it has nothing to score): it is reported alone."""
+    for config, call_at in ((WindowConfig(max_open=1), S), (WindowConfig(inactivity_s=5), 40 * S)):
+        store = WindowStore(config)
+        copy = call_copy("c1", "msg_1", 0.05)
+        out = store.add(copy, 0) + store.advance(call_at - 1)
+        out += store.add(answered(TURN_1, "msg_1"), call_at) + store.add(copy, call_at + S) + store.flush()
+        held = [s.span.span_id for c in out for s in c.conversation.spans]
+        assert held.count(copy.span.span_id) == 1 and store.duplicates == 1 and store.copies_joined == 0
+    store = WindowStore(WindowConfig(inactivity_s=5))
+    store.add(answered(TURN_1, "msg_1"), 0)
+    out = store.advance(700 * S) + store.add(call_copy("c1", "msg_1", 0.05), 701 * S) + store.flush()
+    assert [(c.conversation.conversation_id[6:8], c.conversation.version) for c in out] == [
+        ("a1", 1),
+        ("c1", 1),
+    ]
+
+
+def test_only_a_copy_that_is_its_trace_s_root_follows_a_call() -> None:
+    """A copy under another span of its own trace is part of that trace: it never takes the trace along."""
+    copy = call_copy("k1", "msg_1", 0.05)
+    copy = copy.model_copy(update={"span": copy.span.model_copy(update={"parent_span_id": "ff" * 8})})
+    for first in (copy, answered(TURN_1, "msg_1")):
+        store = WindowStore(WindowConfig())
+        for n, s in enumerate([first, *(s for s in (copy, answered(TURN_1, "msg_1")) if s is not first)]):
+            store.add(s, n * S)
+        store.add(chat("k1", [("user", "Something else")], "Sure.", 0.0), 2 * S)  # the root of trace k1
+        closed = {c.conversation.conversation_id[6:8]: len(c.conversation.spans) for c in store.flush()}
+        assert closed == {"a1": 1, "k1": 2} and store.copies_joined == 0
+
+
+def test_copies_of_one_response_id_two_calls_carried_at_once_follow_neither() -> None:
+    """A stub or proxy answering `msg_1` to two conversations at once: which call a copy is of is unknown."""
+    store = WindowStore(WindowConfig())
+    for s in (
+        answered(chat("a1", [("user", "Weather in Paris?")], "Sunny.", 0.0), "msg_1"),
+        answered(chat("b1", [("user", "Book a flight")], "Done.", 0.3), "msg_1"),
+        call_copy("ca", "msg_1", 0.02),
+        call_copy("cb", "msg_1", 0.32),
+    ):
+        store.add(s, 0)
+    assert len(store.flush()) == 4 and store.copies_joined == 0
+
+
+def test_a_copy_of_a_call_made_after_its_trace_was_joined_moves_with_that_trace() -> None:
+    """Twins: b2 joined a1's conversation first, then moved to b1's; a copy of a later call in b2 (the
+    copy before its call) follows b2, not the conversation b2 was in when the call came."""
+    a1, a2, b1, b2 = twins()
+    later = answered(chat("b2", [("user", "tool result")], "ok", 105.5, child=True), "msg_b2x")
+    store = WindowStore(WindowConfig(end_marker_grace_s=0))
+    for s in (a1, b1, b2, call_copy("cb2x", "msg_b2x", 105.55), later, a2):
+        store.add(s, 0)
+        store.close_marked()
+    traces = {c.conversation.conversation_id[6:8]: {s.span.trace_id[:4].rstrip("0") for s in c.conversation.spans}
+              for c in store.flush()}  # fmt: skip
+    assert traces == {"a1": {"a1", "a2"}, "b1": {"b1", "b2", "cb2x"}} and store.moved_to_twin == 1
+
+
+def test_in_kafka_a_copy_that_follows_a_waiting_trace_does_not_hold_its_join_back() -> None:
+    """Kafka joins a trace once the watermark passes its last span: a copy that follows it later (read
+    after a round trip) moves that point, and the trace is looked at again once the watermark passes the
+    copy — not reported alone."""
+    store = WindowStore(WindowConfig())
+    store.join_after_watermark = True
+    store.add(answered(TURN_1, "msg_1"), 1000 * S)
+    store.add(answered(TURN_2, "msg_2"), 1001 * S)
+    store.add(call_copy("c2", "msg_2", 5.05), 1002 * S)  # after TURN_2, before the watermark passed it
+    store.close_marked()
+    assert store.advance(1001 * S + S // 2) == []
+    assert store.advance(1003 * S) == [] and store.joined_by_history == 1 and store.copies_joined == 1
+    [closed] = store.flush()
+    assert len(closed.conversation.spans) == 3
+
+
+def test_the_hint_names_joined_copies_only_beside_calls() -> None:
+    """The hint counts copies apart from the traces joined by history, and a lone copy is only its trace."""
+    joined = [answered(TURN_1, "msg_1"), answered(TURN_2, "msg_2"), call_copy("c1", "msg_1", 0.05)]
+    assert "2 traces joined by the history each resends, and 1 of its model calls' copies" in (
+        conversation_id_hint(joined)
+    )
+    assert "grouped by its trace;" in conversation_id_hint([call_copy("c9", "msg_9", 0)])
+    assert "copies" not in conversation_id_hint([call_copy("c9", "msg_9", 0)])
