@@ -20,7 +20,11 @@ rebuilds the conversation whole (re-read copies are dropped by span id). A trace
 (a framework with no conversation id, one trace per user turn) is routed by its opening once its root
 is in: the score replica holding it produces a link to `history:<digest>` (assemble/history.py), so
 every trace of the conversation reaches one partition, where they are joined by the history they
-resend as in `run` (in the order they started, once the watermark has passed them). A trace reported
+resend as in `run` (in the order they started, once the watermark has passed them). A provider SDK's
+copy of a model call, a trace of its own (`AgentSpan.call_copy`), is keyed to its call's trace when the
+ingest has read that call, else to `trace:call-<response id>`, where it waits for the link the call's
+trace sends when it is sent on (`ScoreStage._route_copies`): either way it reaches the call's partition
+and joins it by the response id, as in `run`. A trace reported
 alone there because the history it continues had not come joins it when it comes, as in `run`, while
 its report still holds its offsets (`windows.late_grace_s`; asked once the report is out): they pass
 to the conversation it joins (or, a named one elsewhere, its spans are copied there), and its id gets
@@ -94,6 +98,9 @@ BATCH = 500  # messages taken per consume() call
 HEADER_ROOM = 64 * 1024  # a dead letter's headers (an error of at most 2,000 bytes, its origin) and framing
 LAG_EVERY_S = 5.0
 _V = TypeVar("_V")
+#: a copy of a model call whose call the ingest has not read waits under `trace:call-<response id>`
+#: for the link its call's route sends there (`ScoreStage._follow_link`)
+CALL_KEY = "call-"
 ROUTE_WAIT_S = 60.0  # a trace routed by its opening waits this long for its link to come back
 
 
@@ -186,7 +193,8 @@ class IngestStage:
                 if n.span.trace_id not in self.trace_owner:
                     self._link(n.span.trace_id, n.conversation_id)
                 _remember(self.trace_owner, n.span.trace_id, n.conversation_id)
-            if n.response_id is not None and not n.call_copy:
+            unnamed = not n.conversation_id and n.span.trace_id not in self.trace_owner
+            if n.response_id is not None and not n.call_copy and unnamed:  # copies follow unnamed calls
                 _remember(self.calls, n.response_id, (n.span.trace_id, n.span.start_ns, n.span.end_ns))
         # end markers last: one conversation's spans keep their order on its partition, so its marker
         # reaches the score stage after the rest of the request it came with
@@ -217,6 +225,8 @@ class IngestStage:
         )
         if call is not None and span.same_call(call):
             return self.trace_owner.get(call[0]) or f"trace:{call[0]}"
+        if span.call_copy and not span.span.parent_span_id:  # to meet its call's route (`_follow_link`)
+            return f"trace:{CALL_KEY}{span.response_id}"
         return f"trace:{trace_id}"
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
@@ -307,6 +317,8 @@ class ScoreStage:
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
         self.routed: OrderedDict[str, str] = OrderedDict()  # trace id -> `history:` key it was read under
         self.call_copies: OrderedDict[str, str] = OrderedDict()  # a call copy's trace -> its call's trace key
+        # `trace:call-<response id>` -> the copies' traces waiting there for their call's link
+        self.waiting_copies: OrderedDict[str, list[str]] = OrderedDict()
         # trace id -> when its route was sent (monotonic s), its link not yet read back
         self.routing: OrderedDict[str, float] = OrderedDict()
         self.unroutable: OrderedDict[str, str] = OrderedDict()  # unnamed traces that show no opening
@@ -409,9 +421,13 @@ class ScoreStage:
             owner = self.links.get(cid[6:])
             if owner is not None:  # named by a link: on to its conversation's partition
                 self._forward([span], owner)
+                self._route_copies([span], owner)
                 return None
             if cid[6:] != span.span.trace_id:  # a call's copy keyed by the call's trace (`IngestStage._key`)
                 _remember(self.call_copies, span.span.trace_id, cid)
+                if cid[6:].startswith(CALL_KEY):  # ... or waiting for it to be routed
+                    waiting = self.waiting_copies.get(cid, [])
+                    _remember(self.waiting_copies, cid, [*waiting, span.span.trace_id])
                 cid = f"trace:{span.span.trace_id}"  # held as its own until it joins the call (`on_join`)
             elif not span.span.parent_span_id:  # its root is in: unnamed still, it may be routed now
                 self._to_route.setdefault(span.span.trace_id, False)
@@ -446,11 +462,22 @@ class ScoreStage:
         if owner.startswith("history:") and named is not None and not named.startswith("history:"):
             return  # named meanwhile: a name beats a route
         _remember(self.links, trace_id, owner)
-        held = self.pipeline.take(f"trace:{trace_id}")
-        if held:
-            self._forward(held, owner)
-            with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
-                self.offsets.forget(f"trace:{trace_id}")
+        waiting = self.waiting_copies.pop(f"trace:{trace_id}", [])  # copies of a call routed to `owner`
+        for key in [f"trace:{trace_id}", *(f"trace:{t}" for t in waiting)]:
+            held = self.pipeline.take(key)
+            if held:
+                self._forward(held, owner)
+                with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
+                    self.offsets.forget(key)
+                self._route_copies(held, owner)
+
+    def _route_copies(self, spans: list[AgentSpan], owner: str) -> None:
+        """The model calls among spans sent on to `owner`: a link to `trace:call-<response id>` for each,
+        where the ingest keys those calls' copies it read apart from them (`IngestStage._key`), so they
+        follow to `owner` and join their call there by the response id."""
+        for s in spans:
+            if s.response_id is not None and not s.call_copy:
+                produce_link(self.producer, self.config, f"{CALL_KEY}{s.response_id}", owner)
 
     def _forward(self, spans: list[AgentSpan], owner: str, copy: bool = False) -> None:
         """Spans on to their conversation's partition; `copy`: of spans this replica already holds."""

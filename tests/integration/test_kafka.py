@@ -648,17 +648,16 @@ def test_genai_events_on_the_logs_topic_join_their_spans(broker: Broker, ladder:
     assert reports["openai-v2-wrong"]["root_cause"] == "inconsistent_parameter_values"
 
 
-def per_trace(path: Path, shift: int) -> list[bytes]:
+def per_trace(path: Path, shift: int, copies: bool = True) -> list[bytes]:
     """A recorded request as a Collector's Kafka exporter may write it: one trace per message, in the
-    order the traces started, timestamps moved by `shift`. The Anthropic SDK's own metadata-only spans are
-    left out, as its user does (`ANTHROPIC_OPEN_TELEMETRY=false`, the report's hint) where an
-    instrumentation records the same calls: written one trace per message, a copy may reach an ingest
-    replica apart from its call, and is then reported alone, unscored (sent as the application's exporter
-    batches them, they join: `test_a_provider_sdk_s_copies_of_each_call_join_…`)."""
+    order the traces started, timestamps moved by `shift`. The Anthropic SDK's own metadata-only copies
+    of its calls are traces of their own too: each reaches an ingest replica apart from its call, and
+    joins it after the call's route (`ScoreStage._follow_link`). Without `copies` they are left out, as
+    their user may (`ANTHROPIC_OPEN_TELEMETRY=false`, the hint of a copy reported alone)."""
     request = ExportTraceServiceRequest.FromString(path.read_bytes())
     for rs in request.resource_spans:
         for ss in rs.scope_spans:
-            if ss.scope.name.startswith(ANTHROPIC_SDK):
+            if not copies and ss.scope.name.startswith(ANTHROPIC_SDK):
                 del ss.spans[:]
     spans = [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
     starts: dict[bytes, int] = {}
@@ -783,7 +782,8 @@ def test_later_turns_reported_alone_are_merged_when_the_first_turn_comes(
     travel = ROOT / "tests" / "fixtures" / "travel"
     runs = [travel / f / f"{run}.000.pb" for f in NO_ID for run in ("correct", "wrong")]
     last = max(s.end_time_unix_nano for p in runs for s in _spans(p))
-    per_run = [per_trace(p, time.time_ns() - last) for p in runs]
+    # (no SDK copies: the first call's copy, sent before it, would be reported alone and stay so)
+    per_run = [per_trace(p, time.time_ns() - last, copies=False) for p in runs]
     assert all(len(traces) > 1 for traces in per_run)
     want = {
         r["conversation_id"]: r
