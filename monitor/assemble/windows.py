@@ -584,11 +584,13 @@ class WindowStore:
         """The spans waiting under `trace_key` belong to `conv` (their trace was named, or joined it)."""
         cid = conv.conversation_id
         pending = self.open.pop(trace_key)
-        joined = pending.spans[: max(0, self.config.max_spans - len(conv.spans))]
+        fresh = [s for s in pending.spans if s.span.span_id not in conv.span_ids]  # a re-delivered one is in
+        self.duplicates += len(pending.spans) - len(fresh)
+        joined = fresh[: max(0, self.config.max_spans - len(conv.spans))]
         conv.spans.extend(joined)
         conv.span_ids |= pending.span_ids
-        conv.spans_dropped += pending.spans_dropped + len(pending.spans) - len(joined)
-        self.spans_dropped += len(pending.spans) - len(joined)  # (the pending ones dropped: counted then)
+        conv.spans_dropped += pending.spans_dropped + len(fresh) - len(joined)
+        self.spans_dropped += len(fresh) - len(joined)  # (the pending ones dropped: counted then)
         if joined and self.on_join is not None:
             self.on_join(cid, joined)
         if pending.marked and not conv.marked:  # the marker came with the trace's unnamed spans

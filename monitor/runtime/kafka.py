@@ -139,6 +139,7 @@ class IngestStage:
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # a trace here named for the first time: link
         # a model call's response id -> its trace, start and end (`_key`)
         self.calls: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
+        self._busy: set[str] = set()  # the request's traces with a span besides a root copy
         self._last_commit = time.monotonic()
         self._pending = False
 
@@ -188,6 +189,8 @@ class IngestStage:
         named = normalize_spans(
             decoded.spans, self.normalize, lambda stage, exc: _count(self.stats, f"pipeline_errors:{stage}")
         )
+        # traces with spans besides a root copy in this request: such a copy stays with them (`_key`)
+        self._busy = {n.span.trace_id for n in named if n.span.parent_span_id or not n.call_copy}
         for n in named:  # learn which conversation each trace belongs to, and its calls, before keying
             if n.conversation_id:
                 if n.span.trace_id not in self.trace_owner:
@@ -209,25 +212,22 @@ class IngestStage:
         _count(self.stats, "kafka_spans_repartitioned", len(named))
 
     def _key(self, span: AgentSpan) -> str:
-        """Its conversation, else its trace's (named here), else `trace:<id>`. A trace of one span that is
-        a copy of a model call (`call_copy`: a provider SDK's own span, metadata only) whose call this
-        replica has read, in the same request or before, goes with that call's trace: the score stage
-        joins it there by the response id both carry, as `run` does (its own partition may be another
-        replica's). One whose call comes later, or to another ingest replica, stays its own."""
+        """Its conversation, else its trace's (named here), else `trace:<id>`. A copy of a model call
+        (`call_copy`: a provider SDK's own span, metadata only) that is its trace's root, with no other
+        span of its trace in the request, goes with its call's trace when this replica has read that call,
+        in the same request or before; else to `trace:call-<response id>`, where the call's trace sends a
+        link when it is sent on (`ScoreStage._route_copies`). Either way it reaches its call's partition,
+        where the score stage joins it by the response id both carry, as `run` does."""
         trace_id = span.span.trace_id
         named = span.conversation_id or self.trace_owner.get(trace_id)
         if named:
             return named
-        call = (
-            self.calls.get(span.response_id or "")
-            if span.call_copy and not span.span.parent_span_id
-            else None
-        )
+        if not span.call_copy or span.span.parent_span_id or trace_id in self._busy:
+            return f"trace:{trace_id}"
+        call = self.calls.get(span.response_id or "")
         if call is not None and span.same_call(call):
             return self.trace_owner.get(call[0]) or f"trace:{call[0]}"
-        if span.call_copy and not span.span.parent_span_id:  # to meet its call's route (`_follow_link`)
-            return f"trace:{CALL_KEY}{span.response_id}"
-        return f"trace:{trace_id}"
+        return f"trace:{CALL_KEY}{span.response_id}"  # to meet its call's route (`ScoreStage._follow_link`)
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
         """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
@@ -310,7 +310,7 @@ class ScoreStage:
         pipeline.store.join_after_watermark = True
         pipeline.store.keeps_alone = self._still_held
         # a trace of a call's copies joins that call's trace only where it was read under that trace's key
-        # (the ingest's `_key`), or routed with it by its opening
+        # or `trace:call-<response id>` (the ingest's `_key`), or sent on with it by a link
         pipeline.store.join_copies = lambda trace_id: trace_id in self.routed or trace_id in self.call_copies
         self.consumer, self.producer = _clients(config, config.score_group, f"{replica}-score")
         self.offsets = OffsetTracker(pipeline.config.windows.late_grace_s)
@@ -418,16 +418,20 @@ class ScoreStage:
             span = span.model_copy(update={"conversation_id": None})
             cid = f"trace:{span.span.trace_id}"  # its offsets pass to the conversation it joins (on_join)
         elif cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
+            copy_of = cid[6:] != span.span.trace_id  # a call's copy, keyed to its call (`IngestStage._key`)
+            if copy_of:  # delivered again after it joined its call here: where that call went
+                cid = self.pipeline.followed(span.span.trace_id) or cid
             owner = self.links.get(cid[6:])
-            if owner is not None:  # named by a link: on to its conversation's partition
+            if owner is not None and not (copy_of and self.pipeline.knows(f"trace:{span.span.trace_id}")):
+                # named by a link: on to its conversation's partition (a copy reported alone here stays so)
                 self._forward([span], owner)
                 self._route_copies([span], owner)
                 return None
-            if cid[6:] != span.span.trace_id:  # a call's copy keyed by the call's trace (`IngestStage._key`)
+            if copy_of:
                 _remember(self.call_copies, span.span.trace_id, cid)
-                if cid[6:].startswith(CALL_KEY):  # ... or waiting for it to be routed
-                    waiting = self.waiting_copies.get(cid, [])
-                    _remember(self.waiting_copies, cid, [*waiting, span.span.trace_id])
+                waiting = self.waiting_copies.get(cid, [])
+                if cid[6:].startswith(CALL_KEY) and span.span.trace_id not in waiting and len(waiting) < 16:
+                    _remember(self.waiting_copies, cid, [*waiting, span.span.trace_id])  # (a call has few)
                 cid = f"trace:{span.span.trace_id}"  # held as its own until it joins the call (`on_join`)
             elif not span.span.parent_span_id:  # its root is in: unnamed still, it may be routed now
                 self._to_route.setdefault(span.span.trace_id, False)
@@ -474,9 +478,10 @@ class ScoreStage:
     def _route_copies(self, spans: list[AgentSpan], owner: str) -> None:
         """The model calls among spans sent on to `owner`: a link to `trace:call-<response id>` for each,
         where the ingest keys those calls' copies it read apart from them (`IngestStage._key`), so they
-        follow to `owner` and join their call there by the response id."""
-        for s in spans:
-            if s.response_id is not None and not s.call_copy:
+        follow to `owner` and join their call there by the response id. Only calls that are their
+        trace's root: under a span of the application's, the SDK's copies are children, not traces."""
+        for s in spans:  # a copy is a trace of its own only where nothing encloses its call
+            if s.response_id is not None and not s.call_copy and not s.span.parent_span_id:
                 produce_link(self.producer, self.config, f"{CALL_KEY}{s.response_id}", owner)
 
     def _forward(self, spans: list[AgentSpan], owner: str, copy: bool = False) -> None:

@@ -306,6 +306,11 @@ class Pipeline:
         """A span seen here named the conversation of this trace (its unnamed spans join it here)."""
         return trace_id in self.store.trace_owner
 
+    def followed(self, trace_id: str) -> str | None:
+        """The `trace:<id>` whose trace this one follows here (a call's copy joined to its call), if any."""
+        owner = self.store.trace_owner.get(trace_id)
+        return owner if owner is not None and owner.startswith("trace:") else None
+
     def opening(self, conversation_id: str) -> str | None:
         """The routing key of an open conversation's opening message (history.opening_key), if shown."""
         with self._lock:

@@ -830,3 +830,15 @@ def test_the_hint_names_joined_copies_only_beside_calls() -> None:
     )
     assert "grouped by its trace;" in conversation_id_hint([call_copy("c9", "msg_9", 0)])
     assert "copies" not in conversation_id_hint([call_copy("c9", "msg_9", 0)])
+
+
+def test_a_copy_delivered_again_while_it_waits_alone_is_in_its_conversation_once() -> None:
+    """A copy late for its call's reported conversation waits alone; the next turn reopens that
+    conversation and the copy is delivered again (a retry): it joins once, counted a duplicate once."""
+    store = WindowStore(WindowConfig(inactivity_s=30))
+    copy = call_copy("c1", "msg_1", 0.05)
+    out = store.add(answered(TURN_1, "msg_1"), 0) + store.advance(100 * S) + store.add(copy, 101 * S)
+    out += store.add(answered(TURN_2, "msg_2"), 102 * S) + store.close_marked() + store.advance(103 * S)
+    out += store.add(copy, 104 * S) + store.flush()
+    last = max(out, key=lambda c: c.conversation.version).conversation
+    assert [s.span.span_id for s in last.spans].count(copy.span.span_id) == 1 and store.duplicates == 1
