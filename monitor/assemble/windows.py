@@ -617,9 +617,8 @@ class WindowStore:
         """A trace waiting under `trace_key` (none yet, or copies of calls only) may follow the call of
         `call_trace`: its conversation is open (a copy never reopens one reported for nothing to score)."""
         pending = self.open.get(trace_key)
-        return (pending is None or all(s.call_copy for s in pending.spans)) and self._owner(
-            call_trace
-        ) in self.open
+        only_copies = pending is None or all(s.call_copy for s in pending.spans)
+        return only_copies and self._owner(call_trace) in self.open
 
     def _take_copies(self, trace_id: str, call_trace: str) -> None:
         """The unnamed trace `trace_id`, waiting with only copies of calls, one of which the trace
