@@ -702,15 +702,23 @@ def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
 ) -> None:
     """Four setups with no conversation id (Vercel AI SDK 7, OpenAI Agents with the GenAI contrib
     instrumentation, Haystack's tracer: one trace per user turn; OpenLLMetry on an app's Anthropic tool
-    loop: one trace per model call), each trace written as
-    its own message under a random key, read by two replicas. Each trace lands on a partition of its own;
-    routed by its opening, every trace of a conversation reaches one partition, where the traces are
-    joined by the history they resend, as `replay` joins them: each conversation reported once, whole,
-    with replay's verdicts and its hint (runs that opened with the same message are still told apart)."""
+    loop: one trace per model call, and the Anthropic SDK's own copy of each call a trace too), each
+    trace written as its own message under a random key, read by two replicas — except the Anthropic
+    wrong run, written as its application's exporter sent it (one request, as a Collector's Kafka
+    exporter writes a batch). Each trace lands on a partition of its own; routed by its opening, every
+    trace of a conversation reaches one partition, where the traces are joined by the history they
+    resend, and each copy joins its call by the response id both carry, as `replay` joins them: each
+    conversation reported once, whole, with replay's verdicts and its hint (runs that opened with the
+    same message are still told apart), and no copy reported alone."""
     travel = ROOT / "tests" / "fixtures" / "travel"
     runs = [travel / f / f"{run}.000.pb" for f in NO_ID for run in ("correct", "wrong")]
     last = max(s.end_time_unix_nano for p in runs for s in _spans(p))
-    requests = [r for p in runs for r in per_trace(p, time.time_ns() - last)]
+    whole = travel / "anthropic-openllmetry-noid" / "wrong.000.pb"
+    requests = [
+        r
+        for p in runs
+        for r in ([shifted(p, time.time_ns() - last)] if p == whole else per_trace(p, time.time_ns() - last))
+    ]
     want = {
         r["conversation_id"]: r for r in replay(ladder, travel / "gold", [(r, "traces") for r in requests])
     }
@@ -721,6 +729,17 @@ def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
         assert report["spans"] == want[cid]["spans"]  # whole
         assert verdict(report) == verdict(want[cid])
         assert "joined by the history each resends" in report["conversation_hint"]
+    copied = [r for r in reports.values() if "of its model calls' copies" in r["conversation_hint"]]
+    assert len(copied) == 2 and all(r["spans"] == 14 for r in copied)  # the Anthropic runs, copies in
+
+
+def shifted(path: Path, shift: int) -> bytes:
+    """A recorded request whole, its timestamps moved by `shift`."""
+    request = ExportTraceServiceRequest.FromString(path.read_bytes())
+    for s in (s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans):
+        s.start_time_unix_nano += shift
+        s.end_time_unix_nano += shift
+    return request.SerializeToString()
 
 
 def test_traces_without_a_conversation_id_stay_whole_when_a_replica_is_killed_mid_route(
@@ -967,35 +986,3 @@ def test_generated_conversations_without_an_id_stay_whole_through_a_replica_kill
     assert len(reports) == len(named) == 60  # no conversation cut in two
     said = sorted(json.dumps([turns(r), r["spans"]]) for r in reports)
     assert said == sorted(json.dumps([turns(r), r["spans"]]) for r in named)  # whole, with replay's verdicts
-
-
-def test_a_provider_sdk_s_copies_of_each_call_join_their_conversation_without_an_id(
-    broker: Broker, ladder: Ladder
-) -> None:
-    """OpenLLMetry on an app's Anthropic tool loop with no conversation id, the Anthropic SDK tracing each
-    call too (metadata only): fourteen traces per run, seven of them the SDK's copies, each written as
-    the application's exporter sent them (one request, as a Collector's Kafka exporter writes a batch).
-    Each copy goes with the trace that holds its call, by the response id both carry, so each run is one
-    conversation, whole — what `replay` reports — and no copy is reported alone."""
-    travel = ROOT / "tests" / "fixtures" / "travel"
-    runs = [travel / "anthropic-openllmetry-noid" / f"{run}.000.pb" for run in ("correct", "wrong")]
-    shift = time.time_ns() - max(s.end_time_unix_nano for p in runs for s in _spans(p))
-    requests = []
-    for path in runs:
-        request = ExportTraceServiceRequest.FromString(path.read_bytes())
-        for s in (s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans):
-            s.start_time_unix_nano += shift
-            s.end_time_unix_nano += shift
-        assert any(
-            ss.scope.name.startswith(ANTHROPIC_SDK) for rs in request.resource_spans for ss in rs.scope_spans
-        )
-        requests.append(request.SerializeToString())
-    want = {
-        r["conversation_id"]: r for r in replay(ladder, travel / "gold", [(r, "traces") for r in requests])
-    }
-    assert len(want) == 2 and all(r["spans"] == 14 for r in want.values())
-    reports = consumed_by_two(broker, "t17", travel / "gold", requests, len(want))
-    assert sorted(reports) == sorted(want)  # no copy reported alone, no conversation twice
-    for cid, report in reports.items():
-        assert report["spans"] == 14 and verdict(report) == verdict(want[cid])
-        assert "and 7 of its model calls' copies by their response ids" in report["conversation_hint"]
