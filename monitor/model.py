@@ -537,8 +537,13 @@ class AgentSpan(BaseModel):
         description="a span no adapter understood whose name or attribute keys speak of a tool: what did",
     )
 
+    @property
+    def when(self) -> tuple[str, int, int]:
+        """Its trace id, start and end: what `same_call` compares (kept where the span itself is not)."""
+        return self.span.trace_id, self.span.start_ns, self.span.end_ns
+
     def same_call(self, other: tuple[str, int, int]) -> bool:
-        """Whether this span and `other` (a span's trace id, start and end) may record one model call: another
+        """Whether this span and `other` (a span's `when`) may record one model call: another
         trace whose time overlaps this span's, give or take a second. A response id says which call; the
         time guards against ids a stub or a proxy repeats across calls."""
         trace_id, start_ns, end_ns = other

@@ -236,7 +236,7 @@ class WindowStore:
         if span.response_id is not None and (unnamed or self._copies):
             if copy:
                 if cid == trace_key:  # a copy whose call has not come
-                    _remember(self._copies, span.response_id, _when(span), 10 * self.config.max_open)
+                    _remember(self._copies, span.response_id, span.when, 10 * self.config.max_open)
             elif not span.call_copy:  # a call whole
                 if unnamed:
                     self._note_call(span)
@@ -610,7 +610,7 @@ class WindowStore:
         known = self._calls.get(span.response_id)
         ambiguous = known is not None and (known is _AMBIGUOUS or span.same_call(known))
         _remember(
-            self._calls, span.response_id, _AMBIGUOUS if ambiguous else _when(span), 10 * self.config.max_open
+            self._calls, span.response_id, _AMBIGUOUS if ambiguous else span.when, 10 * self.config.max_open
         )
 
     def _follows(self, trace_key: str, call_trace: str) -> bool:
@@ -822,11 +822,6 @@ def _remember(table: OrderedDict[str, _V], key: str, value: _V, limit: int) -> N
 
 #: a response id two calls carried at once (`WindowStore._note_call`): `same_call` of it is never true
 _AMBIGUOUS = ("", 0, -(2**62))
-
-
-def _when(span: AgentSpan) -> tuple[str, int, int]:
-    """A span's trace and time, for `AgentSpan.same_call`."""
-    return span.span.trace_id, span.span.start_ns, span.span.end_ns
 
 
 def _always(_: str) -> bool:

@@ -220,6 +220,7 @@ def score_conversation(
     ends = [s.span.end_ns for s in spans]
     root = root_span(spans)
     calls = [t for t in observed if t.kind == "call"]
+    model_calls = _model_calls(spans)
     return ConversationReport(
         conversation_id=conversation_id,
         agent=agent,
@@ -242,8 +243,8 @@ def score_conversation(
         duration_ms=round((max(ends, default=0) - min(starts, default=0)) / 1e6, 3),
         tool_calls=len(calls),
         tool_errors=sum(1 for t in calls if t.error),
-        input_tokens=_sum(s.input_tokens for s in _model_calls(spans)),
-        output_tokens=_sum(s.output_tokens for s in _model_calls(spans)),
+        input_tokens=_sum(s.input_tokens for s in model_calls),
+        output_tokens=_sum(s.output_tokens for s in model_calls),
         read_only_extra_calls=_free_calls(dialog_report, "read_only"),
         allowed_extra_calls=_free_calls(dialog_report, "allowed_extra"),
         observed_turns=tuple(

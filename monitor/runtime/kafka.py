@@ -139,7 +139,6 @@ class IngestStage:
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # a trace here named for the first time: link
         # a model call's response id -> its trace, start and end (`_key`)
         self.calls: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
-        self._busy: set[str] = set()  # the request's traces with a span besides a root copy
         self._last_commit = time.monotonic()
         self._pending = False
 
@@ -190,7 +189,7 @@ class IngestStage:
             decoded.spans, self.normalize, lambda stage, exc: _count(self.stats, f"pipeline_errors:{stage}")
         )
         # traces with spans besides a root copy in this request: such a copy stays with them (`_key`)
-        self._busy = {n.span.trace_id for n in named if n.span.parent_span_id or not n.call_copy}
+        busy = {n.span.trace_id for n in named if n.span.parent_span_id or not n.call_copy}
         for n in named:  # learn which conversation each trace belongs to, and its calls, before keying
             if n.conversation_id:
                 if n.span.trace_id not in self.trace_owner:
@@ -198,11 +197,11 @@ class IngestStage:
                 _remember(self.trace_owner, n.span.trace_id, n.conversation_id)
             unnamed = not n.conversation_id and n.span.trace_id not in self.trace_owner
             if n.response_id is not None and not n.call_copy and unnamed:  # copies follow unnamed calls
-                _remember(self.calls, n.response_id, (n.span.trace_id, n.span.start_ns, n.span.end_ns))
+                _remember(self.calls, n.response_id, n.when)
         # end markers last: one conversation's spans keep their order on its partition, so its marker
         # reaches the score stage after the rest of the request it came with
         for n in sorted(named, key=lambda n: n.end_marker):
-            key = self._key(n)
+            key = self._key(n, busy)
             if not n.conversation_id:
                 n = n.model_copy(update={"conversation_id": key})
             self.producer.produce(
@@ -211,7 +210,7 @@ class IngestStage:
         self.producer.poll(0)
         _count(self.stats, "kafka_spans_repartitioned", len(named))
 
-    def _key(self, span: AgentSpan) -> str:
+    def _key(self, span: AgentSpan, busy: set[str]) -> str:
         """Its conversation, else its trace's (named here), else `trace:<id>`. A copy of a model call
         (`call_copy`: a provider SDK's own span, metadata only) that is its trace's root, with no other
         span of its trace in the request, goes with its call's trace when this replica has read that call,
@@ -222,7 +221,7 @@ class IngestStage:
         named = span.conversation_id or self.trace_owner.get(trace_id)
         if named:
             return named
-        if not span.call_copy or span.span.parent_span_id or trace_id in self._busy:
+        if not span.call_copy or span.span.parent_span_id or trace_id in busy:
             return f"trace:{trace_id}"
         call = self.calls.get(span.response_id or "")
         if call is not None and span.same_call(call):
