@@ -498,7 +498,9 @@ class AgentSpan(BaseModel):
 
     model_config = ConfigDict(frozen=True, populate_by_name=True)
     span: Span
-    convention: Literal["genai", "strands", "openinference", "traceloop", "haystack", "vercel", "unknown"]
+    convention: Literal[
+        "genai", "strands", "openinference", "traceloop", "haystack", "vercel", "langfuse", "unknown"
+    ]
     kind: Literal["agent", "llm", "tool", "other"]
     conversation_id: str | None = None
     reference_id: str | None = None

@@ -36,6 +36,13 @@ _HINTS: Hints = (
         "set experimental_telemetry.recordInputs and recordOutputs to true (Vercel AI SDK)",
     ),
     (
+        "convention",
+        "langfuse",
+        "Langfuse records input and output unless told not to: unset LANGFUSE_OBSERVE_DECORATOR_IO_CAPTURE_ENABLED "
+        "or set it to true, drop capture_input=False / capture_output=False from @observe, and check that the "
+        "client's mask function keeps them",
+    ),
+    (
         "scope",
         "agent_framework",
         "call agent_framework.observability.enable_instrumentation(enable_sensitive_data=True), or set "
@@ -134,6 +141,12 @@ _ID_HINTS: Hints = (
         "AI SDK 7: pass runtimeContext {sessionId} with telemetry.includeRuntimeContext {sessionId: true}",
     ),
     ("scope", "openinference.", "wrap each turn in openinference.instrumentation.using_session(<id>)"),
+    (
+        "convention",
+        "langfuse",
+        "wrap each turn in langfuse.propagate_attributes(session_id=<id>) (Langfuse then writes session.id on "
+        "every span of it)",
+    ),
     (
         "scope",
         "com.anthropic.sdk",

@@ -162,12 +162,12 @@ def read_items(
 
 def openai_tool_calls(value: Any) -> list[ToolCallRef]:
     """OpenAI chat `tool_calls` (`[{id, function: {name, arguments}}]`, or the function's fields at the
-    top) as calls; what is not such a list gives none."""
+    top; LangChain's `{name, args, id}` too) as calls; what is not such a list gives none."""
     calls = []
     for call in value if isinstance(value, list) else []:
         fn = call.get("function", call) if isinstance(call, dict) else None
         if isinstance(fn, dict):
-            args, _ = json_arguments(fn.get("arguments"))
+            args, _ = json_arguments(fn["arguments"] if "arguments" in fn else fn.get("args"))
             calls.append(ToolCallRef(call_id=call.get("id"), name=str(fn.get("name", "")), arguments=args))
     return calls
 

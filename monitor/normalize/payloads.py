@@ -8,8 +8,9 @@ arguments or result. Seen in bytes the real libraries exported (tests/fixtures/t
   "sanitize_inputs_outputs": true, "kwargs": {…}}`; a one-parameter LangChain tool's plain text
   (`Paris`), bound to the parameter the tool declares (`bind_text`).
 - results: a serialized LangChain `ToolMessage` (`{"type": "tool", "data": {"content", "tool_call_id",
-  "status"}}`, or OpenLLMetry's `{"output": {"lc": 1, "id": [..., "ToolMessage"], "kwargs": {…}}}`);
-  a LlamaIndex `ToolOutput` (`{"blocks": [{"text"}], "tool_name", "raw_output", "is_error"}`).
+  "status"}}`, its flat `model_dump()` as Langfuse's LangChain handler writes it, or OpenLLMetry's
+  `{"output": {"lc": 1, "id": [..., "ToolMessage"], "kwargs": {…}}}`); a LlamaIndex `ToolOutput`
+  (`{"blocks": [{"text"}], "tool_name", "raw_output", "is_error"}`).
 
 Each unwrapper also returns the tool-call id it found inside, so a tool span links to the model's
 call and one call is never counted twice. Shapes are matched exactly (key sets, value types), so a
@@ -76,6 +77,10 @@ def unwrap_result(value: Any) -> Unwrapped:
     if message.get("type") == "tool" and isinstance(message.get("data"), dict):  # ToolMessage.dict()
         data = message["data"]
         return Unwrapped(result_value(data.get("content")), _str(data.get("tool_call_id")), _failed(data))
+    if (
+        message.get("type") == "tool" and "content" in message and "tool_call_id" in message
+    ):  # its model_dump()
+        return Unwrapped(result_value(message["content"]), _str(message["tool_call_id"]), _failed(message))
     ids = message.get("id")
     if message.get("lc") == 1 and isinstance(ids, list) and ids[-1:] == ["ToolMessage"]:  # LangChain dumpd
         kw = message["kwargs"] if isinstance(message.get("kwargs"), dict) else {}

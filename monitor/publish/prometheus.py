@@ -311,6 +311,7 @@ class PipelineCollector(Collector):
                 "traceloop",
                 "haystack",
                 "vercel",
+                "langfuse",
                 "unknown",
             ):
                 spans.add_metric([key.removeprefix("spans_")], value)

@@ -57,6 +57,8 @@ FRAMEWORKS = {
     # an app's tool loop; the SDK's own metadata-only spans of the same calls come too
     "anthropic-openinference": ("genai+openinference", True),
     "anthropic-openllmetry": ("genai+traceloop", True),  # session.id on the app's span around each turn
+    "langfuse": ("langfuse", True),  # the Langfuse SDK's own spans; propagate_attributes(session_id=…)
+    "langfuse-langchain": ("langfuse", True),  # Langfuse's LangChain handler; metadata langfuse_session_id
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
 #: objects (and the later histories' tool messages carry only their role): the calls come from the
@@ -187,6 +189,7 @@ NO_ID = {
     "haystack-noid": "session.id",
     "openai-agents-genai": "Runner.run",  # RunConfig(group_id) was set: it reaches no span
     "openai-agents-genai-noid": "Runner.run",
+    "langfuse-noid": "propagate_attributes",
 }
 
 

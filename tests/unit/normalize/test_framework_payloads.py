@@ -50,6 +50,10 @@ def test_arguments_come_out_of_their_wrappers(payload: Any, arguments: Any, call
          {"temp_c": 21}, None, None),
         ({"blocks": [{"text": "sunny"}], "tool_name": "w", "is_error": True}, "sunny", None, "error"),
         ({"temp_c": 21}, {"temp_c": 21}, None, None),
+        # the flat ToolMessage Langfuse's LangChain handler writes
+        ({"content": '{"temp_c": 21}', "type": "tool", "name": "w", "tool_call_id": "c1", "status": "error"},
+         {"temp_c": 21}, "c1", "error"),
+        ({"content": "x", "type": "tool"}, {"content": "x", "type": "tool"}, None, None),  # no call id: no message
     ],
 )  # fmt: skip
 def test_results_come_out_of_their_wrappers(

@@ -1,0 +1,100 @@
+"""The Langfuse SDK's own spans (`langfuse.observation.*`), in the shapes its integrations write; the whole
+runs are in tests/golden/test_frameworks.py (`langfuse`, `langfuse-noid`, `langfuse-langchain`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from monitor.normalize import normalize_span
+from monitor.normalize.capture import content_capture_hint, conversation_id_hint
+from tests.unit.spans import span
+
+WEATHER: dict[str, Any] = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}  # fmt: skip
+
+
+def observation(kind: str, name: str = "s", status: str = "UNSET", **attrs: Any) -> Any:
+    values = {
+        f"langfuse.observation.{k}": v if isinstance(v, str) else json.dumps(v) for k, v in attrs.items()
+    }
+    return normalize_span(span(name, {"langfuse.observation.type": kind, **values}, status=status))
+
+
+def test_a_generation_reads_its_messages_tools_reply_and_usage_in_either_form() -> None:
+    request = {
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": [{"type": "text", "text": "Weather in Paris?"}]},
+            {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "get_weather",
+                                                                            "arguments": '{"city": "Paris"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": '{"temp_c": 21}'},
+        ],
+        "tools": [WEATHER],
+    }  # fmt: skip
+    s = observation(
+        "generation", input=request, output="Sunny, 21 C.", usage_details={"input": 40, "output": 7}
+    )
+    assert s.convention == "langfuse" and s.kind == "llm"
+    assert [(m.role, m.text, m.tool_call_id) for m in s.input_messages] == [
+        ("system", "Be brief.", None), ("user", "Weather in Paris?", None), ("assistant", None, None),
+        ("tool", '{"temp_c": 21}', "c1"),
+    ]  # fmt: skip
+    assert [(c.call_id, c.name, c.arguments) for c in s.input_messages[2].tool_calls] == [
+        ("c1", "get_weather", {"city": "Paris"})
+    ]
+    assert [(m.role, m.text) for m in s.output_messages] == [("assistant", "Sunny, 21 C.")]
+    assert (s.input_tokens, s.output_tokens) == (40, 7)
+    assert s.tool_definitions == {"get_weather": WEATHER["function"]["parameters"]}
+    openai_usage = observation(
+        "generation", input=[], usage_details={"prompt_tokens": 3, "completion_tokens": 2}
+    )
+    assert (openai_usage.input_tokens, openai_usage.output_tokens) == (3, 2)
+
+
+def test_langchain_tool_definitions_sent_as_tool_messages_are_definitions_not_results() -> None:
+    """Langfuse's LangChain handler appends the model's tools to the input as `tool` messages whose content
+    is the definition: read as results, each would be a tool answer no call asked for."""
+    items = [{"role": "user", "content": "Weather in Paris?"}, {"role": "tool", "content": WEATHER}]
+    reply = {"role": "assistant", "content": "", "tool_calls": [
+        {"name": "get_weather", "args": {"city": "Paris"}, "id": "c1", "type": "tool_call"}]}  # fmt: skip
+    s = observation("generation", input=items, output=reply)
+    assert [m.role for m in s.input_messages] == ["user"]
+    assert list(s.tool_definitions) == ["get_weather"]
+    [out] = s.output_messages
+    assert [(c.call_id, c.name, c.arguments) for c in out.tool_calls] == [
+        ("c1", "get_weather", {"city": "Paris"})
+    ]
+
+
+def test_a_tool_reads_a_decorated_function_s_call_or_langchain_s_and_its_failure() -> None:
+    plain = observation(
+        "tool", "get_weather", input={"args": ["Paris"], "kwargs": {}}, output='{"temp_c": 21}'
+    )
+    assert plain.kind == "tool" and plain.tool is not None
+    assert (plain.tool.name, plain.tool.arguments, plain.tool.result, plain.tool.call_id, plain.tool.error) == (
+        "get_weather", "Paris", {"temp_c": 21}, None, None,
+    )  # fmt: skip
+    message = {"content": "no such city", "type": "tool", "tool_call_id": "c1", "status": "error"}
+    lc = observation("tool", "get_weather", input={"city": "Atlantis"}, output=message,
+                     **{"metadata.tool_call_id": '"c1"'})  # fmt: skip
+    assert lc.tool is not None and (lc.tool.arguments, lc.tool.call_id, lc.tool.error) == (
+        {"city": "Atlantis"}, "c1", "error",
+    )  # fmt: skip
+    failed = observation("tool", "get_weather", status="ERROR", input={"args": [], "kwargs": {"city": "X"}},
+                         level="ERROR", status_message="ValueError: unknown city")  # fmt: skip
+    assert failed.tool is not None and failed.tool.error == "ValueError: unknown city"
+
+
+def test_an_app_s_agent_function_is_an_agent_and_other_observations_are_carried_not_read() -> None:
+    agent = observation("agent", "travel-agent", input={"args": ["hello"], "kwargs": {}}, output="hi")
+    assert (agent.kind, agent.input_messages, agent.output_messages) == ("agent", (), ())
+    for kind in ("chain", "span", "event", "retriever"):
+        assert observation(kind, input={"messages": [{"role": "user", "content": "x"}]}).kind == "other"
+
+
+def test_without_content_the_hint_names_langfuse_s_capture_settings_and_its_session() -> None:
+    spans = [observation("tool", "get_weather"), observation("generation")]
+    hint = content_capture_hint(spans)
+    assert hint is not None and "LANGFUSE_OBSERVE_DECORATOR_IO_CAPTURE_ENABLED" in hint
+    assert "langfuse.propagate_attributes(session_id=<id>)" in conversation_id_hint(spans)
