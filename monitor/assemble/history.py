@@ -12,9 +12,11 @@ call had seen and answered. `history_keys` gives two digests per span that carri
 A span whose `continues` equals an earlier span's `state` continues that span's conversation
 (`HistoryIndex` keeps the states and which were continued; windows.py chooses and joins). System
 messages are left out of the digests (instructions are often rebuilt per call) and kept apart as a
-tie-break; tool calls count with their ids (minted per call by the model's provider and resent
-unchanged), which tell apart two conversations whose messages read the same. The digests are stable
-across processes (BLAKE2b), so ingest replicas agree.
+tie-break; a tool call counts by its id (minted per call by the model's provider and resent unchanged;
+by its name where it has none), which tells apart two conversations whose messages read the same. A
+history that shows tool results without the assistant message that asked for them (OpenLIT) gets that
+request back by the results' ids (`_requests_restored`). The digests are stable across processes
+(BLAKE2b), so ingest replicas agree.
 
 `opening_key` names where such a conversation lives in Kafka: the first message every one of its
 model calls resends (the user's opening), the same in each of its traces. It only routes (all traces
@@ -29,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from monitor.model import AgentSpan, Message
+from monitor.model import AgentSpan, Message, ToolCallRef
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ NO_HISTORY = HistoryKeys(None, None)
 
 def history_keys(span: AgentSpan) -> HistoryKeys:
     """The digests of a span's messages."""
-    seen = [m for m in span.input_messages if m.role != "system"]
+    seen = _requests_restored([m for m in span.input_messages if m.role != "system"])
     answered = [m for m in span.output_messages if m.role != "system"]
     if not seen and not answered:
         return NO_HISTORY
@@ -175,6 +177,33 @@ def begins_conversation(spans: Sequence[AgentSpan]) -> bool:
     return False
 
 
+def _requests_restored(seen: list[Message]) -> list[Message]:
+    """The history with each tool request the instrumentation left out put back. Some record the results
+    a model call was sent but not the assistant message that asked for them (OpenLIT 1.45: `user`, then
+    the `tool` result, no assistant message between). Before each run of results whose call ids no
+    earlier message asked for, an assistant message asking for those ids, with no text: what the call
+    that asked for them answered, as a digest reads it (a call counts by its id), so the trace that
+    sent the results still continues the one that asked."""
+    if not any(m.role == "tool" and m.tool_call_id for m in seen):
+        return seen
+    asked: set[str] = set()
+    out: list[Message] = []
+    orphans: list[Message] = []
+    for m in [*seen, None]:
+        if m is not None and m.role == "tool" and m.tool_call_id and m.tool_call_id not in asked:
+            orphans.append(m)
+            continue
+        if orphans:
+            calls = tuple(ToolCallRef(call_id=o.tool_call_id, name="") for o in orphans)
+            out += [Message(role="assistant", tool_calls=calls), *orphans]
+            asked.update(c.call_id for c in calls if c.call_id)
+            orphans = []
+        if m is not None:
+            asked.update(c.call_id for c in m.tool_calls if c.call_id)
+            out.append(m)
+    return out
+
+
 def _digest(messages: Sequence[Message]) -> bytes:
     h = hashlib.blake2b(digest_size=16)
     for m in messages:
@@ -197,9 +226,9 @@ def _message_digest(m: Message) -> bytes:
     h.update(m.role.encode())
     h.update(b"\x1e")
     h.update((m.text or "").strip().encode("utf-8", "surrogatepass"))
-    for call in m.tool_calls:  # a call's id tells apart two conversations that said the same
-        h.update(b"\x1f")
-        h.update(f"{call.name}\x1c{call.call_id or ''}".encode("utf-8", "surrogatepass"))
+    for call in m.tool_calls:  # a call's id tells apart two conversations that said the same (and is the
+        h.update(b"\x1f")  # call: a request put back without its name, `_requests_restored`, reads the same)
+        h.update((call.call_id or f"\x1c{call.name}").encode("utf-8", "surrogatepass"))
     h.update(f"\x1b{m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
     digest = h.digest()
     if len(_MESSAGE_DIGESTS) >= 50_000 or _DIGESTED_CHARS[0] > 20_000_000:  # ~20 MB of text held at most

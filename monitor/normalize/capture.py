@@ -57,6 +57,12 @@ _HINTS: Hints = (
     ("scope", "opentelemetry.instrumentation.", "set TRACELOOP_TRACE_CONTENT=true (OpenLLMetry)"),
     (
         "scope",
+        "openlit.",
+        "pass capture_message_content=True to openlit.init (its default), and leave "
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT unset or true (OpenLIT)",
+    ),
+    (
+        "scope",
         "gcp.vertex.agent",
         "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (Google ADK 2.x; SPAN_AND_EVENT also "
         "sends log records: export them to /v1/logs)",
@@ -158,6 +164,11 @@ _ID_HINTS: Hints = (
         "haystack",
         "set session.id on a span of yours around each run (Haystack has no conversation id)",
     ),
+    (
+        "scope",
+        "openlit.",
+        "set session.id on a span of yours around each turn (OpenLIT has no conversation id)",
+    ),
 )
 _ID_DEFAULT = (
     "set gen_ai.conversation.id or session.id on the spans, or name the attribute that carries it in "
@@ -181,9 +192,13 @@ def conversation_id_hint(spans: Sequence[AgentSpan]) -> str:
 
 
 def _hint(spans: Sequence[AgentSpan], table: Hints, default: str) -> str:
-    """The first hint of `table` for these spans, else `default`."""
+    """The first hint of `table` for these spans, else `default`. The instrumentations that wrote what was
+    read as agent activity decide, where there is any: an HTTP client's spans beside them (OpenLIT
+    instruments httpx, under an `opentelemetry.instrumentation.` scope) name no setting of the agent's."""
     conventions = {s.convention for s in spans}
-    scopes = {s.span.scope for s in spans if s.span.scope}
+    scopes = {s.span.scope for s in spans if s.span.scope and s.kind != "other"} or {
+        s.span.scope for s in spans if s.span.scope
+    }
     for kind, key, hint in table:
         if key in conventions if kind == "convention" else any(scope.startswith(key) for scope in scopes):
             return hint

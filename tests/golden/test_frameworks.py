@@ -59,6 +59,10 @@ FRAMEWORKS = {
     "anthropic-openllmetry": ("genai+traceloop", True),  # session.id on the app's span around each turn
     "langfuse": ("langfuse", True),  # the Langfuse SDK's own spans; propagate_attributes(session_id=…)
     "langfuse-langchain": ("langfuse", True),  # Langfuse's LangChain handler; metadata langfuse_session_id
+    "openlit": (
+        "genai",
+        True,
+    ),  # OpenLIT on an app's tool loop; session.id on the app's span around each turn
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
 #: objects (and the later histories' tool messages carry only their role): the calls come from the
@@ -231,6 +235,35 @@ def test_a_tool_loop_whose_every_model_call_is_a_trace_joins_into_one_conversati
     )  # fmt: skip
 
 
+def test_model_calls_whose_histories_leave_out_the_tool_requests_still_join_into_one_conversation(
+    tmp_path: Path,
+) -> None:
+    """OpenLIT on an app's tool loop with no conversation id: each of the seven model calls is a trace of its
+    own (with the HTTP client's span under it), and the histories OpenLIT records keep the tool results
+    but not the assistant messages that asked for them; the results' call ids still tie each call to the
+    one that asked, so the seven join into one conversation with the verdicts of the named run, and the
+    hint names what to set for OpenLIT, not for the HTTP client's instrumentation."""
+    [correct] = replay(tmp_path, *run_files("openlit-noid", "correct"))
+    assert correct["test_pass"] is True and correct["tool_calls"] == 3
+    assert [t["role"] for t in correct["observed_turns"]] == ["User", "Tool", "Agent"] * 3 + ["User", "Agent"]
+    assert "7 traces joined" in correct["conversation_hint"] and "OpenLIT" in correct["conversation_hint"]
+    [wrong] = replay(tmp_path, *run_files("openlit-noid", "wrong"))
+    assert (wrong["root_cause"], wrong["root_cause_count"], wrong["cascading_count"]) == (
+        "inconsistent_parameter_values", 1, 3,
+    )  # fmt: skip
+
+
+def test_openlit_without_content_is_unscored_with_openlit_s_setting(tmp_path: Path) -> None:
+    """`capture_message_content=False`: OpenLIT's spans name the model calls only; the hint is OpenLIT's,
+    though the HTTP client's spans beside them come from an `opentelemetry.instrumentation.` scope."""
+    for report in replay(tmp_path, TRAVEL / "openlit-no-content"):
+        assert (report["scored"], report["unscored_reason"]) == (False, "content_not_captured")
+        assert (
+            "capture_message_content=True" in report["capture_hint"]
+            and "TRACELOOP" not in report["capture_hint"]
+        )
+
+
 @pytest.mark.parametrize(
     "framework", ["anthropic-openllmetry", "anthropic-openllmetry-noid", "anthropic-openinference"]
 )
@@ -282,7 +315,7 @@ def test_crewai_with_the_openai_instrumentor_too_passes(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("framework", sorted((set(FRAMEWORKS) | set(NO_ID)) - NO_RESULTS))
+@pytest.mark.parametrize("framework", sorted((set(FRAMEWORKS) | set(NO_ID) | {"openlit-noid"}) - NO_RESULTS))
 def test_without_gold_the_invented_destination_is_the_root_and_what_used_it_cascades(
     tmp_path: Path, framework: str
 ) -> None:
