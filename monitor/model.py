@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -493,14 +493,19 @@ class ToolInvocation(BaseModel):
 _SAME_CALL_SLACK_NS = 1_000_000_000
 
 
+#: the span conventions an adapter reads (normalize/), and `unknown` for a span none understood
+Convention = Literal[
+    "genai", "strands", "openinference", "traceloop", "haystack", "vercel", "langfuse", "mlflow", "unknown"
+]
+CONVENTIONS: tuple[str, ...] = get_args(Convention)
+
+
 class AgentSpan(BaseModel):
     """One span in the internal model: convention keys are gone, meaning is explicit."""
 
     model_config = ConfigDict(frozen=True, populate_by_name=True)
     span: Span
-    convention: Literal[
-        "genai", "strands", "openinference", "traceloop", "haystack", "vercel", "langfuse", "unknown"
-    ]
+    convention: Convention
     kind: Literal["agent", "llm", "tool", "other"]
     conversation_id: str | None = None
     reference_id: str | None = None

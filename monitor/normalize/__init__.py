@@ -3,8 +3,8 @@
 `normalize_span` picks the adapter by what the span carries, most specific first: OpenInference
 (`openinference.span.kind`), OpenLLMetry/Traceloop (`traceloop.*`, indexed `gen_ai.prompt.N`),
 Strands Agents (`gen_ai.system` / `gen_ai.provider.name` = `strands-agents`), Haystack's own tracer
-(`haystack.*`), Vercel AI SDK before 7 (`ai.*`), the Langfuse SDK (`langfuse.observation.*`), OTel GenAI
-(`gen_ai.*`). A span of an unknown
+(`haystack.*`), Vercel AI SDK before 7 (`ai.*`), the Langfuse SDK (`langfuse.observation.*`), MLflow
+Tracing (`mlflow.spanType`), OTel GenAI (`gen_ai.*`). A span of an unknown
 convention still comes out (convention `unknown`, kind `other`) with its conversation identity, so
 nothing is dropped. Tool names with a plugin prefix are split where
 their instrumentation puts it (names.py). Convention keys appear only in this package.
@@ -18,6 +18,7 @@ from monitor.normalize.common import bare, identity, unread_tool
 from monitor.normalize.genai import is_genai, normalize_genai
 from monitor.normalize.haystack import is_haystack, normalize_haystack
 from monitor.normalize.langfuse import is_langfuse, normalize_langfuse
+from monitor.normalize.mlflow import is_mlflow, normalize_mlflow
 from monitor.normalize.names import split_plugin_names
 from monitor.normalize.openinference import is_openinference, normalize_openinference
 from monitor.normalize.strands import is_strands, normalize_strands
@@ -43,6 +44,8 @@ def _adapt(span: Span, config: NormalizeConfig) -> AgentSpan:
         return normalize_vercel(span, config)
     if is_langfuse(span):
         return normalize_langfuse(span, config)
+    if is_mlflow(span):
+        return normalize_mlflow(span, config)
     if is_genai(span):
         return normalize_genai(span, config)
     who = identity(span, config)

@@ -44,6 +44,12 @@ _HINTS: Hints = (
     ),
     (
         "scope",
+        "mlflow.",
+        "MLflow records span inputs and outputs by default: check that mlflow.tracing.configure(span_processors=…) "
+        "does not remove mlflow.spanInputs / mlflow.spanOutputs",
+    ),
+    (
+        "scope",
         "agent_framework",
         "call agent_framework.observability.enable_instrumentation(enable_sensitive_data=True), or set "
         "ENABLE_SENSITIVE_DATA=true (Microsoft Agent Framework)",
@@ -168,6 +174,12 @@ _ID_HINTS: Hints = (
         "scope",
         "openlit.",
         "set session.id on a span of yours around each turn (OpenLIT has no conversation id)",
+    ),
+    (
+        "scope",
+        "mlflow.",
+        "mlflow.update_current_trace(session_id=…) reaches no exported span: set session.id on each turn's span "
+        "(mlflow.get_current_active_span().set_attribute('session.id', <id>))",
     ),
 )
 _ID_DEFAULT = (

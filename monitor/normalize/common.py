@@ -172,6 +172,85 @@ def openai_tool_calls(value: Any) -> list[ToolCallRef]:
     return calls
 
 
+def openai_messages(items: Any) -> list[Message]:
+    """OpenAI chat messages (`[{role, content, tool_calls, tool_call_id}]`), each distinct one read once."""
+    return read_items(items, _OPENAI_ITEMS, openai_message)
+
+
+def openai_message(item: dict[str, Any]) -> list[Message]:
+    """One OpenAI chat message: `role`, `content` (text, or parts of which the `text` ones count; a tool's
+    content that is an object stays its JSON), `tool_calls` (`openai_tool_calls`), `tool_call_id`."""
+    role = role_of(item.get("role"))
+    if role is None:
+        return []
+    content = item.get("content")
+    if isinstance(content, list):
+        parts = [p for p in content if isinstance(p, dict)]
+        content = "".join(str(p.get("text", "")) for p in parts if p.get("type") in ("text", "input_text"))
+    elif content is not None and not isinstance(content, str):
+        content = json.dumps(content, ensure_ascii=False, sort_keys=True)
+    calls = openai_tool_calls(item.get("tool_calls"))
+    call_id = item.get("tool_call_id") if role == "tool" else None
+    return [Message(role=role, text=content or None, tool_calls=tuple(calls), tool_call_id=call_id)]
+
+
+def openai_reply(value: Any) -> list[Message]:
+    """A model call's answer as instrumentations record it: the assistant message, a ChatCompletion (its
+    `choices`' messages), a list of messages or choices, or the text."""
+    if isinstance(value, str):
+        return [Message(role="assistant", text=value)] if value else []
+    if isinstance(value, dict) and isinstance(value.get("choices"), list):
+        value = value["choices"]
+    out: list[Message] = []
+    for item in value if isinstance(value, list) else [value]:
+        message = item.get("message", item) if isinstance(item, dict) else None
+        if isinstance(message, dict):
+            out += openai_message({**message, "role": "assistant"})
+    return out
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """A model call as an SDK that records the request and the answer whole writes it (`model_call`)."""
+
+    inputs: list[Message]
+    outputs: list[Message]
+    definitions: dict[str, Any]
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+def model_call(request: Any, answer: Any, usage: Any, tools: Any = None) -> ModelCall:
+    """The request (OpenAI chat: `{messages, tools}`, or the list of messages), the answer (`openai_reply`)
+    and the usage (`input` / `prompt_tokens` / `input_tokens`, and their `output` kin) of one model call,
+    as Langfuse and MLflow record them (JSON text or structured). `tools`: definitions recorded apart. A
+    `tool` message whose content is a tool's definition (`{type: function, function: {name, parameters}}`:
+    Langfuse's LangChain handler lists the model's tools so) is a definition, never a tool result."""
+    request = loads(request)
+    asked = request if isinstance(request, dict) else {}
+    items = asked.get("messages") if asked else request
+    items = items if isinstance(items, list) else []
+    listed = [i for i in items if _definition_message(i)]
+    spent = loads(usage)
+    spent = spent if isinstance(spent, dict) else {}
+    return ModelCall(
+        inputs=openai_messages([i for i in items if not _definition_message(i)] if listed else items),
+        outputs=openai_reply(loads(answer)),
+        definitions=tool_definitions(tools or asked.get("tools"), [i["content"] for i in listed]),
+        input_tokens=tokens(spent, "input", "prompt_tokens", "input_tokens"),
+        output_tokens=tokens(spent, "output", "completion_tokens", "output_tokens"),
+    )
+
+
+def _definition_message(item: Any) -> bool:
+    content = item.get("content") if isinstance(item, dict) and item.get("role") == "tool" else None
+    return (
+        isinstance(content, dict)
+        and content.get("type") == "function"
+        and isinstance(content.get("function"), dict)
+    )
+
+
 class MessageMemo:
     """Messages already read, by the raw values they were read from. Every model call resends the
     history, so the same message attributes come back once per later call; a reader that names its
@@ -196,6 +275,7 @@ class MessageMemo:
 
 _TEXT_TYPES = (str, bytes)
 _ITEMS = MessageMemo()  # GenAI message items, by their canonical spelling
+_OPENAI_ITEMS = MessageMemo()  # OpenAI chat messages, likewise
 
 
 def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]:
@@ -332,10 +412,22 @@ def identity(span: Span, config: NormalizeConfig, agent_keys: tuple[str, ...] = 
 
 def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     for k in keys:
-        v = attrs.get(k)
+        v = unquoted(attrs.get(k))
         if v not in (None, ""):
             return str(v)
     return None
+
+
+def unquoted(value: Any) -> Any:
+    """A value written as a JSON string (`"mlflow-1"`, quotes included: MLflow writes every attribute so) as
+    that string; anything else as it is (objects and lists stay text for their readers)."""
+    if isinstance(value, str) and len(value) >= 2 and value[0] == '"' and value[-1] == '"':
+        try:
+            text = json.loads(value)
+        except ValueError:
+            return value
+        return text if isinstance(text, str) else value
+    return value
 
 
 def _dict(value: Any) -> dict[str, Any]:

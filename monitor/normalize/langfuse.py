@@ -33,18 +33,13 @@ import json
 from typing import Any
 
 from monitor.config import NormalizeConfig
-from monitor.model import AgentSpan, Message, Span, ToolInvocation
+from monitor.model import AgentSpan, Span, ToolInvocation
 from monitor.normalize.common import (
-    MessageMemo,
     build_agent_span,
     identity,
     json_arguments,
     loads,
-    openai_tool_calls,
-    read_items,
-    role_of,
-    tokens,
-    tool_definitions,
+    model_call,
 )
 from monitor.normalize.payloads import positional, unwrap_result
 
@@ -63,40 +58,16 @@ def is_langfuse(span: Span) -> bool:
 def normalize_langfuse(span: Span, config: NormalizeConfig) -> AgentSpan:
     attrs = span.attributes
     kind = _KINDS.get(str(attrs.get(TYPE)).lower(), "other")
-    inputs: list[Message] = []
-    outputs: list[Message] = []
-    definitions: dict[str, Any] = {}
-    tool = None
-    if kind == "llm":
-        given = loads(attrs.get(INPUT))
-        request = given if isinstance(given, dict) else {}
-        items = request.get("messages") if request else given
-        items = items if isinstance(items, list) else []
-        listed = [i for i in items if _definition(i)]
-        inputs = _messages([i for i in items if not _definition(i)] if listed else items)
-        outputs = _reply(loads(attrs.get(OUTPUT)))
-        definitions = tool_definitions(request.get("tools"), [i["content"] for i in listed])
-    elif kind == "tool":
-        tool = _tool(span)
-    usage = loads(attrs.get("langfuse.observation.usage_details"))
-    usage = usage if isinstance(usage, dict) else {}
-    who = identity(span, config)
-    return build_agent_span(
-        span, who, "langfuse", kind, tool, inputs, outputs,
-        tokens(usage, "input", "prompt_tokens", "input_tokens"),
-        tokens(usage, "output", "completion_tokens", "output_tokens"),
-        definitions,
-    )  # fmt: skip
-
-
-def _definition(item: Any) -> bool:
-    """A `tool` message that is a tool's definition (Langfuse's LangChain handler lists them so)."""
-    content = item.get("content") if isinstance(item, dict) and item.get("role") == "tool" else None
-    return (
-        isinstance(content, dict)
-        and content.get("type") == "function"
-        and isinstance(content.get("function"), dict)
+    tool = _tool(span) if kind == "tool" else None
+    call = model_call(
+        attrs.get(INPUT) if kind == "llm" else None,
+        attrs.get(OUTPUT) if kind == "llm" else None,
+        attrs.get("langfuse.observation.usage_details"),
     )
+    return build_agent_span(
+        span, identity(span, config), "langfuse", kind, tool, call.inputs, call.outputs,
+        call.input_tokens, call.output_tokens, call.definitions,
+    )  # fmt: skip
 
 
 def _tool(span: Span) -> ToolInvocation:
@@ -121,51 +92,9 @@ def _tool(span: Span) -> ToolInvocation:
     )
 
 
-def _messages(value: Any) -> list[Message]:
-    return read_items(value, _ITEMS, _message)
-
-
-_ITEMS = MessageMemo()  # every generation resends the history: each distinct message is read once
-
-
-def _message(item: dict[str, Any]) -> list[Message]:
-    """One OpenAI chat message: `role`, `content` (text, or parts of which the `text` ones count; a tool's
-    content that is an object stays its JSON), `tool_calls`, `tool_call_id`."""
-    role = role_of(item.get("role"))
-    if role is None:
-        return []
-    content = item.get("content")
-    if isinstance(content, list):
-        parts = [p for p in content if isinstance(p, dict)]
-        content = "".join(str(p.get("text", "")) for p in parts if p.get("type") in ("text", "input_text"))
-    elif content is not None and not isinstance(content, str):
-        content = _json(content)
-    calls = openai_tool_calls(item.get("tool_calls"))
-    call_id = item.get("tool_call_id") if role == "tool" else None
-    return [Message(role=role, text=content or None, tool_calls=tuple(calls), tool_call_id=call_id)]
-
-
-def _reply(value: Any) -> list[Message]:
-    """A generation's output: the assistant message (or an OpenAI choice holding it), a list of them, or
-    its text."""
-    if isinstance(value, str):
-        return [Message(role="assistant", text=value)] if value else []
-    items = value if isinstance(value, list) else [value]
-    out: list[Message] = []
-    for item in items:
-        message = item.get("message", item) if isinstance(item, dict) else None
-        if isinstance(message, dict):
-            out += _message({**message, "role": "assistant"})
-    return out
-
-
 def _metadata(value: Any) -> str | None:
     """A `langfuse.observation.metadata.*` value: Langfuse writes each as JSON (a string in quotes)."""
     if isinstance(value, str) and value.startswith('"'):
         with contextlib.suppress(ValueError):
             value = json.loads(value)
     return str(value) if isinstance(value, str | int) and value != "" else None
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)

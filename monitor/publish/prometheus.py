@@ -23,6 +23,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from monitor.model import CONVENTIONS
+
 RATE_BUCKETS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.8, 0.9, 1.0)
 SCORE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 TURN_BUCKETS = (1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30)
@@ -304,16 +306,7 @@ class PipelineCollector(Collector):
             "aem_pipeline_spans", _BY_NAME["aem_pipeline_spans_total"].help, labels=["convention"]
         )
         for key, value in s.items():
-            if key.startswith("spans_") and key.removeprefix("spans_") in (
-                "genai",
-                "strands",
-                "openinference",
-                "traceloop",
-                "haystack",
-                "vercel",
-                "langfuse",
-                "unknown",
-            ):
+            if key.startswith("spans_") and key.removeprefix("spans_") in CONVENTIONS:
                 spans.add_metric([key.removeprefix("spans_")], value)
         yield spans
         rejected = CounterMetricFamily(

@@ -59,10 +59,9 @@ FRAMEWORKS = {
     "anthropic-openllmetry": ("genai+traceloop", True),  # session.id on the app's span around each turn
     "langfuse": ("langfuse", True),  # the Langfuse SDK's own spans; propagate_attributes(session_id=…)
     "langfuse-langchain": ("langfuse", True),  # Langfuse's LangChain handler; metadata langfuse_session_id
-    "openlit": (
-        "genai",
-        True,
-    ),  # OpenLIT on an app's tool loop; session.id on the app's span around each turn
+    "openlit": ("genai", True),  # OpenLIT on an app's tool loop; session.id on the app's span per turn
+    "mlflow": ("mlflow", True),  # MLflow Tracing's OTLP export; session.id set on each turn's span
+    "mlflow-genai": ("genai", True),  # the same, MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
 #: objects (and the later histories' tool messages carry only their role): the calls come from the
@@ -194,6 +193,7 @@ NO_ID = {
     "openai-agents-genai": "Runner.run",  # RunConfig(group_id) was set: it reaches no span
     "openai-agents-genai-noid": "Runner.run",
     "langfuse-noid": "propagate_attributes",
+    "mlflow-noid": "set_attribute('session.id'",  # update_current_trace(session_id=…) reaches no exported span
 }
 
 

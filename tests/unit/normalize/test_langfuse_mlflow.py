@@ -1,5 +1,6 @@
-"""The Langfuse SDK's own spans (`langfuse.observation.*`), in the shapes its integrations write; the whole
-runs are in tests/golden/test_frameworks.py (`langfuse`, `langfuse-noid`, `langfuse-langchain`)."""
+"""The Langfuse SDK's own spans (`langfuse.observation.*`) and MLflow Tracing's (`mlflow.spanType`), in the
+shapes their integrations write; the whole runs are in tests/golden/test_frameworks.py (`langfuse`,
+`langfuse-noid`, `langfuse-langchain`, `mlflow`, `mlflow-noid`, `mlflow-genai`)."""
 
 from __future__ import annotations
 
@@ -98,3 +99,43 @@ def test_without_content_the_hint_names_langfuse_s_capture_settings_and_its_sess
     hint = content_capture_hint(spans)
     assert hint is not None and "LANGFUSE_OBSERVE_DECORATOR_IO_CAPTURE_ENABLED" in hint
     assert "langfuse.propagate_attributes(session_id=<id>)" in conversation_id_hint(spans)
+
+
+def mlflow_span(kind: str, name: str = "s", /, **attrs: Any) -> Any:
+    """MLflow writes every attribute value as JSON, strings quoted."""
+    values = {f"mlflow.{k}": json.dumps(v) for k, v in attrs.items()}
+    return normalize_span(span(name, {"mlflow.spanType": json.dumps(kind), **values}))
+
+
+def test_mlflow_reads_a_chat_completion_its_usage_and_tools_and_unquotes_what_it_wrote() -> None:
+    request = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "Weather in Paris?"}],
+        "tools": [WEATHER],
+    }
+    answer = {"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}}]}  # fmt: skip
+    s = mlflow_span("CHAT_MODEL", spanInputs=request, spanOutputs=answer,
+                    **{"chat.tokenUsage": {"input_tokens": 9, "output_tokens": 4}})  # fmt: skip
+    assert (s.convention, s.kind, s.input_tokens, s.output_tokens) == ("mlflow", "llm", 9, 4)
+    assert [(m.role, m.text) for m in s.input_messages] == [("user", "Weather in Paris?")]
+    [out] = s.output_messages
+    assert [(c.call_id, c.name, c.arguments) for c in out.tool_calls] == [
+        ("c1", "get_weather", {"city": "Paris"})
+    ]
+    assert list(s.tool_definitions) == ["get_weather"]
+    session = normalize_span(span("turn", {"mlflow.spanType": '"AGENT"', "session.id": '"s-1"'}))
+    assert (session.kind, session.conversation_id) == ("agent", "s-1")
+
+
+def test_an_mlflow_tool_reads_its_arguments_its_result_and_its_failure() -> None:
+    ok = mlflow_span("TOOL", "get_weather", spanInputs={"city": "Paris"}, spanOutputs='{"temp_c": 21}')
+    assert ok.tool is not None and (ok.tool.name, ok.tool.arguments, ok.tool.result) == (
+        "get_weather", {"city": "Paris"}, {"temp_c": 21},
+    )  # fmt: skip
+    text = mlflow_span("TOOL", "get_weather", spanInputs={"city": "Paris"}, spanOutputs="sunny")
+    assert text.tool is not None and text.tool.result == "sunny"
+    failed = normalize_span(span("get_weather", {"mlflow.spanType": '"TOOL"', "mlflow.spanInputs": '{"city": "X"}'},
+                                 status="ERROR").model_copy(update={"status_message": "ValueError: unknown city"}))  # fmt: skip
+    assert failed.tool is not None and failed.tool.error == "ValueError: unknown city"
+    assert mlflow_span("CHAIN", spanInputs={"messages": []}).kind == "other"
