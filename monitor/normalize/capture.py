@@ -177,6 +177,12 @@ _ID_HINTS: Hints = (
     ),
     (
         "scope",
+        "logfire",
+        "set gen_ai.conversation.id on a span around each turn (logfire.span(…, **{'gen_ai.conversation.id': <id>})); "
+        "Logfire scrubs the value of any attribute whose key says session, so session.id never arrives",
+    ),
+    (
+        "scope",
         "mlflow.",
         "mlflow.update_current_trace(session_id=…) reaches no exported span: set session.id on each turn's span "
         "(mlflow.get_current_active_span().set_attribute('session.id', <id>))",

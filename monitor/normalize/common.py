@@ -411,11 +411,18 @@ def identity(span: Span, config: NormalizeConfig, agent_keys: tuple[str, ...] = 
 
 
 def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The first of these keys' values that names something: a value a scrubber put in its place (Logfire
+    writes `[Scrubbed due to 'session']` for every `session.id`) names nothing, and taken as an id it would
+    put every conversation into one."""
     for k in keys:
         v = unquoted(attrs.get(k))
-        if v not in (None, ""):
+        if v not in (None, "") and not (isinstance(v, str) and v.startswith(SCRUBBED)):
             return str(v)
     return None
+
+
+#: how Logfire replaces an attribute value its scrubbing matched (its keys with `session`, `auth`, …)
+SCRUBBED = "[Scrubbed due to "
 
 
 def unquoted(value: Any) -> Any:

@@ -62,6 +62,7 @@ FRAMEWORKS = {
     "openlit": ("genai", True),  # OpenLIT on an app's tool loop; session.id on the app's span per turn
     "mlflow": ("mlflow", True),  # MLflow Tracing's OTLP export; session.id set on each turn's span
     "mlflow-genai": ("genai", True),  # the same, MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true
+    "logfire": ("genai", True),  # Logfire's OpenAI instrumentation; gen_ai.conversation.id on a span per turn
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
 #: objects (and the later histories' tool messages carry only their role): the calls come from the
@@ -235,22 +236,40 @@ def test_a_tool_loop_whose_every_model_call_is_a_trace_joins_into_one_conversati
     )  # fmt: skip
 
 
-def test_model_calls_whose_histories_leave_out_the_tool_requests_still_join_into_one_conversation(
-    tmp_path: Path,
+#: an app's tool loop with no conversation id, each model call a trace of its own: the hint names the setup
+PER_CALL_TRACES = {"openlit-noid": "OpenLIT", "logfire-noid": "Logfire"}
+
+
+@pytest.mark.parametrize("framework", sorted(PER_CALL_TRACES))
+def test_model_calls_each_a_trace_join_into_one_conversation_and_say_how_to_name_it(
+    tmp_path: Path, framework: str
 ) -> None:
-    """OpenLIT on an app's tool loop with no conversation id: each of the seven model calls is a trace of its
-    own (with the HTTP client's span under it), and the histories OpenLIT records keep the tool results
-    but not the assistant messages that asked for them; the results' call ids still tie each call to the
-    one that asked, so the seven join into one conversation with the verdicts of the named run, and the
-    hint names what to set for OpenLIT, not for the HTTP client's instrumentation."""
-    [correct] = replay(tmp_path, *run_files("openlit-noid", "correct"))
+    """An instrumentation on an app's own tool loop with no conversation id: each of the seven model calls is
+    a trace of its own (with the HTTP client's span under it, for OpenLIT). OpenLIT's histories keep the
+    tool results but not the assistant messages that asked for them; the results' call ids still tie each
+    call to the one that asked. The seven join into one conversation with the verdicts of the named run,
+    and the hint names what to set for that instrumentation (not for the HTTP client's)."""
+    [correct] = replay(tmp_path, *run_files(framework, "correct"))
     assert correct["test_pass"] is True and correct["tool_calls"] == 3
     assert [t["role"] for t in correct["observed_turns"]] == ["User", "Tool", "Agent"] * 3 + ["User", "Agent"]
-    assert "7 traces joined" in correct["conversation_hint"] and "OpenLIT" in correct["conversation_hint"]
-    [wrong] = replay(tmp_path, *run_files("openlit-noid", "wrong"))
+    assert "7 traces joined" in correct["conversation_hint"]
+    assert PER_CALL_TRACES[framework] in correct["conversation_hint"]
+    [wrong] = replay(tmp_path, *run_files(framework, "wrong"))
     assert (wrong["root_cause"], wrong["root_cause_count"], wrong["cascading_count"]) == (
         "inconsistent_parameter_values", 1, 3,
     )  # fmt: skip
+
+
+def test_a_conversation_id_a_scrubber_replaced_is_no_id(tmp_path: Path) -> None:
+    """Logfire's default scrubbing replaces every `session.id` by `[Scrubbed due to 'session']`: taken as the
+    conversation id it would make all traffic one conversation. The two runs stay two conversations, each
+    joined by its history, and the hint says to use gen_ai.conversation.id."""
+    reports = replay(tmp_path, TRAVEL / "logfire-scrubbed")
+    assert len(reports) == 2 and all(r["conversation_id"].startswith("trace:") for r in reports)
+    assert sorted(r["test_pass"] for r in reports) == [False, True]
+    for report in reports:
+        assert report["tool_calls"] == 3 and "scrubs" in report["conversation_hint"]
+        assert "gen_ai.conversation.id" in report["conversation_hint"]
 
 
 def test_openlit_without_content_is_unscored_with_openlit_s_setting(tmp_path: Path) -> None:
@@ -315,7 +334,9 @@ def test_crewai_with_the_openai_instrumentor_too_passes(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("framework", sorted((set(FRAMEWORKS) | set(NO_ID) | {"openlit-noid"}) - NO_RESULTS))
+@pytest.mark.parametrize(
+    "framework", sorted((set(FRAMEWORKS) | set(NO_ID) | set(PER_CALL_TRACES)) - NO_RESULTS)
+)
 def test_without_gold_the_invented_destination_is_the_root_and_what_used_it_cascades(
     tmp_path: Path, framework: str
 ) -> None:
