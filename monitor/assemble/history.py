@@ -12,11 +12,13 @@ call had seen and answered. `history_keys` gives two digests per span that carri
 A span whose `continues` equals an earlier span's `state` continues that span's conversation
 (`HistoryIndex` keeps the states and which were continued; windows.py chooses and joins). System
 messages are left out of the digests (instructions are often rebuilt per call) and kept apart as a
-tie-break; a tool call counts by its id (minted per call by the model's provider and resent unchanged;
-by its name where it has none), which tells apart two conversations whose messages read the same. A
-history that shows tool results without the assistant message that asked for them (OpenLIT) gets that
-request back by the results' ids (`_requests_restored`). The digests are stable across processes
-(BLAKE2b), so ingest replicas agree.
+tie-break; tool calls count with their names and ids (minted per call by the model's provider and
+resent unchanged), which tell apart two conversations whose messages read the same. A history that shows
+tool results without the assistant message that asked for them (OpenLIT) gets that request back by the
+results' ids (`_requests_restored`), and continues the call that asked by a third digest, `asked`, which
+counts calls by their ids alone; such a continuation is taken only when one trace answered that way
+(`HistoryIndex`: providers that number calls `call_1` in every response would otherwise swap two
+conversations). The digests are stable across processes (BLAKE2b), so ingest replicas agree.
 
 `opening_key` names where such a conversation lives in Kafka: the first message every one of its
 model calls resends (the user's opening), the same in each of its traces. It only routes (all traces
@@ -40,6 +42,9 @@ class HistoryKeys:
     state: bytes | None  # all it saw and answered (None: no messages)
     system: bytes = b""  # its system messages, agent, release and reference: tells apart conversations
     # whose other messages read the same
+    #: all it saw and answered, its tool calls counted by their ids alone (None: it asked for no call with an
+    #: id): what a later history that left the request out continues (`_requests_restored`)
+    asked: bytes | None = None
 
 
 NO_HISTORY = HistoryKeys(None, None)
@@ -59,12 +64,18 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
         if after < len(seen) and all(m.role == "tool" for m in seen[after:]):  # only tool results since
             new = after  # (not a prefill: an assistant message last, which the old rule still reads)
     last_user = next((i for i in range(len(seen) - 1, new - 1, -1) if seen[i].role == "user"), new)
-    continues = _digest(seen[:last_user]) if last_user > 0 else None
+    continues: bytes | None = None
+    if new and last_user == new and seen[new - 1].text == _RESTORED:  # results whose request was left out:
+        continues = _digest(seen[:new], by_id=True)  # what the call that asked answered, by its calls' ids
+    elif last_user > 0:
+        continues = _digest(seen[:last_user])
     system = hashlib.blake2b(digest_size=16)
     for part in (span.reference_id, span.agent, span.release):  # who the spans say answered, and against what
         system.update(f"{part or ''}\x1e".encode("utf-8", "surrogatepass"))
     system.update(_digest([m for m in span.input_messages if m.role == "system"]))
-    return HistoryKeys(continues, _digest(seen + answered), system.digest())
+    ids = any(c.call_id for m in answered for c in m.tool_calls)
+    asked = _digest(seen + answered, by_id=True) if ids else None
+    return HistoryKeys(continues, _digest(seen + answered), system.digest(), asked)
 
 
 def opening_key(spans: Sequence[AgentSpan]) -> str | None:
@@ -93,6 +104,8 @@ class HistoryIndex:
         self._seen: OrderedDict[bytes, list[tuple[str, bytes, int]]] = OrderedDict()
         # (state, trace) continued -> by which trace
         self._claimed: OrderedDict[tuple[bytes, str], str] = OrderedDict()
+        # `asked` digests more than one trace answered with: continued by none (`saw`); a bounded set
+        self._shared: OrderedDict[bytes, None] = OrderedDict()
 
     def candidates(
         self, keys: HistoryKeys, trace_id: str, starts_ns: int | None = None, latest_first: bool = False
@@ -101,7 +114,7 @@ class HistoryIndex:
         `latest_first`, the one that answered last first): those that had answered before it started
         (`starts_ns`, event time), and of those the ones whose system messages, agent, release and
         reference are its own, where any is."""
-        if keys.continues is None:
+        if keys.continues is None or keys.continues in self._shared:
             return []
         seen = self._seen.get(keys.continues, [])
         open_ = [
@@ -142,16 +155,24 @@ class HistoryIndex:
         self._claimed.pop((state, trace_id), None)
 
     def saw(self, keys: HistoryKeys, trace_id: str, ended_ns: int) -> None:
-        """`trace_id` saw this history and answered it by `ended_ns` (event time)."""
-        if keys.state is None:
-            return
-        seen = self._seen.setdefault(keys.state, [])
-        self._seen.move_to_end(keys.state)
-        while len(self._seen) > self.limit:
-            self._seen.popitem(last=False)
-        if all(t != trace_id for t, _, _ in seen):
-            seen.append((trace_id, keys.system, ended_ns))
-            del seen[:-16]  # a history shown by more traces than that is a greeting, not a conversation
+        """`trace_id` saw this history and answered it by `ended_ns` (event time). Its `asked` digest too,
+        which only one trace may hold: two traces that asked for calls of the same ids after the same
+        history (a provider numbering calls `call_1` in each response) are told apart only by the calls'
+        names, which a history that left the request out does not carry, so neither is continued so."""
+        for key in (keys.state, keys.asked):
+            if key is None:
+                continue
+            seen = self._seen.setdefault(key, [])
+            self._seen.move_to_end(key)
+            while len(self._seen) > self.limit:
+                self._seen.popitem(last=False)
+            if all(t != trace_id for t, _, _ in seen):
+                if key is keys.asked and seen:
+                    self._shared[key] = None
+                    while len(self._shared) > self.limit:
+                        self._shared.popitem(last=False)
+                seen.append((trace_id, keys.system, ended_ns))
+                del seen[:-16]  # a history shown by more traces than that is a greeting, not a conversation
 
     def _claim(self, state: bytes, trace_id: str, by: str = "") -> None:
         self._claimed[(state, trace_id)] = by
@@ -178,36 +199,54 @@ def begins_conversation(spans: Sequence[AgentSpan]) -> bool:
 
 
 def _requests_restored(seen: list[Message]) -> list[Message]:
-    """The history with each tool request the instrumentation left out put back. Some record the results
-    a model call was sent but not the assistant message that asked for them (OpenLIT 1.45: `user`, then
-    the `tool` result, no assistant message between). Before each run of results whose call ids no
-    earlier message asked for, an assistant message asking for those ids, with no text: what the call
-    that asked for them answered, as a digest reads it (a call counts by its id), so the trace that
-    sent the results still continues the one that asked."""
+    """The history with each tool request the instrumentation left out put back. Some record the results a
+    model call was sent but not the assistant message that asked for them (OpenLIT 1.45: `user`, then the
+    `tool` result, no assistant message between). Before each run of results with call ids that follows
+    no assistant message asking for calls, a request for those ids (no text, no names: `_RESTORED`). A
+    call sent those results continues the call that asked only by the ids (`HistoryKeys.asked`), as the
+    name the results do not carry cannot be read back."""
     if not any(m.role == "tool" and m.tool_call_id for m in seen):
         return seen
-    asked: set[str] = set()
     out: list[Message] = []
-    orphans: list[Message] = []
-    for m in [*seen, None]:
-        if m is not None and m.role == "tool" and m.tool_call_id and m.tool_call_id not in asked:
-            orphans.append(m)
-            continue
-        if orphans:
-            calls = tuple(ToolCallRef(call_id=o.tool_call_id, name="") for o in orphans)
-            out += [Message(role="assistant", tool_calls=calls), *orphans]
-            asked.update(c.call_id for c in calls if c.call_id)
-            orphans = []
-        if m is not None:
-            asked.update(c.call_id for c in m.tool_calls if c.call_id)
-            out.append(m)
+    for i, m in enumerate(seen):
+        before = seen[i - 1] if i else None
+        first_result = m.role == "tool" and (before is None or before.role != "tool")
+        asked = before is not None and before.role == "assistant" and bool(before.tool_calls)
+        if first_result and not asked and m.tool_call_id:
+            run = []
+            for r in seen[i:]:
+                if r.role != "tool" or not r.tool_call_id:
+                    break
+                run.append(ToolCallRef(call_id=r.tool_call_id, name=""))
+            out.append(Message(role="assistant", text=_RESTORED, tool_calls=tuple(run)))
+        out.append(m)
     return out
 
 
-def _digest(messages: Sequence[Message]) -> bytes:
+#: the text of a request put back (`_requests_restored`): no message says it (digests read it as empty)
+_RESTORED = "\x00restored"
+
+
+def _digest(messages: Sequence[Message], by_id: bool = False) -> bytes:
+    """The digest of messages in order; `by_id`: each tool call counted by its id alone, where it has one."""
     h = hashlib.blake2b(digest_size=16)
     for m in messages:
-        h.update(_message_digest(m))
+        h.update(_by_id_digest(m) if by_id else _message_digest(m))
+    return h.digest()
+
+
+def _by_id_digest(m: Message) -> bytes:
+    """A message's digest with its tool calls counted by their ids alone: a request put back without its
+    names (`_requests_restored`) reads as the one the model made. Its text as the digest reads it (a
+    request put back says nothing)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(m.role.encode())
+    h.update(b"\x1e")
+    h.update(("" if m.text == _RESTORED else (m.text or "").strip()).encode("utf-8", "surrogatepass"))
+    for call in m.tool_calls:
+        h.update(b"\x1f")
+        h.update((call.call_id or f"\x1c{call.name}").encode("utf-8", "surrogatepass"))
+    h.update(f"\x1b{m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
     return h.digest()
 
 
@@ -226,9 +265,9 @@ def _message_digest(m: Message) -> bytes:
     h.update(m.role.encode())
     h.update(b"\x1e")
     h.update((m.text or "").strip().encode("utf-8", "surrogatepass"))
-    for call in m.tool_calls:  # a call's id tells apart two conversations that said the same (and is the
-        h.update(b"\x1f")  # call: a request put back without its name, `_requests_restored`, reads the same)
-        h.update((call.call_id or f"\x1c{call.name}").encode("utf-8", "surrogatepass"))
+    for call in m.tool_calls:  # a call's id tells apart two conversations that said the same
+        h.update(b"\x1f")
+        h.update(f"{call.name}\x1c{call.call_id or ''}".encode("utf-8", "surrogatepass"))
     h.update(f"\x1b{m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
     digest = h.digest()
     if len(_MESSAGE_DIGESTS) >= 50_000 or _DIGESTED_CHARS[0] > 20_000_000:  # ~20 MB of text held at most

@@ -245,17 +245,18 @@ class WindowStore:
                     del self._copies[span.response_id]
                     self._take_copies(waiting[0], trace_id)
         self.histories.saw(keys, trace_id, span.span.end_ns)
-        if keys.state is not None and keys.state in self._awaited:  # a history someone waits for
-            self._unsettled |= self._awaited.pop(keys.state)
-        if keys.state is not None and (sleepers := self._asleep.get(keys.state)):
-            # traces reported alone that began after this answer may continue it; those that began
-            # before cannot, and sleep on (a greeting answered all day must not wake every one of them)
-            woken = bisect_left(sleepers, (span.span.end_ns, ""))
-            self._unsettled.update(t for _, t in sleepers[woken:])
-            if self.join_after_watermark:  # and again once the watermark passes this answer
-                for _, t in sleepers[woken:]:
-                    heapq.heappush(self._root_waits, (now_ns, t))
-            del sleepers[woken:]
+        for answered in (keys.state, keys.asked):
+            if answered is not None and answered in self._awaited:  # a history someone waits for
+                self._unsettled |= self._awaited.pop(answered)
+            if answered is not None and (sleepers := self._asleep.get(answered)):
+                # traces reported alone that began after this answer may continue it; those that began
+                # before cannot, and sleep on (a greeting answered all day must not wake every one of them)
+                woken = bisect_left(sleepers, (span.span.end_ns, ""))
+                self._unsettled.update(t for _, t in sleepers[woken:])
+                if self.join_after_watermark:  # and again once the watermark passes this answer
+                    for _, t in sleepers[woken:]:
+                        heapq.heappush(self._root_waits, (now_ns, t))
+                del sleepers[woken:]
         conv.last_ns = max(conv.last_ns, now_ns)
         if span.end_marker:
             if self.config.end_marker_grace_s <= 0:

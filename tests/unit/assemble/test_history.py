@@ -68,15 +68,19 @@ def test_a_root_model_call_after_tool_results_continues_the_call_that_asked_for_
 
 def test_a_history_that_leaves_out_the_tool_request_still_continues_the_call_that_asked() -> None:
     """OpenLIT records the results a call was sent but not the assistant message that asked for them: the
-    request is put back by its call id, so the call sent the result continues the one that asked, and the
-    next turn's call continues that one — as when the request is shown. A result no call of the
-    conversation asked for (another id) continues nothing."""
+    request is put back by its call id, so the call sent the result continues the one that asked (by the
+    digest that counts calls by their ids, `asked`), and the next turn's call continues that one. A
+    result no call asked for (another id) continues nothing; nor does a request shown without ids."""
     asked = history_keys(call([USER], ASKS, "a1"))
-    shown = history_keys(call([USER, ASKS, RESULT], SAYS, "a2"))
     left_out = history_keys(call([USER, RESULT], SAYS, "a2"))
-    assert left_out.continues == shown.continues == asked.state is not None
-    assert left_out.state == shown.state
+    assert left_out.continues == asked.asked is not None and asked.asked != asked.state
+    assert history_keys(call([USER, ASKS, RESULT], SAYS, "a2")).continues == asked.state  # shown: as before
     rome = {"role": "user", "parts": [{"type": "text", "content": "And Rome?"}]}
     assert history_keys(call([USER, RESULT, SAYS, rome], SAYS, "a3")).continues == left_out.state
     other = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "toolu_9", "response": "sunny"}]}
-    assert history_keys(call([USER, other], SAYS, "a2")).continues != asked.state
+    assert history_keys(call([USER, other], SAYS, "a2")).continues != asked.asked
+    no_id = {"role": "assistant", "parts": [{"type": "tool_call", "name": "get_weather", "arguments": {}}]}
+    assert (
+        history_keys(call([USER, no_id, RESULT], SAYS, "a2")).continues
+        == history_keys(call([USER], no_id, "a1")).state
+    )  # the request is there, without an id: nothing is put back
