@@ -152,6 +152,18 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         key = _answered_call(tool.call_id, tool.name, tool.arguments, requested, claimed) or _answered_call(
             None, tool.name, tool.arguments, [r for r in requested if r[0] in without_id], claimed
         )  # a tool span with an id answers a call the messages showed without one
+        by_position = (
+            key is None and tool.call_id is None and (values := _positional(tool.arguments)) is not None
+        )
+        if by_position:  # `search_flights("CDG", "JFK", …)`: its values are those of a call the model named
+            key = next(
+                (
+                    k
+                    for k, _, name, _ in requested
+                    if k not in claimed and name == tool.name and _values(calls[k].arguments) == values
+                ),
+                None,
+            )
         if key is None:
             key = f"span:{s.span.span_id}"
         claimed.add(key)
@@ -160,7 +172,8 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         )
         turn.time_ns = min(turn.time_ns, s.span.start_ns)
         turn.tool = tool.name
-        turn.arguments = tool.arguments if tool.arguments is not None else turn.arguments
+        if not (by_position and key in calls):  # the model's names for those values, not `arg0`, `arg1`
+            turn.arguments = tool.arguments if tool.arguments is not None else turn.arguments
         turn.arguments_error = tool.arguments_error
         turn.result = tool.result
         turn.error = tool.error or _error_result(tool.result, tool.name)
@@ -209,6 +222,23 @@ def _answered_call(
     named = [r for r in same if r[2] == name] if call_id is not None or arguments is None else []
     found = exact or named
     return found[0][0] if found else None
+
+
+def _positional(arguments: Any) -> list[Any] | None:
+    """The values of arguments a tracer recorded by position (a decorated function called with them:
+    `arg0`, `arg1`, … — normalize/payloads.positional), in order; None for named arguments."""
+    if (
+        isinstance(arguments, dict)
+        and len(arguments) > 1
+        and all(k == f"arg{i}" for i, k in enumerate(arguments))
+    ):
+        return list(arguments.values())
+    return None
+
+
+def _values(arguments: Any) -> list[Any] | None:
+    """A call's argument values in the order the model wrote them."""
+    return list(arguments.values()) if isinstance(arguments, dict) else None
 
 
 def _start(s: AgentSpan) -> tuple[int, int, str]:

@@ -36,19 +36,6 @@ _HINTS: Hints = (
         "set experimental_telemetry.recordInputs and recordOutputs to true (Vercel AI SDK)",
     ),
     (
-        "convention",
-        "langfuse",
-        "Langfuse records input and output unless told not to: unset LANGFUSE_OBSERVE_DECORATOR_IO_CAPTURE_ENABLED "
-        "or set it to true, drop capture_input=False / capture_output=False from @observe, and check that the "
-        "client's mask function keeps them",
-    ),
-    (
-        "scope",
-        "mlflow.",
-        "MLflow records span inputs and outputs by default: check that mlflow.tracing.configure(span_processors=…) "
-        "does not remove mlflow.spanInputs / mlflow.spanOutputs",
-    ),
-    (
         "scope",
         "agent_framework",
         "call agent_framework.observability.enable_instrumentation(enable_sensitive_data=True), or set "
@@ -97,6 +84,20 @@ _HINTS: Hints = (
         "AutoGen's own spans carry no arguments or messages: add an instrumentation of its model client that "
         "captures them, e.g. opentelemetry-instrumentation-openai-v2 with "
         "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true and a log exporter to /v1/logs",
+    ),
+    # SDKs that record content by default come last: beside another instrumentation, that one's setting is the cause
+    (
+        "convention",
+        "langfuse",
+        "Langfuse records input and output unless told not to: unset LANGFUSE_OBSERVE_DECORATOR_IO_CAPTURE_ENABLED "
+        "or set it to true, drop capture_input=False / capture_output=False from @observe, and check that the "
+        "client's mask function keeps them",
+    ),
+    (
+        "scope",
+        "mlflow.",
+        "MLflow records span inputs and outputs by default: check that mlflow.tracing.configure(span_processors=…) "
+        "does not remove mlflow.spanInputs / mlflow.spanOutputs",
     ),
 )
 _DEFAULT = (

@@ -186,7 +186,7 @@ def openai_message(item: dict[str, Any]) -> list[Message]:
     content = item.get("content")
     if isinstance(content, list):
         parts = [p for p in content if isinstance(p, dict)]
-        content = "".join(str(p.get("text", "")) for p in parts if p.get("type") in ("text", "input_text"))
+        content = "".join(str(p.get("text", "")) for p in parts if p.get("type") in _TEXT_PARTS)
     elif content is not None and not isinstance(content, str):
         content = json.dumps(content, ensure_ascii=False, sort_keys=True)
     calls = openai_tool_calls(item.get("tool_calls"))
@@ -194,18 +194,69 @@ def openai_message(item: dict[str, Any]) -> list[Message]:
     return [Message(role=role, text=content or None, tool_calls=tuple(calls), tool_call_id=call_id)]
 
 
+_TEXT_PARTS = ("text", "input_text", "output_text")  # chat and Responses API text parts
+
+
 def openai_reply(value: Any) -> list[Message]:
-    """A model call's answer as instrumentations record it: the assistant message, a ChatCompletion (its
-    `choices`' messages), a list of messages or choices, or the text."""
-    if isinstance(value, str):
-        return [Message(role="assistant", text=value)] if value else []
-    if isinstance(value, dict) and isinstance(value.get("choices"), list):
-        value = value["choices"]
+    """A model call's answer as instrumentations record it, as text or structured: the assistant message, a
+    ChatCompletion (its `choices`' messages), a Responses API response or its output items, a list of any
+    of them, or the reply's text — also a text that is JSON but none of those (a JSON-mode reply,
+    `{"city": "Paris"}`, is what the model said)."""
+    parsed = loads(value)
+    if isinstance(parsed, str):
+        return [Message(role="assistant", text=parsed)] if parsed else []
+    if isinstance(parsed, dict) and isinstance(parsed.get("choices"), list):
+        parsed = parsed["choices"]
+    elif isinstance(parsed, dict) and isinstance(parsed.get("output"), list):
+        parsed = parsed["output"]
+    items = parsed if isinstance(parsed, list) else [parsed]
+    if isinstance(value, str) and not any(_answer_like(item) for item in items):
+        return [Message(role="assistant", text=value)]
+    if any(isinstance(i, dict) and i.get("type") in _RESPONSE_ITEMS for i in items):
+        return [m.model_copy(update={"role": "assistant"}) for m in response_items(items) if m.role != "tool"]
     out: list[Message] = []
-    for item in value if isinstance(value, list) else [value]:
+    for item in items:
         message = item.get("message", item) if isinstance(item, dict) else None
         if isinstance(message, dict):
             out += openai_message({**message, "role": "assistant"})
+    return out
+
+
+#: keys that make a JSON object an answer's record rather than an answer's text (`openai_reply`)
+_ANSWER_KEYS = frozenset({"role", "content", "message", "tool_calls", "choices", "output", "type"})
+
+
+def _answer_like(item: Any) -> bool:
+    return isinstance(item, dict) and not _ANSWER_KEYS.isdisjoint(item)
+
+
+#: OpenAI Responses API items that are not `{role, content}` messages
+_RESPONSE_ITEMS = frozenset({"function_call", "function_call_output", "message"})
+
+
+def response_items(items: Any) -> list[Message]:
+    """OpenAI Responses API input or output items: `{role, content}` messages (text, or `input_text` /
+    `output_text` parts), `{type: message, role, content}`, `{type: function_call, call_id, name,
+    arguments}` (the model's call) and `{type: function_call_output, call_id, output}` (its result)."""
+    out: list[Message] = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "function_call":
+            args, _ = json_arguments(item.get("arguments"))
+            call = ToolCallRef(
+                call_id=item.get("call_id") or item.get("id"), name=str(item.get("name", "")), arguments=args
+            )
+            out.append(Message(role="assistant", tool_calls=(call,)))
+        elif kind == "function_call_output":
+            output = item.get("output")
+            text = (
+                output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, sort_keys=True)
+            )
+            out.append(Message(role="tool", text=text, tool_call_id=item.get("call_id")))
+        elif "role" in item:
+            out += openai_message(item)
     return out
 
 
@@ -231,15 +282,34 @@ def model_call(request: Any, answer: Any, usage: Any, tools: Any = None) -> Mode
     items = asked.get("messages") if asked else request
     items = items if isinstance(items, list) else []
     listed = [i for i in items if _definition_message(i)]
+    inputs = openai_messages([i for i in items if not _definition_message(i)] if listed else items)
+    if "input" in asked and "messages" not in asked:  # the Responses API: `instructions`, `input` items
+        given = asked["input"]
+        system = (
+            [Message(role="system", text=str(asked["instructions"]))] if asked.get("instructions") else []
+        )
+        inputs = system + (
+            [Message(role="user", text=given)] if isinstance(given, str) else response_items(given)
+        )
     spent = loads(usage)
     spent = spent if isinstance(spent, dict) else {}
     return ModelCall(
-        inputs=openai_messages([i for i in items if not _definition_message(i)] if listed else items),
-        outputs=openai_reply(loads(answer)),
+        inputs=inputs,
+        outputs=openai_reply(answer),
         definitions=tool_definitions(tools or asked.get("tools"), [i["content"] for i in listed]),
-        input_tokens=tokens(spent, "input", "prompt_tokens", "input_tokens"),
-        output_tokens=tokens(spent, "output", "completion_tokens", "output_tokens"),
+        input_tokens=_with_details(spent, "input", "prompt_tokens", "input_tokens"),
+        output_tokens=_with_details(spent, "output", "completion_tokens", "output_tokens"),
     )
+
+
+def _with_details(usage: dict[str, Any], own: str, *others: str) -> int | None:
+    """Tokens of one side: Langfuse's own key (`input`) counts what its details (`input_cache_read`,
+    `input_audio`, …) do not — its LangChain handler takes them out — so they are added back; the
+    providers' keys (`prompt_tokens`, `input_tokens`) count them already."""
+    if isinstance(base := usage.get(own), int | float) and not isinstance(base, bool):
+        details = (v for k, v in usage.items() if k.startswith(f"{own}_") and isinstance(v, int | float))
+        return int(base) + sum(int(v) for v in details if not isinstance(v, bool))
+    return tokens(usage, *others)
 
 
 def _definition_message(item: Any) -> bool:

@@ -3,7 +3,8 @@
 Langfuse writes its own attributes on the spans it makes: `langfuse.observation.type` says what the span
 is, `langfuse.observation.input` / `.output` hold what went in and came out (JSON text, or plain text),
 and the conversation id is `session.id` (what `propagate_attributes(session_id=…)` sets on every span of
-a turn; common.identity reads it). Read, as recorded with langfuse 5.2 (tests/fixtures/travel/langfuse):
+a turn; common.identity reads it), else the LangChain handler's run metadata `langfuse_session_id` (a chat
+model it traced with no chain around it carries only that). Read, as recorded with langfuse 5.2 (tests/fixtures/travel/langfuse):
 
 - `generation` (a model call; the `langfuse.openai` drop-in client writes one per call, and so does its
   LangChain callback handler): input the request's `{"messages": [...], "tools": [...]}` — or a bare list
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import replace
 from typing import Any
 
 from monitor.config import NormalizeConfig
@@ -41,7 +43,7 @@ from monitor.normalize.common import (
     loads,
     model_call,
 )
-from monitor.normalize.payloads import positional, unwrap_result
+from monitor.normalize.payloads import called_with, unwrap_result
 
 TYPE = "langfuse.observation.type"
 INPUT = "langfuse.observation.input"
@@ -60,22 +62,23 @@ def normalize_langfuse(span: Span, config: NormalizeConfig) -> AgentSpan:
     kind = _KINDS.get(str(attrs.get(TYPE)).lower(), "other")
     tool = _tool(span) if kind == "tool" else None
     call = model_call(
-        attrs.get(INPUT) if kind == "llm" else None,
+        called_with(loads(attrs.get(INPUT))) if kind == "llm" else None,  # `@observe(as_type="generation")`
         attrs.get(OUTPUT) if kind == "llm" else None,
         attrs.get("langfuse.observation.usage_details"),
     )
+    who = identity(span, config)
+    if who.conversation_id is None:  # a chat model the LangChain handler traced alone: the run's metadata
+        session = _metadata(attrs.get("langfuse.observation.metadata.langfuse_session_id"))
+        who = replace(who, conversation_id=session) if session else who
     return build_agent_span(
-        span, identity(span, config), "langfuse", kind, tool, call.inputs, call.outputs,
+        span, who, "langfuse", kind, tool, call.inputs, call.outputs,
         call.input_tokens, call.output_tokens, call.definitions,
     )  # fmt: skip
 
 
 def _tool(span: Span) -> ToolInvocation:
     attrs = span.attributes
-    given = loads(attrs.get(INPUT))
-    if isinstance(given, dict) and given and set(given) <= {"args", "kwargs"}:  # a decorated function's call
-        given = positional(list(given.get("args") or []), dict(given.get("kwargs") or {}))
-    args, args_error = json_arguments(given)
+    args, args_error = json_arguments(called_with(loads(attrs.get(INPUT))))
     raw = attrs.get(OUTPUT)
     result = unwrap_result(raw)
     error = result.error

@@ -56,6 +56,18 @@ def unwrap_arguments(value: Any) -> Unwrapped:
     return Unwrapped(value)
 
 
+def called_with(value: Any) -> Any:
+    """A decorated function's call as tracers record it (`{"args": [...], "kwargs": {...}}`: traceloop-sdk,
+    Langfuse's `@observe`) as one arguments object (`positional`); anything else as it is — LangChain's
+    arguments of a tool whose parameters are named `args` or `kwargs` (`{"args": "ls -l"}`) too."""
+    if not isinstance(value, dict) or not value or not set(value) <= {"args", "kwargs"}:
+        return value
+    args, kwargs = value.get("args", []), value.get("kwargs", {})
+    if not isinstance(args, list) or not isinstance(kwargs, dict):
+        return value
+    return positional(args, kwargs)
+
+
 def positional(args: list[Any], kwargs: dict[str, Any]) -> Any:
     """`(args, kwargs)` as one arguments object: a lone positional argument stays bare (to be bound to the
     tool's one parameter), several become `arg0`, `arg1`, …"""

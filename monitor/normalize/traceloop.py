@@ -28,7 +28,7 @@ from monitor.normalize.common import (
 )
 from monitor.normalize.genai import normalize_genai
 from monitor.normalize.openinference import unflatten
-from monitor.normalize.payloads import positional, unwrap_arguments, unwrap_result
+from monitor.normalize.payloads import called_with, unwrap_arguments, unwrap_result
 
 _KINDS = {"workflow": "agent", "agent": "agent", "tool": "tool", "task": "other"}
 
@@ -104,8 +104,8 @@ def _tool(span: Span) -> ToolInvocation:
     entry = loads(attrs.get("traceloop.entity.input"))
     given = unwrap_arguments(entry)
     raw: Any = given.value
-    if raw is entry and isinstance(raw, dict) and raw and set(raw) <= {"args", "kwargs"}:
-        raw = positional(list(raw.get("args") or []), dict(raw.get("kwargs") or {}))
+    if raw is entry:
+        raw = called_with(raw)
     args, args_error = json_arguments(raw)
     result = unwrap_result(attrs.get("traceloop.entity.output"))
     error = (

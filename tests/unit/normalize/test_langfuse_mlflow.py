@@ -5,8 +5,10 @@ shapes their integrations write; the whole runs are in tests/golden/test_framewo
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from monitor.decode.otlp import decode_request
 from monitor.normalize import normalize_span
 from monitor.normalize.capture import content_capture_hint, conversation_id_hint
 from tests.unit.spans import span
@@ -139,3 +141,109 @@ def test_an_mlflow_tool_reads_its_arguments_its_result_and_its_failure() -> None
                                  status="ERROR").model_copy(update={"status_message": "ValueError: unknown city"}))  # fmt: skip
     assert failed.tool is not None and failed.tool.error == "ValueError: unknown city"
     assert mlflow_span("CHAIN", spanInputs={"messages": []}).kind == "other"
+
+
+#: the Langfuse SDK's spans of single probes, recorded with the real SDK (record/langfuse_shapes.py)
+SHAPES = Path(__file__).resolve().parents[2] / "fixtures" / "langfuse-shapes"
+
+
+def recorded(name: str) -> list[Any]:
+    path = SHAPES / f"{name}.pb"
+    return [
+        normalize_span(s)
+        for s in decode_request(path.read_bytes(), "application/x-protobuf", str(path)).spans
+    ]
+
+
+def test_the_responses_api_is_read_as_chat_is() -> None:
+    """`client.responses.create` through langfuse.openai: `instructions` and `input` items in, a
+    `function_call` or a `message` with `output_text` parts out (read as empty before: `content_not_captured`)."""
+    first, second = [s for s in recorded("responses") if s.kind == "llm"]
+    assert [(m.role, m.text) for m in first.input_messages] == [
+        ("system", "Be brief."),
+        ("user", "Weather in Paris?"),
+    ]
+    assert [(c.call_id, c.name, c.arguments) for c in first.output_messages[0].tool_calls] == [
+        ("call_w1", "get_weather", {"city": "Paris"})
+    ]
+    assert [(m.role, m.tool_call_id) for m in second.input_messages][-2:] == [
+        ("assistant", None),
+        ("tool", "call_w1"),
+    ]
+    assert [m.text for m in second.output_messages] == ["Sunny, 21 C."]
+
+
+def test_usage_through_the_langchain_handler_counts_cached_and_reasoning_tokens() -> None:
+    """The same call (1,000 prompt tokens, 800 of them cached; 500 completion, 400 reasoning): the handler
+    writes `input: 200, input_cache_read: 800`; both read as 1,000 / 500."""
+    [direct] = [s for s in recorded("openai_usage") if s.kind == "llm"]
+    handler = next(s for s in recorded("langchain_usage") if s.span.name == "ChatOpenAI")
+    assert (
+        (direct.input_tokens, direct.output_tokens)
+        == (handler.input_tokens, handler.output_tokens)
+        == (1000, 500)
+    )
+    assert handler.conversation_id == "lc-usage"  # a chat model traced alone: the run's langfuse_session_id
+
+
+def test_a_custom_generation_s_messages_are_its_function_s_argument() -> None:
+    """`@observe(as_type="generation") def call_model(messages)`: input `{"args": [[…]], "kwargs": {}}`."""
+    [generation] = recorded("custom_generation")
+    assert [(m.role, m.text) for m in generation.input_messages] == [("user", "Weather in Paris?")]
+    assert [m.text for m in generation.output_messages] == ["Sunny, 21 C."]
+
+
+def test_a_json_mode_reply_is_the_reply_s_text() -> None:
+    """A reply whose text is a JSON object is what the model said, not a message record."""
+    [generation] = [s for s in recorded("json_mode") if s.kind == "llm"]
+    assert [m.text for m in generation.output_messages] == ['{"city": "Paris", "temp_c": 21}']
+    raw = observation("generation", input=[{"role": "user", "content": "Rates?"}], output="[1, 2]")
+    assert [m.text for m in raw.output_messages] == ["[1, 2]"]
+
+
+def test_recorded_tools_read_their_failure_a_method_s_arguments_and_a_dict_argument() -> None:
+    failed, method, booked = [s.tool for s in recorded("tools") if s.kind == "tool"]
+    assert failed is not None and failed.error is not None and "unknown city Atlantis" in failed.error
+    assert method is not None and method.arguments is not None and method.arguments["destination"] == "JFK"
+    assert booked is not None and booked.result == {"status": "confirmed", "flight_id": "AF022"}
+
+
+def test_tool_parameters_named_args_or_kwargs_are_arguments_not_a_call_s_wrapping() -> None:
+    """LangChain writes a tool's arguments as they are: a parameter named `args` or `kwargs` is one (it was
+    split into characters, or raised and lost the whole conversation)."""
+    listed = observation("tool", "run_command", input={"args": "ls -l"}, output="ok")
+    assert listed.tool is not None and listed.tool.arguments == {"args": "ls -l"}
+    named = observation("tool", "configure", input={"kwargs": "verbose"}, output="ok")
+    assert named.tool is not None and named.tool.arguments == {"kwargs": "verbose"}
+
+
+def test_beside_an_instrumentation_without_content_its_setting_is_the_hint_not_langfuse_s() -> None:
+    """Langfuse records content by default: a Langfuse agent span beside OpenLLMetry's content-less model
+    call says to change OpenLLMetry's setting."""
+    agent = normalize_span(span("travel-agent", {"langfuse.observation.type": "agent"}, scope="langfuse-sdk"))
+    call = normalize_span(span("openai.chat", {"llm.request.type": "chat", "gen_ai.request.model": "m"},
+                               scope="opentelemetry.instrumentation.openai.v1"))  # fmt: skip
+    hint = content_capture_hint([agent, call])
+    assert hint is not None and "TRACELOOP_TRACE_CONTENT" in hint
+
+
+def test_a_tool_called_with_its_values_by_position_is_the_call_the_model_named() -> None:
+    """`search_flights("CDG", "JFK")` under `@observe(as_type="tool")`: Langfuse writes `{"args": […]}` and
+    no call id; the values in order are those of the model's call, so it is that call, with its names
+    (it was a second call, `arg0`, `arg1`, and the run failed `unexpected_action`)."""
+    from monitor.assemble.transcript import build_transcript
+
+    asks = {"role": "assistant", "tool_calls": [{"id": "c1", "function": {
+        "name": "search_flights", "arguments": '{"origin": "CDG", "destination": "JFK"}'}}]}  # fmt: skip
+    model = observation("generation", input=[{"role": "user", "content": "Flights CDG to JFK?"}], output=asks)
+    tool = observation(
+        "tool", "search_flights", input={"args": ["CDG", "JFK"], "kwargs": {}}, output='{"n": 1}'
+    )
+    other = observation(
+        "tool", "search_flights", input={"args": ["CDG", "LHR"], "kwargs": {}}, output='{"n": 0}'
+    )
+    calls = [t for t in build_transcript([model, tool]) if t.kind == "call"]
+    assert [(t.tool, t.arguments, t.result) for t in calls] == [
+        ("search_flights", {"origin": "CDG", "destination": "JFK"}, {"n": 1})
+    ]
+    assert len([t for t in build_transcript([model, other]) if t.kind == "call"]) == 2  # other values: not it
