@@ -478,12 +478,18 @@ def _most_common(values: Any) -> str | None:
 def _model_calls(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
     """The model-call spans, each call once: a provider SDK's copy of a call (`call_copy`) that another span
     records whole — by the response id, or as the model-call span it is a child of — carries the same
-    usage, counted there."""
+    usage, counted there; and a model-call span inside another that counted usage is the same call recorded
+    twice (Langfuse's LangChain handler around the `langfuse.openai` client's span, an instrumentation of
+    a framework's model around one of its client), counted once, outside."""
     calls = [s for s in spans if s.kind == "llm"]
     whole = {s.response_id for s in calls if s.response_id and not s.call_copy}
     parents = {s.span.span_id for s in calls if not s.call_copy}
+    counted = {s.span.span_id for s in calls if s.input_tokens is not None or s.output_tokens is not None}
     return [
-        s for s in calls if not (s.call_copy and (s.response_id in whole or s.span.parent_span_id in parents))
+        s
+        for s in calls
+        if not (s.call_copy and (s.response_id in whole or s.span.parent_span_id in parents))
+        and s.span.parent_span_id not in counted
     ]
 
 

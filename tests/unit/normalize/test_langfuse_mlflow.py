@@ -247,3 +247,17 @@ def test_a_tool_called_with_its_values_by_position_is_the_call_the_model_named()
         ("search_flights", {"origin": "CDG", "destination": "JFK"}, {"n": 1})
     ]
     assert len([t for t in build_transcript([model, other]) if t.kind == "call"]) == 2  # other values: not it
+
+
+def test_a_call_recorded_by_two_instrumentations_one_inside_the_other_counts_its_tokens_once(
+    tmp_path: Path,
+) -> None:
+    """`langfuse.openai` patches the openai client for the whole process, so a ChatOpenAI call under
+    Langfuse's LangChain handler is recorded twice, the client's generation inside the handler's: the report
+    counts its 1,000 / 500 tokens once (it said 2,000 / 1,000)."""
+    from monitor.cli import main
+
+    out = tmp_path / "reports.jsonl"
+    assert main(["replay", str(SHAPES / "langchain_usage.pb"), "--out", str(out)]) == 0
+    [report] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (report["input_tokens"], report["output_tokens"]) == (1000, 500)
