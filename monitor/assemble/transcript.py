@@ -152,18 +152,10 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         key = _answered_call(tool.call_id, tool.name, tool.arguments, requested, claimed) or _answered_call(
             None, tool.name, tool.arguments, [r for r in requested if r[0] in without_id], claimed
         )  # a tool span with an id answers a call the messages showed without one
-        by_position = (
-            key is None and tool.call_id is None and (values := _positional(tool.arguments)) is not None
-        )
-        if by_position:  # `search_flights("CDG", "JFK", …)`: its values are those of a call the model named
-            key = next(
-                (
-                    k
-                    for k, _, name, _ in requested
-                    if k not in claimed and name == tool.name and _values(calls[k].arguments) == values
-                ),
-                None,
-            )
+        defaulted = key is None and tool.call_id is None and isinstance(tool.arguments, dict)
+        if defaulted:  # the function's defaults recorded beside what the model passed (MLflow's inputs)
+            key = next((r[0] for r in requested if r[0] not in claimed and r[2] == tool.name
+                        and _within(calls[r[0]].arguments, tool.arguments)), None)  # fmt: skip
         if key is None:
             key = f"span:{s.span.span_id}"
         claimed.add(key)
@@ -172,7 +164,9 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         )
         turn.time_ns = min(turn.time_ns, s.span.start_ns)
         turn.tool = tool.name
-        if not (by_position and key in calls):  # the model's names for those values, not `arg0`, `arg1`
+        if not (
+            defaulted and key in calls
+        ):  # there, what the model passed: the defaults are no choice of its
             turn.arguments = tool.arguments if tool.arguments is not None else turn.arguments
         turn.arguments_error = tool.arguments_error
         turn.result = tool.result
@@ -224,21 +218,16 @@ def _answered_call(
     return found[0][0] if found else None
 
 
-def _positional(arguments: Any) -> list[Any] | None:
-    """The values of arguments a tracer recorded by position (a decorated function called with them:
-    `arg0`, `arg1`, … — normalize/payloads.positional), in order; None for named arguments."""
-    if (
-        isinstance(arguments, dict)
-        and len(arguments) > 1
-        and all(k == f"arg{i}" for i, k in enumerate(arguments))
-    ):
-        return list(arguments.values())
-    return None
-
-
-def _values(arguments: Any) -> list[Any] | None:
-    """A call's argument values in the order the model wrote them."""
-    return list(arguments.values()) if isinstance(arguments, dict) else None
+def _within(asked: Any, ran: Any) -> bool:
+    """Every argument the model passed is among those the tool span records, with the same value (a tracer
+    that records the function's bound arguments adds its defaults: `units="metric"`)."""
+    return (
+        isinstance(asked, dict)
+        and isinstance(ran, dict)
+        and bool(asked)
+        and len(ran) > len(asked)
+        and all(k in ran and _canon(ran[k]) == _canon(v) for k, v in asked.items())
+    )
 
 
 def _start(s: AgentSpan) -> tuple[int, int, str]:

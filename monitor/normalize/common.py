@@ -222,12 +222,20 @@ def openai_reply(value: Any) -> list[Message]:
     return out
 
 
-#: keys that make a JSON object an answer's record rather than an answer's text (`openai_reply`)
-_ANSWER_KEYS = frozenset({"role", "content", "message", "tool_calls", "choices", "output", "type"})
-
-
 def _answer_like(item: Any) -> bool:
-    return isinstance(item, dict) and not _ANSWER_KEYS.isdisjoint(item)
+    """A JSON object that is an answer's record, not an answer's text (`openai_reply`): a message (a role
+    among ROLES), a ChatCompletion or a Responses API response, a choice holding a message, or a Responses
+    API item. A JSON-mode reply (`{"message": "…"}`, `{"type": "booking", …}`, `{"content": "Sunny",
+    "temp_c": 21}`) is none of these."""
+    if not isinstance(item, dict):
+        return False
+    return (
+        item.get("role") in ROLES
+        or isinstance(item.get("choices"), list)
+        or isinstance(item.get("output"), list)
+        or isinstance(item.get("message"), dict)
+        or item.get("type") in _RESPONSE_ITEMS
+    )
 
 
 #: OpenAI Responses API items that are not `{role, content}` messages
@@ -280,6 +288,8 @@ def model_call(request: Any, answer: Any, usage: Any, tools: Any = None) -> Mode
     request = loads(request)
     asked = request if isinstance(request, dict) else {}
     items = asked.get("messages") if asked else request
+    if asked and "messages" not in asked and "input" not in asked:  # a decorated function's arguments by
+        items = next((v for v in asked.values() if _messages_like(v)), None)  # name or place: the messages
     items = items if isinstance(items, list) else []
     listed = [i for i in items if _definition_message(i)]
     inputs = openai_messages([i for i in items if not _definition_message(i)] if listed else items)
@@ -310,6 +320,10 @@ def _with_details(usage: dict[str, Any], own: str, *others: str) -> int | None:
         details = (v for k, v in usage.items() if k.startswith(f"{own}_") and isinstance(v, int | float))
         return int(base) + sum(int(v) for v in details if not isinstance(v, bool))
     return tokens(usage, *others)
+
+
+def _messages_like(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(m, dict) and "role" in m for m in value)
 
 
 def _definition_message(item: Any) -> bool:

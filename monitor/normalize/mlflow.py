@@ -32,14 +32,16 @@ from monitor.normalize.common import (
     json_arguments,
     loads,
     model_call,
-    result_value,
     unquoted,
 )
+from monitor.normalize.payloads import unwrap_result
 
 TYPE = "mlflow.spanType"
 INPUTS = "mlflow.spanInputs"
 OUTPUTS = "mlflow.spanOutputs"
 _KINDS = {"CHAT_MODEL": "llm", "LLM": "llm", "TOOL": "tool", "AGENT": "agent"}
+#: `mlflow.message.format`s whose spans hold OpenAI chat messages and completions
+_CHAT_FORMATS = frozenset({"openai", "langchain"})
 
 
 def is_mlflow(span: Span) -> bool:
@@ -50,7 +52,9 @@ def normalize_mlflow(span: Span, config: NormalizeConfig) -> AgentSpan:
     attrs = {k: unquoted(v) for k, v in span.attributes.items()}
     kind = _KINDS.get(str(attrs.get(TYPE)).upper(), "other")
     tool = _tool(span, attrs) if kind == "tool" else None
-    llm = kind == "llm"
+    # the request and the answer are read in OpenAI's chat form, which MLflow writes for `openai` and
+    # `langchain`; another provider's (`anthropic`, `gemini`, …) is not read (the hint says what to set)
+    llm = kind == "llm" and str(attrs.get("mlflow.message.format") or "openai").lower() in _CHAT_FORMATS
     call = model_call(
         attrs.get(INPUTS) if llm else None,
         attrs.get(OUTPUTS) if llm else None,
@@ -67,12 +71,13 @@ def normalize_mlflow(span: Span, config: NormalizeConfig) -> AgentSpan:
 def _tool(span: Span, attrs: dict[str, Any]) -> ToolInvocation:
     args, args_error = json_arguments(loads(attrs.get(INPUTS)))
     raw = attrs.get(OUTPUTS)
-    error = (span.status_message or "error") if span.status == "ERROR" else None
+    result = unwrap_result(raw)  # a LangChain tool's `ToolMessage` too (MLflow's LangChain autolog)
+    error = (span.status_message or "error") if span.status == "ERROR" else result.error
     return ToolInvocation(
-        name=str(attrs.get("mlflow.spanFunctionName") or span.name),
-        call_id=None,
+        name=span.name or str(attrs.get("mlflow.spanFunctionName") or ""),  # the name it was traced under
+        call_id=result.call_id,
         arguments=args,
         arguments_error=args_error,
-        result=None if raw is None else result_value(raw),
+        result=None if raw is None else result.value,
         error=error,
     )

@@ -119,6 +119,25 @@ def bind_text(arguments: Any, schema: dict[str, Any] | None) -> dict[str, Any] |
     return None
 
 
+def by_position(arguments: Any) -> bool:
+    """Arguments a decorated function was called with by position (`positional`: `arg0`, `arg1`, …, and
+    any passed by name)."""
+    return isinstance(arguments, dict) and "arg0" in arguments
+
+
+def bind_positions(arguments: dict[str, Any], schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`search_flights("CDG", "JFK", date=…)` as `{origin, destination, date}`: each value passed by
+    position bound to the parameter the tool declares in that place (a schema made from a function lists its
+    parameters in order); None when the declaration does not say (no schema, too few parameters, or a name
+    given twice)."""
+    names = parameter_names(schema) if schema else []
+    count = sum(1 for key in arguments if key.startswith("arg") and key[3:].isdigit())
+    named = {k: v for k, v in arguments.items() if not (k.startswith("arg") and k[3:].isdigit())}
+    if count > len(names) or not set(names[:count]).isdisjoint(named):
+        return None
+    return {**{names[i]: arguments[f"arg{i}"] for i in range(count)}, **named}
+
+
 def parameter_names(schema: dict[str, Any]) -> list[str]:
     properties = schema.get("properties")
     return [str(k) for k in properties] if isinstance(properties, dict) else []
@@ -156,10 +175,15 @@ def _str(value: Any) -> str | None:
 
 def bind_declared(spans: Sequence[AgentSpan]) -> Sequence[AgentSpan]:
     """A conversation's plain-text tool arguments bound to the one parameter their tool declares anywhere
-    in it. LangChain's TOOL spans carry `Paris` for `get_weather(city)`, while the schema is declared on
+    in it, and arguments passed by position to the parameters declared in those places (`bind_positions`).
+    LangChain's TOOL spans carry `Paris` for `get_weather(city)`, while the schema is declared on
     the model call's span (`llm.tools`, `gen_ai.tool.definitions`), so this needs the whole conversation.
     The same spans come back (the same objects) when nothing is bound."""
-    pending = [s for s in spans if s.tool is not None and s.tool.arguments_error is not None]
+    pending = [
+        s
+        for s in spans
+        if s.tool is not None and (s.tool.arguments_error is not None or by_position(s.tool.arguments))
+    ]
     if not pending:
         return spans
     declared: dict[str, Any] = {}
@@ -171,6 +195,8 @@ def bind_declared(spans: Sequence[AgentSpan]) -> Sequence[AgentSpan]:
         bound = None
         if tool is not None and tool.arguments_error is not None:
             bound = bind_text(tool.arguments, tool.schema_ or declared.get(tool.name))
+        elif tool is not None and by_position(tool.arguments):
+            bound = bind_positions(tool.arguments, tool.schema_ or declared.get(tool.name))
         if tool is not None and bound is not None:
             s = s.model_copy(
                 update={"tool": tool.model_copy(update={"arguments": bound, "arguments_error": None})}

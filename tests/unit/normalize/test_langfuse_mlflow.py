@@ -229,24 +229,31 @@ def test_beside_an_instrumentation_without_content_its_setting_is_the_hint_not_l
 
 def test_a_tool_called_with_its_values_by_position_is_the_call_the_model_named() -> None:
     """`search_flights("CDG", "JFK")` under `@observe(as_type="tool")`: Langfuse writes `{"args": […]}` and
-    no call id; the values in order are those of the model's call, so it is that call, with its names
-    (it was a second call, `arg0`, `arg1`, and the run failed `unexpected_action`)."""
+    no call id; each value is bound to the parameter the tool declares in its place (the model call's tool
+    definitions), so the span is the call the model named, with its names (it was a second call, `arg0`,
+    `arg1`, and the run failed `unexpected_action`). Not by the order the model wrote its arguments in: a
+    return leg asked as `{destination, origin}` beside the outbound `{origin, destination}` keeps its own."""
     from monitor.assemble.transcript import build_transcript
+    from monitor.normalize.payloads import bind_declared
 
-    asks = {"role": "assistant", "tool_calls": [{"id": "c1", "function": {
-        "name": "search_flights", "arguments": '{"origin": "CDG", "destination": "JFK"}'}}]}  # fmt: skip
-    model = observation("generation", input=[{"role": "user", "content": "Flights CDG to JFK?"}], output=asks)
-    tool = observation(
+    schema = {"type": "function", "function": {"name": "search_flights", "parameters": {"type": "object",
+              "properties": {"origin": {"type": "string"}, "destination": {"type": "string"}}}}}  # fmt: skip
+    asks = {"role": "assistant", "tool_calls": [
+        {"id": "c1", "function": {"name": "search_flights", "arguments": '{"destination": "CDG", "origin": "JFK"}'}},
+        {"id": "c2", "function": {"name": "search_flights", "arguments": '{"origin": "CDG", "destination": "JFK"}'}},
+    ]}  # fmt: skip
+    request = {"messages": [{"role": "user", "content": "Flights CDG to JFK and back?"}], "tools": [schema]}
+    model = observation("generation", input=request, output=asks)
+    outbound = observation(
         "tool", "search_flights", input={"args": ["CDG", "JFK"], "kwargs": {}}, output='{"n": 1}'
     )
-    other = observation(
-        "tool", "search_flights", input={"args": ["CDG", "LHR"], "kwargs": {}}, output='{"n": 0}'
-    )
-    calls = [t for t in build_transcript([model, tool]) if t.kind == "call"]
-    assert [(t.tool, t.arguments, t.result) for t in calls] == [
-        ("search_flights", {"origin": "CDG", "destination": "JFK"}, {"n": 1})
+    back = observation("tool", "search_flights", input={"args": ["JFK"], "kwargs": {"destination": "CDG"}},
+                       output='{"n": 2}')  # fmt: skip
+    calls = [t for t in build_transcript(bind_declared([model, outbound, back])) if t.kind == "call"]
+    assert sorted((t.call_id, t.arguments["origin"], t.result["n"]) for t in calls) == [
+        ("c1", "JFK", 2),
+        ("c2", "CDG", 1),
     ]
-    assert len([t for t in build_transcript([model, other]) if t.kind == "call"]) == 2  # other values: not it
 
 
 def test_a_call_recorded_by_two_instrumentations_one_inside_the_other_counts_its_tokens_once(
@@ -261,3 +268,69 @@ def test_a_call_recorded_by_two_instrumentations_one_inside_the_other_counts_its
     assert main(["replay", str(SHAPES / "langchain_usage.pb"), "--out", str(out)]) == 0
     [report] = [json.loads(line) for line in out.read_text().splitlines()]
     assert (report["input_tokens"], report["output_tokens"]) == (1000, 500)
+
+
+def test_a_tool_span_that_records_the_function_s_defaults_is_the_call_the_model_made() -> None:
+    """MLflow records every bound argument, defaults too (`units="metric"`): the span still answers the
+    model's `get_weather{city}` call, which keeps what the model passed (it was a second call)."""
+    from monitor.assemble.transcript import build_transcript
+
+    asks = {"role": "assistant", "tool_calls": [{"id": "c1", "function": {
+        "name": "get_weather", "arguments": '{"city": "Paris"}'}}]}  # fmt: skip
+    model = mlflow_span("CHAT_MODEL", spanInputs={"messages": [{"role": "user", "content": "Paris?"}]},
+                        spanOutputs={"choices": [{"message": asks}]})  # fmt: skip
+    ran = mlflow_span(
+        "TOOL", "get_weather", spanInputs={"city": "Paris", "units": "metric"}, spanOutputs="sunny"
+    )
+    other = mlflow_span(
+        "TOOL", "get_weather", spanInputs={"city": "Rome", "units": "metric"}, spanOutputs="rain"
+    )
+    calls = [t for t in build_transcript([model, ran]) if t.kind == "call"]
+    assert [(t.call_id, t.arguments, t.result) for t in calls] == [("c1", {"city": "Paris"}, "sunny")]
+    assert (
+        len([t for t in build_transcript([model, other]) if t.kind == "call"]) == 2
+    )  # another value: not it
+
+
+def test_an_mlflow_tool_keeps_the_name_it_was_traced_under_and_reads_a_langchain_result() -> None:
+    message = {"content": '{"temp_c": 21}', "type": "tool", "tool_call_id": "c1", "status": "success"}
+    s = normalize_span(span("get_weather", {"mlflow.spanType": '"TOOL"', "mlflow.spanFunctionName": '"_weather"',
+                                            "mlflow.spanInputs": '{"city": "Paris"}',
+                                            "mlflow.spanOutputs": json.dumps(message)}))  # fmt: skip
+    assert s.tool is not None and (s.tool.name, s.tool.call_id, s.tool.result) == (
+        "get_weather",
+        "c1",
+        {"temp_c": 21},
+    )
+
+
+def test_mlflow_reads_openai_s_and_langchain_s_message_format_only() -> None:
+    """Another provider's messages (`mlflow.message.format: anthropic`) are not read as OpenAI's: a run of
+    them is `content_not_captured` with MLflow's hint (export GenAI), never scored on what was misread."""
+    request = {"messages": [{"role": "user", "content": [{"type": "text", "text": "Paris?"}]}]}
+    attrs = {"mlflow.spanType": '"CHAT_MODEL"', "mlflow.spanInputs": json.dumps(request)}
+    anthropic = normalize_span(
+        span("Messages", {**attrs, "mlflow.message.format": '"anthropic"'}, scope="mlflow.tracing.provider")
+    )
+    assert anthropic.kind == "llm" and anthropic.input_messages == ()
+    hint = content_capture_hint([anthropic])
+    assert hint is not None and "MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true" in hint
+    chain = normalize_span(span("ChatOpenAI", {**attrs, "mlflow.message.format": '"langchain"'}))
+    assert [m.text for m in chain.input_messages] == ["Paris?"]
+
+
+def test_json_mode_replies_shaped_like_records_are_still_text_and_a_generation_s_messages_are_found() -> None:
+    for reply in (
+        '{"message": "Booked."}',
+        '{"type": "booking", "id": "B1"}',
+        '{"content": "Sunny", "temp_c": 21}',
+    ):
+        s = observation("generation", input=[{"role": "user", "content": "As JSON"}], output=reply)
+        assert [m.text for m in s.output_messages] == [reply]
+    messages = [{"role": "user", "content": "Weather in Paris?"}]
+    for given in (
+        {"args": [messages, "gpt-4o"], "kwargs": {}},
+        {"args": [messages], "kwargs": {"model": "gpt-4o"}},
+    ):
+        s = observation("generation", input=given, output="Sunny.")
+        assert [m.text for m in s.input_messages] == ["Weather in Paris?"]
