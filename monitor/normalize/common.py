@@ -495,18 +495,28 @@ def identity(span: Span, config: NormalizeConfig, agent_keys: tuple[str, ...] = 
 
 
 def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> str | None:
-    """The first of these keys' values that names something: a value a scrubber put in its place (Logfire
-    writes `[Scrubbed due to 'session']` for every `session.id`) names nothing, and taken as an id it would
-    put every conversation into one."""
+    """The first of these keys' values that names something: a value a scrubber or a redaction put in its
+    place (`masked`) names nothing, and taken as an id it would put every conversation into one."""
     for k in keys:
         v = unquoted(attrs.get(k))
-        if v not in (None, "") and not (isinstance(v, str) and v.startswith(SCRUBBED)):
+        if v not in (None, "") and not masked(v):
             return str(v)
     return None
 
 
 #: how Logfire replaces an attribute value its scrubbing matched (its keys with `session`, `auth`, …)
 SCRUBBED = "[Scrubbed due to "
+#: what redaction writes in place of a value: the Collector's redaction processor `****`, and the usual words
+_MASKS = frozenset({"[redacted]", "<redacted>", "redacted", "[masked]", "<masked>", "[filtered]"})
+
+
+def masked(value: Any) -> bool:
+    """A value a scrubber or a redaction put in place of the real one: Logfire's `[Scrubbed due to
+    'session']`, the Collector's redaction processor's `****`, `[REDACTED]` and its kin."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    return text.startswith(SCRUBBED) or (len(text) >= 3 and set(text) == {"*"}) or text.lower() in _MASKS
 
 
 def unquoted(value: Any) -> Any:

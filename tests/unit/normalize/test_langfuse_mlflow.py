@@ -334,3 +334,13 @@ def test_json_mode_replies_shaped_like_records_are_still_text_and_a_generation_s
     ):
         s = observation("generation", input=given, output="Sunny.")
         assert [m.text for m in s.input_messages] == ["Weather in Paris?"]
+
+
+def test_a_conversation_id_a_redaction_replaced_is_no_id() -> None:
+    """The Collector's redaction processor writes `****` in place of a value it masks, Logfire `[Scrubbed due
+    to 'session']`: taken as the conversation id, either would make all traffic one conversation."""
+    for mask in ("****", "[Scrubbed due to 'session']", "[REDACTED]", " <redacted> "):
+        s = normalize_span(span("chat", {"gen_ai.operation.name": "chat", "session.id": mask}))
+        assert s.conversation_id is None, mask
+    kept = normalize_span(span("chat", {"gen_ai.operation.name": "chat", "session.id": "**7-a**"}))
+    assert kept.conversation_id == "**7-a**"
