@@ -231,48 +231,38 @@ def _digest(messages: Sequence[Message], by_id: bool = False) -> bytes:
     """The digest of messages in order; `by_id`: each tool call counted by its id alone, where it has one."""
     h = hashlib.blake2b(digest_size=16)
     for m in messages:
-        h.update(_by_id_digest(m) if by_id else _message_digest(m))
+        h.update(_message_digest(m, by_id))
     return h.digest()
 
 
-def _by_id_digest(m: Message) -> bytes:
-    """A message's digest with its tool calls counted by their ids alone: a request put back without its
-    names (`_requests_restored`) reads as the one the model made. Its text as the digest reads it (a
-    request put back says nothing)."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(m.role.encode())
-    h.update(b"\x1e")
-    h.update(("" if m.text == _RESTORED else (m.text or "").strip()).encode("utf-8", "surrogatepass"))
-    for call in m.tool_calls:
-        h.update(b"\x1f")
-        h.update((call.call_id or f"\x1c{call.name}").encode("utf-8", "surrogatepass"))
-    h.update(f"\x1b{m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
-    return h.digest()
-
-
-_MESSAGE_DIGESTS: dict[int, tuple[Message, bytes]] = {}  # by object: histories resend shared messages
+#: by (object, `by_id`): histories resend shared messages
+_MESSAGE_DIGESTS: dict[tuple[int, bool], tuple[Message, bytes]] = {}
 _DIGESTED_CHARS = [0]  # the text those messages hold: the table is bounded by it, not only by count
 
 
-def _message_digest(m: Message) -> bytes:
+def _message_digest(m: Message, by_id: bool = False) -> bytes:
     """One message's digest, computed once per message object (normalize shares equal messages, so a
     resent history costs a lookup per message, not a hash of its text). Bounded; the object is kept
-    beside its digest, so a reused id is never mistaken for it."""
-    found = _MESSAGE_DIGESTS.get(id(m))
+    beside its digest, so a reused id is never mistaken for it. A tool call counts by its name and id, or
+    (`by_id`) by its id alone where it has one: a request put back without its names
+    (`_requests_restored`, whose text then reads as none) reads as the one the model made."""
+    found = _MESSAGE_DIGESTS.get((id(m), by_id))
     if found is not None and found[0] is m:
         return found[1]
     h = hashlib.blake2b(digest_size=16)
     h.update(m.role.encode())
     h.update(b"\x1e")
-    h.update((m.text or "").strip().encode("utf-8", "surrogatepass"))
+    text = "" if by_id and m.text == _RESTORED else (m.text or "").strip()
+    h.update(text.encode("utf-8", "surrogatepass"))
     for call in m.tool_calls:  # a call's id tells apart two conversations that said the same
         h.update(b"\x1f")
-        h.update(f"{call.name}\x1c{call.call_id or ''}".encode("utf-8", "surrogatepass"))
+        key = (call.call_id or f"\x1c{call.name}") if by_id else f"{call.name}\x1c{call.call_id or ''}"
+        h.update(key.encode("utf-8", "surrogatepass"))
     h.update(f"\x1b{m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
     digest = h.digest()
     if len(_MESSAGE_DIGESTS) >= 50_000 or _DIGESTED_CHARS[0] > 20_000_000:  # ~20 MB of text held at most
         _MESSAGE_DIGESTS.clear()
         _DIGESTED_CHARS[0] = 0
-    _MESSAGE_DIGESTS[id(m)] = (m, digest)
+    _MESSAGE_DIGESTS[(id(m), by_id)] = (m, digest)
     _DIGESTED_CHARS[0] += len(m.text or "")
     return digest

@@ -164,9 +164,8 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         )
         turn.time_ns = min(turn.time_ns, s.span.start_ns)
         turn.tool = tool.name
-        if not (
-            defaulted and key in calls
-        ):  # there, what the model passed: the defaults are no choice of its
+        model_passed = defaulted and key in calls  # what the model passed: the defaults are no choice of its
+        if not model_passed:
             turn.arguments = tool.arguments if tool.arguments is not None else turn.arguments
         turn.arguments_error = tool.arguments_error
         turn.result = tool.result

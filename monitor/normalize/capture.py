@@ -97,8 +97,8 @@ _HINTS: Hints = (
         "scope",
         "mlflow.",
         "MLflow records span inputs and outputs by default: check that mlflow.tracing.configure(span_processors=…) "
-        "does not remove mlflow.spanInputs / mlflow.spanOutputs; MLflow's own attributes are read in the OpenAI "
-        "message format only: for another provider's, set MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true",
+        "does not remove mlflow.spanInputs / mlflow.spanOutputs; MLflow's own attributes are read in the OpenAI and "
+        "LangChain message formats only: for another provider's, set MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true",
     ),
 )
 _DEFAULT = (

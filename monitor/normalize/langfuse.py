@@ -29,8 +29,6 @@ A failed observation is `level: ERROR` with its `status_message` (and the span's
 
 from __future__ import annotations
 
-import contextlib
-import json
 from dataclasses import replace
 from typing import Any
 
@@ -42,6 +40,7 @@ from monitor.normalize.common import (
     json_arguments,
     loads,
     model_call,
+    unquoted,
 )
 from monitor.normalize.payloads import called_with, unwrap_result
 
@@ -97,7 +96,5 @@ def _tool(span: Span) -> ToolInvocation:
 
 def _metadata(value: Any) -> str | None:
     """A `langfuse.observation.metadata.*` value: Langfuse writes each as JSON (a string in quotes)."""
-    if isinstance(value, str) and value.startswith('"'):
-        with contextlib.suppress(ValueError):
-            value = json.loads(value)
+    value = unquoted(value)
     return str(value) if isinstance(value, str | int) and value != "" else None

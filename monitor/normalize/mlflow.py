@@ -15,7 +15,7 @@ and the user's alike. Read, as recorded with mlflow-tracing 3.17 (tests/fixtures
 
 The conversation: `mlflow.update_current_trace(session_id=…)` stays in MLflow's trace metadata and
 reaches no exported span, so an MLflow user who exports sets `session.id` on the turn's span
-(`mlflow.get_current_active_span().set_attribute(...)`); it is read once unquoted. With
+(`mlflow.get_current_active_span().set_attribute(...)`), which identity reads unquoted. With
 `MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true` MLflow exports OTel GenAI attributes instead (genai.py reads
 them), and no `session.id`.
 """
@@ -61,9 +61,8 @@ def normalize_mlflow(span: Span, config: NormalizeConfig) -> AgentSpan:
         attrs.get("mlflow.chat.tokenUsage"),
         attrs.get("mlflow.chat.tools") if llm else None,
     )
-    who = identity(span.model_copy(update={"attributes": attrs}), config)
     return build_agent_span(
-        span, who, "mlflow", kind, tool, call.inputs, call.outputs, call.input_tokens, call.output_tokens,
+        span, identity(span, config), "mlflow", kind, tool, call.inputs, call.outputs, call.input_tokens, call.output_tokens,
         call.definitions,
     )  # fmt: skip
 
