@@ -495,7 +495,16 @@ _SAME_CALL_SLACK_NS = 1_000_000_000
 
 #: the span conventions an adapter reads (normalize/), and `unknown` for a span none understood
 Convention = Literal[
-    "genai", "strands", "openinference", "traceloop", "haystack", "vercel", "langfuse", "mlflow", "unknown"
+    "genai",
+    "strands",
+    "openinference",
+    "traceloop",
+    "haystack",
+    "vercel",
+    "langfuse",
+    "mlflow",
+    "litellm",
+    "unknown",
 ]
 CONVENTIONS: tuple[str, ...] = get_args(Convention)
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from monitor.model import AgentSpan, Message, ToolCallRef
 
@@ -45,6 +45,13 @@ class HistoryKeys:
     #: all it saw and answered, its tool calls counted by their ids alone (None: it asked for no call with an
     #: id): what a later history that left the request out continues (`_requests_restored`)
     asked: bytes | None = None
+    #: all it saw and answered with every id left out (None: it asked for no call without an id): what a
+    #: later history continues that shows those calls with their ids (LiteLLM records an answer's calls
+    #: without them; the next call's history resends them with theirs)
+    loose: bytes | None = None
+    #: `continues` with every id left out (None: no id in it): taken only when no trace answered `continues`
+    #: and one answered it `loose` (`HistoryIndex.resolve`)
+    continues_loose: bytes | None = None
 
 
 NO_HISTORY = HistoryKeys(None, None)
@@ -65,17 +72,22 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
             new = after  # (not a prefill: an assistant message last, which the old rule still reads)
     last_user = next((i for i in range(len(seen) - 1, new - 1, -1) if seen[i].role == "user"), new)
     continues: bytes | None = None
+    continues_loose: bytes | None = None
     if new and last_user == new and seen[new - 1].text == _RESTORED:  # results whose request was left out:
         continues = _digest(seen[:new], by_id=True)  # what the call that asked answered, by its calls' ids
     elif last_user > 0:
         continues = _digest(seen[:last_user])
+        if any(m.tool_call_id or any(c.call_id for c in m.tool_calls) for m in seen[:last_user]):
+            continues_loose = _digest(seen[:last_user], loose=True)
     system = hashlib.blake2b(digest_size=16)
     for part in (span.reference_id, span.agent, span.release):  # who the spans say answered, and against what
         system.update(f"{part or ''}\x1e".encode("utf-8", "surrogatepass"))
     system.update(_digest([m for m in span.input_messages if m.role == "system"]))
     ids = any(c.call_id for m in answered for c in m.tool_calls)
     asked = _digest(seen + answered, by_id=True) if ids else None
-    return HistoryKeys(continues, _digest(seen + answered), system.digest(), asked)
+    no_ids = any(not c.call_id for m in answered for c in m.tool_calls)
+    loose = _digest(seen + answered, loose=True) if no_ids else None
+    return HistoryKeys(continues, _digest(seen + answered), system.digest(), asked, loose, continues_loose)
 
 
 def opening_key(spans: Sequence[AgentSpan]) -> str | None:
@@ -106,6 +118,15 @@ class HistoryIndex:
         self._claimed: OrderedDict[tuple[bytes, str], str] = OrderedDict()
         # `asked` digests more than one trace answered with: continued by none (`saw`); a bounded set
         self._shared: OrderedDict[bytes, None] = OrderedDict()
+
+    def resolve(self, keys: HistoryKeys) -> HistoryKeys:
+        """`keys` continuing the history a trace answered without its calls' ids (`loose`), when no trace
+        answered `continues` itself and one answered so: the continuation is then looked up, claimed and
+        awaited by that digest."""
+        loose = keys.continues_loose
+        if loose is None or keys.continues in self._seen or loose not in self._seen:
+            return keys
+        return replace(keys, continues=loose, continues_loose=None)
 
     def candidates(
         self, keys: HistoryKeys, trace_id: str, starts_ns: int | None = None, latest_first: bool = False
@@ -159,7 +180,7 @@ class HistoryIndex:
         which only one trace may hold: two traces that asked for calls of the same ids after the same
         history (a provider numbering calls `call_1` in each response) are told apart only by the calls'
         names, which a history that left the request out does not carry, so neither is continued so."""
-        for key in (keys.state, keys.asked):
+        for key in (keys.state, keys.asked, keys.loose):
             if key is None:
                 continue
             seen = self._seen.setdefault(key, [])
@@ -227,26 +248,27 @@ def _requests_restored(seen: list[Message]) -> list[Message]:
 _RESTORED = "\x00restored"
 
 
-def _digest(messages: Sequence[Message], by_id: bool = False) -> bytes:
-    """The digest of messages in order; `by_id`: each tool call counted by its id alone, where it has one."""
+def _digest(messages: Sequence[Message], by_id: bool = False, loose: bool = False) -> bytes:
+    """The digest of messages in order; `by_id`: each tool call counted by its id alone, where it has one;
+    `loose`: every id left out (calls by their names, tool results by nothing but their text)."""
     h = hashlib.blake2b(digest_size=16)
     for m in messages:
-        h.update(_message_digest(m, by_id))
+        h.update(_message_digest(m, by_id, loose))
     return h.digest()
 
 
-#: by (object, `by_id`): histories resend shared messages
-_MESSAGE_DIGESTS: dict[tuple[int, bool], tuple[Message, bytes]] = {}
+#: by (object, `by_id`, `loose`): histories resend shared messages
+_MESSAGE_DIGESTS: dict[tuple[int, bool, bool], tuple[Message, bytes]] = {}
 _DIGESTED_CHARS = [0]  # the text those messages hold: the table is bounded by it, not only by count
 
 
-def _message_digest(m: Message, by_id: bool = False) -> bytes:
+def _message_digest(m: Message, by_id: bool = False, loose: bool = False) -> bytes:
     """One message's digest, computed once per message object (normalize shares equal messages, so a
     resent history costs a lookup per message, not a hash of its text). Bounded; the object is kept
     beside its digest, so a reused id is never mistaken for it. A tool call counts by its name and id, or
     (`by_id`) by its id alone where it has one: a request put back without its names
     (`_requests_restored`, whose text then reads as none) reads as the one the model made."""
-    found = _MESSAGE_DIGESTS.get((id(m), by_id))
+    found = _MESSAGE_DIGESTS.get((id(m), by_id, loose))
     if found is not None and found[0] is m:
         return found[1]
     h = hashlib.blake2b(digest_size=16)
@@ -256,13 +278,14 @@ def _message_digest(m: Message, by_id: bool = False) -> bytes:
     h.update(text.encode("utf-8", "surrogatepass"))
     for call in m.tool_calls:  # a call's id tells apart two conversations that said the same
         h.update(b"\x1f")
-        key = (call.call_id or f"\x1c{call.name}") if by_id else f"{call.name}\x1c{call.call_id or ''}"
+        call_id = "" if loose else call.call_id or ""
+        key = (call_id or f"\x1c{call.name}") if by_id else f"{call.name}\x1c{call_id}"
         h.update(key.encode("utf-8", "surrogatepass"))
-    h.update(f"\x1b{m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
+    h.update(f"\x1b{'' if loose else m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
     digest = h.digest()
     if len(_MESSAGE_DIGESTS) >= 50_000 or _DIGESTED_CHARS[0] > 20_000_000:  # ~20 MB of text held at most
         _MESSAGE_DIGESTS.clear()
         _DIGESTED_CHARS[0] = 0
-    _MESSAGE_DIGESTS[(id(m), by_id)] = (m, digest)
+    _MESSAGE_DIGESTS[(id(m), by_id, loose)] = (m, digest)
     _DIGESTED_CHARS[0] += len(m.text or "")
     return digest

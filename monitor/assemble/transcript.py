@@ -111,9 +111,10 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     requested: list[tuple[str, str, str, str]] = []  # (key, call_id, name, canonical args) in order
     results: dict[str, str] = {}
     without_id: set[str] = set()  # requested calls that carried no id in the model's messages
+    alias: dict[str, str] = {}  # the key of a call with an id -> its key from when it was read without one
     for s in spans:
         latest: dict[str, str] = {}  # call id -> key of the latest call with it in this history
-        unnamed: Counter[tuple[str, str]] = Counter()  # calls without an id in this history, by name, args
+        same_here: Counter[tuple[str, str]] = Counter()  # calls in this history, by name and arguments
         for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
             for m in messages:
                 if m.role == "tool" and m.tool_call_id and m.text is not None:
@@ -124,13 +125,16 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                         results.setdefault(key, m.text)
                 for c in m.tool_calls:
                     canon = _canon(c.arguments)
+                    same_here[(c.name, canon)] += 1
+                    nth = same_here[(c.name, canon)]
                     if c.call_id:
                         call_id = c.call_id
                         key = f"{call_id}\x1f{c.name}\x1f{canon}"
+                        if key not in calls:
+                            key = alias.get(key) or _adopted(key, nth, requested, without_id, alias, calls)
                         latest[call_id] = key
                     else:
-                        unnamed[(c.name, canon)] += 1
-                        key, call_id = _unnamed_call(c.name, canon, unnamed[(c.name, canon)], requested)
+                        key, call_id = _unnamed_call(c.name, canon, nth, requested)
                         without_id.add(key)
                     if key not in calls:
                         deps = _results_since_user(s.input_messages) if where == "out" else set()
@@ -187,13 +191,40 @@ def _unnamed_call(
     name: str, canon: str, nth: int, requested: Sequence[tuple[str, str, str, str]]
 ) -> tuple[str, str]:
     """The key and id of a requested call that carries no id (some instrumentations drop it): the
-    `nth` call with its name and arguments in one history is the `nth` such call of the conversation,
-    whether an earlier history showed it with an id or without."""
+    `nth` call with its name and arguments in one history (with an id or without) is the `nth` such call
+    of the conversation, whether an earlier history showed it with an id or without."""
     same = [(key, cid) for key, cid, n, c in requested if n == name and c == canon]
     if len(same) >= nth:
         return same[nth - 1]
     call_id = f"{name}#{nth}" if nth > 1 else name
     return f"{call_id}\x1f{name}\x1f{canon}", call_id
+
+
+def _adopted(
+    key: str,
+    nth: int,
+    requested: list[tuple[str, str, str, str]],
+    without_id: set[str],
+    alias: dict[str, str],
+    calls: dict[str, ObservedTurn],
+) -> str:
+    """The key a call with an id (`key`, new here) is read under: that of the same call an earlier history
+    showed without its id, where there is one — LiteLLM writes a model's answer without its calls' ids, and
+    the next call's history resends them with theirs. The `nth` call with its name and arguments in this
+    history is the conversation's `nth`; when that one was read without an id and no id took it yet, this
+    id names it from now on (its results and the replies that build on them link to it by the id)."""
+    call_id, name, canon = key.split("\x1f", 2)
+    same = [i for i, r in enumerate(requested) if r[2] == name and r[3] == canon]
+    if len(same) < nth:
+        return key
+    i = same[nth - 1]
+    earlier = requested[i][0]
+    if earlier not in without_id or earlier in alias.values():
+        return key
+    alias[key] = earlier
+    requested[i] = (earlier, call_id, name, canon)
+    calls[earlier].call_id = call_id
+    return earlier
 
 
 def _answered_call(

@@ -1,7 +1,8 @@
 """Normalize stage: one adapter per convention family, one internal model out. Pure.
 
 `normalize_span` picks the adapter by what the span carries, most specific first: OpenInference
-(`openinference.span.kind`), OpenLLMetry/Traceloop (`traceloop.*`, indexed `gen_ai.prompt.N`),
+(`openinference.span.kind`), LiteLLM's callback (`litellm.call_id`, scope `litellm`),
+OpenLLMetry/Traceloop (`traceloop.*`, indexed `gen_ai.prompt.N`),
 Strands Agents (`gen_ai.system` / `gen_ai.provider.name` = `strands-agents`), Haystack's own tracer
 (`haystack.*`), Vercel AI SDK before 7 (`ai.*`), the Langfuse SDK (`langfuse.observation.*`), MLflow
 Tracing (`mlflow.spanType`), OTel GenAI (`gen_ai.*`). A span of an unknown
@@ -18,6 +19,7 @@ from monitor.normalize.common import bare, identity, unread_tool
 from monitor.normalize.genai import is_genai, normalize_genai
 from monitor.normalize.haystack import is_haystack, normalize_haystack
 from monitor.normalize.langfuse import is_langfuse, normalize_langfuse
+from monitor.normalize.litellm import is_litellm, normalize_litellm
 from monitor.normalize.mlflow import is_mlflow, normalize_mlflow
 from monitor.normalize.names import split_plugin_names
 from monitor.normalize.openinference import is_openinference, normalize_openinference
@@ -34,6 +36,10 @@ def normalize_span(span: Span, config: NormalizeConfig | None = None) -> AgentSp
 def _adapt(span: Span, config: NormalizeConfig) -> AgentSpan:
     if is_openinference(span):
         return normalize_openinference(span, config)
+    if is_litellm(
+        span
+    ):  # before Traceloop: LiteLLM writes OpenLLMetry's `llm.request.type` beside GenAI messages
+        return normalize_litellm(span, config)
     if is_traceloop(span):
         return normalize_traceloop(span, config)
     if is_strands(span):

@@ -94,6 +94,13 @@ _HINTS: Hints = (
         "client's mask function keeps them",
     ),
     (
+        "convention",
+        "litellm",
+        "LiteLLM records messages unless litellm.turn_off_message_logging is True, and writes them on its spans "
+        "when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is unset, SPAN_ONLY or SPAN_AND_EVENT (true "
+        "sends them to log records only, which LiteLLM emits with LITELLM_OTEL_INTEGRATION_ENABLE_EVENTS=true)",
+    ),
+    (
         "scope",
         "mlflow.",
         "MLflow records span inputs and outputs by default: check that mlflow.tracing.configure(span_processors=…) "
@@ -182,6 +189,13 @@ _ID_HINTS: Hints = (
         "logfire",
         "set gen_ai.conversation.id on a span around each turn (logfire.span(…, **{'gen_ai.conversation.id': <id>})); "
         "Logfire scrubs the value of any attribute whose key says session, so session.id never arrives",
+    ),
+    (
+        "convention",
+        "litellm",
+        "set session.id on a span of yours around each turn: LiteLLM exports no conversation id "
+        "(litellm_session_id stays in its own logs), and writes each call onto that span (under it, one span "
+        "per call, with USE_OTEL_LITELLM_REQUEST_SPAN=true)",
     ),
     (
         "scope",

@@ -392,7 +392,18 @@ def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]
         return [
             Message(role="tool", text=_as_text(result), tool_call_id=call_id) for call_id, result in responses
         ]
-    return [Message(role=role, text="".join(texts) or None, tool_calls=tuple(calls))]
+    # the OpenAI chat fields beside the parts (LiteLLM writes its messages so): `tool_calls` on the item,
+    # and the `tool_call_id` a tool message answers
+    calls = calls or openai_tool_calls(item.get("tool_calls"))
+    call_id = item.get("tool_call_id") if role == "tool" else None
+    return [
+        Message(
+            role=role,
+            text="".join(texts) or None,
+            tool_calls=tuple(calls),
+            tool_call_id=None if call_id is None else str(call_id),
+        )
+    ]
 
 
 def _repr_message(text: str) -> tuple[str | None, list[ToolCallRef]] | None:

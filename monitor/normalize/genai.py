@@ -67,7 +67,7 @@ def normalize_genai(
         if op in LLM_OPERATIONS
         else "other"
     )
-    inputs, outputs = _messages(span, read)
+    inputs, outputs = genai_content(span, read)
     if is_adk(span):  # ADK's legacy schema: its own request/response attributes
         legacy_in, legacy_out = adk_messages(attrs)
         inputs, outputs = inputs + legacy_in, outputs + legacy_out
@@ -119,8 +119,12 @@ def _read_instructions(value: Any) -> tuple[Message, ...]:
     return (Message(role="system", text=text),) if text.strip() else ()
 
 
-def _messages(span: Span, read: MessageReader) -> tuple[list[Message], list[Message]]:
+def genai_content(span: Span, read: MessageReader | None = None) -> tuple[list[Message], list[Message]]:
+    """A span's input and output messages in the GenAI forms: `gen_ai.system_instructions`,
+    `gen_ai.input.messages` / `gen_ai.output.messages` as attributes or in the operation-details event, and
+    the v1.36 per-message events (`read` reads those; default `_event_content`)."""
     attrs = span.attributes
+    read = read or _event_content
     inputs = _system_instructions(attrs.get("gen_ai.system_instructions"))
     inputs += genai_messages(attrs.get("gen_ai.input.messages")) if "gen_ai.input.messages" in attrs else []
     outputs = (

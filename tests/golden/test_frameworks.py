@@ -63,6 +63,14 @@ FRAMEWORKS = {
     "mlflow": ("mlflow", True),  # MLflow Tracing's OTLP export; session.id set on each turn's span
     "mlflow-genai": ("genai", True),  # the same, MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true
     "logfire": ("genai", True),  # Logfire's OpenAI instrumentation; gen_ai.conversation.id on a span per turn
+    # LiteLLM's callback on an app's tool loop, session.id on a span per turn: it writes each call onto that
+    # span (the turn's last call stays), or a span per call under it (USE_OTEL_LITELLM_REQUEST_SPAN=true)
+    "litellm": ("litellm", True),
+    "litellm-request-span": ("litellm", True),
+    "litellm-semconv": (
+        "litellm",
+        True,
+    ),  # the same, OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
 #: objects (and the later histories' tool messages carry only their role): the calls come from the
@@ -237,7 +245,7 @@ def test_a_tool_loop_whose_every_model_call_is_a_trace_joins_into_one_conversati
 
 
 #: an app's tool loop with no conversation id, each model call a trace of its own: the hint names the setup
-PER_CALL_TRACES = {"openlit-noid": "OpenLIT", "logfire-noid": "Logfire"}
+PER_CALL_TRACES = {"openlit-noid": "OpenLIT", "logfire-noid": "Logfire", "litellm-noid": "LiteLLM"}
 
 
 @pytest.mark.parametrize("framework", sorted(PER_CALL_TRACES))
@@ -247,7 +255,8 @@ def test_model_calls_each_a_trace_join_into_one_conversation_and_say_how_to_name
     """An instrumentation on an app's own tool loop with no conversation id: each of the seven model calls is
     a trace of its own (with the HTTP client's span under it, for OpenLIT). OpenLIT's histories keep the
     tool results but not the assistant messages that asked for them; the results' call ids still tie each
-    call to the one that asked. The seven join into one conversation with the verdicts of the named run,
+    call to the one that asked. LiteLLM records a model's answer without its calls' ids, which the next
+    call's history shows with them. The seven join into one conversation with the verdicts of the named run,
     and the hint names what to set for that instrumentation (not for the HTTP client's)."""
     [correct] = replay(tmp_path, *run_files(framework, "correct"))
     assert correct["test_pass"] is True and correct["tool_calls"] == 3
@@ -281,6 +290,20 @@ def test_openlit_without_content_is_unscored_with_openlit_s_setting(tmp_path: Pa
             "capture_message_content=True" in report["capture_hint"]
             and "TRACELOOP" not in report["capture_hint"]
         )
+
+
+def test_litellm_without_content_is_unscored_with_litellm_s_setting(tmp_path: Path) -> None:
+    """`litellm.turn_off_message_logging = True`: LiteLLM's spans say only which model was called and its
+    usage (no tools, no messages): unscored, with LiteLLM's setting, not a failure of every gold call."""
+    reports = replay(tmp_path, TRAVEL / "litellm-no-content")
+    assert sorted(r["conversation_id"] for r in reports) == [
+        "litellm-no-content-correct",
+        "litellm-no-content-wrong",
+    ]
+    for report in reports:
+        assert (report["scored"], report["unscored_reason"]) == (False, "content_not_captured")
+        assert "litellm.turn_off_message_logging" in report["capture_hint"]
+        assert report["input_tokens"] > 0 and "root_cause" not in report
 
 
 @pytest.mark.parametrize(

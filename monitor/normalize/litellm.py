@@ -1,0 +1,88 @@
+"""LiteLLM's OpenTelemetry callback (`litellm.callbacks = ["otel"]`). Pure.
+
+LiteLLM writes each model call's attributes in a mix of conventions, as recorded with litellm 1.110
+(tests/fixtures/travel/litellm*):
+
+- the messages as OTel GenAI `gen_ai.input.messages` / `gen_ai.output.messages`, each item `{role, parts}`
+  with the OpenAI chat fields beside the parts: the assistant's `tool_calls` (`[{id, function: {name,
+  arguments}}]`) and the `tool_call_id` a tool message answers (common.genai_messages reads both);
+- the answer's tool calls again as the older OpenLLMetry keys `gen_ai.completion.N.function_call.{name,
+  arguments}`, without their ids — the output message itself comes with empty parts when the model called a
+  tool, so those keys are where a call is read from (the call's id comes with the next call's history);
+- the tools offered as `llm.request.functions.N.{name, description, parameters}`, the call type as
+  OpenLLMetry's `llm.request.type` (`completion`, `acompletion`, `responses`, …), the system prompt of
+  APIs that take it apart as `gen_ai.system_instructions`, usage as `gen_ai.usage.*`;
+- `litellm.call_id` and `litellm.provider.model` on every call (what says a span is LiteLLM's), and a
+  `raw_gen_ai_request` child span with the provider's request and response as Python reprs
+  (`llm.<provider>.messages`, `.choices`): the same content again, carried along unread.
+
+Where the call runs inside a span of the app's own, LiteLLM by default writes these attributes onto *that*
+span (no `litellm_request` span; `USE_OTEL_LITELLM_REQUEST_SPAN=true` keeps one per call): each call of a
+turn overwrites the last, so the app's span holds the turn's last call — its history has every earlier call
+of the turn — and may keep a `gen_ai.completion.0.function_call` an earlier call left. The output messages
+decide: those keys are read only when the output messages say nothing (empty parts), never beside a reply.
+
+LiteLLM exports no conversation id (`litellm_session_id` stays in LiteLLM's own logs): the app's span
+around each turn carries one (`session.id`), else traces are joined by the history each call resends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from monitor.config import NormalizeConfig
+from monitor.model import AgentSpan, Message, Span, ToolCallRef
+from monitor.normalize.common import (
+    build_agent_span,
+    identity,
+    json_arguments,
+    loads,
+    tokens,
+    tool_definitions,
+)
+from monitor.normalize.genai import genai_content
+from monitor.normalize.openinference import unflatten
+
+#: LiteLLM's tracer name (`OTEL_TRACER_NAME` renames it)
+SCOPE = "litellm"
+_MARKS = ("litellm.call_id", "litellm.provider.model")
+#: `llm.request.type` of the calls that are a model answering messages (embeddings, images, … are not)
+_MODEL_CALLS = ("completion", "responses", "messages", "generate_content")
+
+
+def is_litellm(span: Span) -> bool:
+    return span.scope == SCOPE or any(k in span.attributes for k in _MARKS)
+
+
+def normalize_litellm(span: Span, config: NormalizeConfig) -> AgentSpan:
+    attrs = span.attributes
+    who = identity(span, config)
+    call_type = str(attrs.get("llm.request.type", "")).lower()
+    if not any(k in attrs for k in _MARKS) or not call_type.endswith(_MODEL_CALLS):
+        # `raw_gen_ai_request` (the same call's content again, as reprs), or a call that is not a model's answer
+        return build_agent_span(span, who, "litellm", "other", None, (), (), None, None)
+    inputs, outputs = genai_content(span)
+    if not any(m.text or m.tool_calls for m in outputs):
+        outputs = _function_calls(attrs) or outputs
+    functions = unflatten(attrs, "llm.request.functions.")
+    listed = [
+        {"name": f.get("name"), "parameters": loads(f.get("parameters"))}
+        for _, f in sorted(functions.items())
+    ]
+    return build_agent_span(
+        span, who, "litellm", "llm", None, inputs, outputs,
+        tokens(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+        tokens(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+        tool_definitions(listed, attrs.get("gen_ai.tool.definitions")),
+    )  # fmt: skip
+
+
+def _function_calls(attrs: dict[str, Any]) -> list[Message]:
+    """`gen_ai.completion.N.function_call.{name, arguments}` as the assistant's calls (no ids)."""
+    calls = []
+    for _, node in sorted(unflatten(attrs, "gen_ai.completion.").items()):
+        fn = node.get("function_call") if isinstance(node, dict) else None
+        if isinstance(fn, dict) and fn.get("name"):
+            args, _ = json_arguments(fn.get("arguments"))
+            calls.append(ToolCallRef(call_id=None, name=str(fn["name"]), arguments=args))
+    return [Message(role="assistant", tool_calls=tuple(calls))] if calls else []
