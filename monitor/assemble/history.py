@@ -16,7 +16,8 @@ tie-break; tool calls count with their names and ids (minted per call by the mod
 resent unchanged), which tell apart two conversations whose messages read the same. A history that shows
 tool results without the assistant message that asked for them (OpenLIT) gets that request back by the
 results' ids (`_requests_restored`), and continues the call that asked by a third digest, `asked`, which
-counts calls by their ids alone; such a continuation is taken only when one trace answered that way
+counts calls by their ids alone, in order (which request asked for which, and the words the model said
+beside them, such a history does not keep); such a continuation is taken only when one trace answered that way
 (`HistoryIndex`: providers that number calls `call_1` in every response would otherwise swap two
 conversations). The digests are stable across processes (BLAKE2b), so ingest replicas agree.
 
@@ -73,7 +74,7 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
     last_user = next((i for i in range(len(seen) - 1, new - 1, -1) if seen[i].role == "user"), new)
     continues: bytes | None = None
     continues_loose: bytes | None = None
-    if new and last_user == new and seen[new - 1].text == _RESTORED:  # results whose request was left out:
+    if new and last_user == new and (seen[new - 1].text or "").startswith(_RESTORED):  # a request left out:
         continues = _digest(seen[:new], by_id=True)  # what the call that asked answered, by its calls' ids
     elif last_user > 0:
         continues = _digest(seen[:last_user])
@@ -223,7 +224,9 @@ def _requests_restored(seen: list[Message]) -> list[Message]:
     """The history with each tool request the instrumentation left out put back. Some record the results a
     model call was sent but not the assistant message that asked for them (OpenLIT 1.45: `user`, then the
     `tool` result, no assistant message between). Before each run of results with call ids that follows
-    no assistant message asking for calls, a request for those ids (no text, no names: `_RESTORED`). A
+    no assistant message asking for calls, a request for those ids (no names; `_RESTORED`, then the words
+    the model said beside them where the history kept those and left out the calls only: OpenLIT keeps an
+    assistant message's text and drops its calls; two calls one after the other read as one request). A
     call sent those results continues the call that asked only by the ids (`HistoryKeys.asked`), as the
     name the results do not carry cannot be read back."""
     if not any(m.role == "tool" and m.tool_call_id for m in seen):
@@ -239,7 +242,10 @@ def _requests_restored(seen: list[Message]) -> list[Message]:
                 if r.role != "tool" or not r.tool_call_id:
                     break
                 run.append(ToolCallRef(call_id=r.tool_call_id, name=""))
-            out.append(Message(role="assistant", text=_RESTORED, tool_calls=tuple(run)))
+            said = before.text or "" if before is not None and before.role == "assistant" else None
+            if said is not None:  # the words the model said beside its calls were kept, the calls not
+                out.pop()
+            out.append(Message(role="assistant", text=_RESTORED + (said or ""), tool_calls=tuple(run)))
         out.append(m)
     return out
 
@@ -249,43 +255,49 @@ _RESTORED = "\x00restored"
 
 
 def _digest(messages: Sequence[Message], by_id: bool = False, loose: bool = False) -> bytes:
-    """The digest of messages in order; `by_id`: each tool call counted by its id alone, where it has one;
-    `loose`: every id left out (calls by their names, tool results by nothing but their text)."""
+    """The digest of messages in order; `loose`: every id left out (calls by their names, tool results by
+    nothing but their text). `by_id`: what a history that left out the requests still shows — the user's
+    and the model's words, and the calls asked for by their ids alone (by name where one has none), in
+    order, not which request asked for which (a run of results reads as one request for them all) nor
+    the words beside them (kept by some, left out with the request by others); results count by those
+    ids."""
     h = hashlib.blake2b(digest_size=16)
     for m in messages:
-        h.update(_message_digest(m, by_id, loose))
+        if by_id and m.role == "tool":
+            continue
+        if by_id and m.tool_calls:  # each call on its own: one request for two reads as two requests
+            for call in m.tool_calls:
+                key = f"\x1d{call.call_id or chr(0x1C) + call.name}".encode("utf-8", "surrogatepass")
+                h.update(hashlib.blake2b(key, digest_size=16).digest())
+            continue
+        h.update(_message_digest(m, loose))
     return h.digest()
 
 
-#: by (object, `by_id`, `loose`): histories resend shared messages
-_MESSAGE_DIGESTS: dict[tuple[int, bool, bool], tuple[Message, bytes]] = {}
+#: by (object, `loose`): histories resend shared messages
+_MESSAGE_DIGESTS: dict[tuple[int, bool], tuple[Message, bytes]] = {}
 _DIGESTED_CHARS = [0]  # the text those messages hold: the table is bounded by it, not only by count
 
 
-def _message_digest(m: Message, by_id: bool = False, loose: bool = False) -> bytes:
+def _message_digest(m: Message, loose: bool = False) -> bytes:
     """One message's digest, computed once per message object (normalize shares equal messages, so a
     resent history costs a lookup per message, not a hash of its text). Bounded; the object is kept
-    beside its digest, so a reused id is never mistaken for it. A tool call counts by its name and id, or
-    (`by_id`) by its id alone where it has one: a request put back without its names
-    (`_requests_restored`, whose text then reads as none) reads as the one the model made."""
-    found = _MESSAGE_DIGESTS.get((id(m), by_id, loose))
+    beside its digest, so a reused id is never mistaken for it. A tool call counts by its name and id
+    (`loose`: its name alone)."""
+    found = _MESSAGE_DIGESTS.get((id(m), loose))
     if found is not None and found[0] is m:
         return found[1]
     h = hashlib.blake2b(digest_size=16)
     h.update(m.role.encode())
     h.update(b"\x1e")
-    text = "" if by_id and m.text == _RESTORED else (m.text or "").strip()
-    h.update(text.encode("utf-8", "surrogatepass"))
+    h.update((m.text or "").strip().encode("utf-8", "surrogatepass"))
     for call in m.tool_calls:  # a call's id tells apart two conversations that said the same
-        h.update(b"\x1f")
-        call_id = "" if loose else call.call_id or ""
-        key = (call_id or f"\x1c{call.name}") if by_id else f"{call.name}\x1c{call_id}"
-        h.update(key.encode("utf-8", "surrogatepass"))
+        h.update(f"\x1f{call.name}\x1c{'' if loose else call.call_id or ''}".encode("utf-8", "surrogatepass"))
     h.update(f"\x1b{'' if loose else m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
     digest = h.digest()
     if len(_MESSAGE_DIGESTS) >= 50_000 or _DIGESTED_CHARS[0] > 20_000_000:  # ~20 MB of text held at most
         _MESSAGE_DIGESTS.clear()
         _DIGESTED_CHARS[0] = 0
-    _MESSAGE_DIGESTS[(id(m), by_id, loose)] = (m, digest)
+    _MESSAGE_DIGESTS[(id(m), loose)] = (m, digest)
     _DIGESTED_CHARS[0] += len(m.text or "")
     return digest

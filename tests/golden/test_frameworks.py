@@ -269,6 +269,29 @@ def test_model_calls_each_a_trace_join_into_one_conversation_and_say_how_to_name
     )  # fmt: skip
 
 
+def test_openlit_s_histories_of_two_calls_in_a_turn_and_words_beside_a_call_still_join(
+    tmp_path: Path,
+) -> None:
+    """OpenLIT with no conversation id, the model saying a few words beside each call and searching again
+    before it books: OpenLIT's histories keep those words and drop the calls, and show the recheck's and
+    the booking's results one after the other as if one request had asked for both. The eight model calls
+    (each a trace) still join into one conversation, whole, each call with its result; without gold, the
+    wrong destination is the root cause and what builds on it its cascades."""
+    [correct] = replay(tmp_path, *run_files("openlit-stepwise-noid", "correct"), gold=False)
+    assert "8 traces joined" in correct["conversation_hint"] and correct["test_pass"] is True
+    calls = [t["predicted"] for t in correct["observed_turns"] if t["role"] == "Tool"]
+    assert [(c["action"], c["args"].get("destination")) for c in calls] == [
+        ("get_weather", None), ("search_flights", "JFK"), ("search_flights", "JFK"), ("book_flight", None),
+    ]  # fmt: skip
+    assert all(c["result"] for c in calls) and calls[3]["result"]["booking_id"] == "BK-AF022"
+    [wrong] = replay(tmp_path, *run_files("openlit-stepwise-noid", "wrong"), gold=False)
+    assert "8 traces joined" in wrong["conversation_hint"]
+    assert (wrong["root_cause"], wrong["root_cause_count"]) == ("ungrounded_parameter_value", 1)
+    root = {t["turn_no"]: t for t in wrong["turns"]}[wrong["first_failure_turn"]]
+    assert (root["predicted"]["action"], root["fields"]) == ("search_flights", ["destination"])
+    assert wrong["cascading_count"] >= 3
+
+
 def test_a_conversation_id_a_scrubber_replaced_is_no_id(tmp_path: Path) -> None:
     """Logfire's default scrubbing replaces every `session.id` by `[Scrubbed due to 'session']`: taken as the
     conversation id it would make all traffic one conversation. The two runs stay two conversations, each

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from monitor.assemble.history import history_keys, opening_key
 from monitor.model import AgentSpan
 from monitor.normalize import normalize_span
@@ -84,3 +86,23 @@ def test_a_history_that_leaves_out_the_tool_request_still_continues_the_call_tha
         history_keys(call([USER, no_id, RESULT], SAYS, "a2")).continues
         == history_keys(call([USER], no_id, "a1")).state
     )  # the request is there, without an id: nothing is put back
+
+
+@pytest.mark.parametrize("words", ["", "One moment."])
+def test_two_calls_in_a_turn_continue_though_the_history_left_the_requests_out(words: str) -> None:
+    """OpenLIT drops an assistant message's calls, and the message with them unless it has words (those it
+    keeps): two calls one after the other leave their results side by side, as if one request had asked
+    for both, or each after the words said beside it. Each call still continues the one that asked for
+    what it was sent, and the next turn continues the reply."""
+    said = [{"type": "text", "content": words}] if words else []
+    kept = [{"role": "assistant", "parts": said}] if words else []
+    rome = {"type": "tool_call", "id": "toolu_2", "name": "get_weather", "arguments": {"city": "Rome"}}
+    again = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "toolu_2", "response": "rain"}]}
+    first = history_keys(call([USER], {"role": "assistant", "parts": [*said, ASKS["parts"][0]]}, "a1"))
+    second = history_keys(call([USER, *kept, RESULT], {"role": "assistant", "parts": [*said, rome]}, "a2"))
+    third = history_keys(call([USER, *kept, RESULT, *kept, again], SAYS, "a3"))
+    assert second.continues == first.asked is not None
+    assert third.continues == second.asked is not None and second.continues != third.continues
+    next_turn = {"role": "user", "parts": [{"type": "text", "content": "And Rome?"}]}
+    history = [USER, *kept, RESULT, *kept, again, SAYS, next_turn]
+    assert history_keys(call(history, SAYS, "a4")).continues == third.state
