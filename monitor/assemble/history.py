@@ -34,6 +34,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from monitor.compare.facts import canonical_json
 from monitor.model import AgentSpan, Message, ToolCallRef
 
 
@@ -250,17 +251,22 @@ def _requests_restored(seen: list[Message]) -> list[Message]:
     return out
 
 
+def _canon(arguments: object) -> str:
+    found = canonical_json(arguments)
+    return found.decode("utf-8", "surrogatepass") if isinstance(found, bytes) else found
+
+
 #: the text of a request put back (`_requests_restored`): no message says it (digests read it as empty)
 _RESTORED = "\x00restored"
 
 
 def _digest(messages: Sequence[Message], by_id: bool = False, loose: bool = False) -> bytes:
-    """The digest of messages in order; `loose`: every id left out (calls by their names, tool results by
-    nothing but their text). `by_id`: what a history that left out the requests still shows — the user's
+    """The digest of messages in order; `loose`: every id left out (calls by their names and arguments,
+    tool results by nothing but their text). `by_id`: what a history that left out the requests still shows — the user's
     and the model's words, and the calls asked for by their ids alone (by name where one has none), in
     order, not which request asked for which (a run of results reads as one request for them all) nor
-    the words beside them (kept by some, left out with the request by others); results count by those
-    ids."""
+    the words beside them (kept by some, left out with the request by others); the results are left out,
+    the ids of the calls they answer standing for them."""
     h = hashlib.blake2b(digest_size=16)
     for m in messages:
         if by_id and m.role == "tool":
@@ -283,7 +289,8 @@ def _message_digest(m: Message, loose: bool = False) -> bytes:
     """One message's digest, computed once per message object (normalize shares equal messages, so a
     resent history costs a lookup per message, not a hash of its text). Bounded; the object is kept
     beside its digest, so a reused id is never mistaken for it. A tool call counts by its name and id
-    (`loose`: its name alone)."""
+    (`loose`: by its name and arguments: what tells apart two conversations that said the same, without the
+    ids)."""
     found = _MESSAGE_DIGESTS.get((id(m), loose))
     if found is not None and found[0] is m:
         return found[1]
@@ -292,7 +299,8 @@ def _message_digest(m: Message, loose: bool = False) -> bytes:
     h.update(b"\x1e")
     h.update((m.text or "").strip().encode("utf-8", "surrogatepass"))
     for call in m.tool_calls:  # a call's id tells apart two conversations that said the same
-        h.update(f"\x1f{call.name}\x1c{'' if loose else call.call_id or ''}".encode("utf-8", "surrogatepass"))
+        told = _canon(call.arguments) if loose else call.call_id or ""
+        h.update(f"\x1f{call.name}\x1c{told}".encode("utf-8", "surrogatepass"))
     h.update(f"\x1b{'' if loose else m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
     digest = h.digest()
     if len(_MESSAGE_DIGESTS) >= 50_000 or _DIGESTED_CHARS[0] > 20_000_000:  # ~20 MB of text held at most

@@ -104,25 +104,36 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
 
     Models reuse call ids (gpt-4o does, within one conversation), so the id alone does not name a call:
     two requests with the same id but another tool or other arguments are two calls. A tool result
-    message answers the latest call with its id that precedes it in the same history; a tool span
+    message answers the latest call with its id that precedes it in the same history (one without an id,
+    the first call of the request before it not yet answered: the chat protocol's order); a tool span
     answers the first unanswered call with its id (and, when it has no id, its name and arguments).
     """
     calls: dict[str, ObservedTurn] = {}
     requested: list[tuple[str, str, str, str]] = []  # (key, call_id, name, canonical args) in order
     results: dict[str, str] = {}
     without_id: set[str] = set()  # requested calls that carried no id in the model's messages
-    alias: dict[str, str] = {}  # the key of a call with an id -> its key from when it was read without one
+    # (the key of a call with an id, which of the calls with its name and arguments in a history it is) -> its
+    # key from when it was read without an id
+    alias: dict[tuple[str, int], str] = {}
     for s in spans:
         latest: dict[str, str] = {}  # call id -> key of the latest call with it in this history
         same_here: Counter[tuple[str, str]] = Counter()  # calls in this history, by name and arguments
+        asking: list[str] = []  # the keys of the latest request's calls not yet answered, in order
         for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
             for m in messages:
-                if m.role == "tool" and m.tool_call_id and m.text is not None:
-                    key = latest.get(m.tool_call_id) or next(
-                        (k for k, cid, _, _ in requested if cid == m.tool_call_id), None
-                    )
+                if m.role == "tool" and m.text is not None:
+                    if m.tool_call_id:
+                        key = latest.get(m.tool_call_id) or next(
+                            (k for k, cid, _, _ in requested if cid == m.tool_call_id), None
+                        )
+                    else:  # no id (OpenInference's LiteLLM instrumentation): the request's calls, in order
+                        key = asking[0] if asking else None
+                    if key in asking:
+                        asking.remove(key)
                     if key is not None:
                         results.setdefault(key, m.text)
+                elif m.role != "tool":
+                    asking = []
                 for c in m.tool_calls:
                     canon = _canon(c.arguments)
                     same_here[(c.name, canon)] += 1
@@ -131,11 +142,14 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                         call_id = c.call_id
                         key = f"{call_id}\x1f{c.name}\x1f{canon}"
                         if key not in calls:
-                            key = alias.get(key) or _adopted(key, nth, requested, without_id, alias, calls)
+                            key = alias.get((key, nth)) or _adopted(
+                                key, nth, requested, without_id, alias, calls
+                            )
                         latest[call_id] = key
                     else:
                         key, call_id = _unnamed_call(c.name, canon, nth, requested)
                         without_id.add(key)
+                    asking.append(key)
                     if key not in calls:
                         deps = _results_since_user(s.input_messages) if where == "out" else set()
                         calls[key] = ObservedTurn(
@@ -205,7 +219,7 @@ def _adopted(
     nth: int,
     requested: list[tuple[str, str, str, str]],
     without_id: set[str],
-    alias: dict[str, str],
+    alias: dict[tuple[str, int], str],
     calls: dict[str, ObservedTurn],
 ) -> str:
     """The key a call with an id (`key`, new here) is read under: that of the same call an earlier history
@@ -221,7 +235,9 @@ def _adopted(
     earlier = requested[i][0]
     if earlier not in without_id or earlier in alias.values():
         return key
-    alias[key] = earlier
+    alias[(key, nth)] = (
+        earlier  # a provider that numbers calls `call_1` in every answer reuses `key` for the next
+    )
     requested[i] = (earlier, call_id, name, canon)
     calls[earlier].call_id = call_id
     return earlier

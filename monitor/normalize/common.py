@@ -16,6 +16,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from monitor.compare.facts import canonical_json, parse_json
+from monitor.compare.redaction import masked
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Message, Span, ToolCallRef, ToolInvocation
 
@@ -373,10 +374,12 @@ def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]
         if not isinstance(part, dict):
             continue
         kind = part.get("type")
-        if kind == "text" and part.get("content") is not None:
-            said = _repr_message(str(part["content"])) if role == "assistant" else None
+        if kind == "text" and part.get("content", part.get("text")) is not None:
+            # `content` as the spec writes it; `text` as an OpenAI content part (LiteLLM copies those over)
+            content = str(part.get("content", part.get("text")))
+            said = _repr_message(content) if role == "assistant" else None
             if said is None:
-                texts.append(str(part["content"]))
+                texts.append(content)
             else:  # the model's message object written as its Python repr (openai-agents-v2 0.1)
                 texts += [said[0]] if said[0] else []
                 calls += said[1]
@@ -513,21 +516,6 @@ def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> str | None:
         if v not in (None, "") and not masked(v):
             return str(v)
     return None
-
-
-#: how Logfire replaces an attribute value its scrubbing matched (its keys with `session`, `auth`, …)
-SCRUBBED = "[Scrubbed due to "
-#: what redaction writes in place of a value: the Collector's redaction processor `****`, and the usual words
-_MASKS = frozenset({"[redacted]", "<redacted>", "redacted", "[masked]", "<masked>", "[filtered]"})
-
-
-def masked(value: Any) -> bool:
-    """A value a scrubber or a redaction put in place of the real one: Logfire's `[Scrubbed due to
-    'session']`, the Collector's redaction processor's `****`, `[REDACTED]` and its kin."""
-    if not isinstance(value, str):
-        return False
-    text = value.strip()
-    return text.startswith(SCRUBBED) or (len(text) >= 3 and set(text) == {"*"}) or text.lower() in _MASKS
 
 
 def unquoted(value: Any) -> Any:

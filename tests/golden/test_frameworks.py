@@ -67,10 +67,13 @@ FRAMEWORKS = {
     # span (the turn's last call stays), or a span per call under it (USE_OTEL_LITELLM_REQUEST_SPAN=true)
     "litellm": ("litellm", True),
     "litellm-request-span": ("litellm", True),
-    "litellm-semconv": (
-        "litellm",
+    "litellm-semconv": ("litellm", True),  # the same, with the latest-experimental GenAI conventions
+    # OpenInference's LiteLLM instrumentor (using_session): its tool messages carry no call id
+    "litellm-openinference": ("openinference", True),
+    "litellm-phoenix": (
+        "openinference",
         True,
-    ),  # the same, OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental
+    ),  # LiteLLM's own Phoenix callback; session.id on a span per turn
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
 #: objects (and the later histories' tool messages carry only their role): the calls come from the

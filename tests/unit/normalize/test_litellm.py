@@ -7,8 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from monitor.assemble.history import history_keys
 from monitor.assemble.transcript import build_transcript
+from monitor.assemble.windows import WindowStore
+from monitor.config import WindowConfig
 from monitor.model import AgentSpan
 from monitor.normalize import normalize_span
 from tests.unit.spans import span
@@ -116,3 +120,136 @@ def test_a_call_after_tool_results_continues_the_answer_that_named_the_calls_wit
     assert answers.continues != asks.state and answers.continues_loose == asks.loose is not None
     with_ids = history_keys(litellm_call([SYSTEM, USER], ASKED, trace="a1"))
     assert with_ids.loose is None and answers.continues == with_ids.state
+
+
+def _oi_message(
+    n: int, role: str, content: str | None = None, calls: tuple[tuple[str, str], ...] = ()
+) -> dict[str, str]:
+    """OpenInference's flattened `llm.input_messages.N`; `calls`: (id, city) of `get_weather` calls."""
+    out = {f"llm.input_messages.{n}.message.role": role}
+    if content is not None:
+        out[f"llm.input_messages.{n}.message.content"] = content
+    for i, (call_id, city) in enumerate(calls):
+        prefix = f"llm.input_messages.{n}.message.tool_calls.{i}.tool_call"
+        out |= {f"{prefix}.id": call_id, f"{prefix}.function.name": "get_weather",
+                f"{prefix}.function.arguments": json.dumps({"city": city})}  # fmt: skip
+    return out
+
+
+def test_tool_messages_without_a_call_id_answer_the_request_s_calls_in_order() -> None:
+    """OpenInference's LiteLLM instrumentation writes the tool messages of a history without their
+    `tool_call_id`: as the chat protocol orders them, they answer the calls of the request before them."""
+    attrs = {
+        "openinference.span.kind": "LLM", **_oi_message(0, "user", "Weather in Paris and Rome?"),
+        **_oi_message(1, "assistant", calls=(("c1", "Paris"), ("c2", "Rome"))),
+        **_oi_message(2, "tool", '{"temp_c": 21}'), **_oi_message(3, "tool", '{"temp_c": 17}'),
+        "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": "21 and 17.",
+    }  # fmt: skip
+    calls = [t for t in build_transcript([normalize_span(span("completion", attrs))]) if t.kind == "call"]
+    assert sorted((str(t.call_id), t.arguments["city"], t.result["temp_c"]) for t in calls) == [
+        ("c1", "Paris", 21),
+        ("c2", "Rome", 17),
+    ]
+
+
+S = 1_000_000_000
+
+
+def _conversations(*spans: AgentSpan) -> list[list[str]]:
+    """The traces of each conversation a store makes of `spans`, added one a second in this order."""
+    store = WindowStore(WindowConfig())
+    for n, s in enumerate(spans):
+        store.add(s, n * S)
+    return sorted(sorted({s.span.trace_id[:2] for s in c.conversation.spans}) for c in store.flush())
+
+
+#: an answer with words beside its call: LiteLLM keeps the words in the parts, the call in function_call keys
+SAID = {
+    "role": "assistant",
+    "parts": [{"type": "text", "content": "Let me check."}],
+    "finish_reason": "tool_calls",
+}
+ASKED_SAID = {**ASKED, "parts": [{"type": "text", "content": "Let me check."}]}
+
+
+def test_words_beside_a_call_keep_the_call_and_the_next_call_continues_it() -> None:
+    s = litellm_call([SYSTEM, USER], SAID, ASKS_WEATHER)
+    assert [(m.text, [c.name for c in m.tool_calls]) for m in s.output_messages] == [
+        ("Let me check.", ["get_weather"])
+    ]
+    asks = litellm_call([SYSTEM, USER], SAID, ASKS_WEATHER, trace="a1", start_s=0)
+    answers = litellm_call([SYSTEM, USER, ASKED_SAID, RESULT], SAYS, trace="a2", start_s=5)
+    assert _conversations(asks, answers) == [["a1", "a2"]]
+
+
+def test_a_message_whose_content_was_a_list_keeps_its_text() -> None:
+    """LiteLLM copies OpenAI content parts over as they are (`{"type": "text", "text": …}`): list content,
+    as prompt caching and images send it."""
+    listed = {"role": "user", "parts": [
+        {"type": "text", "text": "What's the weather in Paris today?", "cache_control": {"type": "ephemeral"}}]}  # fmt: skip
+    s = litellm_call([SYSTEM, listed], SAYS)
+    assert [(m.role, m.text) for m in s.input_messages][1] == ("user", "What's the weather in Paris today?")
+    assert [t.text for t in build_transcript([s]) if t.kind == "user"] == [
+        "What's the weather in Paris today?"
+    ]
+
+
+NEW_YORK = {"role": "user", "parts": [{"type": "text", "content": "Find me a flight to New York tomorrow."}]}
+
+
+def _search(dest: str) -> dict[str, str]:
+    return {"gen_ai.completion.0.function_call.name": "search_flights",
+            "gen_ai.completion.0.function_call.arguments": json.dumps({"destination": dest})}  # fmt: skip
+
+
+def _asked(call_id: str, dest: str) -> dict[str, Any]:
+    fn = {"name": "search_flights", "arguments": json.dumps({"destination": dest})}
+    return {"role": "assistant", "parts": [{"type": "text", "content": ""}],
+            "tool_calls": [{"id": call_id, "type": "function", "function": fn}]}  # fmt: skip
+
+
+def test_a_history_continues_the_conversation_whose_call_had_its_arguments() -> None:
+    """Two conversations opened with the same words, no ids anywhere: the one whose call the next history shows
+    (by its arguments) is continued, not the one that came first."""
+    y1 = litellm_call([SYSTEM, NEW_YORK], CALLS, _search("EWR"), trace="y1", start_s=0)
+    x1 = litellm_call([SYSTEM, NEW_YORK], CALLS, _search("JFK"), trace="x1", start_s=1)
+    result = {
+        "role": "tool",
+        "parts": [{"type": "text", "content": '{"flight": "AF022"}'}],
+        "tool_call_id": "call_x",
+    }
+    x2 = litellm_call([SYSTEM, NEW_YORK, _asked("call_x", "JFK"), result], SAYS, trace="x2", start_s=5)
+    assert _conversations(y1, x1, x2) == [["x1", "x2"], ["y1"]]
+
+
+def test_the_same_call_made_again_under_a_reused_id_keeps_its_own_result() -> None:
+    """A provider that numbers calls `call_1` in every answer, and the same call made again."""
+    again = {"role": "user", "parts": [{"type": "text", "content": "And now?"}]}
+    later = {**RESULT, "parts": [{"type": "text", "content": '{"temp_c": 25}'}]}
+    history = [SYSTEM, USER, ASKED, RESULT, SAYS, again]
+    spans = [
+        litellm_call([SYSTEM, USER], CALLS, ASKS_WEATHER, start_s=0),
+        litellm_call([SYSTEM, USER, ASKED, RESULT], SAYS, start_s=1),
+        litellm_call(history, CALLS, ASKS_WEATHER, start_s=2),
+        litellm_call([*history, ASKED, later], SAYS, start_s=3),  # call_1 again, same tool and arguments
+    ]
+    calls = [t for t in build_transcript(spans) if t.kind == "call"]
+    assert [t.result for t in calls] == [{"temp_c": 21}, {"temp_c": 25}]
+
+
+@pytest.mark.parametrize(
+    "call_type", ["delete_responses", "aget_responses", "cancel_responses", "aget_messages"]
+)
+def test_litellm_calls_that_answer_no_messages_are_no_model_calls(call_type: str) -> None:
+    assert litellm_call([SYSTEM, USER], SAYS, {"llm.request.type": call_type}).kind == "other"
+
+
+def test_a_responses_api_item_that_is_no_message_is_no_user_message() -> None:
+    """LiteLLM writes a Responses API request's `function_call` / `function_call_output` items as empty user
+    messages: no turn, and no newest user message for the history join to start from."""
+    empty = {"role": "user", "parts": []}
+    s = litellm_call([SYSTEM, USER, empty, empty], SAYS, {"llm.request.type": "aresponses"})
+    assert [(m.role, m.text) for m in s.input_messages] == [
+        ("system", "You are a travel assistant."),
+        ("user", "What's the weather in Paris today?"),
+    ]
