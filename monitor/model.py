@@ -259,7 +259,7 @@ class TurnVerdict(BaseModel):
     provenance: dict[str, dict[str, Any]] | None = Field(
         default=None,
         description="action turns: each argument leaf's source (user, tool_result, system, "
-        "tool_definition, computed, agent), the turn that states it, and its kind",
+        "tool_definition, computed, agent, redacted), the turn that states it, and its kind",
     )
 
     @model_serializer(mode="wrap")

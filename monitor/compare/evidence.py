@@ -60,6 +60,7 @@ from monitor.compare.facts import (
 )
 from monitor.compare.hints import fold, holds_any, unaccented
 from monitor.compare.lexicon import Airports, load_airports
+from monitor.compare.redaction import masked
 from monitor.compare.spoken import (
     WEEKDAY_CODES,
     WEEKDAY_NAMES,
@@ -73,7 +74,9 @@ from monitor.compare.spoken import (
 )
 from monitor.compare.textcache import short_cached
 
-Source = Literal["user", "tool_result", "system", "tool_definition", "computed", "agent"]
+#: `redacted`: a scrubber or a redaction replaced the value before export (compare/redaction.py): nothing to
+#: ground, never checked
+Source = Literal["user", "tool_result", "system", "tool_definition", "computed", "agent", "redacted"]
 #: What a value is, for whether it must be grounded (module docstring).
 Kind = Literal[
     "id", "code", "email", "phone", "number", "date", "time", "name", "count", "free_text", "other"
@@ -763,6 +766,8 @@ class Evidence:
         return [self._leaf(tool, path, key, value, schema) for path, key, value in leaves]
 
     def _leaf(self, tool: str, path: str, key: str, value: Any, schema: Any) -> Provenance:
+        if masked(value):  # `[Scrubbed due to 'session']`, `****`: what the agent passed, nobody can see
+            return Provenance(path, value, "free_text", "redacted")
         kind = value_kind(key, value)
         checked = kind in CHECKED_KINDS
         allowed = _schema_values(schema, path)

@@ -296,7 +296,7 @@ def describe(predicted: Mapping[str, Any] | None, provenance: Mapping[str, Any] 
 
 #: How `show` names a value's source: the turn it came from, like a cascade's arrow to its root.
 _SOURCE_MARKS = {"user": "user", "tool_result": "turn", "system": "system", "tool_definition": "schema",
-                 "computed": "computed"}  # fmt: skip
+                 "computed": "computed", "redacted": "redacted"}  # fmt: skip
 
 
 def source_mark(provenance: Mapping[str, Any] | None, key: str) -> str:

@@ -156,6 +156,29 @@ def test_unreadable_reply_is_unscorable(ladder: Ladder) -> None:
     assert "unscorable" in v.detail
 
 
+@pytest.mark.parametrize(
+    "redacted",
+    [
+        {"order_id": "[Scrubbed due to 'session']", "fields": "status"},  # Logfire's default scrubbing
+        {"order_id": "****", "fields": "status"},  # the Collector's redaction processor
+        {"order_id": "A123", "fields": {"which": "status", "token": "[REDACTED]"}},  # inside an object
+    ],
+)
+def test_a_value_redacted_before_export_is_uncertain_never_a_wrong_value(
+    ladder: Ladder, redacted: Any
+) -> None:
+    gold = action("orders", "Query", {"order_id": "A123", "fields": redacted["fields"]})
+    if isinstance(redacted["fields"], dict):
+        gold = action("orders", "Query", {"order_id": "A123", "fields": {"which": "status", "token": "tk-9"}})
+    [v] = score_dialog(dialog([one_turn(gold, action("orders", "Query", redacted))]), ladder).turns
+    assert (v.success, v.failure_reason, v.uncertain) == (True, None, True)
+    assert any("redacted" in c.note for c in v.comparisons)
+    other = dict(redacted, fields="history") if not isinstance(redacted["fields"], dict) else None
+    if other is not None:  # what was not redacted still counts
+        [w] = score_dialog(dialog([one_turn(gold, action("orders", "Query", other))]), ladder).turns
+        assert w.failure_reason == FailureReason.INCONSISTENT_PARAMETER_VALUES and w.fields == ("fields",)
+
+
 def test_value_outside_the_schema_enum_is_invalid(ladder: Ladder) -> None:
     gold = action("tickets", "Create", {"order_id": "A123", "type": "urge_delivery"})
     pred = action("tickets", "Create", {"order_id": "A123", "type": "hurry_up"})
@@ -208,3 +231,16 @@ def test_the_right_call_that_failed_is_a_tool_execution_error(ladder: Ladder) ->
     assert score_turn(ladder, None, failed).failure_reason == FailureReason.TOOL_EXECUTION_ERROR
     # and reports of calls that worked do not grow an `error` field
     assert "error" not in gold.model_dump() and failed.model_dump()["error"] == "TimeoutError"
+
+
+def test_a_value_redacted_before_export_is_not_grounded_nor_failed_without_gold() -> None:
+    """No gold: the evidence cannot say where `****` came from, and it is no value the agent invented."""
+    from monitor.compare.evidence import Evidence
+
+    evidence = Evidence()
+    evidence.add_user(1, "Look up order A123 please")
+    for value in ("[Scrubbed due to 'session']", "****", "[REDACTED]"):
+        [p] = evidence.provenance("get_order", {"order_id": value})
+        assert (p.source, p.checked, p.grounded) == ("redacted", False, True)
+    [invented] = evidence.provenance("get_order", {"order_id": "A124"})
+    assert (invented.source, invented.checked) == ("agent", True)
