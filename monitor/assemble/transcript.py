@@ -104,8 +104,9 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
 
     Models reuse call ids (gpt-4o does, within one conversation), so the id alone does not name a call:
     two requests with the same id but another tool or other arguments are two calls. A tool result
-    message answers the latest call with its id that precedes it in the same history (one without an id,
-    the first call of the request before it not yet answered: the chat protocol's order); a tool span
+    message answers the latest call with its id that precedes it in the same history (one without an id, or
+    with an id no call has, the first call of the request before it not yet answered: the chat protocol's
+    order); a tool span
     answers the first unanswered call with its id (and, when it has no id, its name and arguments).
     """
     calls: dict[str, ObservedTurn] = {}
@@ -122,11 +123,15 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
             for m in messages:
                 if m.role == "tool" and m.text is not None:
+                    key = None
                     if m.tool_call_id:
                         key = latest.get(m.tool_call_id) or next(
                             (k for k, cid, _, _ in requested if cid == m.tool_call_id), None
                         )
-                    else:  # no id (OpenInference's LiteLLM instrumentation): the request's calls, in order
+                    if (
+                        key is None
+                    ):  # no id (OpenInference's LiteLLM instrumentation), or one no call has (the
+                        # Google Gen AI instrumentation numbers results `get_weather_0`): the request's calls, in order
                         key = asking[0] if asking else None
                     if key in asking:
                         asking.remove(key)

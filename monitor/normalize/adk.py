@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from monitor.model import Message, Span, ToolCallRef
-from monitor.normalize.common import loads, result_value, role_of
+from monitor.normalize.common import function_result, loads, role_of
 
 SCOPE = "gcp.vertex.agent"
 PREFIX = "gcp.vertex.agent."
@@ -42,13 +42,6 @@ def adk_tool_result(attrs: dict[str, Any]) -> Any:
     return attrs.get(PREFIX + "tool_response")
 
 
-def unwrap_result(value: Any) -> Any:
-    """ADK wraps a tool's non-object return value as `{"result": value}`."""
-    if isinstance(value, dict) and set(value) == {"result"}:
-        return result_value(value["result"])
-    return value
-
-
 def _content(content: Any) -> list[Message]:
     if not isinstance(content, dict):
         return []
@@ -69,7 +62,7 @@ def _content(content: Any) -> list[Message]:
                 )
             )
         elif isinstance(answer, dict):
-            result = unwrap_result(answer.get("response"))
+            result = function_result(answer.get("response"))
             text = (
                 result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, sort_keys=True)
             )

@@ -47,6 +47,25 @@ _HINTS: Hints = (
         "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; this instrumentation then sends the "
         "content as log records (GenAI events): export logs to the monitor's /v1/logs as well",
     ),
+    (
+        "scope",
+        "opentelemetry.instrumentation.google_genai",
+        "set OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and "
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (the Google Gen AI SDK's OTel "
+        "instrumentation; EVENT_ONLY sends the content as log records: export them to /v1/logs as well)",
+    ),
+    (
+        "scope",
+        "opentelemetry.instrumentation.vertexai",
+        "set OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and "
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (the Vertex AI SDK's OTel instrumentation)",
+    ),
+    (
+        "scope",
+        "opentelemetry.instrumentation.openai_agents",
+        "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (the OpenAI Agents SDK's OTel "
+        "instrumentation)",
+    ),
     ("scope", "opentelemetry.instrumentation.", "set TRACELOOP_TRACE_CONTENT=true (OpenLLMetry)"),
     (
         "scope",

@@ -112,6 +112,14 @@ def result_value(value: Any) -> Any:
     return value
 
 
+def function_result(value: Any) -> Any:
+    """A tool's return value as Gemini's function responses carry it: the Google Gen AI SDK and ADK wrap it as
+    `{"result": value}` (a JSON text read as its document)."""
+    if isinstance(value, dict) and set(value) == {"result"}:
+        return result_value(value["result"])
+    return value
+
+
 #: what a content block of a tool result may hold beside its text (Anthropic's prompt-cache marker, MCP's
 #: annotations and meta as its SDK dumps them)
 _BLOCK_KEYS = {"text", "json", "type", "cache_control", "citations", "annotations", "meta", "_meta"}
@@ -388,7 +396,9 @@ def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]
             calls.append(ToolCallRef(call_id=part.get("id"), name=str(part.get("name", "")), arguments=args))
         elif kind == "tool_call_response":
             # the spec says `result`; Strands writes `response`
-            responses.append((part.get("id"), result_value(part.get("result", part.get("response")))))
+            responses.append(
+                (part.get("id"), function_result(result_value(part.get("result", part.get("response")))))
+            )
     if "content" in item and not item.get("parts"):
         texts.append(str(item["content"]))
     if responses:

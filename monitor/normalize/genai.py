@@ -21,10 +21,10 @@ from typing import Any
 from monitor.config import NormalizeConfig
 from monitor.model import AgentSpan, Message, Span, ToolInvocation
 from monitor.normalize.adk import adk_messages, adk_tool_arguments, adk_tool_result, is_adk
-from monitor.normalize.adk import unwrap_result as adk_unwrap
 from monitor.normalize.common import (
     MessageMemo,
     build_agent_span,
+    function_result,
     genai_messages,
     identity,
     json_arguments,
@@ -204,7 +204,7 @@ def _tool(span: Span, inputs: list[Message], outputs: list[Message]) -> ToolInvo
     )
     wrapped = unwrap_result(raw_result)
     if raw_result is not None:
-        result = adk_unwrap(wrapped.value) if adk else wrapped.value
+        result = function_result(wrapped.value) if adk else wrapped.value
     else:
         answer = next((m for m in outputs if m.role == "tool"), None) or next(
             (m for m in outputs if m.text), None

@@ -70,10 +70,11 @@ FRAMEWORKS = {
     "litellm-semconv": ("litellm", True),  # the same, with the latest-experimental GenAI conventions
     # OpenInference's LiteLLM instrumentor (using_session): its tool messages carry no call id
     "litellm-openinference": ("openinference", True),
-    "litellm-phoenix": (
-        "openinference",
-        True,
-    ),  # LiteLLM's own Phoenix callback; session.id on a span per turn
+    "litellm-phoenix": ("openinference", True),  # LiteLLM's own Phoenix callback; session.id per turn
+    # the Google Gen AI SDK's chat (automatic function calling) with the OTel contrib instrumentation: content on
+    # the spans (latest-experimental, SPAN_ONLY) or as log records (EVENT_ONLY); session.id on a span per turn
+    "google-genai": ("genai", True),
+    "google-genai-events": ("genai", True),
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
 #: objects (and the later histories' tool messages carry only their role): the calls come from the
@@ -318,17 +319,25 @@ def test_openlit_without_content_is_unscored_with_openlit_s_setting(tmp_path: Pa
         )
 
 
-def test_litellm_without_content_is_unscored_with_litellm_s_setting(tmp_path: Path) -> None:
-    """`litellm.turn_off_message_logging = True`: LiteLLM's spans say only which model was called and its
-    usage (no tools, no messages): unscored, with LiteLLM's setting, not a failure of every gold call."""
-    reports = replay(tmp_path, TRAVEL / "litellm-no-content")
-    assert sorted(r["conversation_id"] for r in reports) == [
-        "litellm-no-content-correct",
-        "litellm-no-content-wrong",
-    ]
+@pytest.mark.parametrize(
+    ("framework", "setting"),
+    [
+        ("litellm-no-content", "litellm.turn_off_message_logging"),
+        ("google-genai-default", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
+    ],
+)
+def test_model_calls_without_content_are_unscored_with_the_setting(
+    tmp_path: Path, framework: str, setting: str
+) -> None:
+    """LiteLLM with `turn_off_message_logging`, the Google Gen AI SDK's instrumentation by default: the spans
+    say only which model was called and its usage (no tools, no messages): unscored, with that
+    instrumentation's setting (not OpenLLMetry's, whose scope prefix the contrib one shares), never a failure
+    of every gold call."""
+    reports = replay(tmp_path, TRAVEL / framework)
+    assert sorted(r["conversation_id"] for r in reports) == [f"{framework}-correct", f"{framework}-wrong"]
     for report in reports:
         assert (report["scored"], report["unscored_reason"]) == (False, "content_not_captured")
-        assert "litellm.turn_off_message_logging" in report["capture_hint"]
+        assert setting in report["capture_hint"] and "TRACELOOP" not in report["capture_hint"]
         assert report["input_tokens"] > 0 and "root_cause" not in report
 
 
