@@ -104,9 +104,9 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
 
     Models reuse call ids (gpt-4o does, within one conversation), so the id alone does not name a call:
     two requests with the same id but another tool or other arguments are two calls. A tool result
-    message answers the latest call with its id that precedes it in the same history (one without an id, or
-    with an id no call has, the first call of the request before it not yet answered: the chat protocol's
-    order); a tool span
+    message answers the call with its id among those of the request before it not yet answered (one without an
+    id, or with an id none of them has, the first of them: the chat protocol's order; with no request before
+    it, the latest call with its id: `_answered`); a tool span
     answers the first unanswered call with its id (and, when it has no id, its name and arguments).
     """
     calls: dict[str, ObservedTurn] = {}
@@ -119,22 +119,13 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     for s in spans:
         latest: dict[str, str] = {}  # call id -> key of the latest call with it in this history
         same_here: Counter[tuple[str, str]] = Counter()  # calls in this history, by name and arguments
-        asking: list[str] = []  # the keys of the latest request's calls not yet answered, in order
+        # the latest request's calls not yet answered, in order: (key, the id the request gave it)
+        asking: list[tuple[str, str | None]] = []
         for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
             for m in messages:
                 if m.role == "tool" and m.text is not None:
-                    key = None
-                    if m.tool_call_id:
-                        key = latest.get(m.tool_call_id) or next(
-                            (k for k, cid, _, _ in requested if cid == m.tool_call_id), None
-                        )
-                    if (
-                        key is None
-                    ):  # no id (OpenInference's LiteLLM instrumentation), or one no call has (the
-                        # Google Gen AI instrumentation numbers results `get_weather_0`): the request's calls, in order
-                        key = asking[0] if asking else None
-                    if key in asking:
-                        asking.remove(key)
+                    key = _answered(m.tool_call_id, asking, latest, requested)
+                    asking = [a for a in asking if a[0] != key]
                     if key is not None:
                         results.setdefault(key, m.text)
                 elif m.role != "tool":
@@ -154,7 +145,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                     else:
                         key, call_id = _unnamed_call(c.name, canon, nth, requested)
                         without_id.add(key)
-                    asking.append(key)
+                    asking.append((key, c.call_id))
                     if key not in calls:
                         deps = _results_since_user(s.input_messages) if where == "out" else set()
                         calls[key] = ObservedTurn(
@@ -206,6 +197,25 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     return list(calls.values())
 
 
+def _answered(
+    call_id: str | None,
+    asking: list[tuple[str, str | None]],
+    latest: dict[str, str],
+    requested: Sequence[tuple[str, str, str, str]],
+) -> str | None:
+    """The key of the call a tool result answers. After a request (`asking`: its calls not yet answered), the
+    one of them with the result's id; a result without an id, or with an id none of them has, answers the
+    first of them, the chat protocol's order (OpenInference's LiteLLM instrumentation writes no ids; the
+    Google Gen AI instrumentation numbers calls and results by their parts, `get_weather_0`, which may name
+    another request's call). With no request before it (OpenLIT leaves requests out), the latest call with its
+    id in this history, else the conversation's first."""
+    if asking:
+        return next((key for key, asked in asking if call_id and asked == call_id), asking[0][0])
+    if not call_id:
+        return None
+    return latest.get(call_id) or next((k for k, cid, _, _ in requested if cid == call_id), None)
+
+
 def _unnamed_call(
     name: str, canon: str, nth: int, requested: Sequence[tuple[str, str, str, str]]
 ) -> tuple[str, str]:
@@ -240,9 +250,8 @@ def _adopted(
     earlier = requested[i][0]
     if earlier not in without_id or earlier in alias.values():
         return key
-    alias[(key, nth)] = (
-        earlier  # a provider that numbers calls `call_1` in every answer reuses `key` for the next
-    )
+    # by `nth` too: a provider that numbers calls `call_1` in every answer reuses `key` for the next such call
+    alias[(key, nth)] = earlier
     requested[i] = (earlier, call_id, name, canon)
     calls[earlier].call_id = call_id
     return earlier

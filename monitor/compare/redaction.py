@@ -4,7 +4,8 @@ Instrumentations and pipelines redact before export: Logfire's default scrubbing
 (or a string) that speaks of a session, a password, auth, … by `[Scrubbed due to 'session']`; the OpenTelemetry
 Collector's redaction processor writes `****`; others `[REDACTED]` and its kin. Such a value says nothing of
 what the agent did: never a conversation id (normalize), never a wrong argument (score/turn.py: compared as
-uncertain), never a value to ground.
+uncertain), never a value to ground (compare/evidence.py), never invalid under a policy's schema, a
+duplicate of another call or a state field's drift (score/policy.py).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 #: how Logfire replaces an attribute value its scrubbing matched (its keys with `session`, `auth`, …)
 SCRUBBED = "[Scrubbed due to "
 #: what redaction writes in place of a value: the Collector's redaction processor `****`, and the usual words
-_MASKS = frozenset({"[redacted]", "<redacted>", "redacted", "[masked]", "<masked>", "[filtered]"})
+#: (not the bare word `redacted`: a value an export tool's `mode` may take)
+_MASKS = frozenset({"[redacted]", "<redacted>", "[masked]", "<masked>", "[filtered]"})
 
 
 def masked(value: Any) -> bool:
@@ -42,3 +44,12 @@ def unmasked(predicted: Any, gold: Any) -> tuple[Any, bool]:
         if any(found for _, found in pairs):
             return [value for value, _ in pairs], True
     return predicted, False
+
+
+def holds_mask(value: Any) -> bool:
+    """Whether a redaction replaced `value` or anything inside it (objects and lists, any depth)."""
+    if isinstance(value, dict):
+        return any(holds_mask(v) for v in value.values())
+    if isinstance(value, list):
+        return any(holds_mask(v) for v in value)
+    return masked(value)

@@ -47,6 +47,8 @@ _HINTS: Hints = (
         "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; this instrumentation then sends the "
         "content as log records (GenAI events): export logs to the monitor's /v1/logs as well",
     ),
+    # OpenLLMetry's Vertex AI and OpenAI Agents instrumentations share the contrib ones' scope names
+    ("convention", "traceloop", "set TRACELOOP_TRACE_CONTENT=true (OpenLLMetry)"),
     (
         "scope",
         "opentelemetry.instrumentation.google_genai",

@@ -401,9 +401,15 @@ def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]
             )
     if "content" in item and not item.get("parts"):
         texts.append(str(item["content"]))
-    if responses:
+    if responses:  # and the words said beside them (Anthropic's tool results and text in one user message)
+        words = "".join(texts)
+        beside = [Message(role=role, text=words)] if words.strip() and role != "tool" else []
         return [
-            Message(role="tool", text=_as_text(result), tool_call_id=call_id) for call_id, result in responses
+            *(
+                Message(role="tool", text=_as_text(result), tool_call_id=call_id)
+                for call_id, result in responses
+            ),
+            *beside,
         ]
     # the OpenAI chat fields beside the parts (LiteLLM writes its messages so): `tool_calls` on the item,
     # and the `tool_call_id` a tool message answers

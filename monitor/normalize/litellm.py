@@ -22,8 +22,9 @@ LiteLLM writes each model call's attributes in a mix of conventions, as recorded
 Where the call runs inside a span of the app's own, LiteLLM by default writes these attributes onto *that*
 span (no `litellm_request` span; `USE_OTEL_LITELLM_REQUEST_SPAN=true` keeps one per call): each call of a
 turn overwrites the last, so the app's span holds the turn's last call — its history has every earlier call
-of the turn — and may keep a `gen_ai.completion.0.function_call` an earlier call left. The finish reason
-decides: those keys are read only for an answer that called tools (`tool_calls`), never beside a reply.
+of the turn — and may keep a `gen_ai.completion.0.function_call` an earlier call left. So those keys are read
+only for an answer that called tools (finish reason `tool_calls`) or that says nothing (a server that finishes
+a tool call with `stop`), never beside a reply.
 
 LiteLLM exports no conversation id (`litellm_session_id` stays in LiteLLM's own logs): the app's span
 around each turn carries one (`session.id`), else traces are joined by the history each call resends.
@@ -76,7 +77,10 @@ def normalize_litellm(span: Span, config: NormalizeConfig) -> AgentSpan:
     # a Responses API request's `function_call` / `function_call_output` items come out as empty `user`
     # messages (LiteLLM reads every item as a chat message): nothing was said
     inputs = [m for m in inputs if m.role != "user" or m.text or m.tool_calls]
-    if _called_tools(attrs) and not any(m.tool_calls for m in outputs):
+    # an answer that called tools (by its finish reason), or that says nothing (servers that finish a tool call
+    # with `stop`: Ollama, vLLM, Gemini's OpenAI-compatible endpoint)
+    said_nothing = not any(m.text or m.tool_calls for m in outputs)
+    if (_called_tools(attrs) or said_nothing) and not any(m.tool_calls for m in outputs):
         calls = _function_calls(attrs)
         said = "".join(m.text or "" for m in outputs if m.role == "assistant") or None
         outputs = [Message(role="assistant", text=said, tool_calls=calls)] if calls else outputs

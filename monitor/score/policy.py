@@ -38,6 +38,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict
 
+from monitor.compare.redaction import holds_mask, masked
 from monitor.model import (
     ActionContent,
     Check,
@@ -197,6 +198,8 @@ def _arguments(calls: list[_Call], schemas: dict[str, Any]) -> None:
             continue
         validator = Draft202012Validator(schema)
         for err in sorted(validator.iter_errors(c.args), key=lambda e: list(e.path)):
+            if masked(err.instance):  # `[Scrubbed due to 'session']`: a redaction's, not the agent's value
+                continue
             where = ".".join(str(p) for p in err.path) or "(arguments)"
             if err.validator == "required":
                 key = re.findall(r"'([^']+)' is a required property", err.message)
@@ -222,6 +225,8 @@ def _duplicates(calls: list[_Call], policy: Policy) -> None:
     seen: dict[str, int] = {}
     for c in calls:
         if c.error:  # a failed call does not count: retrying it is what `after_tool_error: retry` asks for
+            continue
+        if holds_mask(c.args):  # two sessions closed, both exported as `[Scrubbed due to 'session']`: not one
             continue
         key = c.tool + json.dumps(c.args, sort_keys=True, default=str)
         seen[key] = seen.get(key, 0) + 1
@@ -260,8 +265,8 @@ def _state(calls: list[_Call], policy: Policy, grounded: Grounded) -> list[str]:
     for name in policy.state_fields:
         previous: tuple[int, Any] | None = None
         for c in calls:
-            if name not in c.args or c.args[name] in (None, ""):
-                continue
+            if name not in c.args or c.args[name] in (None, "") or holds_mask(c.args[name]):
+                continue  # absent, empty, or redacted before export: nothing to compare
             value = c.args[name]
             if previous is not None and str(value) != str(previous[1]):
                 origin = next((p for p in grounded.provenance.get(c.turn_no, ()) if p.path == name), None)

@@ -276,12 +276,25 @@ def _compare_argument(
 ) -> Comparison:
     """One argument against gold. A value the instrumentation or the pipeline redacted (`[Scrubbed due to
     'session']`, `****`: compare/redaction.py), whole or inside an object, takes no part: the rest is compared,
-    and the comparison is `uncertain`, never failed on what nobody could see."""
-    seen, redacted = unmasked(predicted, gold)
+    and the comparison is `uncertain`, never failed on what nobody could see. A value the tool's schema lists
+    (an `enum` with `redacted` in it) is the agent's choice, compared as any."""
+    seen, redacted = (predicted, False) if predicted in enum_values else unmasked(predicted, gold)
     if redacted:
-        found = _compare_argument(ladder, key, gold, seen, mode, enum_values, properties)
+        found = _compare_value(ladder, key, gold, seen, mode, enum_values, properties)
         note = "redacted before export, compared without it" + (f"; {found.note}" if found.note else "")
         return found.model_copy(update={"predicted": predicted, "uncertain": True, "note": note})
+    return _compare_value(ladder, key, gold, predicted, mode, enum_values, properties)
+
+
+def _compare_value(
+    ladder: Ladder,
+    key: str,
+    gold: Any,
+    predicted: Any,
+    mode: CompareMode | None,
+    enum_values: tuple[str, ...],
+    properties: dict[str, Any],
+) -> Comparison:
     if mode == "exact":
         equal = type(gold) is type(predicted) and gold == predicted
         note = "" if equal else "compared exactly (compare: exact)"

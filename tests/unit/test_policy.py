@@ -10,7 +10,7 @@ import pytest
 from monitor.compare.ladder import Ladder
 from monitor.errors import ConfigError
 from monitor.model import ActionContent, Dialog, DialogReport, DialogTurn, FailureReason, ResponseContent
-from monitor.reference.policy import Policy, load_policies
+from monitor.reference.policy import Policy, ToolPolicy, load_policies
 from monitor.score.dialog import score_dialog
 from monitor.score.policy import check_policy
 
@@ -294,3 +294,37 @@ def test_a_condition_over_its_evaluation_budget_is_refused_not_run(ladder: Ladde
     huge = {"delay_days": 5, "events": list(range(400_000))}
     with pytest.raises(ValueError, match=r"ticket_if_delayed.*over its evaluation budget"):
         run(ladder, [call("query_order_logistics", {"order_id": "A1"}, huge)])
+
+
+SCRUBBED = "[Scrubbed due to 'session']"  # Logfire's default scrubbing of any key that says session
+
+
+def _policy_run(ladder: Ladder, policy: Policy, calls: list[dict[str, Any]]) -> Any:
+    turns = [
+        DialogTurn(
+            turn_no=1, turn="User", predict_turn=ResponseContent(response="Close sessions S-1 and S-2.")
+        )
+    ]
+    for i, args in enumerate(calls, start=2):
+        turns.append(DialogTurn(turn_no=i, turn="Tool", predict_turn=ActionContent(
+            tool_id="close_session", action="close_session", args=args, result={"closed": True})))  # fmt: skip
+    outcome = check_policy(turns, {}, policy, {})
+    return score_dialog(Dialog(dialog_id="c", turns=tuple(turns)), ladder, policy_scores=outcome.scores)
+
+
+def test_a_redacted_value_is_not_an_invalid_value_under_the_policy_s_schema(ladder: Ladder) -> None:
+    """268e348 makes a redacted value uncertain against gold and unchecked by grounding, but the policy's
+    JSON Schema check still validates `[Scrubbed due to 'session']` against the pattern: an alert for a setting of
+    the pipeline, the very case the commit set out to remove."""
+    schema = {"type": "object", "properties": {"session_id": {"type": "string", "pattern": "^S-[0-9]+$"}}}
+    policy = Policy(agent="default", tools={"close_session": ToolPolicy(schema=schema)})
+    report = _policy_run(ladder, policy, [{"session_id": SCRUBBED}])
+    assert [t.failure_reason for t in report.turns if t.type == "action"] == [None]
+
+
+def test_two_calls_whose_values_were_redacted_are_not_duplicates(ladder: Ladder) -> None:
+    """Two sessions closed, S-1 and S-2, both exported as `[Scrubbed due to 'session']`: nothing says they were
+    the same call, yet `duplicate_call` fails the second."""
+    policy = Policy(agent="default", max_identical_calls=1)
+    report = _policy_run(ladder, policy, [{"session_id": SCRUBBED}, {"session_id": SCRUBBED}])
+    assert [t.failure_reason for t in report.turns if t.type == "action"] == [None, None]

@@ -244,3 +244,30 @@ def test_a_value_redacted_before_export_is_not_grounded_nor_failed_without_gold(
         assert (p.source, p.checked, p.grounded) == ("redacted", False, True)
     [invented] = evidence.provenance("get_order", {"order_id": "A124"})
     assert (invented.source, invented.checked) == ("agent", True)
+
+
+@pytest.mark.parametrize(
+    ("key", "gold", "predicted", "enum"),
+    [
+        ("mode", "full", "redacted", ["full", "redacted"]),  # an export tool's own mode
+    ],
+)
+def test_a_schema_value_that_looks_like_a_mask_is_still_compared(
+    ladder: Ladder, key: str, gold: str, predicted: str, enum: list[str]
+) -> None:
+    schemas = {"docs.Export": {"properties": {key: {"enum": enum}}}}
+    turn = {"turn_no": 1, "turn": "Tool", "gold_turn": action("docs", "Export", {key: gold}),
+            "predict_turn": action("docs", "Export", {key: predicted})}  # fmt: skip
+    [v] = score_dialog(dialog([turn], metadata={"tool_schemas": schemas}), ladder).turns
+    assert (v.success, v.failure_reason) == (False, FailureReason.INCONSISTENT_PARAMETER_VALUES)
+
+
+def test_a_gold_value_that_looks_like_a_mask_does_not_crash_the_scoring(ladder: Ladder) -> None:
+    """A gold made from exported traces keeps what the pipeline wrote (`****`); a hotel's stars are `***`.
+    `unmasked` puts gold's value in place of the mask and `_compare_argument` calls itself with it, which is
+    masked again: endless recursion (RecursionError), the conversation is never scored."""
+    for gold, predicted in (("****", "****"), ("*****", "***")):
+        turn = {"turn_no": 1, "turn": "Tool", "gold_turn": action("auth", "Login", {"password": gold}),
+                "predict_turn": action("auth", "Login", {"password": predicted})}  # fmt: skip
+        [v] = score_dialog(dialog([turn]), ladder).turns
+        assert v.uncertain

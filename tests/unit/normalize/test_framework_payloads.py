@@ -141,3 +141,21 @@ def test_an_empty_plugin_separator_is_refused_with_its_key() -> None:
 
     with pytest.raises(ValidationError, match="must not be empty"):
         NormalizeConfig(plugin_separators={"semantic_kernel": ""})
+
+
+def test_openllmetry_s_vertexai_spans_get_openllmetry_s_capture_setting() -> None:
+    """traceloop/openllmetry's opentelemetry-instrumentation-vertexai traces under the scope
+    `opentelemetry.instrumentation.vertexai` too (get_tracer(__name__)) and records content only with
+    TRACELOOP_TRACE_CONTENT; its spans are read as OpenLLMetry's (`llm.request.type`). 89f9f3a now tells them to set
+    OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, which that instrumentation never reads."""
+    attrs = {
+        "gen_ai.system": "VertexAI",
+        "llm.request.type": "completion",
+        "gen_ai.request.model": "gemini-pro",
+    }
+    s = normalize_span(
+        span("vertexai.generate_content", attrs, scope="opentelemetry.instrumentation.vertexai")
+    )
+    assert s.convention == "traceloop"
+    hint = content_capture_hint([s])
+    assert hint is not None and "TRACELOOP_TRACE_CONTENT" in hint

@@ -253,3 +253,15 @@ def test_a_responses_api_item_that_is_no_message_is_no_user_message() -> None:
         ("system", "You are a travel assistant."),
         ("user", "What's the weather in Paris today?"),
     ]
+
+
+def test_an_answer_with_only_a_function_call_keeps_its_call_whatever_its_finish_reason() -> None:
+    """Ollama through LiteLLM (before litellm#18924), Gemini's and vLLM's OpenAI-compatible endpoints answer a tool
+    call with finish_reason `stop`. The output message says nothing and the call is only in the function_call keys:
+    before dbeb36c it was read (outputs empty), now the finish reason alone decides and the call vanishes."""
+    s = litellm_call(
+        [SYSTEM, USER], {"role": "assistant", "parts": [], "finish_reason": "stop"}, ASKS_WEATHER
+    )
+    assert [[(c.name, c.arguments) for c in m.tool_calls] for m in s.output_messages] == [
+        [("get_weather", {"city": "Paris"})]
+    ]
