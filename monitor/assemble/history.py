@@ -54,6 +54,13 @@ class HistoryKeys:
     #: `continues` with every id left out (None: no id in it): taken only when no trace answered `continues`
     #: and one answered it `loose` (`HistoryIndex.resolve`)
     continues_loose: bytes | None = None
+    #: all it saw, when its answer was not recorded (a model call with no output messages: OpenLLMetry's
+    #: OpenAI Agents instrumentation on Chat Completions): what a later history continues that shows that
+    #: answer (None: it has one)
+    unanswered: bytes | None = None
+    #: `continues` less its last assistant message (the answer an earlier call made and did not record):
+    #: taken only when no trace answered `continues`, as shown or without ids (`HistoryIndex.resolve`)
+    continues_unanswered: bytes | None = None
 
 
 NO_HISTORY = HistoryKeys(None, None)
@@ -75,12 +82,15 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
     last_user = next((i for i in range(len(seen) - 1, new - 1, -1) if seen[i].role == "user"), new)
     continues: bytes | None = None
     continues_loose: bytes | None = None
+    continues_unanswered: bytes | None = None
     if new and last_user == new and (seen[new - 1].text or "").startswith(_RESTORED):  # a request left out:
         continues = _digest(seen[:new], by_id=True)  # what the call that asked answered, by its calls' ids
     elif last_user > 0:
         continues = _digest(seen[:last_user])
         if any(m.tool_call_id or any(c.call_id for c in m.tool_calls) for m in seen[:last_user]):
             continues_loose = _digest(seen[:last_user], loose=True)
+        if last_user > 1 and seen[last_user - 1].role == "assistant":
+            continues_unanswered = _unanswered(_digest(seen[: last_user - 1]))
     system = hashlib.blake2b(digest_size=16)
     for part in (span.reference_id, span.agent, span.release):  # who the spans say answered, and against what
         system.update(f"{part or ''}\x1e".encode("utf-8", "surrogatepass"))
@@ -89,7 +99,16 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
     asked = _digest(seen + answered, by_id=True) if ids else None
     no_ids = any(not c.call_id for m in answered for c in m.tool_calls)
     loose = _digest(seen + answered, loose=True) if no_ids else None
-    return HistoryKeys(continues, _digest(seen + answered), system.digest(), asked, loose, continues_loose)
+    unanswered = _unanswered(_digest(seen)) if span.kind == "llm" and seen and not answered else None
+    state = _digest(seen + answered)
+    return HistoryKeys(
+        continues, state, system.digest(), asked, loose, continues_loose, unanswered, continues_unanswered
+    )
+
+
+def _unanswered(digest: bytes) -> bytes:
+    """A digest of its own kind: a history a model call saw without its answer recorded."""
+    return hashlib.blake2b(b"unanswered\x1e" + digest, digest_size=16).digest()
 
 
 def opening_key(spans: Sequence[AgentSpan]) -> str | None:
@@ -122,13 +141,15 @@ class HistoryIndex:
         self._shared: OrderedDict[bytes, None] = OrderedDict()
 
     def resolve(self, keys: HistoryKeys) -> HistoryKeys:
-        """`keys` continuing the history a trace answered without its calls' ids (`loose`), when no trace
-        answered `continues` itself and one answered so: the continuation is then looked up, claimed and
-        awaited by that digest."""
-        loose = keys.continues_loose
-        if loose is None or keys.continues in self._seen or loose not in self._seen:
+        """`keys` continuing the history a trace answered without its calls' ids (`loose`), or saw without its
+        answer recorded (`unanswered`), when no trace answered `continues` itself and one answered so: the
+        continuation is then looked up, claimed and awaited by that digest."""
+        if keys.continues in self._seen:
             return keys
-        return replace(keys, continues=loose, continues_loose=None)
+        for other in (keys.continues_loose, keys.continues_unanswered):
+            if other is not None and other in self._seen:
+                return replace(keys, continues=other, continues_loose=None, continues_unanswered=None)
+        return keys
 
     def candidates(
         self, keys: HistoryKeys, trace_id: str, starts_ns: int | None = None, latest_first: bool = False
@@ -182,7 +203,7 @@ class HistoryIndex:
         which only one trace may hold: two traces that asked for calls of the same ids after the same
         history (a provider numbering calls `call_1` in each response) are told apart only by the calls'
         names, which a history that left the request out does not carry, so neither is continued so."""
-        for key in (keys.state, keys.asked, keys.loose):
+        for key in (keys.state, keys.asked, keys.loose, keys.unanswered):
             if key is None:
                 continue
             seen = self._seen.setdefault(key, [])

@@ -71,7 +71,9 @@ def _messages(spans: Sequence[AgentSpan], role: str) -> list[ObservedTurn]:
                 key = normalize_text(m.text or "")
                 seen_here[key] += 1
                 occurrence = (key, seen_here[key])
-                time = s.span.start_ns if where == "in" else s.span.end_ns
+                # a history's messages came before the call, in their order (a reply first shown by the next
+                # turn's call, as instrumentations that record no answer show it, before that turn's message)
+                time = s.span.start_ns - (len(messages) - i) if where == "in" else s.span.end_ns
                 if occurrence not in first_seen or time < first_seen[occurrence][0]:
                     deps = (
                         _results_since_user(messages[:i])
@@ -191,7 +193,8 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
             turn.depends_on_calls.add(f"span:{link.span_id}")
         calls[key] = turn
     for key, turn in calls.items():
-        if not turn.executed and key in results:
+        # a tool span that recorded no result (OpenLLMetry's older attributes only) keeps the one the messages gave
+        if (not turn.executed or turn.result is None) and key in results:
             turn.result = _maybe_json(results[key])
             turn.error = turn.error or _error_result(turn.result, turn.tool or "")
     return list(calls.values())

@@ -245,7 +245,7 @@ class WindowStore:
                     del self._copies[span.response_id]
                     self._take_copies(waiting[0], trace_id)
         self.histories.saw(keys, trace_id, span.span.end_ns)
-        for answered in (keys.state, keys.asked, keys.loose):
+        for answered in (keys.state, keys.asked, keys.loose, keys.unanswered):
             if answered is not None and answered in self._awaited:  # a history someone waits for
                 self._unsettled |= self._awaited.pop(answered)
             if answered is not None and (sleepers := self._asleep.get(answered)):
@@ -322,7 +322,8 @@ class WindowStore:
         for trace_id in ready:
             self._unsettled.discard(trace_id)
             keys = self.undecided.get(trace_id)
-            if keys is not None and keys.continues_loose is not None:  # its history answered without ids
+            if keys is not None and (keys.continues_loose or keys.continues_unanswered) is not None:
+                # its history answered without ids, or seen without the answer recorded
                 keys = self.undecided[trace_id] = self.histories.resolve(keys)
             pending = self.open.get(f"trace:{trace_id}")
             # reported alone before the history it continues came (kept while its report is: `_close`)
@@ -369,8 +370,9 @@ class WindowStore:
                     self._sleep(trace_id)
                 elif keys.continues is not None:  # the history it continues has not come yet
                     self._await(keys.continues, trace_id)
-                    if keys.continues_loose is not None:  # or came without its calls' ids
-                        self._await(keys.continues_loose, trace_id)
+                    for other in (keys.continues_loose, keys.continues_unanswered):  # or came without its
+                        if other is not None:  # calls' ids, or without its answer
+                            self._await(other, trace_id)
                 continue
             del self.undecided[trace_id]
             self._forget_alone(trace_id)

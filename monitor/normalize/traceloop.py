@@ -101,19 +101,22 @@ def _tool(span: Span) -> ToolInvocation:
     """traceloop-sdk's `{"args", "kwargs"}` entity input, or OpenLLMetry's LangChain callback payload
     (payloads.py), whose `kwargs.tool_call_id` and ToolMessage output link it to the model's call."""
     attrs = span.attributes
-    entry = loads(attrs.get("traceloop.entity.input"))
+    # OpenLLMetry's entity input and output; its newer instrumentations (OpenAI Agents) write the GenAI keys
+    entry = loads(attrs.get("traceloop.entity.input", attrs.get("gen_ai.tool.call.arguments")))
     given = unwrap_arguments(entry)
     raw: Any = given.value
     if raw is entry:
         raw = called_with(raw)
     args, args_error = json_arguments(raw)
-    result = unwrap_result(attrs.get("traceloop.entity.output"))
+    result = unwrap_result(attrs.get("traceloop.entity.output", attrs.get("gen_ai.tool.call.result")))
     error = (
         attrs.get("error.type")
         or (span.status_message or "error" if span.status == "ERROR" else None)
         or result.error
     )
-    name = str(attrs.get("traceloop.entity.name") or span.name.removesuffix(".tool"))
+    name = str(
+        attrs.get("traceloop.entity.name") or attrs.get("gen_ai.tool.name") or span.name.removesuffix(".tool")
+    )
     return ToolInvocation(
         name=name,
         call_id=attrs.get("gen_ai.tool.call.id") or given.call_id or result.call_id,

@@ -106,3 +106,16 @@ def test_two_calls_in_a_turn_continue_though_the_history_left_the_requests_out(w
     next_turn = {"role": "user", "parts": [{"type": "text", "content": "And Rome?"}]}
     history = [USER, *kept, RESULT, *kept, again, SAYS, next_turn]
     assert history_keys(call(history, SAYS, "a4")).continues == third.state
+
+
+def test_a_call_whose_answer_was_not_recorded_is_continued_by_the_history_that_shows_the_answer() -> None:
+    """OpenLLMetry's OpenAI Agents instrumentation records a model call's input and not its answer: the next
+    turn's history shows that answer, and continues the call by what it saw (`unanswered`); a call that
+    recorded its answer offers no such digest."""
+    unrecorded = normalize_span(span("chat", {"gen_ai.operation.name": "chat",
+                                              "gen_ai.input.messages": json.dumps([USER])}))  # fmt: skip
+    first = history_keys(unrecorded)
+    rome = {"role": "user", "parts": [{"type": "text", "content": "And Rome?"}]}
+    later = history_keys(call([USER, SAYS, rome], SAYS, "b2"))
+    assert later.continues != first.state and later.continues_unanswered == first.unanswered is not None
+    assert history_keys(call([USER], SAYS, "b1")).unanswered is None
