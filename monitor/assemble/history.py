@@ -99,7 +99,9 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
     asked = _digest(seen + answered, by_id=True) if ids else None
     no_ids = any(not c.call_id for m in answered for c in m.tool_calls)
     loose = _digest(seen + answered, loose=True) if no_ids else None
-    unanswered = _unanswered(_digest(seen)) if span.kind == "llm" and seen and not answered else None
+    # a call that failed answered nothing to continue: only one that succeeded and recorded no answer
+    recorded_none = span.kind == "llm" and seen and not answered and span.span.status != "ERROR"
+    unanswered = _unanswered(_digest(seen)) if recorded_none else None
     state = _digest(seen + answered)
     return HistoryKeys(
         continues, state, system.digest(), asked, loose, continues_loose, unanswered, continues_unanswered
@@ -140,13 +142,15 @@ class HistoryIndex:
         # `asked` digests more than one trace answered with: continued by none (`saw`); a bounded set
         self._shared: OrderedDict[bytes, None] = OrderedDict()
 
-    def resolve(self, keys: HistoryKeys) -> HistoryKeys:
+    def resolve(self, keys: HistoryKeys, waited: bool) -> HistoryKeys:
         """`keys` continuing the history a trace answered without its calls' ids (`loose`), or saw without its
         answer recorded (`unanswered`), when no trace answered `continues` itself and one answered so: the
-        continuation is then looked up, claimed and awaited by that digest."""
+        continuation is then looked up, claimed and awaited by that digest. `unanswered` matches any call
+        that saw the same opening, so it is taken only once the trace has `waited` (its root wait is over,
+        or the input ended) for the history as shown, which may come late from another exporter."""
         if keys.continues in self._seen:
             return keys
-        for other in (keys.continues_loose, keys.continues_unanswered):
+        for other in (keys.continues_loose, keys.continues_unanswered if waited else None):
             if other is not None and other in self._seen:
                 return replace(keys, continues=other, continues_loose=None, continues_unanswered=None)
         return keys

@@ -52,52 +52,50 @@ class ObservedTurn:
 def build_transcript(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     ordered = sorted(spans, key=lambda s: (s.span.start_ns, s.span.end_ns, s.span.span_id))
     turns: list[ObservedTurn] = []
-    turns += _messages(ordered, "user")
-    turns += _messages(ordered, "assistant")
+    turns += _messages(ordered)
     turns += _calls(ordered)
     turns.sort(key=lambda t: (t.time_ns, _KIND_ORDER[t.kind], t.call_id or "", t.text or ""))
     return turns
 
 
-def _messages(spans: Sequence[AgentSpan], role: str) -> list[ObservedTurn]:
-    """User messages or assistant replies, deduplicated across repeated histories."""
-    first_seen: dict[tuple[str, int], tuple[int, str, str, str, set[str]]] = {}
+def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
+    """User messages and assistant replies, deduplicated across repeated histories.
+
+    A history's messages came before its call, in their order: each one no later than the one after it in
+    that history was first seen. A reply first shown by the next turn's call (instrumentations that record
+    no answer) comes before that turn's message, though a guardrail call of that turn showed it earlier."""
+    first_seen: dict[tuple[str, str, int], tuple[int, str, str, str, set[str]]] = {}
     for s in spans:
-        seen_here: Counter[str] = Counter()
+        seen_here: Counter[tuple[str, str]] = Counter()
+        read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
         for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
             for i, m in enumerate(messages):
-                if m.role != role or not (m.text or "").strip():
+                if m.role not in ("user", "assistant") or not (m.text or "").strip():
                     continue
                 key = normalize_text(m.text or "")
-                seen_here[key] += 1
-                occurrence = (key, seen_here[key])
-                # a history's messages came before the call, in their order (a reply first shown by the next
-                # turn's call, as instrumentations that record no answer show it, before that turn's message)
-                time = s.span.start_ns - (len(messages) - i) if where == "in" else s.span.end_ns
-                if occurrence not in first_seen or time < first_seen[occurrence][0]:
-                    deps = (
-                        _results_since_user(messages[:i])
-                        if where == "in"
-                        else _results_since_user(s.input_messages)
-                    )
-                    first_seen[occurrence] = (
-                        time,
-                        (m.text or "").strip(),
-                        s.span.span_id,
-                        s.span.trace_id,
-                        deps,
-                    )
-    kind: Literal["user", "reply"] = "user" if role == "user" else "reply"
+                seen_here[(m.role, key)] += 1
+                read.append((where == "in", messages, i, (m.role, key, seen_here[(m.role, key)])))
+        after: int | None = None  # when the next message of this history was first seen
+        for history, shown, i, occurrence in reversed(read):
+            time = s.span.start_ns - (len(shown) - i) if history else s.span.end_ns
+            if history and after is not None:
+                time = min(time, after - 1)
+            if occurrence not in first_seen or time < first_seen[occurrence][0]:
+                deps = _results_since_user(shown[:i]) if history else _results_since_user(s.input_messages)
+                text = (shown[i].text or "").strip()
+                first_seen[occurrence] = (time, text, s.span.span_id, s.span.trace_id, deps)
+            if history:
+                after = first_seen[occurrence][0]
     return [
         ObservedTurn(
-            kind=kind,
+            kind="user" if role == "user" else "reply",
             time_ns=t,
             text=text,
             span_id=sid,
             trace_id=tid,
-            depends_on_calls=deps if kind == "reply" else set(),
+            depends_on_calls=deps if role == "assistant" else set(),
         )
-        for t, text, sid, tid, deps in first_seen.values()
+        for (role, _, _), (t, text, sid, tid, deps) in first_seen.items()
     ]
 
 

@@ -322,9 +322,6 @@ class WindowStore:
         for trace_id in ready:
             self._unsettled.discard(trace_id)
             keys = self.undecided.get(trace_id)
-            if keys is not None and (keys.continues_loose or keys.continues_unanswered) is not None:
-                # its history answered without ids, or seen without the answer recorded
-                keys = self.undecided[trace_id] = self.histories.resolve(keys)
             pending = self.open.get(f"trace:{trace_id}")
             # reported alone before the history it continues came (kept while its report is: `_close`)
             alone = self.closed.get(f"trace:{trace_id}") if pending is None else None
@@ -346,6 +343,11 @@ class WindowStore:
                 del self.undecided[trace_id]  # no longer joinable (asked only now, once its report is
                 self._forget_alone(trace_id)  # out): it stays the conversation it was reported as
                 continue
+            if (keys.continues_loose or keys.continues_unanswered) is not None:
+                # its history answered without ids, or seen without the answer recorded (once it has waited)
+                keys = self.undecided[trace_id] = self.histories.resolve(
+                    keys, waited or final or alone is not None
+                )
             starts = self._started(trace_id)  # it can continue only what was answered before it started
             # in Kafka, where turns come in any order, the one that answered last before it started: its
             # own user's previous turn, not a twin's that another turn of the twin has yet to claim

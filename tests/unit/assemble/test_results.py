@@ -1,5 +1,6 @@
-"""Which call a tool result answers, as instrumentations write them: with the call's id, without one, or with an
-id the instrumentation made up. The whole recorded runs are in tests/golden/test_frameworks.py."""
+"""Which call a tool result answers, as instrumentations write them (with the call's id, without one, or with
+an id the instrumentation made up), and where messages no answer recorded go. The whole recorded runs are in
+tests/golden/test_frameworks.py."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import json
 from typing import Any
 
 from monitor.assemble.transcript import build_transcript
+from monitor.assemble.windows import WindowStore
+from monitor.config import WindowConfig
+from monitor.model import AgentSpan
 from monitor.normalize import normalize_span
 from tests.unit.spans import span
 
@@ -97,3 +101,56 @@ def test_words_beside_tool_results_in_one_user_message_stay_the_user_s() -> None
         "Weather in Rome?",
     ]
     assert [t.result for t in turns if t.kind == "call"] == [{"temp_c": 15}]
+
+
+S = 1_000_000_000
+
+
+def _msg(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+
+def _call(trace: str, history: list[tuple[str, str]], reply: str | None, start_s: float,
+          child: bool = False, status: str = "UNSET") -> AgentSpan:  # fmt: skip
+    attrs: dict[str, Any] = {"gen_ai.operation.name": "chat",
+                             "gen_ai.input.messages": json.dumps([_msg(r, t) for r, t in history])}  # fmt: skip
+    if reply is not None:
+        attrs["gen_ai.output.messages"] = json.dumps([_msg("assistant", reply)])
+    s = span("chat", attrs, trace=trace, start_s=start_s, status=status)
+    if child:
+        s = s.model_copy(update={"parent_span_id": "ff" * 8})
+    return normalize_span(s)
+
+
+HI = ("user", "Weather in Paris?")
+
+
+def test_a_failed_call_in_another_conversation_does_not_take_a_turn_whose_history_comes_late() -> None:
+    """Conversation X's first call failed (no output). Conversation B's second turn arrives before its first
+    (another exporter, a slower collector): it waits for the history it continues and joins B's first turn
+    when it comes ("in any order"), never X's failed call, which saw the same opening and answered nothing."""
+    failed = _call("x1", [HI], None, 0, status="ERROR")
+    b1 = _call("b1", [HI], "Sunny.", 1)
+    b2 = _call("b2", [HI, ("assistant", "Sunny."), ("user", "And Rome?")], "Rain.", 5)
+    store = WindowStore(WindowConfig())
+    for n, s in enumerate((failed, b2, b1)):  # each its own request, as `serve` settles after each
+        store.add(s, n * S)
+        store.close_marked()
+    closed = store.flush()
+    groups = sorted(sorted({s.span.trace_id.rstrip("0") for s in c.conversation.spans}) for c in closed)
+    assert groups == [["b1", "b2"], ["x1"]]
+
+
+def test_a_reply_first_shown_by_the_next_turn_comes_before_it_when_a_guardrail_call_showed_the_turn_first() -> (
+    None
+):
+    """No answer recorded (OpenLLMetry's OpenAI Agents instrumentation). Turn 2's trace has a call sent only
+    the new message (a guardrail / title call, the pattern opening_key names) starting just before the
+    main call, which resends the history: turn 1's reply "Sunny.", first shown by the main call, still comes
+    before "And Rome?", which the guardrail call showed first."""
+    turn_1 = _call("a1", [HI], None, 0, child=True)
+    guardrail = _call("a2", [("user", "And Rome?")], None, 5.0, child=True)
+    main = _call("a2", [HI, ("assistant", "Sunny."), ("user", "And Rome?")], None, 5.001, child=True)
+    turns = build_transcript([turn_1, guardrail, main])
+    order = [t.text for t in turns if t.kind in ("user", "reply")]
+    assert order == ["Weather in Paris?", "Sunny.", "And Rome?"]
