@@ -34,7 +34,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from monitor.compare.facts import canonical_json
+from monitor.assemble.transcript import canonical_arguments
 from monitor.model import AgentSpan, Message, ToolCallRef
 
 
@@ -276,11 +276,6 @@ def _requests_restored(seen: list[Message]) -> list[Message]:
     return out
 
 
-def _canon(arguments: object) -> str:
-    found = canonical_json(arguments)
-    return found.decode("utf-8", "surrogatepass") if isinstance(found, bytes) else found
-
-
 #: the text of a request put back (`_requests_restored`): no message says it (digests read it as empty)
 _RESTORED = "\x00restored"
 
@@ -324,7 +319,7 @@ def _message_digest(m: Message, loose: bool = False) -> bytes:
     h.update(b"\x1e")
     h.update((m.text or "").strip().encode("utf-8", "surrogatepass"))
     for call in m.tool_calls:  # a call's id tells apart two conversations that said the same
-        told = _canon(call.arguments) if loose else call.call_id or ""
+        told = canonical_arguments(call.arguments) if loose else call.call_id or ""
         h.update(f"\x1f{call.name}\x1c{told}".encode("utf-8", "surrogatepass"))
     h.update(f"\x1b{'' if loose else m.tool_call_id or ''}".encode("utf-8", "surrogatepass"))
     digest = h.digest()

@@ -131,7 +131,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                 elif m.role != "tool":
                     asking = []
                 for c in m.tool_calls:
-                    canon = _canon(c.arguments)
+                    canon = canonical_arguments(c.arguments)
                     same_here[(c.name, canon)] += 1
                     nth = same_here[(c.name, canon)]
                     if c.call_id:
@@ -268,7 +268,7 @@ def _answered_call(
     """The key of the requested call a tool span executed: the first unclaimed one with its id (or, without
     an id, its name) whose name and arguments are the span's; with an id, or without arguments, the first
     with its name."""
-    canon = _canon(arguments)
+    canon = canonical_arguments(arguments)
     open_ = [r for r in requested if r[0] not in claimed]
     same = (
         [r for r in open_ if r[1] == call_id] if call_id is not None else [r for r in open_ if r[2] == name]
@@ -287,7 +287,7 @@ def _within(asked: Any, ran: Any) -> bool:
         and isinstance(ran, dict)
         and bool(asked)
         and len(ran) > len(asked)
-        and all(k in ran and _canon(ran[k]) == _canon(v) for k, v in asked.items())
+        and all(k in ran and canonical_arguments(ran[k]) == canonical_arguments(v) for k, v in asked.items())
     )
 
 
@@ -380,9 +380,9 @@ def _results_since_user(messages: Sequence[Message]) -> set[str]:
     return deps
 
 
-def _canon(value: Any) -> str:
-    """One spelling of a call's arguments, whether a span carries them parsed or as JSON text (a key:
-    compared, never shown). Every history resends every earlier call, so this runs once per call per
+def canonical_arguments(value: Any) -> str:
+    """One spelling of a call's arguments, whether a span carries them parsed or as JSON text (a key, here
+    and in history.py's digests: compared, never shown). Every history resends every earlier call, so this runs once per call per
     later model call: orjson's sorted-key bytes, read as text."""
     if isinstance(value, str):
         value = _maybe_json(value)

@@ -382,9 +382,10 @@ def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]
         if not isinstance(part, dict):
             continue
         kind = part.get("type")
-        if kind == "text" and part.get("content", part.get("text")) is not None:
-            # `content` as the spec writes it; `text` as an OpenAI content part (LiteLLM copies those over)
-            content = str(part.get("content", part.get("text")))
+        # `content` as the spec writes it; `text` as an OpenAI content part (LiteLLM copies those over)
+        written = part.get("content", part.get("text")) if kind == "text" else None
+        if written is not None:
+            content = str(written)
             said = _repr_message(content) if role == "assistant" else None
             if said is None:
                 texts.append(content)

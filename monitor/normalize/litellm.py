@@ -80,7 +80,7 @@ def normalize_litellm(span: Span, config: NormalizeConfig) -> AgentSpan:
     # an answer that called tools (by its finish reason), or that says nothing (servers that finish a tool call
     # with `stop`: Ollama, vLLM, Gemini's OpenAI-compatible endpoint)
     said_nothing = not any(m.text or m.tool_calls for m in outputs)
-    if (_called_tools(attrs) or said_nothing) and not any(m.tool_calls for m in outputs):
+    if not any(m.tool_calls for m in outputs) and (said_nothing or _called_tools(attrs)):
         calls = _function_calls(attrs)
         said = "".join(m.text or "" for m in outputs if m.role == "assistant") or None
         outputs = [Message(role="assistant", text=said, tool_calls=calls)] if calls else outputs

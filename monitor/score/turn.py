@@ -279,11 +279,11 @@ def _compare_argument(
     and the comparison is `uncertain`, never failed on what nobody could see. A value the tool's schema lists
     (an `enum` with `redacted` in it) is the agent's choice, compared as any."""
     seen, redacted = (predicted, False) if predicted in enum_values else unmasked(predicted, gold)
-    if redacted:
-        found = _compare_value(ladder, key, gold, seen, mode, enum_values, properties)
-        note = "redacted before export, compared without it" + (f"; {found.note}" if found.note else "")
-        return found.model_copy(update={"predicted": predicted, "uncertain": True, "note": note})
-    return _compare_value(ladder, key, gold, predicted, mode, enum_values, properties)
+    found = _compare_value(ladder, key, gold, seen, mode, enum_values, properties)
+    if not redacted:
+        return found
+    note = "redacted before export, compared without it" + (f"; {found.note}" if found.note else "")
+    return found.model_copy(update={"predicted": predicted, "uncertain": True, "note": note})
 
 
 def _compare_value(
