@@ -138,6 +138,16 @@ class ResponseContent(BaseModel):
 
     model_config = _INPUT
     response: str
+    unrecorded: str | None = Field(
+        default=None,
+        description="live traffic only: the agent answered here, but no span recorded what it said (why); "
+        "scored `uncertain`, never failed",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`unrecorded` appears only on a reply nobody recorded, so every other report is unchanged."""
+        return _without_none(handler(self), "unrecorded")
 
 
 def _content_kind(value: Any) -> str:

@@ -47,6 +47,7 @@ class ObservedTurn:
     trace_id: str | None = None
     depends_on_calls: set[str] = field(default_factory=set)
     executed: bool = False
+    unrecorded: str | None = None  # a reply: the agent answered, but no span recorded what it said (why)
 
 
 def build_transcript(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
@@ -54,8 +55,54 @@ def build_transcript(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     turns: list[ObservedTurn] = []
     turns += _messages(ordered)
     turns += _calls(ordered)
-    turns.sort(key=lambda t: (t.time_ns, _KIND_ORDER[t.kind], t.call_id or "", t.text or ""))
-    return turns
+    turns.sort(key=_in_order)
+    return _with_unrecorded_answers(turns, ordered)
+
+
+def _in_order(t: ObservedTurn) -> tuple[int, int, str, str]:
+    return (t.time_ns, _KIND_ORDER[t.kind], t.call_id or "", t.text or "")
+
+
+def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
+    """A reply marked `unrecorded` where a user's turn ends in a model call that answered but recorded no output.
+
+    Some instrumentations record a model call's input and never its output (OpenLLMetry's OpenAI Agents
+    instrumentation on a Chat Completions model): a reply shows only in the next call's history, so the
+    conversation's last reply — which no later call resends — is never seen. Scored as absent, a correct run
+    would fail `missing_action` on the instrumentation's gap. So when a user's turn shows no reply, and its last
+    model call came after all its tool calls, read its messages, did not fail and recorded nothing, the agent
+    answered there: the turn holds a reply whose text is unknown (scored `uncertain`, never failed). A turn
+    with any reply, or whose last model call recorded an output (a tool call), gets none."""
+    users = [t.time_ns for t in turns if t.kind == "user"]
+    if not users:
+        return turns
+    model_calls = [s for s in spans if s.kind == "llm" and s.span.status != "ERROR"]
+    added: list[ObservedTurn] = []
+    for start, end in zip(users, [*users[1:], None], strict=True):
+        inside = [
+            t for t in turns if t.kind != "user" and t.time_ns > start and (end is None or t.time_ns < end)
+        ]
+        if any(t.kind == "reply" for t in inside):
+            continue
+        calls = [s for s in model_calls if s.span.start_ns > start and (end is None or s.span.start_ns < end)]
+        last = max(calls, key=_start, default=None)
+        if last is None or last.output_messages or not last.input_messages:
+            continue
+        if any(t.time_ns >= last.span.start_ns for t in inside):  # a tool call came after it: its output
+            continue
+        added.append(
+            ObservedTurn(
+                kind="reply",
+                time_ns=last.span.end_ns,
+                span_id=last.span.span_id,
+                trace_id=last.span.trace_id,
+                depends_on_calls={t.call_id for t in inside if t.call_id},
+                unrecorded=f"the model call of span {last.span.span_id} answered, but its output was not recorded",
+            )
+        )
+    if not added:
+        return turns
+    return sorted([*turns, *added], key=_in_order)
 
 
 def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:

@@ -43,7 +43,7 @@ def to_dialog_turns(observed: Sequence[ObservedTurn], separator: str) -> list[Di
             if t.span_id:
                 number_of_call[f"span:{t.span_id}"] = i
         else:
-            content = ResponseContent(response=t.text or "")
+            content = ResponseContent(response=t.text or "", unrecorded=t.unrecorded)
             role = "User" if t.kind == "user" else "Agent"
         deps = tuple(
             sorted(

@@ -52,7 +52,7 @@ from monitor.model import (
 from monitor.reference.policy import MAX_CONDITION_COST, Policy, compiled_condition
 from monitor.score.grounding import ConversationEvidence, Grounded, ground
 from monitor.score.recovery import attempts, exchanges, recoveries
-from monitor.score.turn import TurnScore, finish_checks
+from monitor.score.turn import TurnScore, finish_checks, unrecorded_reply
 
 
 class RecoveryStats(BaseModel):
@@ -153,7 +153,10 @@ def check_policy(
     for c in calls:
         scores[c.turn_no] = _score(c.problems, grounded.uncertain.get(c.turn_no, ()))
     for r in replies:
-        scores[r.turn_no] = _score(reply_problems.get(r.turn_no, {}), grounded.uncertain.get(r.turn_no, ()))
+        doubts = list(grounded.uncertain.get(r.turn_no, ()))
+        if isinstance(r.predict_turn, ResponseContent) and r.predict_turn.unrecorded is not None:
+            doubts.append(unrecorded_reply(r.predict_turn.unrecorded))
+        scores[r.turn_no] = _score(reply_problems.get(r.turn_no, {}), doubts)
     extra_rows: list[DialogTurn] = []
     last = max((t.turn_no for t in turns), default=0)
     for i, tool in enumerate(missing, start=1):

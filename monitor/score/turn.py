@@ -97,6 +97,8 @@ def score_turn(
         )
         return finish_checks(_only(check), (), ())
     if isinstance(gold, ResponseContent) and isinstance(predicted, ResponseContent):
+        if predicted.unrecorded is not None:
+            return _unrecorded_reply(gold, predicted.unrecorded)
         r = score_response(ladder, gold.response, predicted.response, vocabulary)
         structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=None, detail="response turn")
         return finish_checks((structural, r.completeness, r.truthfulness), r.comparisons, r.mismatches)
@@ -113,6 +115,31 @@ def score_turn(
     )
     mismatch = Mismatch("turn", expected, got, "structure")
     return finish_checks(_only(check), (), (mismatch,))
+
+
+def unrecorded_reply(why: str, gold: str | None = None) -> Comparison:
+    """A reply the agent made but no span recorded: not compared, `uncertain` — an instrumentation's gap is
+    never the agent's failure, nor evidence that it answered right."""
+    return Comparison(
+        field="response",
+        gold=gold,
+        predicted=None,
+        equal=True,
+        score=None,
+        rung=Rung.UNSCORABLE,
+        kind="text",
+        uncertain=True,
+        unscorable=True,
+        note=why,
+    )
+
+
+def _unrecorded_reply(gold: ResponseContent, why: str) -> TurnScore:
+    skipped = tuple(
+        Check(sub_metric=m, passed=None, detail=f"not evaluated: {why}")
+        for m in (SubMetric.STRUCTURAL, SubMetric.COMPLETENESS, SubMetric.TRUTHFULNESS)
+    )
+    return finish_checks(skipped, (unrecorded_reply(why, gold.response),), ())
 
 
 def _score_action(

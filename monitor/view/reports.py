@@ -278,6 +278,8 @@ def describe(predicted: Mapping[str, Any] | None, provenance: Mapping[str, Any] 
     grounding's provenance, each argument marked with where its value came from (`source_mark`)."""
     if predicted is None:
         return "(nothing: no live turn matched)"
+    if predicted.get("unrecorded"):
+        return "(a reply whose text was not recorded)"
     if "response" in predicted:
         return json.dumps(str(predicted["response"]), ensure_ascii=False)
     tool, action = str(predicted.get("tool_id", "?")), str(predicted.get("action", "?"))

@@ -297,24 +297,40 @@ def test_openlit_s_histories_of_two_calls_in_a_turn_and_words_beside_a_call_stil
 
 
 def test_openllmetry_s_openai_agents_records_no_answers_and_the_next_histories_give_them(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """OpenLLMetry's OpenAI Agents instrumentation on the Chat Completions model records each model call's
     input but not its answer, and `RunConfig(group_id=…)` reaches no span: each turn's trace continues the
     one before though that one's reply shows only in its own history. The four traces join into one
     conversation; the replies come from the next turn's history, in their place, and each call keeps its
-    result. The last reply no later call resends is never seen (docs/streaming.md): the correct run's verdict
-    is not asserted; the wrong run's root cause and cascades are those of every framework."""
-    [correct] = replay(tmp_path, *run_files("openai-agents-openllmetry", "correct"))
-    assert "4 traces joined" in correct["conversation_hint"]
-    turns = correct["observed_turns"]
-    assert [t["role"] for t in turns] == ["User", "Tool", "Agent"] * 3 + ["User"]
-    calls = [t["predicted"] for t in turns if t["role"] == "Tool"]
-    assert calls[2]["result"] == {"booking_id": "BK-AF022", "flight_id": "AF022", "status": "confirmed"}
+    result. The last reply no later call resends is never seen: it is a reply marked `unrecorded`, scored
+    `uncertain` — with gold and without — so the correct run passes instead of failing `missing_action` on the
+    instrumentation's gap; the wrong run's root cause and cascades are those of every framework."""
+    for gold in (True, False):
+        [correct] = replay(tmp_path, *run_files("openai-agents-openllmetry", "correct"), gold=gold)
+        assert "4 traces joined" in correct["conversation_hint"]
+        turns = correct["observed_turns"]
+        assert [t["role"] for t in turns] == ["User", "Tool", "Agent"] * 3 + ["User", "Agent"]
+        calls = [t["predicted"] for t in turns if t["role"] == "Tool"]
+        assert calls[2]["result"] == {"booking_id": "BK-AF022", "flight_id": "AF022", "status": "confirmed"}
+        assert (
+            turns[-1]["predicted"]["response"] == ""
+            and "not recorded" in turns[-1]["predicted"]["unrecorded"]
+        )
+        assert (correct["test_pass"], correct["success_rate"], correct["total_failures"]) == (True, 1.0, 0)
+        last = correct["turns"][-1]
+        assert (last["success"], last["uncertain"], last["predicted"]) == (True, True, turns[-1]["predicted"])
+    shown = tmp_path / "correct.jsonl"
+    shown.write_text(json.dumps(correct) + "\n")
+    assert main(["show", str(shown)]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "not recorded" in line)
+    assert row.rstrip().endswith("pass ≈") and "≈ uncertain: " in out  # the legend says what ≈ means
     [wrong] = replay(tmp_path, *run_files("openai-agents-openllmetry", "wrong"))
     assert (wrong["root_cause"], wrong["cascading_count"]) == ("inconsistent_parameter_values", 3)
     search = {t["turn_no"]: t for t in wrong["turns"]}[wrong["first_failure_turn"]]
     assert (search["predicted"]["action"], search["fields"]) == ("search_flights", ["destination"])
+    assert wrong["turns"][-1]["uncertain"] and wrong["turns"][-1]["success"]
 
 
 def test_a_conversation_id_a_scrubber_replaced_is_no_id(tmp_path: Path) -> None:

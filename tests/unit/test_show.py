@@ -58,7 +58,7 @@ def test_the_articles_example_reads_as_one_root_and_three_cascades(
         assert "cascade ← 2" in row[later] and "prior_action_failed" in row[later]
     assert "dataset_id: gold 'ds_eu_revenue_2024'" in row[3]
     assert "pass ≈" in row[1]  # the paraphrased question was decided in the uncertain band
-    assert lines[-1].startswith("≈ an uncertain comparison")
+    assert lines[-1].startswith("≈ uncertain: a comparison in the band")
     assert "\x1b[" not in out  # not a terminal: no colours
 
 

@@ -153,4 +153,45 @@ def test_a_reply_first_shown_by_the_next_turn_comes_before_it_when_a_guardrail_c
     main = _call("a2", [HI, ("assistant", "Sunny."), ("user", "And Rome?")], None, 5.001, child=True)
     turns = build_transcript([turn_1, guardrail, main])
     order = [t.text for t in turns if t.kind in ("user", "reply")]
-    assert order == ["Weather in Paris?", "Sunny.", "And Rome?"]
+    assert order == ["Weather in Paris?", "Sunny.", "And Rome?", None]  # the last answer: not recorded
+    assert turns[-1].unrecorded is not None and turns[-1].span_id == main.span.span_id
+
+
+def _tool(trace: str, name: str, args: dict[str, Any], result: Any, start_s: float) -> AgentSpan:
+    attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
+             "gen_ai.tool.call.arguments": json.dumps(args), "gen_ai.tool.call.result": json.dumps(result)}  # fmt: skip
+    return normalize_span(span(f"execute_tool {name}", attrs, trace=trace, start_s=start_s))
+
+
+def _replies(spans: list[AgentSpan]) -> list[tuple[str | None, bool]]:
+    return [(t.text, t.unrecorded is not None) for t in build_transcript(spans) if t.kind == "reply"]
+
+
+def test_a_turn_whose_last_model_call_recorded_no_output_ends_in_a_reply_nobody_recorded() -> None:
+    """Inputs only (OpenLLMetry's OpenAI Agents instrumentation): turn 1's reply shows in turn 2's history;
+    turn 2's is never resent. It is a reply of unknown text after turn 2's tool call, from the call that
+    answered, so that gold scoring does not fail a correct run on the instrumentation's gap."""
+    rome = ("user", "And Rome?")
+    spans = [
+        _call("a1", [HI], None, 0),
+        _call("a2", [HI, ("assistant", "Sunny."), rome], None, 5),
+        _tool("a2", "get_weather", {"city": "Rome"}, {"temp_c": 12}, 5.2),
+        _call("a2", [HI, ("assistant", "Sunny."), rome], None, 5.4),  # its request: the tool's result follows
+    ]
+    turns = build_transcript(spans)
+    assert [(t.kind, t.text) for t in turns] == [
+        ("user", "Weather in Paris?"), ("reply", "Sunny."), ("user", "And Rome?"), ("call", None), ("reply", None),
+    ]  # fmt: skip
+    assert turns[-1].unrecorded is not None and turns[-1].span_id == spans[-1].span.span_id
+
+
+def test_no_reply_is_made_up_where_the_answer_is_seen_or_no_model_call_answered() -> None:
+    """A turn with a recorded reply; a last model call that failed; one whose only output was a tool call (the
+    tool ran after it); content not captured (no input either): none of them ends in an unrecorded reply."""
+    assert _replies([_call("a1", [HI], "Sunny.", 0)]) == [("Sunny.", False)]
+    assert _replies([_call("a1", [HI], None, 0, status="ERROR")]) == []
+    assert (
+        _replies([_call("a1", [HI], None, 0), _tool("a1", "get_weather", {"city": "Paris"}, {}, 0.2)]) == []
+    )
+    no_content = normalize_span(span("chat", {"gen_ai.operation.name": "chat"}, trace="a1", start_s=0.5))
+    assert _replies([_call("a1", [HI], None, 0), no_content]) == []
