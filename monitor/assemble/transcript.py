@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -76,17 +77,23 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     users = [t.time_ns for t in turns if t.kind == "user"]
     if not users:
         return turns
-    model_calls = [s for s in spans if s.kind == "llm" and s.span.status != "ERROR"]
+    model_calls = sorted((s for s in spans if s.kind == "llm" and s.span.status != "ERROR"), key=_start)
+    starts = [s.span.start_ns for s in model_calls]
+    # each user's turn: the replies and calls that came after the user's message, before the next one
+    after_user: list[list[ObservedTurn]] = [[] for _ in users]
+    for t in turns:
+        k = bisect_right(users, t.time_ns) - 1  # turns are sorted: one at a user's time comes after it
+        if t.kind != "user" and k >= 0:
+            after_user[k].append(t)
     added: list[ObservedTurn] = []
-    for start, end in zip(users, [*users[1:], None], strict=True):
-        inside = [
-            t for t in turns if t.kind != "user" and t.time_ns > start and (end is None or t.time_ns < end)
-        ]
+    for k, inside in enumerate(after_user):
         if any(t.kind == "reply" for t in inside):
             continue
-        calls = [s for s in model_calls if s.span.start_ns > start and (end is None or s.span.start_ns < end)]
-        last = max(calls, key=_start, default=None)
-        if last is None or last.output_messages or not last.input_messages:
+        last_no = bisect_left(starts, users[k + 1]) - 1 if k + 1 < len(users) else len(starts) - 1
+        if last_no < 0 or starts[last_no] <= users[k]:
+            continue  # no model call in this turn
+        last = model_calls[last_no]
+        if last.output_messages or not last.input_messages:
             continue
         if any(t.time_ns >= last.span.start_ns for t in inside):  # a tool call came after it: its output
             continue
