@@ -24,6 +24,26 @@ EXAMPLES = ROOT / "examples"
 _GC_THRESHOLDS = gc.get_threshold()
 
 
+#: the modules that start Kafka brokers and replicas: under `pytest -n 2` one worker runs them one after the other
+KAFKA_MODULES = frozenset({"tests/integration/test_kafka.py", "tests/integration/test_collector_kafka.py"})
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's, called only under `-n`
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `pytest -n 2` (.ci/test) the suite runs on two workers a module at a time, so that a module's own
+    fixtures (a Prometheus, a loadgen run) start once, and the Kafka modules as one unit: one broker and its
+    replicas at a time. They wait on the broker and on windows closing far more than they compute, so the other
+    worker's modules, which compute, run beside them."""
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class ByModule(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "kafka" if module in KAFKA_MODULES else module
+
+    return ByModule(config, log)
+
+
 @pytest.fixture(autouse=True)
 def _collector_as_python_sets_it() -> Iterator[None]:
     """`replay`/`run` called in-process settle the heap for a long run (runtime/heap.py: gc.freeze,

@@ -89,7 +89,7 @@ def test_loadgen_through_the_shipped_collector_config_arrives_whole(broker: Brok
     )  # fmt: skip
     replica = topics.replica("c1", gold=lg / "gold")
     try:
-        wait_for_group(topics, seconds=8)
+        wait_for_group(topics, 1)
         with httpx.Client(timeout=60) as client:
             for body in bodies:
                 answer = client.post(

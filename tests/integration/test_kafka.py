@@ -253,8 +253,37 @@ def read_until_whole(topics: Topics, want: dict[str, dict[str, Any]]) -> list[An
     )
 
 
-def wait_for_group(topics: Topics, seconds: float = 12.0) -> None:
-    time.sleep(seconds)  # both replicas join and get their partitions before traffic starts
+def wait_for_group(topics: Topics, members: int, timeout_s: float = 90.0) -> None:
+    """Until the replicas are in: both groups (ingest, score) stable with `members` members, each holding
+    partitions, twice in a row a second apart (a cooperative rebalance moves partitions in two rounds). Traffic
+    sent earlier would be scored all the same, but a test of who does what needs every replica in first."""
+    admin = AdminClient({"bootstrap.servers": topics.broker.bootstrap})
+    groups = [topics.env["AGENT_MONITOR_KAFKA__INGEST_GROUP"], topics.env["AGENT_MONITOR_KAFKA__SCORE_GROUP"]]
+    deadline, settled, seen = time.monotonic() + timeout_s, 0, ""
+    while settled < 2:
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"the replicas did not settle into groups of {members} in {timeout_s:.0f} s: {seen}"
+            )
+        time.sleep(1)
+        try:
+            described = [
+                f.result() for f in admin.describe_consumer_groups(groups, request_timeout=10).values()
+            ]
+        except Exception as e:  # the coordinator is still loading the group: ask again
+            seen, settled = repr(e), 0
+            continue
+        seen = "; ".join(
+            f"{g.group_id} {g.state.name}: {[len(m.assignment.topic_partitions) for m in g.members]}"
+            for g in described
+        )
+        ready = all(
+            g.state.name == "STABLE"
+            and len(g.members) == members
+            and all(m.assignment.topic_partitions for m in g.members)
+            for g in described
+        )
+        settled = settled + 1 if ready else 0
 
 
 def stop(*procs: subprocess.Popen[bytes]) -> None:
@@ -272,7 +301,7 @@ def run_replicas(topics: Topics, names: tuple[str, ...], requests: list[bytes]) 
     """Start the replicas, wait for the group, produce, and collect the reports."""
     procs = [topics.replica(n) for n in names]
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, len(names))
         topics.produce(requests)
         return topics.read(topics.results, want=_conversations(requests))
     finally:
@@ -299,10 +328,14 @@ def test_two_replicas_report_every_conversation_once_like_replay(broker: Broker,
 
 def test_kill_9_mid_stream_loses_nothing(broker: Broker, ladder: Ladder) -> None:
     topics = Topics(broker, "t2")
+    # the killed replica leaves the group when its session times out: 6 s, not librdkafka's 45 s
+    topics.env["AGENT_MONITOR_KAFKA__LIBRDKAFKA"] = json.dumps(
+        {"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"}
+    )
     requests = traffic(16, seed=2)
     r1, r2 = topics.replica("r1"), topics.replica("r2")
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 2)
         topics.produce(requests[: len(requests) // 2])
         time.sleep(2)
         r1.send_signal(signal.SIGKILL)  # no flush, no commit
@@ -330,7 +363,7 @@ def test_broker_restart_during_consumption(broker: Broker, ladder: Ladder) -> No
     requests = traffic(8, seed=3)
     r1 = topics.replica("r1")
     try:
-        wait_for_group(topics, 8)
+        wait_for_group(topics, 1)
         topics.produce(requests[:8])
         broker.stop()
         time.sleep(2)
@@ -355,7 +388,7 @@ def test_poison_messages_go_to_the_dead_letter_topic_and_the_rest_is_scored(
     ]
     r1 = topics.replica("r1")
     try:
-        wait_for_group(topics, 8)
+        wait_for_group(topics, 1)
         topics.produce(requests, extra=poison)
         messages = topics.read(topics.results, want=4)
         dead = topics.read(topics.dlq, want=0, settle_s=3, timeout_s=30)
@@ -398,7 +431,7 @@ def test_loadgen_over_kafka_agrees_with_the_truth(
     assert main(["loadgen", "--out", str(tmp_path / "files"), *args]) == 0  # the same seed: the same gold
     procs = [topics.replica(n, gold=tmp_path / "files" / "gold") for n in ("g1", "g2")]
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 2)
         target = f"kafka://{broker.bootstrap}/{topics.input}"
         assert main(["loadgen", "--out", str(tmp_path / "live"), *args, "--send", target]) == 0
         # forwarded early spans re-open a conversation its end marker closed: its complete report comes
@@ -432,7 +465,7 @@ def test_poison_spans_are_isolated_and_the_replica_keeps_consuming(
     cases = poison.cases()
     r1 = topics.replica("r1", GOLD, "--policy", str(policy))
     try:
-        wait_for_group(topics, 8)
+        wait_for_group(topics, 1)
         topics.produce(requests, extra=[c.payload for c in cases])
         want = _conversations(requests) + sum(2 if c.outcome != "rejected" else 1 for c in cases)
         messages = topics.read(topics.results, want=want)
@@ -485,11 +518,11 @@ def test_scaling_1_to_3_to_2_mid_stream_cuts_nothing(broker: Broker, ladder: Lad
     r1 = topics.replica("r1")
     r2 = r3 = None
     try:
-        wait_for_group(topics, 8)
+        wait_for_group(topics, 1)
         topics.produce(requests[:third])
         time.sleep(2)
         r2, r3 = topics.replica("r2"), topics.replica("r3")
-        wait_for_group(topics, 8)
+        wait_for_group(topics, 3)
         topics.produce(requests[third : 2 * third])
         time.sleep(2)
         stop(r3)  # graceful leave: revoke, commit what is safe, the others take over
@@ -525,13 +558,13 @@ def test_a_conversation_moved_to_a_new_replica_keeps_the_spans_its_traces_sent_a
     r1 = topics.replica("r1", tmp_path / "gold")
     r2 = None
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 1)
         topics.produce(children)  # keyed by their trace: no span of it named the conversation yet
         time.sleep(3)
         topics.produce(roots)  # r1 owns every partition: it joins each trace to its conversation
         time.sleep(3)
         r2 = topics.replica("r2", tmp_path / "gold")
-        wait_for_group(topics)  # r2 takes half of the partitions, and the conversations on them
+        wait_for_group(topics, 2)  # r2 takes half of the partitions, and the conversations on them
         topics.produce(rest)
         messages = topics.read(topics.results, want=len(replayed), settle_s=20)  # past the idle close
     finally:
@@ -589,7 +622,7 @@ def test_faults_under_generated_traffic_give_replay_s_conversations(
     }
     procs = [topics.replica("g1", gold), topics.replica("g2", gold)]
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 2)
         sender = subprocess.Popen(
             [sys.executable, "-m", "monitor", "loadgen", "--out", str(tmp_path / "live"), *args,
              "--send", f"kafka://{broker.bootstrap}/{topics.input}"],
@@ -630,7 +663,7 @@ def test_genai_events_on_the_logs_topic_join_their_spans(broker: Broker, ladder:
     logs_topic = topics.add_logs_topic()
     replica = topics.replica("r1", travel / "gold")
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 1)
         producer = Producer({"bootstrap.servers": broker.bootstrap})
         for f in spans:
             producer.produce(topics.input, value=f.read_bytes())
@@ -689,7 +722,7 @@ def consumed_by_two(
     topics = Topics(broker, prefix)
     replicas = [topics.replica(name, gold) for name in ("r1", "r2")]
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 2)
         topics.produce(requests)
         reports, _ = latest(topics.read(topics.results, want=want, settle_s=10))
     finally:
@@ -768,7 +801,7 @@ def test_traces_without_a_conversation_id_stay_whole_when_a_replica_is_killed_mi
     )
     procs = [topics.replica(name, travel / "gold") for name in ("r1", "r2")]
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 2)
         topics.produce(first)
         topics.read(topics.internal, want=0, timeout_s=90, until=lambda m: len(_routed(m)) >= len(first))
         procs[0].send_signal(signal.SIGKILL)  # every first trace routed; the rest not yet sent
@@ -813,7 +846,7 @@ def test_later_turns_reported_alone_are_merged_when_the_first_turn_comes(
     topics.env["AGENT_MONITOR_WINDOWS__LATE_GRACE_S"] = "300"
     procs = [topics.replica(name, travel / "gold") for name in ("r1", "r2")]
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 2)
         topics.produce([r for traces in per_run for r in traces[1:]])
         alone = latest(topics.read(topics.results, want=len(per_run), timeout_s=120))[0]
         topics.produce([traces[0] for traces in per_run])
@@ -870,7 +903,7 @@ def test_traces_without_a_conversation_id_join_with_the_messages_their_logs_carr
     logs_topic = topics.add_logs_topic()
     replicas = [topics.replica(name, travel / "gold") for name in ("r1", "r2")]
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 2)
         topics.produce(requests)
         producer = Producer({"bootstrap.servers": broker.bootstrap})
         for body in records:
@@ -958,7 +991,7 @@ def test_generated_conversations_without_an_id_stay_whole_through_a_replica_kill
     )
     procs = [topics.replica(name, gold) for name in ("r1", "r2")]
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, 2)
         for n, request in enumerate(requests):
             topics.produce([request])
             time.sleep(20 / len(requests))

@@ -21,6 +21,10 @@ from monitor.runtime.pipeline import Pipeline
 from tests.unit.assemble.test_windows import TURN_1, TURN_2, S, chat
 from tests.unit.spans import span as span_of
 
+#: a stage with no broker: librdkafka would say so every 50 ms for the rest of the session (on the terminal,
+#: under `pytest -n 2`), and these tests feed the stage by hand
+OFFLINE = KafkaConfig(bootstrap_servers="127.0.0.1:9", librdkafka={"log_level": "0"})
+
 
 class Msg:
     """What the stage reads of a consumed message."""
@@ -64,7 +68,7 @@ def span(span_id: str, parent: str | None) -> AgentSpan:
 
 def test_copies_read_in_the_same_batch_as_their_conversation_are_kept() -> None:
     reports: list[dict[str, Any]] = []
-    config = ScoringConfig(kafka=KafkaConfig(bootstrap_servers="127.0.0.1:9"))
+    config = ScoringConfig(kafka=OFFLINE)
     pipeline = Pipeline(config, Ladder(config, None), {}, reports.append)
     stage = ScoreStage(config.kafka, "r2", pipeline)
     stage.pipeline.sink = reports.append  # what the stage would publish, without a broker
@@ -78,7 +82,7 @@ def test_copies_read_in_the_same_batch_as_their_conversation_are_kept() -> None:
 
 def test_a_copy_of_a_conversation_long_reported_and_forgotten_is_dropped() -> None:
     reports: list[dict[str, Any]] = []
-    config = ScoringConfig(kafka=KafkaConfig(bootstrap_servers="127.0.0.1:9"))
+    config = ScoringConfig(kafka=OFFLINE)
     pipeline = Pipeline(config, Ladder(config, None), {}, reports.append)
     stage = ScoreStage(config.kafka, "r2", pipeline)
     stage.pipeline.sink = reports.append
@@ -91,7 +95,7 @@ def test_a_trace_waiting_for_its_route_never_wedges_the_stage() -> None:
     """An unnamed trace is held while its route by opening is on its way; not while the input is paused
     (its link could not be read back, and the open count would never fall), and not past the route's
     wait (a link never delivered): then it is reported alone rather than held for ever."""
-    config = ScoringConfig(kafka=KafkaConfig(bootstrap_servers="127.0.0.1:9"))
+    config = ScoringConfig(kafka=OFFLINE)
     stage = ScoreStage(config.kafka, "r2", Pipeline(config, Ladder(config, None), {}, lambda _: None))
     trace = "trace:" + "ab" * 16
     assert stage._hold(trace)  # to be routed once the pipeline's lock is free
@@ -147,7 +151,7 @@ def replica(
     """A score replica without a broker: its stage, pipeline, what it produced, and its clock."""
     clock = [0]
     config = ScoringConfig(
-        kafka=KafkaConfig(bootstrap_servers="127.0.0.1:9"),
+        kafka=OFFLINE,
         windows=WindowConfig(inactivity_s=30, trace_root_wait_s=60, late_grace_s=grace_s, max_open=max_open),
     )
     pipeline = Pipeline(config, Ladder(config, None), {}, lambda _: None, clock=lambda: clock[0])
