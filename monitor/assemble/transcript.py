@@ -71,13 +71,16 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     instrumentation on a Chat Completions model): a reply shows only in the next call's history, so the
     conversation's last reply — which no later call resends — is never seen. Scored as absent, a correct run
     would fail `missing_action` on the instrumentation's gap. So when a user's turn shows no reply, and its last
-    model call came after all its tool calls, read its messages, did not fail and recorded nothing, the agent
-    answered there: the turn holds a reply whose text is unknown (scored `uncertain`, never failed). A turn
-    with any reply, or whose last model call recorded an output (a tool call), gets none."""
+    model call that recorded its input came after all its tool calls, did not fail and recorded no output, the
+    agent answered there: the turn holds a reply whose text is unknown (scored `uncertain`, never failed). A
+    turn with any reply, or whose last such call recorded an output (a tool call), gets none."""
     users = [t.time_ns for t in turns if t.kind == "user"]
     if not users:
         return turns
-    model_calls = sorted((s for s in spans if s.kind == "llm" and s.span.status != "ERROR"), key=_start)
+    # a model call whose input no span recorded (a provider SDK's metadata-only copy of a call) says nothing
+    model_calls = sorted(
+        (s for s in spans if s.kind == "llm" and s.span.status != "ERROR" and s.input_messages), key=_start
+    )
     starts = [s.span.start_ns for s in model_calls]
     # each user's turn: the replies and calls that came after the user's message, before the next one
     after_user: list[list[ObservedTurn]] = [[] for _ in users]
@@ -93,7 +96,7 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
         if last_no < 0 or starts[last_no] <= users[k]:
             continue  # no model call in this turn
         last = model_calls[last_no]
-        if last.output_messages or not last.input_messages:
+        if last.output_messages:
             continue
         if any(t.time_ns >= last.span.start_ns for t in inside):  # a tool call came after it: its output
             continue

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from monitor.cli import main
 from monitor.compare.ladder import Ladder
@@ -331,6 +332,62 @@ def test_openllmetry_s_openai_agents_records_no_answers_and_the_next_histories_g
     search = {t["turn_no"]: t for t in wrong["turns"]}[wrong["first_failure_turn"]]
     assert (search["predicted"]["action"], search["fields"]) == ("search_flights", ["destination"])
     assert wrong["turns"][-1]["uncertain"] and wrong["turns"][-1]["success"]
+
+
+#: recordings whose model spans carry their answers in attributes, one per convention and framework family
+INPUTS_ONLY = sorted(
+    {"adk", "agno", "anthropic-native", "anthropic-openinference", "anthropic-openllmetry", "dspy", "google-genai",
+     "langchain-v1-openinference", "langchain-v1-openllmetry", "langgraph-openinference", "langgraph-openllmetry",
+     "litellm", "litellm-openinference", "litellm-phoenix", "litellm-request-span", "litellm-semconv", "llamaindex",
+     "logfire", "maf", "mlflow-genai", "openlit", "pydantic-ai", "smolagents", "vercel-7"}
+)  # fmt: skip
+#: where conventions put a model's answer: GenAI, OpenLLMetry's and LiteLLM's `gen_ai.completion.N.*`, OpenInference
+_ANSWER_KEYS = (
+    "gen_ai.output.messages",
+    "gen_ai.completion",
+    "llm.output_messages",
+    "output.value",
+    "output.mime_type",
+)
+
+
+def inputs_only(paths: list[Path], into: Path) -> list[Path]:
+    """The recording as an instrumentation that records each model call's input and never its answer would
+    write it (OpenLLMetry's OpenAI Agents instrumentation does): every answer attribute gone from every span
+    but the tools', whose results stay, and no log records (Microsoft Agent Framework's hold its events)."""
+    into.mkdir()
+    out = []
+    for path in (p for p in paths if not p.name.endswith(".logs.pb")):
+        request = ExportTraceServiceRequest.FromString(path.read_bytes())
+        for span in (s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans):
+            keys = {a.key for a in span.attributes}
+            if keys & {"gen_ai.tool.name", "tool.name"} or span.name.startswith("execute_tool"):
+                continue
+            kept = [a for a in span.attributes if not a.key.startswith(_ANSWER_KEYS)]
+            del span.attributes[:]
+            span.attributes.extend(kept)
+        out.append(into / path.name)
+        out[-1].write_bytes(request.SerializeToString())
+    return out
+
+
+@pytest.mark.parametrize("framework", INPUTS_ONLY)
+def test_a_framework_s_spans_with_no_answer_recorded_still_pass_and_fail_where_they_should(
+    tmp_path: Path, framework: str
+) -> None:
+    """The unrecorded-answer rule on another rendering of every framework's real runs: with no model answer
+    recorded, the replies come from the next calls' histories and the last one is a reply nobody recorded —
+    uncertain, so the correct run still passes; the wrong run still fails at the wrong destination."""
+    [correct] = replay(tmp_path, *inputs_only(run_files(framework, "correct"), tmp_path / "correct"))
+    turns = correct["observed_turns"]
+    assert [t["role"] for t in turns] == ["User", "Tool", "Agent"] * 3 + ["User", "Agent"]
+    assert "unrecorded" in turns[-1]["predicted"] and correct["turns"][-1]["uncertain"]
+    assert (correct["test_pass"], correct["total_failures"]) == (True, 0)
+    [wrong] = replay(tmp_path, *inputs_only(run_files(framework, "wrong"), tmp_path / "wrong"))
+    search = {t["turn_no"]: t for t in wrong["turns"]}[wrong["first_failure_turn"]]
+    assert (wrong["root_cause"], search["predicted"]["action"], search["fields"]) == (
+        "inconsistent_parameter_values", "search_flights", ["destination"],
+    )  # fmt: skip
 
 
 def test_a_conversation_id_a_scrubber_replaced_is_no_id(tmp_path: Path) -> None:
