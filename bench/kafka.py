@@ -38,7 +38,7 @@ def run(broker: Broker, replicas: int, n: int) -> dict[str, Any]:
     )
     procs = [topics.replica(f"b{i}") for i in range(replicas)]
     try:
-        wait_for_group(topics)
+        wait_for_group(topics, replicas)
         requests = traffic(n, seed=100 + replicas)  # stamped now: delays start at the conversation's real end
         started = time.time()
         topics.produce(requests)

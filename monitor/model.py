@@ -93,6 +93,7 @@ class Rung(StrEnum):
     JUDGE = "judge"
     UNSCORABLE = "unscorable"
     EVIDENCE = "evidence"  # grounding: what the conversation states decided (no gold)
+    UNRECORDED = "unrecorded"  # nothing compared: no span recorded the value (a reply's text), `uncertain`
 
 
 # ---------------------------------------------------------------------------------------------
@@ -140,8 +141,8 @@ class ResponseContent(BaseModel):
     response: str
     unrecorded: str | None = Field(
         default=None,
-        description="live traffic only: the agent answered here, but no span recorded what it said (why); "
-        "scored `uncertain`, never failed",
+        description="live traffic only: a model call ran here and no span recorded what it returned (why); "
+        "its text is not compared: `uncertain`, never failed for what nobody saw",
     )
 
     @model_serializer(mode="wrap")

@@ -65,23 +65,25 @@ def _in_order(t: ObservedTurn) -> tuple[int, int, str, str]:
 
 
 def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
-    """A reply marked `unrecorded` where a user's turn ends in a model call that answered but recorded no output.
+    """A reply marked `unrecorded` where a user's turn ends in a model call whose output no span recorded.
 
     Some instrumentations record a model call's input and never its output (OpenLLMetry's OpenAI Agents
     instrumentation on a Chat Completions model): a reply shows only in the next call's history, so the
     conversation's last reply — which no later call resends — is never seen. Scored as absent, a correct run
-    would fail `missing_action` on the instrumentation's gap. So when a user's turn shows no reply, and its last
-    model call that recorded its input came after all its tool calls, did not fail and recorded no output, the
-    agent answered there: the turn holds a reply whose text is unknown (scored `uncertain`, never failed). A
-    turn with any reply, or whose last such call recorded an output (a tool call), gets none."""
+    would fail `missing_action` on the instrumentation's gap. So, in a conversation where no model call
+    recorded a reply's text, a user's turn that shows no reply and whose last model call (one that recorded its
+    input: a provider SDK's metadata-only copy says nothing) came after all the turn's tool calls, succeeded,
+    and was followed by no failed span, holds a reply of unknown text: scored `uncertain`, never failed for
+    what nobody saw. What that call returned is unknown — a reply, or a call that never ran (a run cut short):
+    the reply's note says only that the call ran and its output was not recorded."""
     users = [t.time_ns for t in turns if t.kind == "user"]
-    if not users:
-        return turns
-    # a model call whose input no span recorded (a provider SDK's metadata-only copy of a call) says nothing
-    model_calls = sorted(
-        (s for s in spans if s.kind == "llm" and s.span.status != "ERROR" and s.input_messages), key=_start
-    )
+    model_calls = sorted((s for s in spans if s.kind == "llm" and s.input_messages), key=_start)
+    if not users or any((m.text or "").strip() for s in model_calls for m in s.output_messages):
+        return (
+            turns  # this instrumentation records replies: one missing is no gap of its, but a run cut short
+        )
     starts = [s.span.start_ns for s in model_calls]
+    failed = [s.span for s in spans if s.span.status == "ERROR"]
     # each user's turn: the replies and calls that came after the user's message, before the next one
     after_user: list[list[ObservedTurn]] = [[] for _ in users]
     for t in turns:
@@ -90,24 +92,24 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
             after_user[k].append(t)
     added: list[ObservedTurn] = []
     for k, inside in enumerate(after_user):
-        if any(t.kind == "reply" for t in inside):
-            continue
-        last_no = bisect_left(starts, users[k + 1]) - 1 if k + 1 < len(users) else len(starts) - 1
-        if last_no < 0 or starts[last_no] <= users[k]:
-            continue  # no model call in this turn
-        last = model_calls[last_no]
-        if last.output_messages:
-            continue
-        if any(t.time_ns >= last.span.start_ns for t in inside):  # a tool call came after it: its output
+        until = users[k + 1] if k + 1 < len(users) else None
+        last_no = (bisect_left(starts, until) if until is not None else len(starts)) - 1
+        if any(t.kind == "reply" for t in inside) or last_no < 0 or starts[last_no] <= users[k]:
+            continue  # a reply was seen, or no model call in this turn
+        last = model_calls[last_no].span
+        if any(e.end_ns >= last.start_ns and (until is None or e.start_ns < until) for e in failed):
+            continue  # the call failed, or something after it did: the run did not end in an answer
+        # a tool call after it was its output (a call first shown by its own input came before it)
+        if any(t.time_ns >= last.start_ns and (t.executed or t.span_id != last.span_id) for t in inside):
             continue
         added.append(
             ObservedTurn(
                 kind="reply",
-                time_ns=last.span.end_ns,
-                span_id=last.span.span_id,
-                trace_id=last.span.trace_id,
+                time_ns=last.end_ns,
+                span_id=last.span_id,
+                trace_id=last.trace_id,
                 depends_on_calls={t.call_id for t in inside if t.call_id},
-                unrecorded=f"the model call of span {last.span.span_id} answered, but its output was not recorded",
+                unrecorded=f"a model call (span {last.span_id}) ran here and no span recorded what it returned",
             )
         )
     if not added:

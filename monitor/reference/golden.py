@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from monitor.model import ActionContent, Dialog
+from monitor.model import ActionContent, Dialog, ResponseContent
 
 MAX_DEPTH = 32
 MAX_STRING_CHARS = 1_000_000
@@ -153,6 +153,13 @@ def _semantic_problems(dialog: Dialog) -> list[str]:
     duplicates = sorted({n for n in numbers if numbers.count(n) > 1})
     if duplicates:
         problems.append(f"field 'turn_no': duplicate turn numbers {duplicates}")
+    for t in dialog.turns:
+        for side, content in (("gold_turn", t.gold_turn), ("predict_turn", t.predict_turn)):
+            if isinstance(content, ResponseContent) and content.unrecorded is not None:
+                problems.append(
+                    f"turn {t.turn_no} field '{side}.unrecorded': set by the monitor on live replies no span "
+                    "recorded, never in a golden dialog (unknown field)"
+                )
     schemas = dialog.metadata.get("tool_schemas")
     if schemas is not None and not (
         isinstance(schemas, dict) and all(isinstance(v, dict) for v in schemas.values())

@@ -536,7 +536,7 @@ def texts_to_embed(dialogs: Iterable[Dialog]) -> list[str]:
         for t in dialog.turns:
             gold, pred = t.gold_turn, t.predict_turn
             if isinstance(gold, ResponseContent) and isinstance(pred, ResponseContent):
-                if gold.response != pred.response:
+                if gold.response != pred.response and pred.unrecorded is None:  # nothing to compare with
                     for content in (gold, pred):
                         texts.append(content.response)
                         texts.extend(sentences(content.response))

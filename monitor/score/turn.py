@@ -118,18 +118,17 @@ def score_turn(
 
 
 def unrecorded_reply(why: str, gold: str | None = None) -> Comparison:
-    """A reply the agent made but no span recorded: not compared, `uncertain` — an instrumentation's gap is
-    never the agent's failure, nor evidence that it answered right."""
+    """A reply no span recorded: not compared (rung `unrecorded`, not equal), `uncertain` — an
+    instrumentation's gap is never the agent's failure, nor evidence that it answered right."""
     return Comparison(
         field="response",
         gold=gold,
         predicted=None,
-        equal=True,
+        equal=False,
         score=None,
-        rung=Rung.UNSCORABLE,
+        rung=Rung.UNRECORDED,
         kind="text",
         uncertain=True,
-        unscorable=True,
         note=why,
     )
 

@@ -22,7 +22,7 @@ from html import escape
 from typing import Any
 
 from monitor.model import TurnVerdict
-from monitor.view.reports import Row, Shown, shorten
+from monitor.view.reports import UNCERTAIN, Row, Shown, shorten
 
 CARD_W, GAP, ARC_STEP = 210, 34, 16  # px: turn card width, space between cards, height per arc level
 SPREAD = 36  # px between the arrow heads that end on one root card
@@ -235,7 +235,7 @@ def _card(i: int, r: Row) -> str:
         tag += f" ← turn {r.root_turn}"
     badges = "".join(_check_badge(name, r.turn) for name in SUB_METRICS) if r.turn is not None else ""
     if r.uncertain:
-        badges += "<span class='badge uncertain' title='an uncertain comparison decided this turn'>≈</span>"
+        badges += f"<span class='badge uncertain' title='{escape(UNCERTAIN, quote=True)}'>≈</span>"
     ev = "; ".join(p for p in (f"showed {r.showed}" if r.showed else "", r.evidence) if p)
     return (
         f"<li class='turn {r.verdict.replace(' ', '-')}' data-turn='{r.turn_no}' data-verdict='{r.verdict}' "

@@ -27,6 +27,11 @@ from monitor.words import counted
 Verdict = Literal["pass", "root", "cascade", "not scored"]
 SHORT_CHARS = 60  # what the agent did, in a table cell
 
+#: what the ≈ mark of a turn means, in the terminal's legend and the page's tooltip
+UNCERTAIN = (
+    "uncertain: a comparison in the band between the thresholds (no judge), or a value nobody could see"
+)
+
 
 @dataclass(frozen=True)
 class Row:
@@ -279,7 +284,7 @@ def describe(predicted: Mapping[str, Any] | None, provenance: Mapping[str, Any] 
     if predicted is None:
         return "(nothing: no live turn matched)"
     if predicted.get("unrecorded"):
-        return "(a reply whose text was not recorded)"
+        return "(a reply no span recorded)"
     if "response" in predicted:
         return json.dumps(str(predicted["response"]), ensure_ascii=False)
     tool, action = str(predicted.get("tool_id", "?")), str(predicted.get("action", "?"))

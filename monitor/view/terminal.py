@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from monitor.view.reports import Row, Shown, shorten
+from monitor.view.reports import UNCERTAIN, Row, Shown, shorten
 
 WHY_CHARS = 120
 COLUMNS = ("turn", "role", "what the agent did", "verdict", "why")
 _COLOUR = {"root": "1;31", "cascade": "33", "pass": "32", "not scored": "2", "head": "1"}
-UNCERTAIN_NOTE = (
-    "≈ uncertain: a comparison in the band between the thresholds (no judge), or a value nobody could see"
-)
+UNCERTAIN_NOTE = f"≈ {UNCERTAIN}"
 
 
 def render_text(conversations: Sequence[Shown], colour: bool = False) -> str:

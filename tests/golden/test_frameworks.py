@@ -316,16 +316,20 @@ def test_openllmetry_s_openai_agents_records_no_answers_and_the_next_histories_g
         assert calls[2]["result"] == {"booking_id": "BK-AF022", "flight_id": "AF022", "status": "confirmed"}
         assert (
             turns[-1]["predicted"]["response"] == ""
-            and "not recorded" in turns[-1]["predicted"]["unrecorded"]
+            and "no span recorded" in turns[-1]["predicted"]["unrecorded"]
         )
         assert (correct["test_pass"], correct["success_rate"], correct["total_failures"]) == (True, 1.0, 0)
         last = correct["turns"][-1]
         assert (last["success"], last["uncertain"], last["predicted"]) == (True, True, turns[-1]["predicted"])
+        [compared] = last[
+            "comparisons"
+        ]  # nothing compared: not `unscorable` (the model could not read a text)
+        assert (compared["rung"], compared["equal"], compared["unscorable"]) == ("unrecorded", False, False)
     shown = tmp_path / "correct.jsonl"
     shown.write_text(json.dumps(correct) + "\n")
     assert main(["show", str(shown)]) == 0
     out = capsys.readouterr().out
-    row = next(line for line in out.splitlines() if "not recorded" in line)
+    row = next(line for line in out.splitlines() if "(a reply no span recorded)" in line)
     assert row.rstrip().endswith("pass ≈") and "≈ uncertain: " in out  # the legend says what ≈ means
     [wrong] = replay(tmp_path, *run_files("openai-agents-openllmetry", "wrong"))
     assert (wrong["root_cause"], wrong["cascading_count"]) == ("inconsistent_parameter_values", 3)

@@ -88,6 +88,21 @@ CASES = [
         ["turn 1", "gold_turn", "Tool turn needs"],
     ),
     ("not a dialog", 42, ["a dialog is a JSON array of turns"]),
+    (
+        "unrecorded reply in a dialog",  # the monitor's mark on live replies no span recorded, no input field
+        {
+            "dialog_id": "d1",
+            "turns": [
+                {
+                    "turn_no": 1,
+                    "turn": "Agent",
+                    "gold_turn": {"response": "Booked."},
+                    "predict_turn": {"response": "", "unrecorded": "made up"},
+                }
+            ],
+        },
+        ["turn 1", "predict_turn.unrecorded", "never in a golden dialog"],
+    ),
 ]
 
 

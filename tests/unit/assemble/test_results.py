@@ -197,3 +197,42 @@ def test_no_reply_is_made_up_where_the_answer_is_seen_or_no_model_call_answered(
     )
     copy = normalize_span(span("chat", {"gen_ai.operation.name": "chat"}, trace="a1", start_s=0.05))
     assert _replies([_call("a1", [HI], None, 0), copy]) == [(None, True)]
+
+
+def test_no_reply_is_made_up_where_the_run_failed_after_its_last_model_call() -> None:
+    """The agent's span failed after the call (a parse error, a crash), or the agent's own call failed after a
+    guardrail call that succeeded (a 429): the run did not end in an answer, whatever was recorded."""
+    crashed = normalize_span(
+        span("invoke_agent", {"gen_ai.operation.name": "invoke_agent"}, trace="a1", end_s=1, status="ERROR")
+    )
+    assert _replies([_call("a1", [HI], None, 0), crashed]) == []
+    guardrail = _call("a1", [HI], None, 0)
+    assert _replies([guardrail, _call("a1", [HI], None, 0.1, status="ERROR")]) == []
+
+
+def test_no_reply_is_made_up_where_the_instrumentation_records_replies() -> None:
+    """Turn 1's reply was recorded as the call's output: this instrumentation records answers, so turn 2's
+    missing one is a run cut short, not an instrumentation's gap (it fails `missing_action` as before)."""
+    spans = [
+        _call("a1", [HI], "Sunny.", 0),
+        _call("a2", [HI, ("assistant", "Sunny."), ("user", "And Rome?")], None, 5),
+    ]
+    assert _replies(spans) == [("Sunny.", False)]
+
+
+def test_a_handoff_seen_only_in_the_last_call_s_input_does_not_hide_the_unrecorded_reply() -> None:
+    """An agent hands off (`transfer_to_weather_agent`, no tool span): the call and its result show first in the
+    next agent's model call's input, which is timed at that call's end. It came before that call; the call's
+    answer, not recorded, is the turn's reply."""
+    handoff = {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "transfer_to_weather_agent",
+                                               "arguments": {}}]}  # fmt: skip
+    done = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "{}"}]}
+    history = json.dumps([_msg(*HI), handoff, done])
+    second = normalize_span(span("chat", {"gen_ai.operation.name": "chat", "gen_ai.input.messages": history},
+                                 trace="a1", start_s=1))  # fmt: skip
+    turns = build_transcript([_call("a1", [HI], None, 0), second])
+    assert [(t.kind, t.unrecorded is not None) for t in turns] == [
+        ("user", False),
+        ("call", False),
+        ("reply", True),
+    ]
