@@ -48,7 +48,7 @@ class ObservedTurn:
     trace_id: str | None = None
     depends_on_calls: set[str] = field(default_factory=set)
     executed: bool = False
-    unrecorded: str | None = None  # a reply: the agent answered, but no span recorded what it said (why)
+    unrecorded: str | None = None  # a reply: a model call ran and no span recorded what it returned (why)
 
 
 def build_transcript(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
@@ -78,10 +78,9 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     the reply's note says only that the call ran and its output was not recorded."""
     users = [t.time_ns for t in turns if t.kind == "user"]
     model_calls = sorted((s for s in spans if s.kind == "llm" and s.input_messages), key=_start)
+    # an instrumentation that records replies: one missing is no gap of its, but a run cut short
     if not users or any((m.text or "").strip() for s in model_calls for m in s.output_messages):
-        return (
-            turns  # this instrumentation records replies: one missing is no gap of its, but a run cut short
-        )
+        return turns
     starts = [s.span.start_ns for s in model_calls]
     failed = [s.span for s in spans if s.span.status == "ERROR"]
     # each user's turn: the replies and calls that came after the user's message, before the next one

@@ -255,8 +255,9 @@ def read_until_whole(topics: Topics, want: dict[str, dict[str, Any]]) -> list[An
 
 def wait_for_group(topics: Topics, members: int, timeout_s: float = 90.0) -> None:
     """Until the replicas are in: both groups (ingest, score) stable with `members` members (no more than the
-    topics' 4 partitions), each holding partitions, twice in a row a second apart (a cooperative rebalance moves partitions in two rounds). Traffic
-    sent earlier would be scored all the same, but a test of who does what needs every replica in first."""
+    topics' 4 partitions), each holding partitions, twice in a row a second apart (a cooperative rebalance
+    moves partitions in two rounds). Traffic sent earlier would be scored all the same, but a test of who
+    does what needs every replica in first."""
     admin = AdminClient({"bootstrap.servers": topics.broker.bootstrap})
     groups = [topics.env["AGENT_MONITOR_KAFKA__INGEST_GROUP"], topics.env["AGENT_MONITOR_KAFKA__SCORE_GROUP"]]
     deadline, settled, seen = time.monotonic() + timeout_s, 0, ""
