@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from monitor.compare.evidence import may_act
 from monitor.compare.facts import canonical_json, normalize_text, parse_json
-from monitor.model import AgentSpan, Message
+from monitor.model import AgentSpan, Message, Span
 
 _KIND_ORDER = {"user": 0, "call": 1, "reply": 2}
 
@@ -72,10 +72,11 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     conversation's last reply — which no later call resends — is never seen. Scored as absent, a correct run
     would fail `missing_action` on the instrumentation's gap. So, in a conversation where no model call
     recorded a reply's text, a user's turn that shows no reply and whose last model call (one that recorded its
-    input: a provider SDK's metadata-only copy says nothing) came after all the turn's tool calls, succeeded,
-    and was followed by no failed span, holds a reply of unknown text: scored `uncertain`, never failed for
-    what nobody saw. What that call returned is unknown — a reply, or a call that never ran (a run cut short):
-    the reply's note says only that the call ran and its output was not recorded."""
+    input: a provider SDK's metadata-only copy says nothing) came after all the turn's tool calls, recorded no
+    output (a tool call it asked for that never ran is a run cut short), succeeded, and was followed by no
+    failed span (but attempts inside it), holds a reply of unknown text: its text is not compared (`uncertain`).
+    What that call returned is still unknown: the note says only that it ran and nothing recorded its output.
+    Left: words the model said beside its tool calls, read from a later history, count as the turn's reply."""
     users = [t.time_ns for t in turns if t.kind == "user"]
     model_calls = sorted((s for s in spans if s.kind == "llm" and s.input_messages), key=_start)
     # an instrumentation that records replies: one missing is no gap of its, but a run cut short
@@ -83,6 +84,7 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
         return turns
     starts = [s.span.start_ns for s in model_calls]
     failed = [s.span for s in spans if s.span.status == "ERROR"]
+    parent = {s.span.span_id: s.span.parent_span_id for s in spans}
     # each user's turn: the replies and calls that came after the user's message, before the next one
     after_user: list[list[ObservedTurn]] = [[] for _ in users]
     for t in turns:
@@ -95,9 +97,16 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
         last_no = (bisect_left(starts, until) if until is not None else len(starts)) - 1
         if any(t.kind == "reply" for t in inside) or last_no < 0 or starts[last_no] <= users[k]:
             continue  # a reply was seen, or no model call in this turn
+        if model_calls[last_no].output_messages:
+            continue  # it recorded an output (a tool call that never ran: a run cut short, or paused)
         last = model_calls[last_no].span
-        if any(e.end_ns >= last.start_ns and (until is None or e.start_ns < until) for e in failed):
-            continue  # the call failed, or something after it did: the run did not end in an answer
+        if any(
+            e.end_ns >= last.start_ns
+            and (until is None or e.start_ns < until)
+            and not _under(e, last, parent)
+            for e in failed
+        ):  # the call failed, or something after it did (not an attempt inside it its SDK retried)
+            continue
         # a tool call after it was its output (a call first shown by its own input came before it)
         if any(t.time_ns >= last.start_ns and (t.executed or t.span_id != last.span_id) for t in inside):
             continue
@@ -114,6 +123,16 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     if not added:
         return turns
     return sorted([*turns, *added], key=_in_order)
+
+
+def _under(span: Span, ancestor: Span, parent: dict[str, str | None]) -> bool:
+    """Whether `span` is `ancestor`'s descendant (`parent`: span id -> its parent's)."""
+    at, seen = span.parent_span_id, 0
+    while at is not None and seen < len(parent):
+        if at == ancestor.span_id:
+            return True
+        at, seen = parent.get(at), seen + 1
+    return False
 
 
 def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:

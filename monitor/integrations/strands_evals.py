@@ -25,7 +25,7 @@ from strands_evals.types import EvaluationData, EvaluationOutput
 from monitor.config import load_config
 from monitor.errors import MonitorError
 from monitor.model import ActionContent, AgentSpan, Dialog, DialogTurn, ResponseContent
-from monitor.reference.golden import DialogError, parse_dialog
+from monitor.reference.golden import DialogError, parse_dialog, unrecorded_marks
 from monitor.reference.policy import Policy, load_policies
 
 LABEL = "correctness"
@@ -133,6 +133,8 @@ def _turn_spans(turns: list[dict[str, Any]], reference_id: str) -> list[AgentSpa
     out: list[AgentSpan] = []
     for i, raw in enumerate(turns, start=1):
         turn = DialogTurn.model_validate({"turn_no": raw.get("turn_no", i), **raw})
+        if marks := unrecorded_marks(turn):
+            raise ValueError(marks[0])
         content = turn.predict_turn or turn.gold_turn
         span = Span(
             trace_id="0" * 32,

@@ -133,8 +133,11 @@ def _turn_results(turn: Mapping[str, Any]) -> Iterator[tuple[dict[str, str | int
 def _explanation(turn: Mapping[str, Any]) -> str:
     if not turn["success"]:
         return _reason_and_detail(turn)
-    notes = [c.get("note") or "" for c in turn.get("comparisons") or [] if c.get("uncertain")]
-    return "passed on an uncertain comparison: " + "; ".join(n for n in notes if n)
+    doubts = [c for c in turn.get("comparisons") or [] if c.get("uncertain")]
+    notes = "; ".join(n for n in (c.get("note") or "" for c in doubts) if n)
+    if doubts and all(c.get("rung") == "unrecorded" for c in doubts):
+        return f"not compared: {notes}"  # a reply no span recorded
+    return "passed on an uncertain comparison: " + notes
 
 
 def _reason_and_detail(item: Mapping[str, Any]) -> str:

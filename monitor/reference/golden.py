@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from monitor.model import ActionContent, Dialog, ResponseContent
+from monitor.model import ActionContent, Dialog, DialogTurn, ResponseContent
 
 MAX_DEPTH = 32
 MAX_STRING_CHARS = 1_000_000
@@ -145,6 +145,17 @@ def parse_dialog(data: Any, where: str, default_id: str) -> Dialog:
     return dialog
 
 
+def unrecorded_marks(turn: DialogTurn) -> list[str]:
+    """`unrecorded` on a turn given as input: the monitor's own mark on live replies no span recorded, which a
+    dialog (or a trajectory handed to the Strands evaluator) cannot carry."""
+    return [
+        f"turn {turn.turn_no} field '{side}.unrecorded': set by the monitor on live replies no span recorded, "
+        "never in a golden dialog (unknown field)"
+        for side, content in (("gold_turn", turn.gold_turn), ("predict_turn", turn.predict_turn))
+        if isinstance(content, ResponseContent) and content.unrecorded is not None
+    ]
+
+
 def _semantic_problems(dialog: Dialog) -> list[str]:
     problems: list[str] = _metadata_problems(dialog.metadata)
     if not dialog.turns:
@@ -154,12 +165,7 @@ def _semantic_problems(dialog: Dialog) -> list[str]:
     if duplicates:
         problems.append(f"field 'turn_no': duplicate turn numbers {duplicates}")
     for t in dialog.turns:
-        for side, content in (("gold_turn", t.gold_turn), ("predict_turn", t.predict_turn)):
-            if isinstance(content, ResponseContent) and content.unrecorded is not None:
-                problems.append(
-                    f"turn {t.turn_no} field '{side}.unrecorded': set by the monitor on live replies no span "
-                    "recorded, never in a golden dialog (unknown field)"
-                )
+        problems += unrecorded_marks(t)
     schemas = dialog.metadata.get("tool_schemas")
     if schemas is not None and not (
         isinstance(schemas, dict) and all(isinstance(v, dict) for v in schemas.values())

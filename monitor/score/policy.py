@@ -52,7 +52,7 @@ from monitor.model import (
 from monitor.reference.policy import MAX_CONDITION_COST, Policy, compiled_condition
 from monitor.score.grounding import ConversationEvidence, Grounded, ground
 from monitor.score.recovery import attempts, exchanges, recoveries
-from monitor.score.turn import TurnScore, finish_checks, unrecorded_reply
+from monitor.score.turn import TurnScore, finish_checks, unrecorded_reply, unrecorded_score
 
 
 class RecoveryStats(BaseModel):
@@ -153,10 +153,15 @@ def check_policy(
     for c in calls:
         scores[c.turn_no] = _score(c.problems, grounded.uncertain.get(c.turn_no, ()))
     for r in replies:
-        doubts = list(grounded.uncertain.get(r.turn_no, ()))
-        if isinstance(r.predict_turn, ResponseContent) and r.predict_turn.unrecorded is not None:
-            doubts.append(unrecorded_reply(r.predict_turn.unrecorded))
-        scores[r.turn_no] = _score(reply_problems.get(r.turn_no, {}), doubts)
+        doubts = tuple(grounded.uncertain.get(r.turn_no, ()))
+        problems = reply_problems.get(r.turn_no, {})
+        why = r.predict_turn.unrecorded if isinstance(r.predict_turn, ResponseContent) else None
+        if why is None:
+            scores[r.turn_no] = _score(problems, doubts)
+        elif problems:  # a rule that fires on the reply after a call still fails it
+            scores[r.turn_no] = _score(problems, (*doubts, unrecorded_reply(why)))
+        else:
+            scores[r.turn_no] = unrecorded_score(why, (*doubts, unrecorded_reply(why)), "policy")
     extra_rows: list[DialogTurn] = []
     last = max((t.turn_no for t in turns), default=0)
     for i, tool in enumerate(missing, start=1):

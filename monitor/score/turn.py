@@ -98,7 +98,9 @@ def score_turn(
         return finish_checks(_only(check), (), ())
     if isinstance(gold, ResponseContent) and isinstance(predicted, ResponseContent):
         if predicted.unrecorded is not None:
-            return _unrecorded_reply(gold, predicted.unrecorded)
+            return unrecorded_score(
+                predicted.unrecorded, (unrecorded_reply(predicted.unrecorded, gold.response),)
+            )
         r = score_response(ladder, gold.response, predicted.response, vocabulary)
         structural = Check(sub_metric=SubMetric.STRUCTURAL, passed=None, detail="response turn")
         return finish_checks((structural, r.completeness, r.truthfulness), r.comparisons, r.mismatches)
@@ -133,12 +135,13 @@ def unrecorded_reply(why: str, gold: str | None = None) -> Comparison:
     )
 
 
-def _unrecorded_reply(gold: ResponseContent, why: str) -> TurnScore:
+def unrecorded_score(why: str, comparisons: tuple[Comparison, ...], reference: str = "gold") -> TurnScore:
+    """A reply no span recorded, with nothing else against it: no sub-metric evaluated (none counts a pass)."""
     skipped = tuple(
         Check(sub_metric=m, passed=None, detail=f"not evaluated: {why}")
         for m in (SubMetric.STRUCTURAL, SubMetric.COMPLETENESS, SubMetric.TRUTHFULNESS)
     )
-    return finish_checks(skipped, (unrecorded_reply(why, gold.response),), ())
+    return finish_checks(skipped, comparisons, (), reference)
 
 
 def _score_action(

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from monitor.model import DialogReport, FailureReason, TurnVerdict
+from monitor.model import DialogReport, FailureReason, Rung, TurnVerdict
 from monitor.report import latest_reports
 from monitor.words import counted
 
@@ -334,8 +334,9 @@ def _evidence(t: TurnVerdict) -> str:
     for a grounding failure (no gold) what nothing stated."""
     if t.failure_reason in _GROUNDING or t.observed_failure_reason in _GROUNDING:
         return t.detail
-    differing = [c for c in t.comparisons if not c.equal and c.field in t.fields] or [
-        c for c in t.comparisons if not c.equal
+    compared = [c for c in t.comparisons if c.rung is not Rung.UNRECORDED]  # nothing was compared there
+    differing = [c for c in compared if not c.equal and c.field in t.fields] or [
+        c for c in compared if not c.equal
     ]
     if differing:
         return "; ".join(

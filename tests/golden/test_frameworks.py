@@ -325,6 +325,7 @@ def test_openllmetry_s_openai_agents_records_no_answers_and_the_next_histories_g
             "comparisons"
         ]  # nothing compared: not `unscorable` (the model could not read a text)
         assert (compared["rung"], compared["equal"], compared["unscorable"]) == ("unrecorded", False, False)
+        assert [c["passed"] for c in last["checks"]] == [None] * 3  # no sub-metric counts a pass for it
     shown = tmp_path / "correct.jsonl"
     shown.write_text(json.dumps(correct) + "\n")
     assert main(["show", str(shown)]) == 0

@@ -44,7 +44,7 @@ BROKER = ROOT / "deploy" / "kafka" / "broker.sh"
 
 def _free_pair() -> int:
     for _ in range(50):
-        port = random.randint(20000, 40000)
+        port = random.randint(20000, 32000)  # below Linux's ephemeral ports: no outbound socket takes it
         with socket.socket() as a, socket.socket() as b:
             try:
                 a.bind(("127.0.0.1", port))

@@ -91,3 +91,16 @@ def test_predicted_turns_work_as_the_trajectory_too() -> None:
     )
     [out] = AEMCorrectnessEvaluator().evaluate(data)
     assert not out.test_pass and out.metadata["aem_report"]["first_failure_turn"] == 4
+
+
+def test_a_trajectory_cannot_carry_the_monitor_s_unrecorded_mark() -> None:
+    """`unrecorded` marks live replies no span recorded; handed in as a predicted turn it would become an empty
+    message and no reply at all. Refused with the golden format's message, the case named."""
+    from strands_evals.types import EvaluationData
+
+    predicted = [{"turn_no": 1, "turn": "Agent", "predict_turn": {"response": "", "unrecorded": "made up"}}]
+    data = EvaluationData(
+        name="marked", input="-", expected_trajectory=GOLD["turns"], actual_trajectory=predicted
+    )
+    [out] = AEMCorrectnessEvaluator().evaluate(data)
+    assert not out.test_pass and "cannot evaluate 'marked'" in out.reason and "unrecorded" in out.reason

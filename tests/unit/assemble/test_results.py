@@ -195,16 +195,26 @@ def test_no_reply_is_made_up_where_the_answer_is_seen_or_no_model_call_answered(
     assert (
         _replies([_call("a1", [HI], None, 0), _tool("a1", "get_weather", {"city": "Paris"}, {}, 0.2)]) == []
     )
+    main = _call("a1", [HI], None, 0)
     copy = normalize_span(span("chat", {"gen_ai.operation.name": "chat"}, trace="a1", start_s=0.05))
-    assert _replies([_call("a1", [HI], None, 0), copy]) == [(None, True)]
+    [reply] = [t for t in build_transcript([main, copy]) if t.kind == "reply"]
+    assert reply.unrecorded is not None and reply.span_id == main.span.span_id  # the call that saw the turn
+    asked = {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "get_weather",
+                                             "arguments": {"city": "Paris"}}]}  # fmt: skip
+    cut = _call("a1", [HI], None, 0).model_copy(update={"output_messages": normalize_span(span(
+        "chat", {"gen_ai.operation.name": "chat", "gen_ai.output.messages": json.dumps([asked])})).output_messages})  # fmt: skip
+    assert (
+        cut.output_messages[0].tool_calls and _replies([cut]) == []
+    )  # asked for a tool that never ran: cut short
 
 
 def test_no_reply_is_made_up_where_the_run_failed_after_its_last_model_call() -> None:
     """The agent's span failed after the call (a parse error, a crash), or the agent's own call failed after a
     guardrail call that succeeded (a 429): the run did not end in an answer, whatever was recorded."""
-    crashed = normalize_span(
-        span("invoke_agent", {"gen_ai.operation.name": "invoke_agent"}, trace="a1", end_s=1, status="ERROR")
-    )
+    crashed = normalize_span(  # the agent's span encloses its call, and failed after it
+        span("invoke_agent", {"gen_ai.operation.name": "invoke_agent"}, trace="a1", start_s=-0.5, end_s=1,
+             status="ERROR")
+    )  # fmt: skip
     assert _replies([_call("a1", [HI], None, 0), crashed]) == []
     guardrail = _call("a1", [HI], None, 0)
     assert _replies([guardrail, _call("a1", [HI], None, 0.1, status="ERROR")]) == []
@@ -236,3 +246,11 @@ def test_a_handoff_seen_only_in_the_last_call_s_input_does_not_hide_the_unrecord
         ("call", False),
         ("reply", True),
     ]
+
+
+def test_an_attempt_inside_the_model_call_that_failed_and_was_retried_does_not_block_the_reply() -> None:
+    """The SDK's HTTP span of a first attempt (a 429) under the model call failed; the call itself succeeded."""
+    call = _call("a1", [HI], None, 0)
+    attempt = span("POST", {}, trace="a1", start_s=0.01, end_s=0.02, status="ERROR")
+    attempt = attempt.model_copy(update={"parent_span_id": call.span.span_id})
+    assert _replies([call, normalize_span(attempt)]) == [(None, True)]
