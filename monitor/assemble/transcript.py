@@ -52,7 +52,7 @@ class ObservedTurn:
 
 
 def build_transcript(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
-    ordered = sorted(spans, key=lambda s: (s.span.start_ns, s.span.end_ns, s.span.span_id))
+    ordered = sorted(spans, key=_start)  # every part below reads the spans in this order
     turns: list[ObservedTurn] = []
     turns += _messages(ordered)
     turns += _calls(ordered)
@@ -78,7 +78,7 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     What that call returned is still unknown: the note says only that it ran and nothing recorded its output.
     Left: words the model said beside its tool calls, read from a later history, count as the turn's reply."""
     users = [t.time_ns for t in turns if t.kind == "user"]
-    model_calls = sorted((s for s in spans if s.kind == "llm" and s.input_messages), key=_start)
+    model_calls = [s for s in spans if s.kind == "llm" and s.input_messages]  # in start order, as `spans`
     # an instrumentation that records replies: one missing is no gap of its, but a run cut short
     if not users or any((m.text or "").strip() for s in model_calls for m in s.output_messages):
         return turns
@@ -237,7 +237,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                         )
                         requested.append((key, call_id, c.name, canon))
     claimed: set[str] = set()
-    for s in sorted((s for s in spans if s.kind == "tool" and s.tool is not None), key=_start):
+    for s in (s for s in spans if s.kind == "tool" and s.tool is not None):  # in start order, as `spans`
         tool = s.tool
         assert tool is not None
         key = _answered_call(tool.call_id, tool.name, tool.arguments, requested, claimed) or _answered_call(
@@ -459,8 +459,8 @@ def _results_since_user(messages: Sequence[Message]) -> set[str]:
 
 def canonical_arguments(value: Any) -> str:
     """One spelling of a call's arguments, whether a span carries them parsed or as JSON text (a key, here
-    and in history.py's digests: compared, never shown). Every history resends every earlier call, so this runs once per call per
-    later model call: orjson's sorted-key bytes, read as text."""
+    and in history.py's digests: compared, never shown). Every history resends every earlier call, so this
+    runs once per call per later model call: orjson's sorted-key bytes, read as text."""
     if isinstance(value, str):
         value = _maybe_json(value)
     found = canonical_json(value)
