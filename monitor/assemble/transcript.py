@@ -49,6 +49,9 @@ class ObservedTurn:
     depends_on_calls: set[str] = field(default_factory=set)
     executed: bool = False
     unrecorded: str | None = None  # a reply: a model call ran and no span recorded what it returned (why)
+    #: a reply: words the model said beside tool calls it asked for in the same message (`One moment, let me
+    #: check.`): its turn went on after them, so they are no turn's last reply (`_with_unrecorded_answers`)
+    beside_calls: bool = False
 
 
 def build_transcript(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
@@ -76,7 +79,8 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     output (a tool call it asked for that never ran is a run cut short), succeeded, and was followed by no
     failed span (but attempts inside it), holds a reply of unknown text: its text is not compared (`uncertain`).
     What that call returned is still unknown: the note says only that it ran and nothing recorded its output.
-    Left: words the model said beside its tool calls, read from a later history, count as the turn's reply."""
+    Words the model said beside the tool calls it asked for (`One moment, let me check.`, read from a later
+    history) are no reply that ends the turn: the model went on after those calls."""
     users = [t.time_ns for t in turns if t.kind == "user"]
     model_calls = [s for s in spans if s.kind == "llm" and s.input_messages]  # in start order, as `spans`
     # an instrumentation that records replies: one missing is no gap of its, but a run cut short
@@ -95,8 +99,10 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     for k, inside in enumerate(after_user):
         until = users[k + 1] if k + 1 < len(users) else None
         last_no = (bisect_left(starts, until) if until is not None else len(starts)) - 1
-        if any(t.kind == "reply" for t in inside) or last_no < 0 or starts[last_no] <= users[k]:
-            continue  # a reply was seen, or no model call in this turn
+        if any(t.kind == "reply" and not t.beside_calls for t in inside):
+            continue  # a reply was seen
+        if last_no < 0 or starts[last_no] <= users[k]:
+            continue  # no model call in this turn
         if model_calls[last_no].output_messages:
             continue  # it recorded an output (a tool call that never ran: a run cut short, or paused)
         last = model_calls[last_no].span
@@ -108,7 +114,10 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
         ):  # the call failed, or something after it did (not an attempt inside it its SDK retried)
             continue
         # a tool call after it was its output (a call first shown by its own input came before it)
-        if any(t.time_ns >= last.start_ns and (t.executed or t.span_id != last.span_id) for t in inside):
+        if any(
+            t.kind == "call" and t.time_ns >= last.start_ns and (t.executed or t.span_id != last.span_id)
+            for t in inside
+        ):
             continue
         added.append(
             ObservedTurn(
@@ -142,6 +151,9 @@ def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     that history was first seen. A reply first shown by the next turn's call (instrumentations that record
     no answer) comes before that turn's message, though a guardrail call of that turn showed it earlier."""
     first_seen: dict[tuple[str, str, int], tuple[int, str, str, str, set[str]]] = {}
+    # replies said beside tool calls: the message asked for calls too, or (a history that kept the words and
+    # left the request out: OpenLIT) the calls' results come right after it
+    beside: set[tuple[str, str, int]] = set()
     for s in spans:
         seen_here: Counter[tuple[str, str]] = Counter()
         read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
@@ -151,7 +163,12 @@ def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                     continue
                 key = normalize_text(m.text or "")
                 seen_here[(m.role, key)] += 1
-                read.append((where == "in", messages, i, (m.role, key, seen_here[(m.role, key)])))
+                said = (m.role, key, seen_here[(m.role, key)])
+                read.append((where == "in", messages, i, said))
+                if m.role == "assistant" and (
+                    m.tool_calls or (i + 1 < len(messages) and messages[i + 1].role == "tool")
+                ):
+                    beside.add(said)
         after: int | None = None  # when the next message of this history was first seen
         for history, shown, i, occurrence in reversed(read):
             time = s.span.start_ns - (len(shown) - i) if history else s.span.end_ns
@@ -165,14 +182,15 @@ def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                 after = first_seen[occurrence][0]
     return [
         ObservedTurn(
-            kind="user" if role == "user" else "reply",
+            kind="user" if said[0] == "user" else "reply",
             time_ns=t,
             text=text,
             span_id=sid,
             trace_id=tid,
-            depends_on_calls=deps if role == "assistant" else set(),
+            depends_on_calls=deps if said[0] == "assistant" else set(),
+            beside_calls=said in beside,
         )
-        for (role, _, _), (t, text, sid, tid, deps) in first_seen.items()
+        for said, (t, text, sid, tid, deps) in first_seen.items()
     ]
 
 

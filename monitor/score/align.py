@@ -22,7 +22,8 @@ Live chains rarely match gold turn for turn. The alignment, in order:
    `metadata.read_only_tools` or `metadata.allowed_extra_tools` and it did not fail.
 4. **Replies** are not aligned by position: agents talk, and most replies have no gold counterpart. Each
    gold response turn takes the reply of its exchange that states its facts (a bare-fact gold such as
-   "23553"), else the one between the calls around it with the most words in common.
+   "23553"), else the one between the calls around it that no span recorded (the answer after words said
+   beside calls, `assemble/transcript.py`), else the one there with the most words in common.
 
 Conversations larger than `max_cells` call pairs are aligned position by position (bounded cost).
 """
@@ -367,6 +368,13 @@ def _replies(
     texts = {
         r.turn_no: r.predict_turn.response for r in replies if isinstance(r.predict_turn, ResponseContent)
     }
+    # a reply no span recorded ends its turn (only words said beside calls were recorded there): what a gold
+    # reply is paired with when no reply states its facts
+    unrecorded = {
+        r.turn_no
+        for r in replies
+        if isinstance(r.predict_turn, ResponseContent) and r.predict_turn.unrecorded
+    }
     facts = {no: extract_facts(text, day_first).facts for no, text in texts.items()}
     words = {no: set(content_words(text)) for no, text in texts.items()}
     taken: set[int] = set()
@@ -377,18 +385,18 @@ def _replies(
         lo, hi = _window(block, k, matched_at, order)
         wanted = extract_facts(g.gold_turn.response, day_first).facts
         gold_words = set(content_words(g.gold_turn.response))
-        best: tuple[tuple[bool, bool, float], int] | None = None
+        best: tuple[tuple[bool, bool, bool, float], int] | None = None
         for no in texts:
             says = bool(wanted) and stated(wanted, facts[no])
             if no in taken and not says:
                 continue
-            key = (says, lo < order[no] < hi, _overlap(gold_words, words[no]))
+            key = (says, lo < order[no] < hi, no in unrecorded, _overlap(gold_words, words[no]))
             if best is None or key > best[0]:
                 best = (key, no)
         if best is None:
             out.append((g, None, "aligned"))
             continue
-        (says, inside, _), no = best
+        (says, inside, _, _), no = best
         if not says:
             taken.add(no)
         out.append((g, no, "fact_in_reply" if says and not inside else "aligned"))

@@ -395,6 +395,61 @@ def test_a_framework_s_spans_with_no_answer_recorded_still_pass_and_fail_where_t
     )  # fmt: skip
 
 
+#: the model says "One moment, let me check." beside each call, searches again before it books, and the
+#: conversation ends with the booking: an instrumentation that records no answer (OpenLLMetry's, on OpenAI
+#: Agents) and LiteLLM's GenAI spans with every answer removed
+STEPWISE = ("openai-agents-openllmetry-stepwise", "litellm-semconv-stepwise")
+
+
+@pytest.mark.parametrize("framework", STEPWISE)
+def test_words_beside_calls_are_no_last_reply_when_no_answer_is_recorded(
+    tmp_path: Path, framework: str
+) -> None:
+    """With no model answer recorded, the words the model said beside its last calls (read from a later
+    history) are not the turn's reply: the answer that followed them, which no later call resends, is a reply
+    no span recorded — uncertain, never compared with gold's reply — so the correct run passes against gold
+    and without it, and the wrong run still fails at the wrong destination."""
+    paths = run_files(framework, "correct")
+    if framework.startswith("litellm"):  # LiteLLM records answers: this rendering removes them
+        paths = inputs_only(paths, tmp_path / "correct")
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    dialog = json.loads((GOLD / "travel-booking.json").read_text())
+    dialog["turns"] = dialog["turns"][:9]  # three user turns: the conversation ends with the booking
+    dialog.setdefault("metadata", {})["read_only_tools"] = ["get_weather", "search_flights"]  # the recheck
+    (gold / "travel-booking.json").write_text(json.dumps(dialog))
+    for gold_dir in (gold, None):
+        out = Path(tempfile.mkdtemp(dir=tmp_path)) / "reports.jsonl"
+        extra = ["--gold", str(gold_dir)] if gold_dir else []
+        assert main(["replay", *map(str, paths), "--out", str(out), *extra]) == 0
+        [correct] = [json.loads(line) for line in out.read_text().splitlines()]
+        turns = correct["observed_turns"]
+        booking = turns[[t["role"] for t in turns].index("User", 5) :]  # the last user turn on
+        beside = [t["predicted"].get("response") for t in booking[1:-1] if t["role"] == "Agent"]
+        assert beside == ["One moment, let me check."] * 2
+        assert [t["role"] for t in booking[1:-1]].count("Tool") == 2
+        assert "no span recorded" in booking[-1]["predicted"]["unrecorded"]
+        assert (correct["test_pass"], correct["total_failures"]) == (True, 0), (framework, gold_dir)
+        assert correct["turns"][-1]["uncertain"] and correct["turns"][-1]["success"]
+        if gold_dir:  # gold's last reply is the one nobody recorded, not the words beside the calls
+            assert correct["turns"][-1]["comparisons"][0]["rung"] == "unrecorded"
+    wrong_paths = run_files(framework, "wrong")
+    if framework.startswith("litellm"):
+        wrong_paths = inputs_only(wrong_paths, tmp_path / "wrong")
+    del dialog["metadata"]["read_only_tools"]  # a wrong search is then no free lookup: paired with gold's
+    (gold / "travel-booking.json").write_text(json.dumps(dialog))
+    for gold_dir, root in ((gold, "inconsistent_parameter_values"), (None, "ungrounded_parameter_value")):
+        out = Path(tempfile.mkdtemp(dir=tmp_path)) / "reports.jsonl"
+        extra = ["--gold", str(gold_dir)] if gold_dir else []
+        assert main(["replay", *map(str, wrong_paths), "--out", str(out), *extra]) == 0
+        [wrong] = [json.loads(line) for line in out.read_text().splitlines()]
+        search = {t["turn_no"]: t for t in wrong["turns"]}[wrong["first_failure_turn"]]
+        assert (wrong["root_cause"], search["predicted"]["action"], search["fields"]) == (
+            root, "search_flights", ["destination"],
+        )  # fmt: skip
+        assert wrong["turns"][-1]["uncertain"] and wrong["cascading_count"] >= 2
+
+
 def test_a_conversation_id_a_scrubber_replaced_is_no_id(tmp_path: Path) -> None:
     """Logfire's default scrubbing replaces every `session.id` by `[Scrubbed due to 'session']`: taken as the
     conversation id it would make all traffic one conversation. The two runs stay two conversations, each
