@@ -69,6 +69,9 @@ FRAMEWORKS = {
     "litellm": ("litellm", True),
     "litellm-request-span": ("litellm", True),
     "litellm-semconv": ("litellm", True),  # the same, with the latest-experimental GenAI conventions
+    # the app's loop on `litellm.responses` (OpenAI's Responses API): the calls are each answer's; the history
+    # LiteLLM records keeps no `function_call_output` (an empty user message in its place): no results
+    "litellm-responses": ("litellm", True),
     # OpenInference's LiteLLM instrumentor (using_session): its tool messages carry no call id
     "litellm-openinference": ("openinference", True),
     "litellm-phoenix": ("openinference", True),  # LiteLLM's own Phoenix callback; session.id per turn
@@ -78,9 +81,9 @@ FRAMEWORKS = {
     "google-genai-events": ("genai", True),
 }
 #: OpenInference's Haystack instrumentation writes tool results only inside Python reprs of Haystack
-#: objects (and the later histories' tool messages carry only their role): the calls come from the
-#: model's messages, without their results
-NO_RESULTS = {"haystack-openinference"}
+#: objects (and the later histories' tool messages carry only their role), and LiteLLM's Responses API
+#: spans none at all: the calls come from the model's messages, without their results
+NO_RESULTS = {"haystack-openinference", "litellm-responses"}
 #: what a Semantic Kernel user configures: its four traces per conversation share only the agent's id
 CONFIG = {"semantic-kernel": "normalize:\n  conversation_attribute: gen_ai.agent.id\n"}
 
@@ -393,6 +396,25 @@ def test_a_framework_s_spans_with_no_answer_recorded_still_pass_and_fail_where_t
     assert (wrong["root_cause"], search["predicted"]["action"], search["fields"]) == (
         "inconsistent_parameter_values", "search_flights", ["destination"],
     )  # fmt: skip
+
+
+def test_litellm_s_responses_api_records_no_tool_result_so_without_gold_values_are_uncertain(
+    tmp_path: Path,
+) -> None:
+    """LiteLLM's spans of `litellm.responses` keep each answer's calls but put an empty user message where a
+    `function_call_output` was: no result is recorded anywhere. Without gold, a value no user message states
+    may have come from a result nobody recorded: uncertain, naming that gap — never an alarm on it."""
+    for run in ("correct", "wrong"):
+        [report] = replay(tmp_path, *run_files("litellm-responses", run), gold=False)
+        assert (report["scored"], report["test_pass"], report["total_failures"]) == (True, True, 0)
+        by_action = {(t["predicted"] or {}).get("action"): t for t in report["turns"]}
+        doubts = [c for c in by_action["search_flights"]["comparisons"] if c.get("uncertain")]
+        if run == "correct":  # JFK: the user's
+            assert doubts == []
+        else:  # LHR: no user message says it
+            [destination] = doubts
+            assert destination["field"] == "destination" and destination["predicted"] == "LHR"
+            assert "turn 2's call recorded no result" in destination["note"]
 
 
 #: the model says "One moment, let me check." beside each call, searches again before it books, and the
