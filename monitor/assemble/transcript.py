@@ -49,8 +49,9 @@ class ObservedTurn:
     depends_on_calls: set[str] = field(default_factory=set)
     executed: bool = False
     unrecorded: str | None = None  # a reply: a model call ran and no span recorded what it returned (why)
-    #: a reply: words the model said beside tool calls it asked for in the same message (`One moment, let me
-    #: check.`): its turn went on after them, so they are no turn's last reply (`_with_unrecorded_answers`)
+    #: a reply: words the model said beside tool calls it asked for (`One moment, let me check.`, in the message
+    #: that asked, or right before the calls: `_calls_follow`): its turn went on after them, so they are no
+    #: turn's last reply (`_with_unrecorded_answers`)
     beside_calls: bool = False
 
 
@@ -76,8 +77,9 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     would fail `missing_action` on the instrumentation's gap. So, in a conversation where no model call
     recorded a reply's text, a user's turn that shows no reply and whose last model call (one that recorded its
     input: a provider SDK's metadata-only copy says nothing) came after all the turn's tool calls, recorded no
-    output (a tool call it asked for that never ran is a run cut short), succeeded, and was followed by no
-    failed span (but attempts inside it), holds a reply of unknown text: its text is not compared (`uncertain`).
+    output (a tool call it asked for that never ran is a run cut short), whose answer no later history shows,
+    succeeded, and was followed by no failed span (but attempts inside it), holds a reply of unknown text: its
+    text is not compared (`uncertain`).
     What that call returned is still unknown: the note says only that it ran and nothing recorded its output.
     Words the model said beside the tool calls it asked for (`One moment, let me check.`, read from a later
     history) are no reply that ends the turn: the model went on after those calls."""
@@ -105,6 +107,8 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
             continue  # no model call in this turn
         if model_calls[last_no].output_messages:
             continue  # it recorded an output (a tool call that never ran: a run cut short, or paused)
+        if _answer_shown_later(model_calls[last_no], model_calls[last_no + 1 :]):
+            continue  # a later history shows what it returned (words beside a call that never ran)
         last = model_calls[last_no].span
         if any(
             e.end_ns >= last.start_ns
@@ -132,6 +136,22 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     if not added:
         return turns
     return sorted([*turns, *added], key=_in_order)
+
+
+def _answer_shown_later(call: AgentSpan, later: Sequence[AgentSpan]) -> bool:
+    """Whether a later model call's history shows what `call` returned: it resends `call`'s input, then a
+    message of the model's. (Its text and calls are then read from there; a history that rewrote the
+    earlier messages shows nothing here, and the answer stays unknown.)"""
+    seen = _history(call.input_messages)
+    for other in later:
+        shown = _history(other.input_messages)
+        if len(shown) > len(seen) and shown[len(seen)][0] == "assistant" and shown[: len(seen)] == seen:
+            return True
+    return False
+
+
+def _history(messages: Sequence[Message]) -> list[tuple[str, str]]:
+    return [(m.role, normalize_text(m.text or "")) for m in messages if m.role != "system"]
 
 
 def _under(span: Span, ancestor: Span, parent: dict[str, str | None]) -> bool:
@@ -165,9 +185,7 @@ def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                 seen_here[(m.role, key)] += 1
                 said = (m.role, key, seen_here[(m.role, key)])
                 read.append((where == "in", messages, i, said))
-                if m.role == "assistant" and (
-                    m.tool_calls or (i + 1 < len(messages) and messages[i + 1].role == "tool")
-                ):
+                if m.role == "assistant" and (m.tool_calls or _calls_follow(messages, i)):
                     beside.add(said)
         after: int | None = None  # when the next message of this history was first seen
         for history, shown, i, occurrence in reversed(read):
@@ -192,6 +210,18 @@ def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         )
         for said, (t, text, sid, tid, deps) in first_seen.items()
     ]
+
+
+def _calls_follow(messages: Sequence[Message], i: int) -> bool:
+    """Whether the calls the model asked for beside message `i`'s words come right after it: as the calls'
+    results (a history that left the request out: OpenLIT), or as a message that only asks for them (the
+    Responses API's items: a `message`, then a `function_call`)."""
+    after = messages[i + 1] if i + 1 < len(messages) else None
+    if after is None:
+        return False
+    return after.role == "tool" or (
+        after.role == "assistant" and bool(after.tool_calls) and not (after.text or "").strip()
+    )
 
 
 def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:

@@ -382,8 +382,9 @@ def _genai_item(item: dict[str, Any], default_role: str | None) -> list[Message]
         if not isinstance(part, dict):
             continue
         kind = part.get("type")
-        # `content` as the spec writes it; `text` as an OpenAI content part (LiteLLM copies those over)
-        written = part.get("content", part.get("text")) if kind == "text" else None
+        # `content` as the spec writes it; `text` as an OpenAI content part (LiteLLM copies those over: a chat
+        # part, or a Responses API item's `input_text` / `output_text`)
+        written = part.get("content", part.get("text")) if kind in _TEXT_PARTS else None
         if written is not None:
             content = str(written)
             said = _repr_message(content) if role == "assistant" else None

@@ -23,7 +23,8 @@ Live chains rarely match gold turn for turn. The alignment, in order:
 4. **Replies** are not aligned by position: agents talk, and most replies have no gold counterpart. Each
    gold response turn takes the reply of its exchange that states its facts (a bare-fact gold such as
    "23553"), else the one between the calls around it that no span recorded (the answer after words said
-   beside calls, `assemble/transcript.py`), else the one there with the most words in common.
+   beside calls, `assemble/transcript.py`: those words are then a reply nothing asked for, not compared),
+   else the one there with the most words in common, else the nearest in words elsewhere in the exchange.
 
 Conversations larger than `max_cells` call pairs are aligned position by position (bounded cost).
 """
@@ -368,8 +369,8 @@ def _replies(
     texts = {
         r.turn_no: r.predict_turn.response for r in replies if isinstance(r.predict_turn, ResponseContent)
     }
-    # a reply no span recorded ends its turn (only words said beside calls were recorded there): what a gold
-    # reply is paired with when no reply states its facts
+    # a reply no span recorded ends its turn (what was recorded there, if anything, are words said beside
+    # calls): in a gold reply's window, what it is paired with when no reply states its facts
     unrecorded = {
         r.turn_no
         for r in replies
@@ -390,7 +391,8 @@ def _replies(
             says = bool(wanted) and stated(wanted, facts[no])
             if no in taken and not says:
                 continue
-            key = (says, lo < order[no] < hi, no in unrecorded, _overlap(gold_words, words[no]))
+            inside = lo < order[no] < hi
+            key = (says, inside, inside and no in unrecorded, _overlap(gold_words, words[no]))
             if best is None or key > best[0]:
                 best = (key, no)
         if best is None:

@@ -362,7 +362,9 @@ _ANSWER_KEYS = (
 def inputs_only(paths: list[Path], into: Path) -> list[Path]:
     """The recording as an instrumentation that records each model call's input and never its answer would
     write it (OpenLLMetry's OpenAI Agents instrumentation does): every answer attribute gone from every span
-    but the tools', whose results stay, and no log records (Microsoft Agent Framework's hold its events)."""
+    but the tools', whose results stay, and no log records (Microsoft Agent Framework's hold its events).
+    A model span that names the tool it called (`gen_ai.tool.name`, as OpenLIT writes on its chat spans) is
+    taken for a tool span and keeps its answer."""
     into.mkdir()
     out = []
     for path in (p for p in paths if not p.name.endswith(".logs.pb")):
@@ -470,6 +472,40 @@ def test_words_beside_calls_are_no_last_reply_when_no_answer_is_recorded(
             root, "search_flights", ["destination"],
         )  # fmt: skip
         assert wrong["turns"][-1]["uncertain"] and wrong["cascading_count"] >= 2
+
+
+def test_a_gold_reply_is_paired_with_the_unrecorded_reply_of_its_own_window_only(tmp_path: Path) -> None:
+    """Gold written with the words beside the calls as replies of their own: gold's "One moment, let me check."
+    is paired with the agent's same words, and gold's booking reply with the reply nobody recorded after the
+    booking. Gold with no user turns (one exchange) and a greeting before the first call: the greeting is not
+    paired with the conversation's last, unrecorded reply. Both correct runs pass."""
+    turns = json.loads((GOLD / "travel-booking.json").read_text())["turns"]
+    moment = {"turn": "Agent", "gold_turn": {"response": "One moment, let me check."}}
+    greeting = {"turn": "Agent", "gold_turn": {"response": "Happy to help with your trip."}}
+    recheck = json.loads(json.dumps(turns[4]))  # gold's search, made again before the booking
+    written = {
+        "beside": [*turns[:6], turns[6], moment, recheck, turns[7], turns[8]],
+        "one exchange": [greeting, turns[1], turns[2], turns[4], turns[5], turns[7], turns[8]],
+    }
+    for shape, rows in written.items():
+        gold = tmp_path / shape.replace(" ", "-")
+        gold.mkdir()
+        rows = [{**json.loads(json.dumps(r)), "turn_no": n} for n, r in enumerate(rows, 1)]
+        metadata = {"read_only_tools": ["search_flights"]} if shape == "one exchange" else {}
+        dialog = {"dialog_id": "travel-booking", "metadata": metadata, "turns": rows}
+        (gold / "travel-booking.json").write_text(json.dumps(dialog))
+        out = gold / "reports.jsonl"
+        paths = run_files("openai-agents-openllmetry-stepwise", "correct")
+        assert main(["replay", *map(str, paths), "--out", str(out), "--gold", str(gold)]) == 0
+        [report] = [json.loads(line) for line in out.read_text().splitlines()]
+        assert (report["test_pass"], report["total_failures"]) == (True, 0), shape
+        replies = {
+            t["gold_turn_no"]: t for t in report["turns"] if t["role"] == "Agent" and t["gold_turn_no"]
+        }
+        last = replies[len(rows)]  # gold's booking reply
+        assert last["comparisons"][0]["rung"] == "unrecorded", shape
+        if shape == "beside":
+            assert replies[8]["predicted"]["response"] == "One moment, let me check."
 
 
 def test_a_conversation_id_a_scrubber_replaced_is_no_id(tmp_path: Path) -> None:

@@ -254,3 +254,61 @@ def test_an_attempt_inside_the_model_call_that_failed_and_was_retried_does_not_b
     attempt = span("POST", {}, trace="a1", start_s=0.01, end_s=0.02, status="ERROR")
     attempt = attempt.model_copy(update={"parent_span_id": call.span.span_id})
     assert _replies([call, normalize_span(attempt)]) == [(None, True)]
+
+
+def _history_call(history: list[dict[str, Any]], start_s: float) -> AgentSpan:
+    """A model call that recorded its input (GenAI messages) and no output."""
+    attrs = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(history)}
+    return normalize_span(span("chat", attrs, trace="a1", start_s=start_s))
+
+
+def _request(call_id: str, name: str, args: dict[str, Any], said: str | None = None) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"type": "text", "content": said}] if said else []
+    parts.append({"type": "tool_call", "id": call_id, "name": name, "arguments": args})
+    return {"role": "assistant", "parts": parts}
+
+
+def _result(call_id: str, value: Any) -> dict[str, Any]:
+    return {
+        "role": "tool",
+        "parts": [{"type": "tool_call_response", "id": call_id, "response": json.dumps(value)}],
+    }
+
+
+def test_words_said_beside_calls_do_not_end_the_turn_however_the_history_writes_them() -> None:
+    """Inputs only. The model said "One moment, let me check." beside its call, then answered (unrecorded). The
+    next call's history writes those words in the message that asked (Chat Completions), in a message of
+    their own before one that only asks (the Responses API's items: `message`, then `function_call`), or
+    with the request left out, the result right after them (OpenLIT): each time they are words beside a
+    call, not the turn's reply, and the answer that followed is a reply nobody recorded."""
+    user, moment = _msg(*HI), "One moment, let me check."
+    asked = _request("c1", "get_weather", {"city": "Paris"})
+    for said in (
+        [_request("c1", "get_weather", {"city": "Paris"}, said=moment)],
+        [_msg("assistant", moment), asked],
+        [_msg("assistant", moment)],
+    ):
+        spans = [
+            _history_call([user], 0),
+            _tool("a1", "get_weather", {"city": "Paris"}, {"temp_c": 21}, 0.2),
+            _history_call([user, *said, _result("c1", {"temp_c": 21})], 0.4),
+        ]
+        turns = build_transcript(spans)
+        replies = [(t.text, t.beside_calls, t.unrecorded is not None) for t in turns if t.kind == "reply"]
+        assert replies == [(moment, True, False), (None, False, True)], said
+
+
+def test_no_reply_is_made_up_for_a_call_whose_answer_a_later_history_shows() -> None:
+    """Inputs only. Turn 1's call answered with words and a request for `book_flight`, which never ran (the
+    user did not approve it); turn 2's history shows that answer. Turn 1 is cut short there, not a reply
+    nobody recorded: its answer is known. Turn 2's own call answered unrecorded."""
+    first = _msg("user", "Book AF022 for Jane Doe.")
+    said = _request("c1", "book_flight", {"flight_id": "AF022"}, said="I will book AF022 for Jane Doe now.")
+    for refused in ([], [_result("c1", {"error": "not approved"})]):
+        spans = [
+            _history_call([first], 0),
+            _history_call([first, said, *refused, _msg("user", "Hello? Did it work?")], 5),
+        ]
+        turns = build_transcript(spans)
+        made_up = [t for t in turns if t.unrecorded is not None]
+        assert [t.span_id for t in made_up] == [spans[1].span.span_id], refused

@@ -255,6 +255,18 @@ def test_a_responses_api_item_that_is_no_message_is_no_user_message() -> None:
     ]
 
 
+def test_a_responses_api_answer_resent_in_the_history_keeps_its_text() -> None:
+    """`litellm.responses` resends the model's earlier `message` items as they are, their text in `output_text`
+    parts (as recorded with LiteLLM 1.110.2): the reply is read from the history too, not only from the answer
+    that first said it (what an instrumentation that records no answer, or a history join, reads)."""
+    said = {"role": "assistant", "id": "msg_stub0002", "parts": [
+        {"annotations": [], "text": "It is sunny and 21 degrees in Paris today.", "type": "output_text"}]}  # fmt: skip
+    s = litellm_call([SYSTEM, USER, said, NEW_YORK], SAYS, {"llm.request.type": "responses"})
+    assert [(m.role, m.text) for m in s.input_messages][2] == (
+        "assistant", "It is sunny and 21 degrees in Paris today.",
+    )  # fmt: skip
+
+
 def test_an_answer_with_only_a_function_call_keeps_its_call_whatever_its_finish_reason() -> None:
     """Ollama through LiteLLM (before litellm#18924), Gemini's and vLLM's OpenAI-compatible endpoints answer a tool
     call with finish_reason `stop`. The output message says nothing and the call is only in the function_call keys:
