@@ -144,9 +144,12 @@ def _answer_shown_later(call: AgentSpan, later: Sequence[AgentSpan]) -> bool:
     earlier messages shows nothing here, and the answer stays unknown.)"""
     seen = _history(call.input_messages)
     for other in later:
-        shown = _history(other.input_messages)
-        if len(shown) > len(seen) and shown[len(seen)][0] == "assistant" and shown[: len(seen)] == seen:
-            return True
+        shown = [m for m in other.input_messages if m.role != "system"]
+        if len(shown) <= len(seen) or _history(shown[: len(seen)]) != seen:
+            continue
+        answer = shown[len(seen)]
+        if answer.role == "assistant" and ((answer.text or "").strip() or answer.tool_calls):
+            return True  # (a message the reader could not read — a refusal, audio — shows nothing)
     return False
 
 
@@ -215,13 +218,21 @@ def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
 def _calls_follow(messages: Sequence[Message], i: int) -> bool:
     """Whether the calls the model asked for beside message `i`'s words come right after it: as the calls'
     results (a history that left the request out: OpenLIT), or as a message that only asks for them (the
-    Responses API's items: a `message`, then a `function_call`)."""
-    after = messages[i + 1] if i + 1 < len(messages) else None
-    if after is None:
+    Responses API's items: a `message`, then a `function_call`); a message of the model's that says nothing
+    the reader reads (a reasoning item) may stand between."""
+    j = i + 1
+    while j < len(messages) and _silent(messages[j]):
+        j += 1
+    if j == len(messages):
         return False
+    after = messages[j]
     return after.role == "tool" or (
         after.role == "assistant" and bool(after.tool_calls) and not (after.text or "").strip()
     )
+
+
+def _silent(m: Message) -> bool:
+    return m.role == "assistant" and not (m.text or "").strip() and not m.tool_calls
 
 
 def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
@@ -247,7 +258,7 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         # the latest request's calls not yet answered, in order: (key, the id the request gave it)
         asking: list[tuple[str, str | None]] = []
         for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
-            for m in messages:
+            for i, m in enumerate(messages):
                 if m.role == "tool" and m.text is not None:
                     key = _answered(m.tool_call_id, asking, latest, requested)
                     asking = [a for a in asking if a[0] != key]
@@ -271,11 +282,16 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                         key, call_id = _unnamed_call(c.name, canon, nth, requested)
                         without_id.add(key)
                     asking.append((key, c.call_id))
-                    if key not in calls:
+                    # as its message: a history's came before its call, in their order (`_messages`); an
+                    # answer's, when the call ended
+                    time = s.span.start_ns - (len(messages) - i) if where == "in" else s.span.end_ns
+                    if key in calls:
+                        calls[key].time_ns = min(calls[key].time_ns, time)
+                    else:
                         deps = _results_since_user(s.input_messages) if where == "out" else set()
                         calls[key] = ObservedTurn(
                             kind="call",
-                            time_ns=s.span.end_ns,
+                            time_ns=time,
                             tool=c.name,
                             call_id=call_id,
                             arguments=c.arguments,

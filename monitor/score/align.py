@@ -392,7 +392,9 @@ def _replies(
             if no in taken and not says:
                 continue
             inside = lo < order[no] < hi
-            key = (says, inside, inside and no in unrecorded, _overlap(gold_words, words[no]))
+            # a reply nobody recorded has no words to share: chosen by its place only, never by words
+            overlap = -1.0 if no in unrecorded else _overlap(gold_words, words[no])
+            key = (says, inside, inside and no in unrecorded, overlap)
             if best is None or key > best[0]:
                 best = (key, no)
         if best is None:

@@ -477,21 +477,27 @@ def test_words_beside_calls_are_no_last_reply_when_no_answer_is_recorded(
 def test_a_gold_reply_is_paired_with_the_unrecorded_reply_of_its_own_window_only(tmp_path: Path) -> None:
     """Gold written with the words beside the calls as replies of their own: gold's "One moment, let me check."
     is paired with the agent's same words, and gold's booking reply with the reply nobody recorded after the
-    booking. Gold with no user turns (one exchange) and a greeting before the first call: the greeting is not
-    paired with the conversation's last, unrecorded reply. Both correct runs pass."""
+    booking. Gold with no user turns (one exchange) and a greeting before the first call ("Sure.": no word to
+    share with any reply): the greeting is not paired with the conversation's last, unrecorded reply. The
+    correct run passes against each."""
     turns = json.loads((GOLD / "travel-booking.json").read_text())["turns"]
     moment = {"turn": "Agent", "gold_turn": {"response": "One moment, let me check."}}
     greeting = {"turn": "Agent", "gold_turn": {"response": "Happy to help with your trip."}}
+    sure = {
+        "turn": "Agent",
+        "gold_turn": {"response": "Sure."},
+    }  # no content word: shares none with any reply
     recheck = json.loads(json.dumps(turns[4]))  # gold's search, made again before the booking
     written = {
         "beside": [*turns[:6], turns[6], moment, recheck, turns[7], turns[8]],
         "one exchange": [greeting, turns[1], turns[2], turns[4], turns[5], turns[7], turns[8]],
+        "one exchange, sure": [sure, turns[1], turns[2], turns[4], turns[5], turns[7], turns[8]],
     }
     for shape, rows in written.items():
-        gold = tmp_path / shape.replace(" ", "-")
+        gold = tmp_path / shape.replace(" ", "-").replace(",", "")
         gold.mkdir()
         rows = [{**json.loads(json.dumps(r)), "turn_no": n} for n, r in enumerate(rows, 1)]
-        metadata = {"read_only_tools": ["search_flights"]} if shape == "one exchange" else {}
+        metadata = {"read_only_tools": ["search_flights"]} if shape.startswith("one exchange") else {}
         dialog = {"dialog_id": "travel-booking", "metadata": metadata, "turns": rows}
         (gold / "travel-booking.json").write_text(json.dumps(dialog))
         out = gold / "reports.jsonl"

@@ -283,9 +283,11 @@ def test_words_said_beside_calls_do_not_end_the_turn_however_the_history_writes_
     call, not the turn's reply, and the answer that followed is a reply nobody recorded."""
     user, moment = _msg(*HI), "One moment, let me check."
     asked = _request("c1", "get_weather", {"city": "Paris"})
+    reasoning = {"role": "assistant", "parts": [{"type": "reasoning", "content": "…"}]}  # read as nothing
     for said in (
         [_request("c1", "get_weather", {"city": "Paris"}, said=moment)],
         [_msg("assistant", moment), asked],
+        [_msg("assistant", moment), reasoning, asked],
         [_msg("assistant", moment)],
     ):
         spans = [
@@ -299,16 +301,27 @@ def test_words_said_beside_calls_do_not_end_the_turn_however_the_history_writes_
 
 
 def test_no_reply_is_made_up_for_a_call_whose_answer_a_later_history_shows() -> None:
-    """Inputs only. Turn 1's call answered with words and a request for `book_flight`, which never ran (the
-    user did not approve it); turn 2's history shows that answer. Turn 1 is cut short there, not a reply
-    nobody recorded: its answer is known. Turn 2's own call answered unrecorded."""
-    first = _msg("user", "Book AF022 for Jane Doe.")
+    """Inputs only. Turn 1's call answered with words and a request for `book_flight`, which the user did not
+    approve (the framework answered it with an error); turn 2's history shows that answer. Turn 1 ends there,
+    its call in it, with no reply nobody recorded: its answer is known. Turn 2's own call answered unrecorded.
+    An answer the reader cannot read (a refusal part) shows nothing: turn 1 then ends in a reply nobody
+    recorded, as when no history shows it."""
+    first, again = _msg("user", "Book AF022 for Jane Doe."), _msg("user", "Hello? Did it work?")
     said = _request("c1", "book_flight", {"flight_id": "AF022"}, said="I will book AF022 for Jane Doe now.")
-    for refused in ([], [_result("c1", {"error": "not approved"})]):
-        spans = [
-            _history_call([first], 0),
-            _history_call([first, said, *refused, _msg("user", "Hello? Did it work?")], 5),
-        ]
-        turns = build_transcript(spans)
-        made_up = [t for t in turns if t.unrecorded is not None]
-        assert [t.span_id for t in made_up] == [spans[1].span.span_id], refused
+    spans = [
+        _history_call([first], 0),
+        _history_call([first, said, _result("c1", {"error": "not approved"}), again], 5),
+    ]
+    turns = build_transcript(spans)
+    assert [(t.kind, t.tool or t.text, t.unrecorded is not None) for t in turns] == [
+        ("user", "Book AF022 for Jane Doe.", False),
+        ("call", "book_flight", False),
+        ("reply", "I will book AF022 for Jane Doe now.", False),
+        ("user", "Hello? Did it work?", False),
+        ("reply", None, True),
+    ]
+    assert turns[-1].span_id == spans[1].span.span_id
+    refusal = {"role": "assistant", "parts": [{"type": "refusal", "content": "I can't help with that."}]}
+    spans = [_history_call([first], 0), _history_call([first, refusal, again], 5)]
+    made_up = [t.span_id for t in build_transcript(spans) if t.unrecorded is not None]
+    assert made_up == [spans[0].span.span_id, spans[1].span.span_id]
