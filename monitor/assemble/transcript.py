@@ -57,9 +57,10 @@ class ObservedTurn:
 
 def build_transcript(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
     ordered = sorted(spans, key=_start)  # every part below reads the spans in this order
+    placed: dict[tuple[str, int], int] = {}  # (span, index in its input) -> when that history message came
     turns: list[ObservedTurn] = []
-    turns += _messages(ordered)
-    turns += _calls(ordered)
+    turns += _messages(ordered, placed)
+    turns += _calls(ordered, placed)
     turns.sort(key=_in_order)
     return _with_unrecorded_answers(turns, ordered)
 
@@ -89,6 +90,7 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     if not users or any((m.text or "").strip() for s in model_calls for m in s.output_messages):
         return turns
     starts = [s.span.start_ns for s in model_calls]
+    histories = [s for s in spans if s.input_messages]  # an agent's span may record the run's items too
     failed = [s.span for s in spans if s.span.status == "ERROR"]
     parent = {s.span.span_id: s.span.parent_span_id for s in spans}
     # each user's turn: the replies and calls that came after the user's message, before the next one
@@ -107,8 +109,8 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
             continue  # no model call in this turn
         if model_calls[last_no].output_messages:
             continue  # it recorded an output (a tool call that never ran: a run cut short, or paused)
-        if _answer_shown_later(model_calls[last_no], model_calls[last_no + 1 :]):
-            continue  # a later history shows what it returned (words beside a call that never ran)
+        if _answer_shown_later(model_calls[last_no], histories):
+            continue  # a history shows what it returned (words beside a call that never ran, a call)
         last = model_calls[last_no].span
         if any(
             e.end_ns >= last.start_ns
@@ -138,12 +140,15 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     return sorted([*turns, *added], key=_in_order)
 
 
-def _answer_shown_later(call: AgentSpan, later: Sequence[AgentSpan]) -> bool:
-    """Whether a later model call's history shows what `call` returned: it resends `call`'s input, then a
-    message of the model's. (Its text and calls are then read from there; a history that rewrote the
-    earlier messages shows nothing here, and the answer stays unknown.)"""
+def _answer_shown_later(call: AgentSpan, histories: Sequence[AgentSpan]) -> bool:
+    """Whether another span's history shows what `call` returned: it holds `call`'s input, then a message of
+    the model's — a later model call's, or an agent's span that records the run's items as its input (OpenAI
+    Agents' GenAI agent span, which starts before the call). Its text and calls are read from there; a
+    history that rewrote the earlier messages shows nothing here, and the answer stays unknown."""
     seen = _history(call.input_messages)
-    for other in later:
+    for other in histories:
+        if other is call:
+            continue
         shown = [m for m in other.input_messages if m.role != "system"]
         if len(shown) <= len(seen) or _history(shown[: len(seen)]) != seen:
             continue
@@ -167,12 +172,14 @@ def _under(span: Span, ancestor: Span, parent: dict[str, str | None]) -> bool:
     return False
 
 
-def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
+def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) -> list[ObservedTurn]:
     """User messages and assistant replies, deduplicated across repeated histories.
 
     A history's messages came before its call, in their order: each one no later than the one after it in
     that history was first seen. A reply first shown by the next turn's call (instrumentations that record
-    no answer) comes before that turn's message, though a guardrail call of that turn showed it earlier."""
+    no answer) comes before that turn's message, though a guardrail call of that turn showed it earlier.
+    `placed` learns when each history message came, by its span and index there (`_calls` places the calls
+    of a history between its messages)."""
     first_seen: dict[tuple[str, str, int], tuple[int, str, str, str, set[str]]] = {}
     # replies said beside tool calls: the message asked for calls too, or (a history that kept the words and
     # left the request out: OpenLIT) the calls' results come right after it
@@ -201,6 +208,7 @@ def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                 first_seen[occurrence] = (time, text, s.span.span_id, s.span.trace_id, deps)
             if history:
                 after = first_seen[occurrence][0]
+                placed[(s.span.span_id, i)] = after
     return [
         ObservedTurn(
             kind="user" if said[0] == "user" else "reply",
@@ -213,6 +221,18 @@ def _messages(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
         )
         for said, (t, text, sid, tid, deps) in first_seen.items()
     ]
+
+
+def _placed(s: AgentSpan, i: int, placed: dict[tuple[str, int], int]) -> int:
+    """When a call asked for in message `i` of `s`'s input came: where that history puts it, and no later
+    than its own message's words or the next message of that history came (a guardrail call, or an agent's
+    span, may have shown the next user's message first)."""
+    time = s.span.start_ns - (len(s.input_messages) - i)
+    for j in range(i, len(s.input_messages)):
+        when = placed.get((s.span.span_id, j))
+        if when is not None:
+            return min(time, when if j == i else when - 1)
+    return time
 
 
 def _calls_follow(messages: Sequence[Message], i: int) -> bool:
@@ -235,7 +255,7 @@ def _silent(m: Message) -> bool:
     return m.role == "assistant" and not (m.text or "").strip() and not m.tool_calls
 
 
-def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
+def _calls(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) -> list[ObservedTurn]:
     """Tool calls, one per distinct call: its id, name and arguments.
 
     Models reuse call ids (gpt-4o does, within one conversation), so the id alone does not name a call:
@@ -282,13 +302,14 @@ def _calls(spans: Sequence[AgentSpan]) -> list[ObservedTurn]:
                         key, call_id = _unnamed_call(c.name, canon, nth, requested)
                         without_id.add(key)
                     asking.append((key, c.call_id))
-                    # as its message: a history's came before its call, in their order (`_messages`); an
-                    # answer's, when the call ended
-                    time = s.span.start_ns - (len(messages) - i) if where == "in" else s.span.end_ns
+                    # as its message: a history's came before its call, in their order, and no later than the
+                    # history's next message came (`_messages`); an answer's, when the call ended
+                    time = _placed(s, i, placed) if where == "in" else s.span.end_ns
+                    deps = _results_since_user(s.input_messages) if where == "out" else set()
                     if key in calls:
                         calls[key].time_ns = min(calls[key].time_ns, time)
+                        calls[key].depends_on_calls |= deps  # first read from an agent's history, say
                     else:
-                        deps = _results_since_user(s.input_messages) if where == "out" else set()
                         calls[key] = ObservedTurn(
                             kind="call",
                             time_ns=time,

@@ -514,6 +514,52 @@ def test_a_gold_reply_is_paired_with_the_unrecorded_reply_of_its_own_window_only
             assert replies[8]["predicted"]["response"] == "One moment, let me check."
 
 
+def test_a_run_stopped_after_the_model_asked_for_a_tool_is_cut_short_not_answered_unrecorded(
+    tmp_path: Path,
+) -> None:
+    """OpenAI Agents with the contrib GenAI instrumentation, rendered inputs-only, stopped right after the model
+    asked for `book_flight` (max turns, an approval): no tool span, no model call after it, and the agent's
+    span — which started before that model call — records the request as the run's last item. The model's
+    answer is known (the request), so no reply is made up: against gold's first three exchanges the run fails
+    `missing_action` for the booking reply it never gave, where a made-up reply nobody recorded would pass."""
+    paths = inputs_only(run_files("openai-agents-genai", "correct"), tmp_path / "inputs")
+    for path in paths:
+        request = ExportTraceServiceRequest.FromString(path.read_bytes())
+        spans = [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
+        booked = min(s.start_time_unix_nano for s in spans if "book_flight" in s.name)
+        agents = [s for s in spans if s.name.startswith("invoke_agent")]
+        kept = {
+            s.span_id
+            for s in spans
+            if s.start_time_unix_nano < booked and (s not in agents or s.end_time_unix_nano < booked)
+        } | {s.span_id for s in agents if s.start_time_unix_nano < booked < s.end_time_unix_nano}
+        for running in (s for s in agents if s.start_time_unix_nano < booked < s.end_time_unix_nano):
+            for a in running.attributes:  # its input: the run's items up to the request
+                if a.key == "gen_ai.input.messages":
+                    items = json.loads(a.value.string_value)
+                    a.value.string_value = json.dumps(items[:-1] if items[-1]["role"] == "tool" else items)
+        for rs in request.resource_spans:
+            for ss in rs.scope_spans:
+                left = [s for s in ss.spans if s.span_id in kept]
+                del ss.spans[:]
+                ss.spans.extend(left)
+        path.write_bytes(request.SerializeToString())
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    dialog = json.loads((GOLD / "travel-booking.json").read_text())
+    dialog["turns"] = dialog["turns"][:9]
+    (gold / "travel-booking.json").write_text(json.dumps(dialog))
+    out = tmp_path / "reports.jsonl"
+    assert main(["replay", *map(str, paths), "--out", str(out), "--gold", str(gold)]) == 0
+    [report] = [json.loads(line) for line in out.read_text().splitlines()]
+    turns = report["observed_turns"]
+    assert [t["role"] for t in turns][-2:] == ["User", "Tool"] and turns[-1]["predicted"][
+        "action"
+    ] == "book_flight"
+    assert not any("unrecorded" in (t["predicted"] or {}) for t in turns)
+    assert (report["test_pass"], report["root_cause"]) == (False, "missing_action")
+
+
 def test_a_conversation_id_a_scrubber_replaced_is_no_id(tmp_path: Path) -> None:
     """Logfire's default scrubbing replaces every `session.id` by `[Scrubbed due to 'session']`: taken as the
     conversation id it would make all traffic one conversation. The two runs stay two conversations, each

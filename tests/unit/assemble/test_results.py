@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from monitor.assemble.transcript import build_transcript
+from monitor.assemble.turns import to_dialog_turns
 from monitor.assemble.windows import WindowStore
 from monitor.config import WindowConfig
 from monitor.model import AgentSpan
@@ -325,3 +326,62 @@ def test_no_reply_is_made_up_for_a_call_whose_answer_a_later_history_shows() -> 
     spans = [_history_call([first], 0), _history_call([first, refusal, again], 5)]
     made_up = [t.span_id for t in build_transcript(spans) if t.unrecorded is not None]
     assert made_up == [spans[0].span.span_id, spans[1].span.span_id]
+
+
+def _agent(history: list[dict[str, Any]], start_s: float, end_s: float) -> AgentSpan:
+    """An agent's span that records the run's items as its input (OpenAI Agents' GenAI agent span), from the
+    run's start to its end: it starts before the model calls it wraps."""
+    attrs = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "travel",
+             "gen_ai.input.messages": json.dumps(history)}  # fmt: skip
+    return normalize_span(span("invoke_agent", attrs, trace="a1", start_s=start_s, end_s=end_s))
+
+
+def test_a_call_an_agent_s_span_shows_is_the_last_model_call_s_answer_not_a_reply_nobody_recorded() -> None:
+    """Inputs only. The run stopped right after the model asked for `book_flight` (max turns, an approval): no
+    tool ran. The agent's span, which started before the model call, shows the request as the run's last item:
+    the call's answer is known — a run cut short, with no reply made up."""
+    user = _msg("user", "Book AF022 for Jane Doe.")
+    asked = _request("c1", "book_flight", {"flight_id": "AF022"})
+    turns = build_transcript([_agent([user, asked], 0, 2), _history_call([user], 0.5)])
+    assert [(t.kind, t.tool or t.text) for t in turns] == [
+        ("user", "Book AF022 for Jane Doe."),
+        ("call", "book_flight"),
+    ]
+
+
+def test_a_call_read_from_a_history_stays_before_the_next_user_message_another_span_showed_first() -> None:
+    """The call that was not approved, as above, and turn 2 first shown by a span that starts before the call
+    that resends the history: a guardrail call sent only the new message, or Microsoft Agent Framework's
+    `invoke_agent`, which records only it. The call stays in turn 1, before turn 2's message."""
+    first, again = _msg("user", "Book AF022 for Jane Doe."), _msg("user", "Hello? Did it work?")
+    said = _request("c1", "book_flight", {"flight_id": "AF022"}, said="I will book AF022 for Jane Doe now.")
+    resent = _history_call([first, said, _result("c1", {"error": "not approved"}), again], 5)
+    for shown_first in (_history_call([again], 4.9), _agent([again], 4.8, 6)):
+        turns = build_transcript([_history_call([first], 0), shown_first, resent])
+        kinds = [(t.kind, t.tool or t.text) for t in turns if t.kind != "reply"]
+        assert kinds == [
+            ("user", "Book AF022 for Jane Doe."), ("call", "book_flight"), ("user", "Hello? Did it work?"),
+        ]  # fmt: skip
+
+
+def test_a_call_first_read_from_an_agent_s_history_keeps_what_it_was_built_on() -> None:
+    """The agent's span records the run's items, the booking request among them, and starts before the model
+    call whose answer asked for it: the booking still builds on the search result that call was sent."""
+    user = _msg("user", "Book the cheapest flight to JFK.")
+    search = _request("c1", "search_flights", {"to": "JFK"})
+    found = _result("c1", {"flights": ["AF022"]})
+    book = _request("c2", "book_flight", {"flight_id": "AF022"})
+
+    def answered(history: list[dict[str, Any]], answer: dict[str, Any], start_s: float) -> AgentSpan:
+        attrs = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(history),
+                 "gen_ai.output.messages": json.dumps([answer])}  # fmt: skip
+        return normalize_span(span("chat", attrs, trace="a1", start_s=start_s))
+
+    calls = [answered([user], search, 0.1), answered([user, search, found], book, 0.3)]
+    for spans in (calls, [_agent([user, search, found, book], 0, 1), *calls]):
+        rows = to_dialog_turns(build_transcript(spans), ".")
+        deps = {getattr(r.predict_turn, "action", None): r.depends_on for r in rows if r.turn == "Tool"}
+        search_no = next(
+            r.turn_no for r in rows if getattr(r.predict_turn, "action", None) == "search_flights"
+        )
+        assert deps["book_flight"] == (search_no,), len(spans)
