@@ -90,7 +90,6 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     if not users or any((m.text or "").strip() for s in model_calls for m in s.output_messages):
         return turns
     starts = [s.span.start_ns for s in model_calls]
-    histories = [s for s in spans if s.input_messages]  # an agent's span may record the run's items too
     failed = [s.span for s in spans if s.span.status == "ERROR"]
     parent = {s.span.span_id: s.span.parent_span_id for s in spans}
     # each user's turn: the replies and calls that came after the user's message, before the next one
@@ -109,8 +108,14 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
             continue  # no model call in this turn
         if model_calls[last_no].output_messages:
             continue  # it recorded an output (a tool call that never ran: a run cut short, or paused)
-        if _answer_shown_later(model_calls[last_no], histories):
-            continue  # a history shows what it returned (words beside a call that never ran, a call)
+        # a later call's history, or its agent's span (which may record the run's items), shows what it
+        # returned: words beside a call that never ran, a request
+        shown_in = [
+            *model_calls[last_no + 1 :],
+            *(s for s in spans if _under(model_calls[last_no].span, s.span, parent)),
+        ]
+        if _answer_shown_later(model_calls[last_no], shown_in):
+            continue
         last = model_calls[last_no].span
         if any(
             e.end_ns >= last.start_ns
@@ -141,14 +146,14 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
 
 
 def _answer_shown_later(call: AgentSpan, histories: Sequence[AgentSpan]) -> bool:
-    """Whether another span's history shows what `call` returned: it holds `call`'s input, then a message of
-    the model's — a later model call's, or an agent's span that records the run's items as its input (OpenAI
-    Agents' GenAI agent span, which starts before the call). Its text and calls are read from there; a
-    history that rewrote the earlier messages shows nothing here, and the answer stays unknown."""
+    """Whether one of `histories` shows what `call` returned: it holds `call`'s input, then a message of the
+    model's — a later model call's, or the span of the agent that made the call, which may record the run's
+    items as its input (OpenAI Agents' GenAI agent span, which starts before the call; another agent's span
+    that was sent the same conversation shows that agent's answer, not this call's). Its text and calls are
+    read from there; a history that rewrote the earlier messages shows nothing here: the answer stays
+    unknown."""
     seen = _history(call.input_messages)
     for other in histories:
-        if other is call:
-            continue
         shown = [m for m in other.input_messages if m.role != "system"]
         if len(shown) <= len(seen) or _history(shown[: len(seen)]) != seen:
             continue
@@ -224,14 +229,17 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
 
 
 def _placed(s: AgentSpan, i: int, placed: dict[tuple[str, int], int]) -> int:
-    """When a call asked for in message `i` of `s`'s input came: where that history puts it, and no later
-    than its own message's words or the next message of that history came (a guardrail call, or an agent's
-    span, may have shown the next user's message first)."""
+    """When a call asked for in message `i` of `s`'s input came: where that history puts it, and before the
+    next message of that history came (a guardrail call, or an agent's span, may have shown the next user's
+    message first) — when a message before the call in that history, or its own words, came before it: a
+    history that dropped its beginning (a memory window) may start at the call, and its next words may be
+    the same as words said earlier, which say nothing about the call."""
     time = s.span.start_ns - (len(s.input_messages) - i)
-    for j in range(i, len(s.input_messages)):
+    before = next((w for j in range(i, -1, -1) if (w := placed.get((s.span.span_id, j))) is not None), None)
+    for j in range(i + 1, len(s.input_messages)):
         when = placed.get((s.span.span_id, j))
         if when is not None:
-            return min(time, when if j == i else when - 1)
+            return min(time, when - 1) if before is not None and when > before else time
     return time
 
 

@@ -338,15 +338,60 @@ def _agent(history: list[dict[str, Any]], start_s: float, end_s: float) -> Agent
 
 def test_a_call_an_agent_s_span_shows_is_the_last_model_call_s_answer_not_a_reply_nobody_recorded() -> None:
     """Inputs only. The run stopped right after the model asked for `book_flight` (max turns, an approval): no
-    tool ran. The agent's span, which started before the model call, shows the request as the run's last item:
-    the call's answer is known — a run cut short, with no reply made up."""
+    tool ran. The span of the agent that made the call, which started before it, shows the request as the
+    run's last item: the call's answer is known — a run cut short, with no reply made up. Another agent's
+    span sent the same conversation (a handoff that filtered the tools out) shows that agent's answer, not
+    the call's: a call made after the handoff still answered unrecorded."""
     user = _msg("user", "Book AF022 for Jane Doe.")
     asked = _request("c1", "book_flight", {"flight_id": "AF022"})
-    turns = build_transcript([_agent([user, asked], 0, 2), _history_call([user], 0.5)])
+    agent = _agent([user, asked], 0, 2)
+    inside = _history_call([user], 0.5)
+    inside = inside.model_copy(
+        update={"span": inside.span.model_copy(update={"parent_span_id": agent.span.span_id})}
+    )
+    turns = build_transcript([agent, inside])
     assert [(t.kind, t.tool or t.text) for t in turns] == [
         ("user", "Book AF022 for Jane Doe."),
         ("call", "book_flight"),
     ]
+    triage = _agent([user, _request("h1", "transfer_to_faq_agent", {})], 0, 0.4)
+    after_handoff = _history_call([user], 1.1)
+    turns = build_transcript([triage, _history_call([user], 0.1), after_handoff])
+    assert turns[-1].unrecorded is not None and turns[-1].span_id == after_handoff.span.span_id
+
+
+def test_a_call_keeps_its_turn_in_a_history_a_memory_window_cut() -> None:
+    """Outputs recorded, tool spans present; the app sends the model the last four messages only. Turn 2's
+    history, cut to its window, ends in "Done." — the same words as turn 1's reply, which it no longer holds.
+    Turn 2's booking stays in turn 2, after the user's message that asked for it."""
+
+    def chat(history: list[dict[str, Any]], answer: dict[str, Any], start_s: float) -> AgentSpan:
+        attrs = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(history[-4:]),
+                 "gen_ai.output.messages": json.dumps([answer])}  # fmt: skip
+        return normalize_span(span("chat", attrs, trace="a1", start_s=start_s))
+
+    u1, u2, u3 = (
+        _msg("user", "Book AF022 for Jane."),
+        _msg("user", "Now book AF023 for John."),
+        _msg("user", "Bye."),
+    )
+    c1, c2 = (
+        _request("c1", "book_flight", {"flight_id": "AF022"}),
+        _request("c2", "book_flight", {"flight_id": "AF023"}),
+    )
+    r1, r2, done = _result("c1", {"ok": True}), _result("c2", {"ok": True}), _msg("assistant", "Done.")
+    spans = [
+        chat([u1], c1, 0), _tool("a1", "book_flight", {"flight_id": "AF022"}, {"ok": True}, 0.5),
+        chat([u1, c1, r1], done, 1),
+        chat([u1, c1, r1, done, u2], c2, 2), _tool("a1", "book_flight", {"flight_id": "AF023"}, {"ok": True}, 2.5),
+        chat([u1, c1, r1, done, u2, c2, r2], done, 3),
+        chat([u1, c1, r1, done, u2, c2, r2, done, u3], _msg("assistant", "Bye!"), 4),
+    ]  # fmt: skip
+    said = [(t.kind, t.text or (t.arguments or {}).get("flight_id")) for t in build_transcript(spans)]
+    assert said[:6] == [
+        ("user", "Book AF022 for Jane."), ("call", "AF022"), ("reply", "Done."),
+        ("user", "Now book AF023 for John."), ("call", "AF023"), ("reply", "Done."),
+    ]  # fmt: skip
 
 
 def test_a_call_read_from_a_history_stays_before_the_next_user_message_another_span_showed_first() -> None:
