@@ -112,7 +112,7 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
         # returned: words beside a call that never ran, a request
         shown_in = [
             *model_calls[last_no + 1 :],
-            *(s for s in spans if _under(model_calls[last_no].span, s.span, parent)),
+            *(s for s in spans if _around(model_calls[last_no].span, s.span, parent)),
         ]
         if _answer_shown_later(model_calls[last_no], shown_in):
             continue
@@ -165,6 +165,17 @@ def _answer_shown_later(call: AgentSpan, histories: Sequence[AgentSpan]) -> bool
 
 def _history(messages: Sequence[Message]) -> list[tuple[str, str]]:
     return [(m.role, normalize_text(m.text or "")) for m in messages if m.role != "system"]
+
+
+def _around(call: Span, other: Span, parent: dict[str, str | None]) -> bool:
+    """Whether `other` is a span of the run that made `call`: its ancestor, or — spans exported flat, or an
+    ancestor between them missing — one of its trace that began before it and ended after it."""
+    if other.span_id == call.span_id:
+        return False
+    covers = (
+        other.trace_id == call.trace_id and other.start_ns <= call.start_ns and other.end_ns >= call.end_ns
+    )
+    return covers or _under(call, other, parent)
 
 
 def _under(span: Span, ancestor: Span, parent: dict[str, str | None]) -> bool:
@@ -231,15 +242,16 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
 def _placed(s: AgentSpan, i: int, placed: dict[tuple[str, int], int]) -> int:
     """When a call asked for in message `i` of `s`'s input came: where that history puts it, and before the
     next message of that history came (a guardrail call, or an agent's span, may have shown the next user's
-    message first) — when a message before the call in that history, or its own words, came before it: a
-    history that dropped its beginning (a memory window) may start at the call, and its next words may be
-    the same as words said earlier, which say nothing about the call."""
+    message first) — unless the history starts at the call: one a memory window cut, whose next words may be
+    the same as words said earlier, which say nothing about the call. (A call seen in an answer is timed by
+    that answer instead: `_calls`.)"""
     time = s.span.start_ns - (len(s.input_messages) - i)
-    before = next((w for j in range(i, -1, -1) if (w := placed.get((s.span.span_id, j))) is not None), None)
+    if not any((s.span.span_id, j) in placed for j in range(i + 1)):
+        return time  # a history that starts at the call (a memory window) says nothing of its next words
     for j in range(i + 1, len(s.input_messages)):
         when = placed.get((s.span.span_id, j))
         if when is not None:
-            return min(time, when - 1) if before is not None and when > before else time
+            return min(time, when - 1)
     return time
 
 
@@ -280,6 +292,7 @@ def _calls(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) -> li
     # (the key of a call with an id, which of the calls with its name and arguments in a history it is) -> its
     # key from when it was read without an id
     alias: dict[tuple[str, int], str] = {}
+    answered: set[str] = set()  # calls an answer asked for (their time is that answer's)
     for s in spans:
         latest: dict[str, str] = {}  # call id -> key of the latest call with it in this history
         same_here: Counter[tuple[str, str]] = Counter()  # calls in this history, by name and arguments
@@ -315,7 +328,12 @@ def _calls(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) -> li
                     time = _placed(s, i, placed) if where == "in" else s.span.end_ns
                     deps = _results_since_user(s.input_messages) if where == "out" else set()
                     if key in calls:
-                        calls[key].time_ns = min(calls[key].time_ns, time)
+                        # an answer that asked for it times it (histories' places rest on texts, which a
+                        # window or repeated words can mislead); a history, when no answer showed it
+                        if where == "out" and key not in answered:
+                            calls[key].time_ns = time
+                        elif where == "out" or key not in answered:
+                            calls[key].time_ns = min(calls[key].time_ns, time)
                         calls[key].depends_on_calls |= deps  # first read from an agent's history, say
                     else:
                         calls[key] = ObservedTurn(
@@ -329,6 +347,8 @@ def _calls(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) -> li
                             depends_on_calls=deps,
                         )
                         requested.append((key, call_id, c.name, canon))
+                    if where == "out":
+                        answered.add(key)
     claimed: set[str] = set()
     for s in (s for s in spans if s.kind == "tool" and s.tool is not None):  # in start order, as `spans`
         tool = s.tool

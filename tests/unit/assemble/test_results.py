@@ -349,11 +349,13 @@ def test_a_call_an_agent_s_span_shows_is_the_last_model_call_s_answer_not_a_repl
     inside = inside.model_copy(
         update={"span": inside.span.model_copy(update={"parent_span_id": agent.span.span_id})}
     )
-    turns = build_transcript([agent, inside])
-    assert [(t.kind, t.tool or t.text) for t in turns] == [
-        ("user", "Book AF022 for Jane Doe."),
-        ("call", "book_flight"),
-    ]
+    flat = _history_call([user], 0.5)  # spans exported with no parent ids: the agent's span still covers it
+    for spans in ([agent, inside], [agent, flat]):
+        turns = build_transcript(spans)
+        assert [(t.kind, t.tool or t.text) for t in turns] == [
+            ("user", "Book AF022 for Jane Doe."),
+            ("call", "book_flight"),
+        ]
     triage = _agent([user, _request("h1", "transfer_to_faq_agent", {})], 0, 0.4)
     after_handoff = _history_call([user], 1.1)
     turns = build_transcript([triage, _history_call([user], 0.1), after_handoff])
@@ -430,3 +432,36 @@ def test_a_call_first_read_from_an_agent_s_history_keeps_what_it_was_built_on() 
             r.turn_no for r in rows if getattr(r.predict_turn, "action", None) == "search_flights"
         )
         assert deps["book_flight"] == (search_no,), len(spans)
+
+
+def test_a_call_an_answer_asked_for_keeps_that_answer_s_turn_in_windowed_histories_of_repeated_words() -> (
+    None
+):
+    """Outputs recorded, tool spans present; the app sends the model its last five messages; the same words come
+    back every turn ("Shall I book it?", "yes", "Done."), so the windowed histories name them ambiguously (the
+    messages' own order there stays unreliable). Each booking is timed by the answer that asked for it: the
+    second is never pulled before the user's message that asked for it, nor before the first."""
+    u1, u3 = _msg("user", "Book AF022 for Jane."), _msg("user", "Now AF023 for John.")
+    ask, yes, done = _msg("assistant", "Shall I book it?"), _msg("user", "yes"), _msg("assistant", "Done.")
+    c1, c2 = (
+        _request("c1", "book_flight", {"flight_id": "AF022"}),
+        _request("c2", "book_flight", {"flight_id": "AF023"}),
+    )
+    r1, r2 = _result("c1", {"ok": True}), _result("c2", {"ok": True})
+    steps = [
+        ([u1], ask, None), ([u1, ask, yes], c1, "AF022"), ([u1, ask, yes, c1, r1], done, None),
+        ([u1, ask, yes, c1, r1, done, u3], ask, None), ([u1, ask, yes, c1, r1, done, u3, ask, yes], c2, "AF023"),
+        ([u1, ask, yes, c1, r1, done, u3, ask, yes, c2, r2], done, None),
+        ([u1, ask, yes, c1, r1, done, u3, ask, yes, c2, r2, done, _msg("user", "Bye.")], _msg("assistant", "Bye!"), None),
+    ]  # fmt: skip
+    spans: list[AgentSpan] = []
+    for n, (history, answer, booked) in enumerate(steps):
+        attrs = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(history[-5:]),
+                 "gen_ai.output.messages": json.dumps([answer])}  # fmt: skip
+        spans.append(normalize_span(span("chat", attrs, trace="a1", start_s=n)))
+        if booked:
+            spans.append(_tool("a1", "book_flight", {"flight_id": booked}, {"ok": True}, n + 0.5))
+    said = [t.text or (t.arguments or {}).get("flight_id") for t in build_transcript(spans)]
+    assert said.index("AF022") < said.index("AF023") and said.index("AF023") > said.index(
+        "Now AF023 for John."
+    )
