@@ -78,9 +78,9 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     would fail `missing_action` on the instrumentation's gap. So, in a conversation where no model call
     recorded a reply's text, a user's turn that shows no reply and whose last model call (one that recorded its
     input: a provider SDK's metadata-only copy says nothing) came after all the turn's tool calls, recorded no
-    output (a tool call it asked for that never ran is a run cut short), whose answer no later history shows,
-    succeeded, and was followed by no failed span (but attempts inside it), holds a reply of unknown text: its
-    text is not compared (`uncertain`).
+    output (a tool call it asked for that never ran is a run cut short), whose answer no other history shows
+    (a later call's, or its agent's span: `_answer_shown`), succeeded, and was followed by no failed span (but
+    attempts inside it), holds a reply of unknown text: its text is not compared (`uncertain`).
     What that call returned is still unknown: the note says only that it ran and nothing recorded its output.
     Words the model said beside the tool calls it asked for (`One moment, let me check.`, read from a later
     history) are no reply that ends the turn: the model went on after those calls."""
@@ -114,7 +114,7 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
             *model_calls[last_no + 1 :],
             *(s for s in spans if _around(model_calls[last_no].span, s.span, parent)),
         ]
-        if _answer_shown_later(model_calls[last_no], shown_in):
+        if _answer_shown(model_calls[last_no], shown_in):
             continue
         last = model_calls[last_no].span
         if any(
@@ -145,7 +145,7 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
     return sorted([*turns, *added], key=_in_order)
 
 
-def _answer_shown_later(call: AgentSpan, histories: Sequence[AgentSpan]) -> bool:
+def _answer_shown(call: AgentSpan, histories: Sequence[AgentSpan]) -> bool:
     """Whether one of `histories` shows what `call` returned: it holds `call`'s input, then a message of the
     model's — a later model call's, or the span of the agent that made the call, which may record the run's
     items as its input (OpenAI Agents' GenAI agent span, which starts before the call; another agent's span
