@@ -106,17 +106,15 @@ def _with_unrecorded_answers(turns: list[ObservedTurn], spans: Sequence[AgentSpa
             continue  # a reply was seen
         if last_no < 0 or starts[last_no] <= users[k]:
             continue  # no model call in this turn
-        if model_calls[last_no].output_messages:
+        call = model_calls[last_no]
+        if call.output_messages:
             continue  # it recorded an output (a tool call that never ran: a run cut short, or paused)
         # a later call's history, or its agent's span (which may record the run's items), shows what it
         # returned: words beside a call that never ran, a request
-        shown_in = [
-            *model_calls[last_no + 1 :],
-            *(s for s in spans if _around(model_calls[last_no].span, s.span, parent)),
-        ]
-        if _answer_shown(model_calls[last_no], shown_in):
+        shown_in = [*model_calls[last_no + 1 :], *(s for s in spans if _around(call.span, s.span, parent))]
+        if _answer_shown(call, shown_in):
             continue
-        last = model_calls[last_no].span
+        last = call.span
         if any(
             e.end_ns >= last.start_ns
             and (until is None or e.start_ns < until)
@@ -323,17 +321,16 @@ def _calls(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) -> li
                         key, call_id = _unnamed_call(c.name, canon, nth, requested)
                         without_id.add(key)
                     asking.append((key, c.call_id))
+                    if where == "in" and key in answered:
+                        continue  # an answer that asked for it times it: a history's place, read by its
+                        # texts (which a window or repeated words can mislead), is no better
                     # as its message: a history's came before its call, in their order, and no later than the
                     # history's next message came (`_messages`); an answer's, when the call ended
                     time = _placed(s, i, placed) if where == "in" else s.span.end_ns
                     deps = _results_since_user(s.input_messages) if where == "out" else set()
                     if key in calls:
-                        # an answer that asked for it times it (histories' places rest on texts, which a
-                        # window or repeated words can mislead); a history, when no answer showed it
-                        if where == "out" and key not in answered:
-                            calls[key].time_ns = time
-                        elif where == "out" or key not in answered:
-                            calls[key].time_ns = min(calls[key].time_ns, time)
+                        first_answer = where == "out" and key not in answered  # over a history's place
+                        calls[key].time_ns = time if first_answer else min(calls[key].time_ns, time)
                         calls[key].depends_on_calls |= deps  # first read from an agent's history, say
                     else:
                         calls[key] = ObservedTurn(
