@@ -295,6 +295,11 @@ COSTS = {
     "grounding": ("parse to dicts", "replay exact + policy", "replay exact + grounding"),
     "events": ("parse to dicts", "replay exact", "replay exact + events"),
 }
+#: the costs with a target, by the name of their row: (their `COSTS` entry, the target)
+COST_TARGETS = {
+    "grounding cost": ("grounding", GROUNDING_TARGET),
+    "evaluation events cost": ("events", EVENTS_TARGET),
+}
 
 
 def measure(
@@ -328,8 +333,7 @@ def measure(
         for name, value in per_cpu.items()
     ]
     for label, base, with_it, target in (
-        ("grounding cost", *COSTS["grounding"][1:], GROUNDING_TARGET),
-        ("evaluation events cost", *COSTS["events"][1:], EVENTS_TARGET),
+        *((label, *COSTS[name][1:], target) for label, (name, target) in COST_TARGETS.items()),
         ("events, in-run (bound)", "events run, less their CPU", "replay exact + events", None),
     ):
         if base in per_cpu and with_it in per_cpu:
@@ -412,8 +416,7 @@ def measure_instructions(
         }
         for s, v in per_span.items()
     ]
-    for label, name, target in (("grounding cost", "grounding", GROUNDING_TARGET),
-                                ("evaluation events cost", "events", EVENTS_TARGET)):  # fmt: skip
+    for label, (name, target) in COST_TARGETS.items():
         base, with_it = COSTS[name][1:]
         if base in per_span and with_it in per_span:
             cost = per_span[base] / per_span[with_it]
