@@ -311,6 +311,36 @@ def _deletions(text: str) -> list[str]:
 
 
 @dataclass
+class _Joined:
+    """Texts joined into one string, each ended by a line break, for finding every text that holds a word
+    with one search of the whole instead of one per text (a value is looked up in every text said so far:
+    on real agents' traffic hundreds of them, for each value). Only for texts without a line break
+    (normalized ones: `normalize_text` makes every run of white space one space) and words without one:
+    a match then lies inside one text. Grown on demand from the list it indexes (`grow`)."""
+
+    joined: str = ""
+    starts: list[int] = field(default_factory=list)  # where each text starts in `joined`
+
+    def grow(self, texts: Iterable[str]) -> None:
+        """Take in the next texts of the list it indexes."""
+        start = len(self.joined)
+        new = list(texts)
+        for text in new:
+            self.starts.append(start)
+            start += len(text) + 1
+        self.joined += "".join(f"{text}\n" for text in new)
+
+    def holding(self, word: str) -> Iterator[int]:
+        """The indexes of the texts that hold `word`, in order, each once."""
+        joined, starts = self.joined, self.starts
+        at = joined.find(word)
+        while at >= 0:
+            k = bisect.bisect_right(starts, at) - 1
+            yield k
+            at = joined.find(word, starts[k + 1]) if k + 1 < len(starts) else -1
+
+
+@dataclass
 class _Sources:
     """Everything stated so far, indexed for look-up: normalized texts, typed facts, numbers."""
 
@@ -331,6 +361,26 @@ class _Sources:
     ids: list[str] = field(default_factory=list)
     slips: _Slips = field(default_factory=_Slips)
     slips_read: int = 0
+    #: `texts` joined (`holding`), and the same without accents (`holding_plain`): grown when asked
+    joined: _Joined = field(default_factory=_Joined)
+    joined_plain: _Joined = field(default_factory=_Joined)
+
+    def holding(self, word: str) -> Iterator[tuple[Source, int | None]]:
+        """The source and turn of every text that holds `word` (padded normalized words, as `texts`), in order."""
+        if len(self.joined.starts) < len(self.texts):
+            self.joined.grow(text for _, _, text in self.texts[len(self.joined.starts) :])
+        for k in self.joined.holding(word):
+            source, turn, _ = self.texts[k]
+            yield source, turn
+
+    def holding_plain(self, word: str) -> Iterator[int]:
+        """The indexes in `texts` of the texts that hold `word` once their accents are taken off
+        (`_unaccented`: `José` is `jose`)."""
+        if len(self.joined_plain.starts) < len(self.texts):
+            self.joined_plain.grow(
+                _unaccented(text) for _, _, text in self.texts[len(self.joined_plain.starts) :]
+            )
+        return self.joined_plain.holding(word)
 
     def add_text(self, source: Source, turn: int | None, text: str) -> None:
         self.raw.append(text)
@@ -516,10 +566,10 @@ class Evidence:
         #: the second Tuesday of the month`: (2, 1) — nth, weekday), with the words of the sentence that says
         #: what happens then (`billed`): a reply's day that is one, beside one of them (`_monthly_day`)
         self._monthly: list[tuple[int, int, frozenset[str]]] = []
-        #: numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
-        #: what a reply's arithmetic may combine (a big tool result's numbers would make any sum possible)
-        self._spoken: set[float] = set()
-        self._reply: set[float] = set()  # the numbers of the reply being checked
+        #: the numbers said plainly (`_spoken`) as read so far, and the replies whose numbers are not read yet
+        self._spoken_read: set[float] = set()
+        self._unread_replies: list[str] = []
+        self._reply_numbers: set[float] | None = None  # `_reply`, once read
         #: the facts an earlier reply worked out and grounding followed (`Razem 1 392 zł` from its parts):
         #: a later reply that repeats one without its parts is supported
         self._worked_out: set[str] = set()
@@ -571,6 +621,25 @@ class Evidence:
             self._tzs += _zones_named(text)
             self._said.append((text, True))
         self._tzs += [timezone(timedelta(minutes=m)) for m in sorted(offsets)]
+
+    @property
+    def _spoken(self) -> set[float]:
+        """Numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
+        what arithmetic may combine (a big tool result's numbers would make any sum possible). The
+        replies' numbers are read when first asked for: a reply's whole text is read again for them
+        (`_reply_facts` reads what it tells, not what it asks), and few conversations ever ask."""
+        if self._unread_replies:
+            for reply in self._unread_replies:
+                self._spoken_read.update(_numbers(reply))
+            self._unread_replies = []
+        return self._spoken_read
+
+    @property
+    def _reply(self) -> set[float]:
+        """Every number the reply being checked says, measures too: the parts of its sums (read when asked)."""
+        if self._reply_numbers is None:
+            self._reply_numbers = set(_numbers(self._reply_text))
+        return self._reply_numbers
 
     # -- growing ---------------------------------------------------------------------------------
 
@@ -685,7 +754,7 @@ class Evidence:
         for key in keys:
             number = _number_of(key)
             if number is not None:
-                self._spoken.add(_round(number))
+                self._spoken_read.add(_round(number))
 
     def add_call(
         self, turn: int, tool: str, args: Any, result: Any, failed: bool, tainted: bool, error: str = ""
@@ -736,7 +805,7 @@ class Evidence:
                 if money:
                     amounts.setdefault(key, []).append(_round(leaf))
                 if not key:  # a bare number: a calculator's result, said as plainly as a user's
-                    self._spoken.add(_round(leaf))
+                    self._spoken_read.add(_round(leaf))
         # `check_in: 04-02, check_out: 04-06` in a result or a call's grounded arguments: the 3rd to the 5th
         # (a lookup's `date_from` / `date_to` are a search's window, no stay: `stays`)
         for strings, value, stays in (
@@ -906,7 +975,7 @@ class Evidence:
         agent made calls and none of them did it."""
         claims: list[Claim] = []
         facts = _reply_facts(reply)
-        self._reply = set(_numbers(reply))  # every number the reply says, measures too: the parts of its sums
+        self._reply_numbers = None  # read when a check needs them (`_reply`)
         self._reply_facts = facts  # what `_deadline` pairs, when a date needs it
         self._reply_pairs = None
         self._reply_weekdays = None
@@ -1014,7 +1083,11 @@ class Evidence:
                         f"the reply opens by saying it is done ({opener.group(0).strip()!r}); {why}",
                     )
                 )
-        self._spoken |= self._reply  # what the agent said, a later reply may build on
+        # what the agent said, a later reply may build on (read now if this reply's check needed them)
+        if self._reply_numbers is not None:
+            self._spoken_read |= self._reply_numbers
+        else:
+            self._unread_replies.append(reply)
         self._reply_days = set()
         return claims
 
@@ -1070,7 +1143,7 @@ class Evidence:
             if number is not None:
                 hits += where.numbers.get(_round(number), [])
             if kind == "id":
-                hits += [(source, turn) for source, turn, text in where.texts if padded in text]
+                hits += where.holding(padded)
                 hits += _same_size(original, where)  # `two 10x10s`
                 if original.endswith("s") and not original[-2:-1].islower():  # `two RTX4090s`, not `ABC12S`
                     hits += where.facts.get(canon[:-1], [])
@@ -1079,7 +1152,7 @@ class Evidence:
             if kind in ("phone", "digits", "id") and len(flat := squash(original)) >= _SQUASHED_ID:
                 hits += [(source, turn) for source, turn, said in where.squashed if flat in said]
                 if kind != "id" and flat.isdigit():  # `3100 7725 1040`, a result's `310077251040`
-                    hits += [(source, turn) for source, turn, text in where.texts if f" {flat} " in text]
+                    hits += where.holding(f" {flat} ")
             if kind == "digits":  # `1 250 zł`, `18 400`: thousands set apart by a space, a result's 1250
                 hits += where.numbers.get(_round(float(canon[7:])), [])
             if said is not None and said.is_integer() and 1 <= said <= 31:  # `the 18th`: a stated date's day
@@ -1941,10 +2014,7 @@ def _stated(
     text = str(value)
     norm = normalize_text(text)
     if norm and not (text.strip().isdigit() and len(text.strip()) >= 4):  # `1234` is no word of `555-1234`
-        padded = f" {norm} "
-        for source, turn, evidence in where.texts:
-            if padded in evidence:
-                yield source, turn
+        yield from where.holding(f" {norm} ")
     keys = _fact_keys(text)
     for canon in keys:
         if canon.startswith(("time:", "clock:")) and kind != "time":
@@ -1990,10 +2060,9 @@ def _stated(
             else:
                 yield max(latest, key=lambda hit: hit[1] or 0)
     if kind == "name" and norm:  # `Jose Ramirez` for the user's `José Ramírez`, and the other way round
-        plain = _unaccented(f" {norm} ")
-        for source, turn, evidence in where.texts:
-            if plain in _unaccented(evidence):
-                yield source, turn
+        for k in where.holding_plain(_unaccented(f" {norm} ")):
+            source, turn, _ = where.texts[k]
+            yield source, turn
     if has_cjk(text) and norm:  # Chinese is written without spaces between words
         for source, turn, evidence in where.texts:
             if norm.replace(" ", "") in evidence.replace(" ", ""):
@@ -2008,15 +2077,20 @@ def _stated(
     if kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text)):
         segments = [w.lower() for w in re.split(r"[_-]", text.strip())]
         together = _together(segments) if _one_word(parts) else None  # `couche_135`: `couché 135 g`
-        for source, turn, evidence in where.texts:
+        # only a text that holds its first part (or segment) can say it: those found by one search each
+        whole = [w for w in segments if w]
+        firsts = {f" {parts[0]}", f" {whole[0]}"} if whole else set()
+        candidates: Iterable[int] = (
+            sorted({k for w in firsts for k in where.holding_plain(w)}) if firsts else range(len(where.texts))
+        )
+        for k in candidates:
+            source, turn, evidence = where.texts[k]
             plain = _unaccented(evidence)
             if together.search(plain) if together is not None else _composed_in(parts, segments, plain):
                 yield source, turn
     if kind == "code" and airports is not None:
         for name in _airport_names(text.strip().upper(), airports):
-            for source, turn, evidence in where.texts:
-                if name in evidence:
-                    yield source, turn
+            yield from where.holding(name)
 
 
 _MAX_NAME_WORDS = 4
