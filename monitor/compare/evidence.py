@@ -1340,7 +1340,9 @@ class Evidence:
         self._fields_read = len(self._done)
         return self._fields
 
-    def _field_values(self, words: list[str], leaf: Any, minor_too: str = "") -> set[tuple[str, Any, str]]:
+    def _field_values(
+        self, words: Sequence[str], leaf: Any, minor_too: str = ""
+    ) -> set[tuple[str, Any, str]]:
         """(kind, value, currency) of a result leaf as `_comparable` gives a reply's facts: a number under a key
         that says money is an amount (in minor units under `cents`, `pence`: `late_fee_pence: 4500` is 45); a
         short string's facts, a numeric date of two readings (`04/03/2026`) read both ways. Not a time or a
@@ -2009,9 +2011,11 @@ def _string_kind(value: str, name_key: bool) -> Kind:
     return "other"
 
 
-def key_words(key: str) -> list[str]:
-    """The words of an argument name, lower-case: `firstName`, `first_name` → first, name."""
-    return [w.lower() for w in _KEY_WORDS.findall(key)]
+@short_cached(maxsize=16_384)
+def key_words(key: str) -> tuple[str, ...]:
+    """The words of an argument name, lower-case: `firstName`, `first_name` → first, name. Cached: every key
+    of every call and result is read for its words, by several rules, and the same keys come back."""
+    return tuple(w.lower() for w in _KEY_WORDS.findall(key))
 
 
 def _stated(
