@@ -805,13 +805,20 @@ class Evidence:
         self._class_days |= _class_days(result_leaves)
         if any(key and _rate_key(key) for _, _, key in result_leaves):  # `coverage: 0.8`: 80% (20% left)
             self._sources.percents.update(_round(x * 100) for x in _rates(result))
+        read: set[str] = (
+            set()
+        )  # a string a result repeats (each flight's `"status": "available"`) is read once
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
-                self._sources.add_text("tool_result", turn, leaf)
-                for local in _local_keys(leaf, self._tzs):  # `13:15Z` said as London's `14:15`
-                    self._sources.add_fact(local, "tool_result", turn)
-                if " " in leaf and len(leaf) <= _MAX_NOTE:  # a note's rule (`sent 5 working days after …`)
-                    self._add_offsets(leaf, counting_first=False, replies_only=True)
+                if leaf not in read:
+                    read.add(leaf)
+                    self._sources.add_text("tool_result", turn, leaf)
+                    for local in _local_keys(leaf, self._tzs):  # `13:15Z` said as London's `14:15`
+                        self._sources.add_fact(local, "tool_result", turn)
+                    if (
+                        " " in leaf and len(leaf) <= _MAX_NOTE
+                    ):  # a note's rule (`sent 5 working days after …`)
+                        self._add_offsets(leaf, counting_first=False, replies_only=True)
                 if key and _place_key(key):  # `address: "Bond Court, LS1 2JZ"`
                     self._places.append(normalize_text(leaf).replace(" ", ""))
             else:
