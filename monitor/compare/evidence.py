@@ -310,46 +310,6 @@ def _deletions(text: str) -> list[str]:
     return [text[:i] + text[i + 1 :] for i in range(len(text))]
 
 
-#: below this many texts, one search per text is faster than one of all of them joined (`_Joined`: at 16
-#: texts 1.5 against 2.1 µs a look-up, at 32 even, at 300 18 against 7)
-_FEW_TEXTS = 32
-
-
-@dataclass
-class _Joined:
-    """Texts joined into one string, each ended by a line break, for finding every text that holds a word
-    with one search of the whole instead of one per text (a value is looked up in every text said so far:
-    on real agents' traffic hundreds of them, for each value). Only for texts without a line break
-    (normalized ones: `normalize_text` makes every run of white space one space) and words without one:
-    a match then lies inside one text. Grown on demand from the list it indexes (`grow`)."""
-
-    joined: str = ""
-    starts: list[int] = field(default_factory=list)  # where each text starts in `joined`
-
-    def grow(self, texts: list[str]) -> None:
-        """Take in the next texts of the list it indexes."""
-        if not texts:
-            return
-        start = len(self.joined)
-        for text in texts:
-            self.starts.append(start)
-            start += len(text) + 1
-        self.joined += "\n".join(texts) + "\n"
-
-    def holding(self, word: str) -> list[int]:
-        """The indexes of the texts that hold `word`, in order, each once."""
-        joined, starts = self.joined, self.starts
-        out: list[int] = []
-        at = joined.find(word)
-        while at >= 0:
-            k = bisect.bisect_right(starts, at) - 1
-            out.append(k)
-            if k + 1 == len(starts):
-                break
-            at = joined.find(word, starts[k + 1])
-        return out
-
-
 @dataclass
 class _Sources:
     """Everything stated so far, indexed for look-up: normalized texts, typed facts, numbers."""
@@ -371,30 +331,6 @@ class _Sources:
     ids: list[str] = field(default_factory=list)
     slips: _Slips = field(default_factory=_Slips)
     slips_read: int = 0
-    #: `texts` joined (`holding`), and the same without accents (`holding_plain`): grown when asked
-    joined: _Joined = field(default_factory=_Joined)
-    joined_plain: _Joined = field(default_factory=_Joined)
-
-    def holding(self, word: str) -> list[tuple[Source, int | None]]:
-        """The source and turn of every text that holds `word` (padded normalized words, as `texts`), in order.
-        A few texts are read one by one (`_FEW_TEXTS`)."""
-        texts = self.texts
-        if len(texts) < _FEW_TEXTS:
-            return [(source, turn) for source, turn, text in texts if word in text]
-        if len(self.joined.starts) < len(texts):
-            self.joined.grow([text for _, _, text in texts[len(self.joined.starts) :]])
-        return [(texts[k][0], texts[k][1]) for k in self.joined.holding(word)]
-
-    def holding_plain(self, word: str) -> list[int]:
-        """The indexes in `texts` of the texts that hold `word` once their accents are taken off
-        (`_unaccented`: `José` is `jose`)."""
-        if len(self.texts) < _FEW_TEXTS:
-            return [k for k, (_, _, text) in enumerate(self.texts) if word in _unaccented(text)]
-        if len(self.joined_plain.starts) < len(self.texts):
-            self.joined_plain.grow(
-                [_unaccented(text) for _, _, text in self.texts[len(self.joined_plain.starts) :]]
-            )
-        return self.joined_plain.holding(word)
 
     def add_text(self, source: Source, turn: int | None, text: str) -> None:
         self.raw.append(text)
@@ -805,9 +741,8 @@ class Evidence:
         self._class_days |= _class_days(result_leaves)
         if any(key and _rate_key(key) for _, _, key in result_leaves):  # `coverage: 0.8`: 80% (20% left)
             self._sources.percents.update(_round(x * 100) for x in _rates(result))
-        read: set[str] = (
-            set()
-        )  # a string a result repeats (each flight's `"status": "available"`) is read once
+        # a string a result repeats (each flight's `"status": "available"`) is read once
+        read: set[str] = set()
         for leaf, money, key in result_leaves:
             if isinstance(leaf, str):
                 if leaf not in read:
@@ -815,9 +750,7 @@ class Evidence:
                     self._sources.add_text("tool_result", turn, leaf)
                     for local in _local_keys(leaf, self._tzs):  # `13:15Z` said as London's `14:15`
                         self._sources.add_fact(local, "tool_result", turn)
-                    if (
-                        " " in leaf and len(leaf) <= _MAX_NOTE
-                    ):  # a note's rule (`sent 5 working days after …`)
+                    if " " in leaf and len(leaf) <= _MAX_NOTE:  # a note's rule (`sent 5 working days …`)
                         self._add_offsets(leaf, counting_first=False, replies_only=True)
                 if key and _place_key(key):  # `address: "Bond Court, LS1 2JZ"`
                     self._places.append(normalize_text(leaf).replace(" ", ""))
@@ -1164,7 +1097,7 @@ class Evidence:
             if number is not None:
                 hits += where.numbers.get(_round(number), [])
             if kind == "id":
-                hits += where.holding(padded)
+                hits += [(source, turn) for source, turn, text in where.texts if padded in text]
                 hits += _same_size(original, where)  # `two 10x10s`
                 if original.endswith("s") and not original[-2:-1].islower():  # `two RTX4090s`, not `ABC12S`
                     hits += where.facts.get(canon[:-1], [])
@@ -1173,7 +1106,7 @@ class Evidence:
             if kind in ("phone", "digits", "id") and len(flat := squash(original)) >= _SQUASHED_ID:
                 hits += [(source, turn) for source, turn, said in where.squashed if flat in said]
                 if kind != "id" and flat.isdigit():  # `3100 7725 1040`, a result's `310077251040`
-                    hits += where.holding(f" {flat} ")
+                    hits += [(source, turn) for source, turn, text in where.texts if f" {flat} " in text]
             if kind == "digits":  # `1 250 zł`, `18 400`: thousands set apart by a space, a result's 1250
                 hits += where.numbers.get(_round(float(canon[7:])), [])
             if said is not None and said.is_integer() and 1 <= said <= 31:  # `the 18th`: a stated date's day
@@ -2039,7 +1972,10 @@ def _stated(
     text = str(value)
     norm = normalize_text(text)
     if norm and not (text.strip().isdigit() and len(text.strip()) >= 4):  # `1234` is no word of `555-1234`
-        yield from where.holding(f" {norm} ")
+        padded = f" {norm} "
+        for source, turn, evidence in where.texts:
+            if padded in evidence:
+                yield source, turn
     keys = _fact_keys(text)
     for canon in keys:
         if canon.startswith(("time:", "clock:")) and kind != "time":
@@ -2085,9 +2021,10 @@ def _stated(
             else:
                 yield max(latest, key=lambda hit: hit[1] or 0)
     if kind == "name" and norm:  # `Jose Ramirez` for the user's `José Ramírez`, and the other way round
-        for k in where.holding_plain(_unaccented(f" {norm} ")):
-            source, turn, _ = where.texts[k]
-            yield source, turn
+        plain = _unaccented(f" {norm} ")
+        for source, turn, evidence in where.texts:
+            if plain in _unaccented(evidence):
+                yield source, turn
     if has_cjk(text) and norm:  # Chinese is written without spaces between words
         for source, turn, evidence in where.texts:
             if norm.replace(" ", "") in evidence.replace(" ", ""):
@@ -2102,20 +2039,15 @@ def _stated(
     if kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text)):
         segments = [w.lower() for w in re.split(r"[_-]", text.strip())]
         together = _together(segments) if _one_word(parts) else None  # `couche_135`: `couché 135 g`
-        # only a text that holds its first part (or segment) can say it: those found by one search each
-        whole = [w for w in segments if w]
-        firsts = {f" {parts[0]}", f" {whole[0]}"} if whole else set()
-        candidates: Iterable[int] = (
-            sorted({k for w in firsts for k in where.holding_plain(w)}) if firsts else range(len(where.texts))
-        )
-        for k in candidates:
-            source, turn, evidence = where.texts[k]
+        for source, turn, evidence in where.texts:
             plain = _unaccented(evidence)
             if together.search(plain) if together is not None else _composed_in(parts, segments, plain):
                 yield source, turn
     if kind == "code" and airports is not None:
         for name in _airport_names(text.strip().upper(), airports):
-            yield from where.holding(name)
+            for source, turn, evidence in where.texts:
+                if name in evidence:
+                    yield source, turn
 
 
 _MAX_NAME_WORDS = 4
