@@ -21,7 +21,7 @@ import json
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -199,18 +199,19 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
     # left the request out: OpenLIT) the calls' results come right after it
     beside: set[tuple[str, str, int]] = set()
     for s in spans:
-        seen_here: Counter[tuple[str, str]] = Counter()
+        words: list[tuple[bool, Sequence[Message], int, tuple[str, str]]] = [
+            (where == "in", messages, i, (m.role, normalize_text(m.text or "")))
+            for where, messages in (("in", s.input_messages), ("out", s.output_messages))
+            for i, m in enumerate(messages)
+            if m.role in ("user", "assistant") and (m.text or "").strip()
+        ]
+        occurrences = _occurrences(words, first_seen, s.span.start_ns)
         read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
-        for where, messages in (("in", s.input_messages), ("out", s.output_messages)):
-            for i, m in enumerate(messages):
-                if m.role not in ("user", "assistant") or not (m.text or "").strip():
-                    continue
-                key = normalize_text(m.text or "")
-                seen_here[(m.role, key)] += 1
-                said = (m.role, key, seen_here[(m.role, key)])
-                read.append((where == "in", messages, i, said))
-                if m.role == "assistant" and (m.tool_calls or _calls_follow(messages, i)):
-                    beside.add(said)
+        for (history, messages, i, _), said in zip(words, occurrences, strict=True):
+            read.append((history, messages, i, said))
+            m = messages[i]
+            if m.role == "assistant" and (m.tool_calls or _calls_follow(messages, i)):
+                beside.add(said)
         after: int | None = None  # when the next message of this history was first seen
         for history, shown, i, occurrence in reversed(read):
             time = s.span.start_ns - (len(shown) - i) if history else s.span.end_ns
@@ -235,6 +236,48 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
         )
         for said, (t, text, sid, tid, deps) in first_seen.items()
     ]
+
+
+def _occurrences(
+    shown: Sequence[tuple[bool, Sequence[Message], int, tuple[str, str]]],
+    first_seen: Mapping[tuple[str, str, int], tuple[int, str, str, str, set[str]]],
+    start_ns: int,
+) -> list[tuple[str, str, int]]:
+    """Which message of the conversation each message a span shows is (its words, in the span's order: its
+    history, then its answer): (role, words, nth time those words are said).
+
+    A history that starts where the conversation starts is counted from its start (its nth `yes` is the
+    conversation's nth), whatever it leaves out later. One a memory window cut starts later: counted so, its
+    messages would be earlier ones with the same words (`ok`, `Done.`), and a user's second `ok` taken for
+    the first and lost. So a history that starts elsewhere is read where its start matches the end of what
+    was seen before the call started (a window holds the latest messages): its first messages are the last
+    ones seen, and what follows them is new, counted on from what was seen (an answer an overlapping span of
+    the same call showed is not "seen before": a twin's answer is the same message). A history whose start
+    matches no end of what was seen is counted from its start, as before."""
+    counted: Counter[tuple[str, str]] = Counter()
+    occurrences: list[tuple[str, str, int]] = []
+    for _, _, _, said in shown:
+        counted[said] += 1
+        occurrences.append((*said, counted[said]))
+    history = [o for (is_history, *_), o in zip(shown, occurrences, strict=True) if is_history]
+    before = [(seen[0], said) for said, seen in first_seen.items() if seen[0] < start_ns]
+    if not history or not before or history[0] == min(before)[1]:
+        return occurrences  # nothing seen yet, or a history from the conversation's start
+    known = [said for _, said in sorted(before)]
+    words = [o[:2] for o in history]
+    overlap = next(
+        (k for k in range(min(len(words), len(known)), 0, -1) if words[:k] == [o[:2] for o in known[-k:]]),
+        0,
+    )
+    if not overlap:
+        return occurrences
+    said_before = Counter(o[:2] for o in known)
+    new: Counter[tuple[str, str]] = Counter()
+    aligned = known[-overlap:]
+    for _, _, _, said in shown[overlap:]:
+        new[said] += 1
+        aligned.append((*said, said_before[said] + new[said]))
+    return aligned
 
 
 def _placed(s: AgentSpan, i: int, placed: dict[tuple[str, int], int]) -> int:

@@ -1,0 +1,88 @@
+"""Histories a memory window cut (an agent that sends its model only the last few messages, as LangChain's
+`trim_messages` or a session limit do) in conversations whose user and agent repeat the same words: every
+message once, in order. The rule: monitor/assemble/transcript.py `_occurrences`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from monitor.assemble.transcript import build_transcript
+from monitor.model import AgentSpan
+from monitor.normalize import normalize_span
+from tests.unit.spans import span
+
+#: a conversation whose user says `ok` twice and whose agent answers `Done.` three times
+SAID = [
+    ("user", "hi"), ("assistant", "Done."),
+    ("user", "ok"), ("assistant", "Done."),
+    ("user", "ok"), ("assistant", "Done."),
+    ("user", "thanks"), ("assistant", "Bye."),
+]  # fmt: skip
+
+
+def _text(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+
+def _model_call(history: list[tuple[str, str]], answer: str, start_s: float, end_s: float) -> AgentSpan:
+    attrs = {
+        "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.conversation.id": "c1",
+        "gen_ai.input.messages": json.dumps([_text(role, text) for role, text in history]),
+        "gen_ai.output.messages": json.dumps([_text("assistant", answer)]),
+    }  # fmt: skip
+    return normalize_span(span("chat gpt-4o", attrs, start_s=start_s, end_s=end_s))
+
+
+def _calls(window: int, twins: bool = False) -> list[AgentSpan]:
+    """One model call per user message, sent the last `window` messages; `twins`: each call also recorded by
+    a second span inside the first (an SDK's span and its HTTP client's, say)."""
+    spans = []
+    for turn, i in enumerate(range(0, len(SAID), 2)):
+        history, answer = SAID[: i + 1][-window:], SAID[i + 1][1]
+        start = 10.0 * (turn + 1)
+        spans.append(_model_call(history, answer, start, start + 2))
+        if twins:
+            spans.append(_model_call(history, answer, start + 0.5, start + 1.5))
+    return spans
+
+
+def _said(spans: list[AgentSpan]) -> list[tuple[str, str | None]]:
+    return [(t.kind, t.text) for t in build_transcript(spans)]
+
+
+EXPECTED = [("user" if role == "user" else "reply", text) for role, text in SAID]
+
+
+@pytest.mark.parametrize("window", [2, 3, 4, 5, 100])
+def test_a_history_cut_by_a_memory_window_loses_no_repeated_message_and_keeps_the_order(window: int) -> None:
+    """Before: with a window of 2 the second `ok` and the third `Done.` were taken for the first ones (counted
+    from the window's start) and lost; with 3 the first `ok` was put before the first `Done.`. (A window of
+    one message shows nothing said before the new one, so nothing places it: read as before.)"""
+    assert _said(_calls(window)) == EXPECTED
+
+
+@pytest.mark.parametrize("window", [2, 3, 100])
+def test_two_spans_of_one_windowed_call_are_one_call(window: int) -> None:
+    """The second span of a call starts before the first one ends: the first one's answer is not yet
+    something said before it, so the same answer is the same message, not a fourth `Done.`."""
+    assert _said(_calls(window, twins=True)) == EXPECTED
+
+
+def test_a_guardrail_call_shown_the_new_message_alone_adds_no_message() -> None:
+    """A guardrail model call sent only the user's new message (`ok`, said before) ahead of the agent's own
+    windowed call: the agent's call places it, and a guardrail's history that matches no end of what was
+    seen is read as before."""
+    attrs = {
+        "gen_ai.operation.name": "chat", "gen_ai.conversation.id": "c1",
+        "gen_ai.input.messages": json.dumps([_text("user", "ok")]),
+    }  # fmt: skip
+    guard = normalize_span(span("chat guard", attrs, start_s=29.0, end_s=29.5))
+    assert _said([*_calls(2), guard]) == EXPECTED
+
+
+def test_the_same_spans_in_any_order_give_the_same_turns() -> None:
+    spans = _calls(2, twins=True)
+    assert _said(list(reversed(spans))) == _said(spans) == EXPECTED
