@@ -198,6 +198,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
     # replies said beside tool calls: the message asked for calls too, or (a history that kept the words and
     # left the request out: OpenLIT) the calls' results come right after it
     beside: set[tuple[str, str, int]] = set()
+    earliest: tuple[int, tuple[str, str, int]] | None = None  # the first message seen: (time, which)
     for s in spans:
         words: list[tuple[bool, Sequence[Message], int, tuple[str, str]]] = [
             (where == "in", messages, i, (m.role, normalize_text(m.text or "")))
@@ -205,7 +206,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
             for i, m in enumerate(messages)
             if m.role in ("user", "assistant") and (m.text or "").strip()
         ]
-        occurrences = _occurrences(words, first_seen, s.span.start_ns)
+        occurrences = _occurrences(words, first_seen, earliest, s.span.start_ns)
         read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
         for (history, messages, i, _), said in zip(words, occurrences, strict=True):
             read.append((history, messages, i, said))
@@ -221,6 +222,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
                 deps = _results_since_user(shown[:i]) if history else _results_since_user(s.input_messages)
                 text = (shown[i].text or "").strip()
                 first_seen[occurrence] = (time, text, s.span.span_id, s.span.trace_id, deps)
+                earliest = min(earliest, (time, occurrence)) if earliest is not None else (time, occurrence)
             if history:
                 after = first_seen[occurrence][0]
                 placed[(s.span.span_id, i)] = after
@@ -241,6 +243,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
 def _occurrences(
     shown: Sequence[tuple[bool, Sequence[Message], int, tuple[str, str]]],
     first_seen: Mapping[tuple[str, str, int], tuple[int, str, str, str, set[str]]],
+    earliest: tuple[int, tuple[str, str, int]] | None,
     start_ns: int,
 ) -> list[tuple[str, str, int]]:
     """Which message of the conversation each message a span shows is (its words, in the span's order: its
@@ -259,12 +262,20 @@ def _occurrences(
     for _, _, _, said in shown:
         counted[said] += 1
         occurrences.append((*said, counted[said]))
-    history = [o for (is_history, *_), o in zip(shown, occurrences, strict=True) if is_history]
-    before = [(seen[0], said) for said, seen in first_seen.items() if seen[0] < start_ns]
-    if not history or not before or history[0] == min(before)[1]:
-        return occurrences  # nothing seen yet, or a history from the conversation's start
-    known = [said for _, said in sorted(before)]
-    words = [o[:2] for o in history]
+    if (
+        not shown
+        or not shown[0][0]
+        or earliest is None
+        or earliest[0] >= start_ns
+        or occurrences[0] == earliest[1]
+    ):
+        return occurrences  # no history, nothing seen before the call, or a history from the conversation's start
+    known = [
+        said for _, said in sorted((seen[0], said) for said, seen in first_seen.items() if seen[0] < start_ns)
+    ]
+    words = [
+        said for is_history, _, _, said in shown if is_history
+    ]  # the history's (its messages come first)
     overlap = next(
         (k for k in range(min(len(words), len(known)), 0, -1) if words[:k] == [o[:2] for o in known[-k:]]),
         0,
