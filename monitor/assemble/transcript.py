@@ -199,6 +199,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
     # left the request out: OpenLIT) the calls' results come right after it
     beside: set[tuple[str, str, int]] = set()
     earliest: tuple[int, tuple[str, str, int]] | None = None  # the first message seen: (time, which)
+    sent: dict[tuple[Any, ...], _Sent] = {}  # the latest span sent each input (`_occurrences`)
     for s in spans:
         words: list[tuple[bool, Sequence[Message], int, tuple[str, str]]] = [
             (where == "in", messages, i, (m.role, normalize_text(m.text or "")))
@@ -206,7 +207,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
             for i, m in enumerate(messages)
             if m.role in ("user", "assistant") and (m.text or "").strip()
         ]
-        occurrences = _occurrences(words, first_seen, earliest, s.span.start_ns)
+        occurrences = _occurrences(words, first_seen, earliest, s, sent)
         read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
         for (history, messages, i, _), said in zip(words, occurrences, strict=True):
             read.append((history, messages, i, said))
@@ -240,55 +241,130 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
     ]
 
 
+@dataclass
+class _Sent:
+    """A span's input as `_occurrences` read it: when it started, the messages its history is, the count of
+    each message's words its answer goes on from, and the messages its answer is."""
+
+    start_ns: int
+    history: list[tuple[str, str, int]]
+    counts: Counter[tuple[str, str]]
+    answer: set[tuple[str, str, int]]
+    caller: tuple[str, str]  # its span's name and scope: which kind of call it was
+    inputs: Sequence[Message]
+
+
+def _input_key(messages: Sequence[Message]) -> tuple[Any, ...]:
+    """A sketch of what a span was sent (its length and ends), to find a span sent it before: the inputs
+    themselves are compared only when two sketches meet."""
+    if not messages:
+        return ()
+    first, last = messages[0], messages[-1]
+    return (len(messages), first.role, first.text, last.role, last.text, last.tool_call_id)
+
+
 def _occurrences(
     shown: Sequence[tuple[bool, Sequence[Message], int, tuple[str, str]]],
     first_seen: Mapping[tuple[str, str, int], tuple[int, str, str, str, set[str]]],
     earliest: tuple[int, tuple[str, str, int]] | None,
-    start_ns: int,
+    span: AgentSpan,
+    sent: dict[tuple[Any, ...], _Sent],
 ) -> list[tuple[str, str, int]]:
     """Which message of the conversation each message a span shows is (its words, in the span's order: its
-    history, then its answer): (role, words, nth time those words are said).
+    history, then its answer): (role, words, nth time those words are said). `sent` learns the span's input.
 
-    A history that starts where the conversation starts is counted from its start (its nth `yes` is the
-    conversation's nth), whatever it leaves out later. One a memory window cut starts later: counted so, its
-    messages would be earlier ones with the same words (`ok`, `Done.`), and a user's second `ok` taken for
-    the first and lost. So a history that starts elsewhere is read where its start matches the end of what
-    was seen before the call started (a window holds the latest messages): its first messages are the last
-    ones seen, and what follows them is new, counted on from what was seen (an answer an overlapping span of
-    the same call showed is not "seen before": a twin's answer is the same message). A history whose start
-    matches no end of what was seen is counted from its start, as before."""
+    A history is counted from its start (its nth `yes` is the conversation's nth) when, so counted, it holds
+    every message seen before its call started, or leaves some out but holds the others in the order they
+    were seen, up to the latest (a handoff's filtered history). A history a memory window cut holds only the
+    latest messages: counted from its start, they would be earlier ones with the same words (`ok`, `Done.`),
+    and a user's second `ok` taken for the first and lost. So a history counted otherwise is read where its
+    start matches the end of what was seen: its first messages are the last ones seen, what follows is new,
+    counted on from what was seen; when its start matches no end of what was seen, it is counted from its
+    start. A history with no words (a window
+    of tool messages) is followed by a new answer. The same input sent again with nothing new seen since but
+    the first span's answer is the same messages, its answer the same answer, when the first call had no
+    answer (a retry) or the second is another kind of call (another span name or scope: a twin span of the
+    call, a judge or guardrail sent its input). The same agent's next call sent the same words is the next
+    turn (a window of 2 where the user says `ok` and the agent `Done.` again): the two cannot be told apart
+    by their words, and a next turn is the likelier."""
+    key = _input_key(span.input_messages)
+    start_ns = span.span.start_ns
+    n_history = len(shown) - sum(
+        1 for m in span.output_messages if m.role in ("user", "assistant") and (m.text or "").strip()
+    )
+    caller = (span.span.name, span.span.scope)
+    again = sent.get(key)
+    if (
+        again is not None
+        and (not again.answer or again.caller != caller)
+        and again.inputs == span.input_messages
+        and all(
+            said in again.answer for said, seen in first_seen.items() if again.start_ns <= seen[0] < start_ns
+        )
+    ):
+        history, counts = list(again.history), Counter(again.counts)
+    else:
+        history, counts = _history_read(shown[:n_history], first_seen, earliest, span)
+    occurrences = list(history)
+    sent_counts = Counter(counts)
+    for _, _, _, said in shown[n_history:]:
+        counts[said] += 1
+        occurrences.append((*said, counts[said]))
+    sent[key] = _Sent(
+        start_ns, history, sent_counts, set(occurrences[n_history:]), caller, span.input_messages
+    )
+    return occurrences
+
+
+def _history_read(
+    history: Sequence[tuple[bool, Sequence[Message], int, tuple[str, str]]],
+    first_seen: Mapping[tuple[str, str, int], tuple[int, str, str, str, set[str]]],
+    earliest: tuple[int, tuple[str, str, int]] | None,
+    span: AgentSpan,
+) -> tuple[list[tuple[str, str, int]], Counter[tuple[str, str]]]:
+    """A history's messages (`_occurrences`), and the count of each message's words its answer goes on from."""
     counted: Counter[tuple[str, str]] = Counter()
     occurrences: list[tuple[str, str, int]] = []
-    for _, _, _, said in shown:
+    for _, _, _, said in history:
         counted[said] += 1
         occurrences.append((*said, counted[said]))
-    if (
-        not shown
-        or not shown[0][0]
-        or earliest is None
-        or earliest[0] >= start_ns
-        or occurrences[0] == earliest[1]
-    ):
-        return occurrences  # no history, nothing seen before the call, or a history from the conversation's start
+    start_ns = span.span.start_ns
+    if earliest is None or earliest[0] >= start_ns:
+        return occurrences, counted  # nothing seen before the call
+    if not history and not span.input_messages:
+        return occurrences, counted  # no input: an agent's span repeating its model's answer
+    if history and sum(1 for said in occurrences if said in first_seen) == len(first_seen):
+        return occurrences, counted  # it holds every message seen (the common case: a whole history)
     known = [
         said for _, said in sorted((seen[0], said) for said, seen in first_seen.items() if seen[0] < start_ns)
     ]
-    words = [
-        said for is_history, _, _, said in shown if is_history
-    ]  # the history's (its messages come first)
+    said_before = Counter(o[:2] for o in known)
+    if not history:
+        return occurrences, said_before  # a window of tool messages: its answer is new
+    held = set(occurrences)
+    if all(said in held for said in known):
+        return occurrences, counted  # it holds every message seen
+    at = {said: i for i, said in enumerate(known)}
+    order = [at[said] for said in occurrences if said in at]
+    if order and order == sorted(order) and order[-1] == len(known) - 1:
+        return occurrences, counted  # in order, up to the latest message seen: it left some out
+    words = [said for *_, said in history]
     overlap = next(
-        (k for k in range(min(len(words), len(known)), 0, -1) if words[:k] == [o[:2] for o in known[-k:]]),
+        (
+            len(known) - j
+            for j in range(max(0, len(known) - len(words)), len(known))
+            if known[j][:2] == words[0] and [o[:2] for o in known[j:]] == words[: len(known) - j]
+        ),
         0,
     )
     if not overlap:
-        return occurrences
-    said_before = Counter(o[:2] for o in known)
+        return occurrences, counted
     new: Counter[tuple[str, str]] = Counter()
     aligned = known[-overlap:]
-    for _, _, _, said in shown[overlap:]:
+    for said in words[overlap:]:
         new[said] += 1
         aligned.append((*said, said_before[said] + new[said]))
-    return aligned
+    return aligned, said_before + new
 
 
 def _placed(s: AgentSpan, i: int, placed: dict[tuple[str, int], int]) -> int:

@@ -5,6 +5,7 @@ message once, in order. The rule: monitor/assemble/transcript.py `_occurrences`.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -86,3 +87,71 @@ def test_a_guardrail_call_shown_the_new_message_alone_adds_no_message() -> None:
 def test_the_same_spans_in_any_order_give_the_same_turns() -> None:
     spans = _calls(2, twins=True)
     assert _said(list(reversed(spans))) == _said(spans) == EXPECTED
+
+
+def _call(
+    history: Sequence[dict[str, Any] | tuple[str, str]],
+    start_s: float,
+    answer: str | None = None,
+    name: str = "chat",
+) -> AgentSpan:
+    """A model call of 2 s; `answer` None: an instrumentation that records inputs only."""
+    attrs = {
+        "gen_ai.operation.name": "chat", "gen_ai.conversation.id": "c1",
+        "gen_ai.input.messages": json.dumps([m if isinstance(m, dict) else _text(*m) for m in history]),
+    }  # fmt: skip
+    if answer is not None:
+        attrs["gen_ai.output.messages"] = json.dumps([_text("assistant", answer)])
+    return normalize_span(span(name, attrs, start_s=start_s, end_s=start_s + 2))
+
+
+def test_a_window_that_starts_with_the_conversations_first_words_is_still_a_window() -> None:
+    """`ok`/`Done.` three times, a window of 3: the third call's window starts with `ok` as the conversation
+    does. Found by a review's fuzzer: read as a history from the start, 4 of the 6 messages."""
+    said = [("user", "ok"), ("assistant", "Done.")] * 3
+    spans = [_call(said[: i + 1][-3:], 10.0 * (i + 1), said[i + 1][1]) for i in range(0, 6, 2)]
+    assert _said(spans) == [("user", "ok"), ("reply", "Done.")] * 3
+
+
+def test_a_window_of_tool_messages_alone_is_followed_by_a_new_answer() -> None:
+    """A window of 2 that holds only a tool call and its result: the answer after it is the agent's second
+    `Done.`, not its first again (it was lost)."""
+    asked = {
+        "role": "assistant",
+        "parts": [{"type": "tool_call", "id": "c1", "name": "lookup", "arguments": {}}],
+    }
+    result = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "R"}]}
+    spans = [
+        _call([("user", "hi")], 10, "Done."),
+        _call([("assistant", "Done."), ("user", "yes")], 20),  # asks for the lookup (inputs only here)
+        _call([asked, result], 30, "Done."),
+    ]
+    assert [t for t in _said(spans) if t[0] != "call"] == [
+        ("user", "hi"), ("reply", "Done."), ("user", "yes"), ("reply", "Done."),
+    ]  # fmt: skip
+
+
+def test_an_inputs_only_guardrail_shown_the_last_two_messages_changes_nothing() -> None:
+    """Inputs only: the guardrail shows the agent's reply `Sure.` before any history did, and the user says
+    `hi` again. The next full history holds every message seen: counted from its start (a review found the
+    first version of the rule counting its messages again)."""
+    hi, sure = ("user", "hi"), ("assistant", "Sure.")
+    spans = [_call([hi], 10), _call([sure, hi], 20, name="chat guard"), _call([hi, sure, hi], 21)]
+    assert _said(spans) == [("user", "hi"), ("reply", "Sure."), ("user", "hi"), ("reply", None)]
+
+
+@pytest.mark.parametrize(
+    ("name", "answer", "start_s"), [("chat judge", None, 23), ("chat http", "Done.", 22.5)]
+)
+def test_a_window_sent_again_after_its_call_by_another_kind_of_call_is_the_same_messages(
+    name: str, answer: str | None, start_s: float
+) -> None:
+    """A judge sent the call's window after the call ended, or a twin span of the call whose clock is late:
+    the same messages, no second `yes` (and no second `Done.`)."""
+    said = [("user", "hi"), ("assistant", "Done."), ("user", "yes")]
+    spans = [
+        _call(said[:1], 10, "Done."),
+        _call(said[-2:], 20, "Done."),
+        _call(said[-2:], start_s, answer, name),
+    ]
+    assert _said(spans) == [("user", "hi"), ("reply", "Done."), ("user", "yes"), ("reply", "Done.")]
