@@ -201,12 +201,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
     earliest: tuple[int, tuple[str, str, int]] | None = None  # the first message seen: (time, which)
     sent: dict[tuple[Any, ...], _Sent] = {}  # the latest span sent each input (`_occurrences`)
     for s in spans:
-        words: list[tuple[bool, Sequence[Message], int, tuple[str, str]]] = [
-            (where == "in", messages, i, (m.role, normalize_text(m.text or "")))
-            for where, messages in (("in", s.input_messages), ("out", s.output_messages))
-            for i, m in enumerate(messages)
-            if m.role in ("user", "assistant") and (m.text or "").strip()
-        ]
+        words = [*_speaking(s.input_messages, True), *_speaking(s.output_messages, False)]
         occurrences = _occurrences(words, first_seen, earliest, s, sent)
         read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
         for (history, messages, i, _), said in zip(words, occurrences, strict=True):
@@ -254,6 +249,18 @@ class _Sent:
     inputs: Sequence[Message]
 
 
+def _speaking(
+    messages: Sequence[Message], history: bool
+) -> list[tuple[bool, Sequence[Message], int, tuple[str, str]]]:
+    """The messages of a span's input (`history`) or answer that say something: (whether of the history, the
+    messages, the index there, (role, normalized words))."""
+    return [
+        (history, messages, i, (m.role, normalize_text(m.text or "")))
+        for i, m in enumerate(messages)
+        if m.role in ("user", "assistant") and (m.text or "").strip()
+    ]
+
+
 def _input_key(messages: Sequence[Message]) -> tuple[Any, ...]:
     """A sketch of what a span was sent (its length and ends), to find a span sent it before: the inputs
     themselves are compared only when two sketches meet."""
@@ -280,18 +287,16 @@ def _occurrences(
     and a user's second `ok` taken for the first and lost. So a history counted otherwise is read where its
     start matches the end of what was seen: its first messages are the last ones seen, what follows is new,
     counted on from what was seen; when its start matches no end of what was seen, it is counted from its
-    start. A history with no words (a window
-    of tool messages) is followed by a new answer. The same input sent again with nothing new seen since but
-    the first span's answer is the same messages, its answer the same answer, when the first call had no
-    answer (a retry) or the second is another kind of call (another span name or scope: a twin span of the
-    call, a judge or guardrail sent its input). The same agent's next call sent the same words is the next
-    turn (a window of 2 where the user says `ok` and the agent `Done.` again): the two cannot be told apart
-    by their words, and a next turn is the likelier."""
+    start. A history with no words (a window of tool messages) is followed by a new answer.
+
+    The same input sent again with nothing new seen since but the first span's answer is the same messages,
+    its answer the same answer, when the first call had no answer (a retry) or the second is another kind of
+    call (another span name or scope: a twin span of the call, a judge or guardrail sent its input). The same
+    agent's next call sent the same words is the next turn (a window of 2 where the user says `ok` and the
+    agent `Done.` again): the two cannot be told apart by their words, and a next turn is the likelier."""
     key = _input_key(span.input_messages)
     start_ns = span.span.start_ns
-    n_history = len(shown) - sum(
-        1 for m in span.output_messages if m.role in ("user", "assistant") and (m.text or "").strip()
-    )
+    n_history = len(shown) - len(_speaking(span.output_messages, False))
     caller = (span.span.name, span.span.scope)
     again = sent.get(key)
     if (
