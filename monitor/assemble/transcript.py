@@ -6,22 +6,25 @@ arguments, result, status, latency) — with dependencies from tool-call ids and
 
 Frameworks resend the whole history to every LLM call, and an agent span repeats its LLM's answer, so
 the same message appears many times. A message counts as often as it appears in the *one* span that
-shows it most (a user who really says "yes" twice shows it twice in later histories), at the time of
-the earliest span that shows it. A tool call is its id, name and arguments (models reuse ids); a tool
-span without an id (OpenInference, Traceloop) takes the id of the requested call with the same name and
-arguments. A call requested by a model but never executed in a span still becomes a turn, with the
-result the next model call was given (Haystack's Agent runs its tools inside itself: its calls exist
-only in the model's messages); a requested call without an id counts like a message, as often as the
-history that shows it most. Invariant: the same spans in any order give the same turns.
+shows it most (a user who really says "yes" twice shows it twice in later histories), at the time of the
+earliest span that shows it — except in a history a memory window cut, read where it meets what was seen
+before (`_occurrences`): its repeated words may be messages no single span shows twice. A tool call is
+its id, name and arguments (models reuse ids); a tool span without an id (OpenInference, Traceloop)
+takes the id of the requested call with the same name and arguments. A call requested by a model but
+never executed in a span still becomes a turn, with the result the next model call was given (Haystack's
+Agent runs its tools inside itself: its calls exist only in the model's messages); a requested call
+without an id counts like a message, as often as the history that shows it most. Invariant: the same
+spans in any order give the same turns.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -198,11 +201,11 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
     # replies said beside tool calls: the message asked for calls too, or (a history that kept the words and
     # left the request out: OpenLIT) the calls' results come right after it
     beside: set[tuple[str, str, int]] = set()
-    earliest: tuple[int, tuple[str, str, int]] | None = None  # the first message seen: (time, which)
-    sent: dict[tuple[Any, ...], _Sent] = {}  # the latest span sent each input (`_occurrences`)
+    seen = _Seen(first_seen)
     for s in spans:
-        words = [*_speaking(s.input_messages, True), *_speaking(s.output_messages, False)]
-        occurrences = _occurrences(words, first_seen, earliest, s, sent)
+        asked, answer = _speaking(s.input_messages, True), _speaking(s.output_messages, False)
+        occurrences = _occurrences(asked, answer, seen, s)
+        words = [*asked, *answer]
         read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
         for (history, messages, i, _), said in zip(words, occurrences, strict=True):
             read.append((history, messages, i, said))
@@ -217,11 +220,12 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
             if occurrence not in first_seen or time < first_seen[occurrence][0]:
                 deps = _results_since_user(shown[:i]) if history else _results_since_user(s.input_messages)
                 text = (shown[i].text or "").strip()
+                seen.note(occurrence, s.span.end_ns)
                 first_seen[occurrence] = (time, text, s.span.span_id, s.span.trace_id, deps)
-                earliest = min(earliest, (time, occurrence)) if earliest is not None else (time, occurrence)
             if history:
                 after = first_seen[occurrence][0]
                 placed[(s.span.span_id, i)] = after
+        seen.sent_by(s).changes = seen.changes
     return [
         ObservedTurn(
             kind="user" if said[0] == "user" else "reply",
@@ -236,24 +240,88 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
     ]
 
 
+#: a message of the conversation: (role, its words normalized, the nth time they are said)
+Occurrence = tuple[str, str, int]
+#: a message a span shows that says something: (whether of its input, the messages, its index there, (role,
+#: words))
+Shown = tuple[bool, Sequence[Message], int, tuple[str, str]]
+
+
 @dataclass
 class _Sent:
-    """A span's input as `_occurrences` read it: when it started, the messages its history is, the count of
-    each message's words its answer goes on from, and the messages its answer is."""
+    """A span's input as `_occurrences` read it, for a span sent the same input again."""
 
     start_ns: int
-    history: list[tuple[str, str, int]]
-    counts: Counter[tuple[str, str]]
-    answer: set[tuple[str, str, int]]
     caller: tuple[str, str]  # its span's name and scope: which kind of call it was
     inputs: Sequence[Message]
+    history: list[Occurrence]  # the messages its history is
+    counts: Counter[tuple[str, str]]  # the count of each message's words its answer goes on from
+    answer: set[Occurrence]  # the messages its answer is
+    changes: int = 0  # `_Seen.changes` once its messages were seen
 
 
-def _speaking(
-    messages: Sequence[Message], history: bool
-) -> list[tuple[bool, Sequence[Message], int, tuple[str, str]]]:
-    """The messages of a span's input (`history`) or answer that say something: (whether of the history, the
-    messages, the index there, (role, normalized words))."""
+@dataclass
+class _Seen:
+    """What `_messages` has seen so far: each message's first sight (its `first_seen`), in the order seen with
+    when the span that showed it ended, how many messages say each words, and the spans each input was sent
+    to (`_occurrences`)."""
+
+    first_seen: dict[Occurrence, tuple[int, str, str, str, set[str]]]
+    #: each message as first seen, with when the span that showed it ended, in the order seen
+    sightings: list[tuple[int, Occurrence]] = field(default_factory=list)
+    said: Counter[tuple[str, str]] = field(default_factory=Counter)  # how many messages say each words
+    changes: int = 0  # how often a message was first seen, or seen earlier than before
+    sent: dict[tuple[Any, ...], list[_Sent]] = field(default_factory=dict)
+
+    def note(self, message: Occurrence, ended: int) -> None:
+        """`message` is about to be seen for the first time, or earlier than before, by a span that ended at
+        `ended`."""
+        self.changes += 1
+        if message not in self.first_seen:
+            self.said[message[:2]] += 1
+            self.sightings.append((ended, message))
+
+    def sent_by(self, span: AgentSpan) -> _Sent:
+        """The reading of `span`'s input (`_occurrences` made it last)."""
+        return self.sent[_input_key(span.input_messages)][-1]
+
+    def said_before(self, words: Iterable[tuple[str, str]], start_ns: int) -> Counter[tuple[str, str]]:
+        """How many messages seen before `start_ns` say each of these words (an answer of a call still
+        running then is left out: those come last)."""
+        counts = Counter({w: self.said[w] for w in set(words)})
+        for _, message in reversed(self.sightings[-_RUNNING:]):
+            if self.first_seen[message][0] >= start_ns and message[:2] in counts:
+                counts[message[:2]] -= 1
+        return counts
+
+    def last_before(self, n: int, start_ns: int) -> list[Occurrence]:
+        """The last `n` messages seen before `start_ns`, in order (read from the latest sights: a history places
+        a message where it says, so sight order is nearly time order)."""
+        candidates: list[tuple[int, Occurrence]] = []
+        for message in reversed(self.first_seen):
+            sight = self.first_seen[message][0]
+            if sight < start_ns:
+                candidates.append((sight, message))
+                if len(candidates) >= 4 * n + 8:
+                    break
+        return [message for _, message in sorted(heapq.nlargest(n, candidates))]
+
+    def shown_after(self, since: int, start_ns: int, held: set[Occurrence]) -> bool:
+        """Whether a message not `held` was first shown by a span that ended before `start_ns`, and seen after
+        `since` (among the latest sightings: a window holds as many as it has messages, at most)."""
+        for ended, message in reversed(self.sightings[-(len(held) + _RUNNING) :]):
+            sight = self.first_seen[message][0]
+            if ended < start_ns and since < sight < start_ns and message not in held:
+                return True
+        return False
+
+
+#: how many of the latest sightings may be of spans still running when another starts
+_RUNNING = 64
+
+
+def _speaking(messages: Sequence[Message], history: bool) -> list[Shown]:
+    """The messages of a span's input (`history`) or answer that say something."""
     return [
         (history, messages, i, (m.role, normalize_text(m.text or "")))
         for i, m in enumerate(messages)
@@ -270,102 +338,88 @@ def _input_key(messages: Sequence[Message]) -> tuple[Any, ...]:
     return (len(messages), first.role, first.text, last.role, last.text, last.tool_call_id)
 
 
-def _occurrences(
-    shown: Sequence[tuple[bool, Sequence[Message], int, tuple[str, str]]],
-    first_seen: Mapping[tuple[str, str, int], tuple[int, str, str, str, set[str]]],
-    earliest: tuple[int, tuple[str, str, int]] | None,
-    span: AgentSpan,
-    sent: dict[tuple[Any, ...], _Sent],
-) -> list[tuple[str, str, int]]:
-    """Which message of the conversation each message a span shows is (its words, in the span's order: its
-    history, then its answer): (role, words, nth time those words are said). `sent` learns the span's input.
+def _occurrences(history: list[Shown], answer: list[Shown], seen: _Seen, span: AgentSpan) -> list[Occurrence]:
+    """Which message of the conversation each message a span shows is, its history's then its answer's.
 
-    A history is counted from its start (its nth `yes` is the conversation's nth) when, so counted, it holds
-    every message seen before its call started, or leaves some out but holds the others in the order they
-    were seen, up to the latest (a handoff's filtered history). A history a memory window cut holds only the
-    latest messages: counted from its start, they would be earlier ones with the same words (`ok`, `Done.`),
-    and a user's second `ok` taken for the first and lost. So a history counted otherwise is read where its
-    start matches the end of what was seen: its first messages are the last ones seen, what follows is new,
-    counted on from what was seen; when its start matches no end of what was seen, it is counted from its
-    start. A history with no words (a window of tool messages) is followed by a new answer.
+    A history is counted from its start: its nth `yes` is the conversation's nth, whatever it leaves out. A
+    history a memory window cut (the last few messages) would so be counted as earlier messages with the
+    same words (`ok`, `Done.`): a user's second `ok` taken for the first and lost. It is read otherwise only
+    when, so counted, it is behind — a message it does not hold was shown by a span that ended before this
+    one started, and came after one it does hold — and its start matches the end of what was seen: its first
+    messages are the last ones seen, what follows them is new, counted on from what was seen. Messages an
+    agent's span still running showed ahead of the call never make a history behind; an instrumentation that
+    records no answers and a guardrail running beside the call show the same messages the window does.
 
-    The same input sent again with nothing new seen since but the first span's answer is the same messages,
-    its answer the same answer, when the first call had no answer (a retry) or the second is another kind of
-    call (another span name or scope: a twin span of the call, a judge or guardrail sent its input). The same
-    agent's next call sent the same words is the next turn (a window of 2 where the user says `ok` and the
-    agent `Done.` again): the two cannot be told apart by their words, and a next turn is the likelier."""
-    key = _input_key(span.input_messages)
-    start_ns = span.span.start_ns
-    n_history = len(shown) - len(_speaking(span.output_messages, False))
-    caller = (span.span.name, span.span.scope)
-    again = sent.get(key)
-    if (
-        again is not None
-        and (not again.answer or again.caller != caller)
-        and again.inputs == span.input_messages
-        and all(
-            said in again.answer for said, seen in first_seen.items() if again.start_ns <= seen[0] < start_ns
-        )
-    ):
-        history, counts = list(again.history), Counter(again.counts)
-    else:
-        history, counts = _history_read(shown[:n_history], first_seen, earliest, span)
-    occurrences = list(history)
-    sent_counts = Counter(counts)
-    for _, _, _, said in shown[n_history:]:
-        counts[said] += 1
-        occurrences.append((*said, counts[said]))
-    sent[key] = _Sent(
-        start_ns, history, sent_counts, set(occurrences[n_history:]), caller, span.input_messages
+    A history with no words (tool messages, a system prompt alone) after some messages were seen is
+    followed by a new answer. The same input sent again with nothing new seen since but the first span's
+    answer is the same messages, its answer the same answer, when the first call had no answer (a retry) or
+    the second is another kind of call (another span name or scope: a twin span of the call, a judge or a
+    guardrail sent its input); the same agent's next call sent the same words is its next turn (a window of
+    2 where the user says `ok` and the agent `Done.` again): words cannot tell the two apart."""
+    key, start_ns, caller = (
+        _input_key(span.input_messages),
+        span.span.start_ns,
+        (span.span.name, span.span.scope),
     )
-    return occurrences
+    earlier = seen.sent.setdefault(key, [])
+    again = next(
+        (
+            e
+            for e in reversed(earlier)
+            if (not e.answer or e.caller != caller)
+            and e.inputs == span.input_messages
+            and e.changes == seen.changes  # nothing seen since but its own messages
+        ),
+        None,
+    )
+    if again is not None:
+        read, counts = again.history, again.counts
+    else:
+        read, counts = _history_read(history, [said for *_, said in answer], seen, span)
+    answered: Counter[tuple[str, str]] = Counter()
+    said_now: list[Occurrence] = []
+    for _, _, _, said in answer:
+        answered[said] += 1
+        said_now.append((*said, counts[said] + answered[said]))
+    earlier.append(_Sent(start_ns, caller, span.input_messages, read, counts, set(said_now)))
+    return [*read, *said_now]
 
 
 def _history_read(
-    history: Sequence[tuple[bool, Sequence[Message], int, tuple[str, str]]],
-    first_seen: Mapping[tuple[str, str, int], tuple[int, str, str, str, set[str]]],
-    earliest: tuple[int, tuple[str, str, int]] | None,
-    span: AgentSpan,
-) -> tuple[list[tuple[str, str, int]], Counter[tuple[str, str]]]:
-    """A history's messages (`_occurrences`), and the count of each message's words its answer goes on from."""
+    history: list[Shown], answer: list[tuple[str, str]], seen: _Seen, span: AgentSpan
+) -> tuple[list[Occurrence], Counter[tuple[str, str]]]:
+    """A history's messages (`_occurrences`), and the count of each message's words its answer goes on from
+    (`answer`: the answer's words)."""
     counted: Counter[tuple[str, str]] = Counter()
-    occurrences: list[tuple[str, str, int]] = []
+    occurrences: list[Occurrence] = []
     for _, _, _, said in history:
         counted[said] += 1
         occurrences.append((*said, counted[said]))
-    start_ns = span.span.start_ns
-    if earliest is None or earliest[0] >= start_ns:
-        return occurrences, counted  # nothing seen before the call
-    if not history and not span.input_messages:
-        return occurrences, counted  # no input: an agent's span repeating its model's answer
-    if history and sum(1 for said in occurrences if said in first_seen) == len(first_seen):
+    first_seen, start_ns = seen.first_seen, span.span.start_ns
+    if not first_seen or (not history and not span.input_messages):
+        return occurrences, counted  # nothing seen yet; an agent's span repeating its model's answer
+    if not history:  # a window of tool messages: its answer is new
+        return occurrences, seen.said_before(answer, start_ns)
+    if sum(1 for said in occurrences if said in first_seen) == len(first_seen):
         return occurrences, counted  # it holds every message seen (the common case: a whole history)
-    known = [
-        said for _, said in sorted((seen[0], said) for said, seen in first_seen.items() if seen[0] < start_ns)
-    ]
-    said_before = Counter(o[:2] for o in known)
-    if not history:
-        return occurrences, said_before  # a window of tool messages: its answer is new
-    held = set(occurrences)
-    if all(said in held for said in known):
-        return occurrences, counted  # it holds every message seen
-    at = {said: i for i, said in enumerate(known)}
-    order = [at[said] for said in occurrences if said in at]
-    if order and order == sorted(order) and order[-1] == len(known) - 1:
-        return occurrences, counted  # in order, up to the latest message seen: it left some out
+    since = min((first_seen[o][0] for o in occurrences if o in first_seen), default=start_ns)
+    if not seen.shown_after(since, start_ns, set(occurrences)):
+        return occurrences, counted  # not behind
     words = [said for *_, said in history]
+    last = seen.last_before(len(words), start_ns)
     overlap = next(
         (
-            len(known) - j
-            for j in range(max(0, len(known) - len(words)), len(known))
-            if known[j][:2] == words[0] and [o[:2] for o in known[j:]] == words[: len(known) - j]
+            len(last) - j
+            for j in range(len(last))
+            if last[j][:2] == words[0] and [o[:2] for o in last[j:]] == words[: len(last) - j]
         ),
         0,
     )
     if not overlap:
         return occurrences, counted
+    said_before = seen.said_before([*words, *answer], start_ns)
     new: Counter[tuple[str, str]] = Counter()
-    aligned = known[-overlap:]
+    aligned = last[-overlap:]
     for said in words[overlap:]:
         new[said] += 1
         aligned.append((*said, said_before[said] + new[said]))

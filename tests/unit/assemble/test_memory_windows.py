@@ -155,3 +155,85 @@ def test_a_window_sent_again_after_its_call_by_another_kind_of_call_is_the_same_
         _call(said[-2:], start_s, answer, name),
     ]
     assert _said(spans) == [("user", "hi"), ("reply", "Done."), ("user", "yes"), ("reply", "Done.")]
+
+
+def test_a_summary_at_a_windows_head_adds_no_message() -> None:
+    """Semantic Kernel's summarising reducer puts the summary it got back at the head of the next history:
+    the messages after it were seen (before the summary), so they are not new (a second review found them
+    counted twice). The summary itself reads as a reply, as it did."""
+    q0, a0, q1, a1, q2 = (
+        ("user", "q0"),
+        ("assistant", "a0"),
+        ("user", "q1"),
+        ("assistant", "a1"),
+        ("user", "q2"),
+    )
+    summary = "Summary: the user asked q0."
+    spans = [
+        _call([q0], 10, "a0"),
+        _call([q0, a0, q1], 20, "a1"),
+        _call([q0, a0, ("system", "Summarize the chat")], 26, summary),
+        _call([("assistant", summary), q1, a1, q2], 30, "a2"),
+    ]
+    assert _said(spans) == [
+        ("user", "q0"), ("reply", "a0"), ("reply", summary), ("user", "q1"), ("reply", "a1"), ("user", "q2"),
+        ("reply", "a2"),
+    ]  # fmt: skip
+
+
+def test_an_agent_span_that_showed_the_run_ahead_of_its_calls_leaves_whole_histories_as_they_are() -> None:
+    """An agent's span (the OpenAI Agents shape) starts before its model calls and records the run's items:
+    those messages are seen ahead of the calls, but no call's answer shows a whole history to be behind, so
+    it is counted from its start (a second review found a `yes` and an `ok` counted twice)."""
+    yes, ok = ("user", "yes"), ("assistant", "ok")
+    asks = {
+        "role": "assistant",
+        "parts": [
+            {"type": "text", "content": "ok"},
+            {"type": "tool_call", "id": "c1", "name": "book", "arguments": {}},
+        ],
+    }
+    result = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "R"}]}
+    run: list[dict[str, Any] | tuple[str, str]] = [yes, ok, yes, asks, result]
+    agent = {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a", "gen_ai.conversation.id": "c1",
+        "gen_ai.input.messages": json.dumps([m if isinstance(m, dict) else _text(*m) for m in run]),
+        "gen_ai.output.messages": json.dumps([_text("assistant", "Sure.")]),
+    }  # fmt: skip
+    spans = [
+        _call([yes], 10, "ok"),
+        normalize_span(span("invoke_agent a", agent, start_s=19.5, end_s=29)),
+        _call(run[:3], 20, "ok"),
+        _call(run, 24, "Sure."),
+    ]
+    assert [t for t in _said(spans) if t[0] != "call"] == [
+        ("user", "yes"), ("reply", "ok"), ("user", "yes"), ("reply", "ok"), ("reply", "Sure."),
+    ]  # fmt: skip
+
+
+def test_a_guardrail_beside_the_call_does_not_hide_the_call_from_a_judge_sent_its_input_later() -> None:
+    """An input guardrail runs beside the windowed call (no answer), then a judge is sent the same input: the
+    judge's messages are the call's, read as the guardrail read them (a review found a phantom `ok`)."""
+    hi, done, ok = ("user", "hi"), ("assistant", "Done."), ("user", "ok")
+    spans = [
+        _call([hi], 10, "Done."),
+        _call([done, ok], 20, "Done."),
+        _call([done, ok], 20.1, name="chat guard"),
+        _call([done, ok], 27, name="chat judge"),
+    ]
+    assert _said(spans) == [("user", "hi"), ("reply", "Done."), ("user", "ok"), ("reply", "Done.")]
+
+
+def test_a_long_session_under_a_window_of_ten_keeps_every_message() -> None:
+    """300 turns, each call sent the last 10 messages; the user says `ok` every third turn and the agent
+    `Done.` every other one (before: 351 of the 600 messages read)."""
+    said: list[tuple[str, str]] = []
+    spans = []
+    for k in range(300):
+        said.append(("user", "ok" if k % 3 == 0 else f"question {k}"))
+        answer = "Done." if k % 2 else f"answer {k}"
+        spans.append(_call(said[-10:], 10.0 * k + 1, answer))
+        said.append(("assistant", answer))
+    got = _said(spans)
+    assert len(got) == len(said)
+    assert got == [("user" if role == "user" else "reply", text) for role, text in said]
