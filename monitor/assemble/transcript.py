@@ -20,6 +20,7 @@ spans in any order give the same turns.
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 import re
 from bisect import bisect_left, bisect_right
@@ -204,6 +205,8 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
     seen = _Seen(first_seen)
     for s in spans:
         asked, answer = _speaking(s.input_messages, True), _speaking(s.output_messages, False)
+        if seen.opening is None and asked:
+            seen.opening = asked[0][3]
         occurrences = _occurrences(asked, answer, seen, s)
         words = [*asked, *answer]
         read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
@@ -269,7 +272,8 @@ class _Seen:
     first_seen: dict[Occurrence, tuple[int, str, str, str, set[str]]]
     #: each message as first seen, with when the span that showed it ended, in the order seen
     sightings: list[tuple[int, Occurrence]] = field(default_factory=list)
-    said: Counter[tuple[str, str]] = field(default_factory=Counter)  # how many messages say each words
+    said: Counter[tuple[str, str]] = field(default_factory=Counter)  # how many messages say each text
+    opening: tuple[str, str] | None = None  # the words the first history seen starts with
     changes: int = 0  # how often a message was first seen, or seen earlier than before
     sent: dict[tuple[Any, ...], list[_Sent]] = field(default_factory=dict)
 
@@ -307,11 +311,14 @@ class _Seen:
         return [message for _, message in sorted(heapq.nlargest(n, candidates))]
 
     def shown_after(self, since: int, start_ns: int, held: set[Occurrence]) -> bool:
-        """Whether a message not `held` was first shown by a span that ended before `start_ns`, and seen after
-        `since` (among the latest sightings: a window holds as many as it has messages, at most)."""
+        """Whether a message not `held`, but with the words of one that is, was first shown by a span that ended
+        before `start_ns`, and seen after `since`: `held` then names an earlier message with those words where
+        a later one was meant (a side call's answer — a chat's title, a summary — says other words). Read among
+        the latest sightings: a window holds as many as it has messages, at most."""
+        words = {said[:2] for said in held}
         for ended, message in reversed(self.sightings[-(len(held) + _RUNNING) :]):
             sight = self.first_seen[message][0]
-            if ended < start_ns and since < sight < start_ns and message not in held:
+            if ended < start_ns and since < sight < start_ns and message not in held and message[:2] in words:
                 return True
         return False
 
@@ -343,12 +350,15 @@ def _occurrences(history: list[Shown], answer: list[Shown], seen: _Seen, span: A
 
     A history is counted from its start: its nth `yes` is the conversation's nth, whatever it leaves out. A
     history a memory window cut (the last few messages) would so be counted as earlier messages with the
-    same words (`ok`, `Done.`): a user's second `ok` taken for the first and lost. It is read otherwise only
-    when, so counted, it is behind — a message it does not hold was shown by a span that ended before this
-    one started, and came after one it does hold — and its start matches the end of what was seen: its first
+    same words (`ok`, `Done.`): a user's second `ok` taken for the first and lost. A history that starts with
+    the words the conversation started with is whole (or a side call's: a chat title's) and counted so. One
+    that starts elsewhere is read otherwise only when, so counted, it is behind — after its first message (a
+    summary may head a window) one of its messages is counted as a message seen before the one it follows, or
+    a message with the words of one it holds, not held itself, was shown after the first one it holds by a
+    span that ended before this one started — and its start matches the end of what was seen: its first
     messages are the last ones seen, what follows them is new, counted on from what was seen. Messages an
-    agent's span still running showed ahead of the call never make a history behind; an instrumentation that
-    records no answers and a guardrail running beside the call show the same messages the window does.
+    agent's span still running showed ahead of the call never make a history behind, nor do a side call's
+    answers (other words).
 
     A history with no words (tool messages, a system prompt alone) after some messages were seen is
     followed by a new answer. The same input sent again with nothing new seen since but the first span's
@@ -402,8 +412,15 @@ def _history_read(
         return occurrences, seen.said_before(answer, start_ns)
     if sum(1 for said in occurrences if said in first_seen) == len(first_seen):
         return occurrences, counted  # it holds every message seen (the common case: a whole history)
+    if occurrences[0][:2] == seen.opening:
+        return occurrences, counted  # it starts as the conversation did: a whole history, a side call's
+    # behind: after its first message (a summary may head a window), a message counted as one seen before the
+    # message it follows; or a later message with the words of one it holds was seen (`_Seen.shown_after`)
+    sights = [first_seen[o][0] for o in occurrences[1:] if o in first_seen]
     since = min((first_seen[o][0] for o in occurrences if o in first_seen), default=start_ns)
-    if not seen.shown_after(since, start_ns, set(occurrences)):
+    if all(a < b for a, b in itertools.pairwise(sights)) and not seen.shown_after(
+        since, start_ns, set(occurrences)
+    ):
         return occurrences, counted  # not behind
     words = [said for *_, said in history]
     last = seen.last_before(len(words), start_ns)

