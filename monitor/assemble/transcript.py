@@ -207,7 +207,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
         asked, answer = _speaking(s.input_messages, True), _speaking(s.output_messages, False)
         if seen.opening is None and asked:
             seen.opening = asked[0][3]
-        occurrences = _occurrences(asked, answer, seen, s)
+        occurrences, sent = _occurrences(asked, answer, seen, s)
         words = [*asked, *answer]
         read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
         for (history, messages, i, _), said in zip(words, occurrences, strict=True):
@@ -228,7 +228,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
             if history:
                 after = first_seen[occurrence][0]
                 placed[(s.span.span_id, i)] = after
-        seen.sent_by(s).changes = seen.changes
+        sent.changes = seen.changes  # the span's own messages are seen: what a span sent the same sees then
     return [
         ObservedTurn(
             kind="user" if said[0] == "user" else "reply",
@@ -254,7 +254,6 @@ Shown = tuple[bool, Sequence[Message], int, tuple[str, str]]
 class _Sent:
     """A span's input as `_occurrences` read it, for a span sent the same input again."""
 
-    start_ns: int
     caller: tuple[str, str]  # its span's name and scope: which kind of call it was
     inputs: Sequence[Message]
     history: list[Occurrence]  # the messages its history is
@@ -285,13 +284,10 @@ class _Seen:
             self.said[message[:2]] += 1
             self.sightings.append((ended, message))
 
-    def sent_by(self, span: AgentSpan) -> _Sent:
-        """The reading of `span`'s input (`_occurrences` made it last)."""
-        return self.sent[_input_key(span.input_messages)][-1]
-
     def said_before(self, words: Iterable[tuple[str, str]], start_ns: int) -> Counter[tuple[str, str]]:
-        """How many messages seen before `start_ns` say each of these words (an answer of a call still
-        running then is left out: those come last)."""
+        """How many messages seen before `start_ns` say each of these words: all seen so far, less those seen
+        at or after it — answers of calls still running then, which are among the latest `_RUNNING`
+        sightings."""
         counts = Counter({w: self.said[w] for w in set(words)})
         for _, message in reversed(self.sightings[-_RUNNING:]):
             if self.first_seen[message][0] >= start_ns and message[:2] in counts:
@@ -345,8 +341,12 @@ def _input_key(messages: Sequence[Message]) -> tuple[Any, ...]:
     return (len(messages), first.role, first.text, last.role, last.text, last.tool_call_id)
 
 
-def _occurrences(history: list[Shown], answer: list[Shown], seen: _Seen, span: AgentSpan) -> list[Occurrence]:
-    """Which message of the conversation each message a span shows is, its history's then its answer's.
+def _occurrences(
+    history: list[Shown], answer: list[Shown], seen: _Seen, span: AgentSpan
+) -> tuple[list[Occurrence], _Sent]:
+    """Which message of the conversation each message a span shows is, its history's then its answer's, and
+    the reading of its input that `seen` keeps (its `changes` are the caller's to set, once the span's
+    messages are seen).
 
     A history is counted from its start: its nth `yes` is the conversation's nth, whatever it leaves out. A
     history a memory window cut (the last few messages) would so be counted as earlier messages with the
@@ -366,12 +366,8 @@ def _occurrences(history: list[Shown], answer: list[Shown], seen: _Seen, span: A
     the second is another kind of call (another span name or scope: a twin span of the call, a judge or a
     guardrail sent its input); the same agent's next call sent the same words is its next turn (a window of
     2 where the user says `ok` and the agent `Done.` again): words cannot tell the two apart."""
-    key, start_ns, caller = (
-        _input_key(span.input_messages),
-        span.span.start_ns,
-        (span.span.name, span.span.scope),
-    )
-    earlier = seen.sent.setdefault(key, [])
+    caller = (span.span.name, span.span.scope)
+    earlier = seen.sent.setdefault(_input_key(span.input_messages), [])
     again = next(
         (
             e
@@ -391,8 +387,9 @@ def _occurrences(history: list[Shown], answer: list[Shown], seen: _Seen, span: A
     for _, _, _, said in answer:
         answered[said] += 1
         said_now.append((*said, counts[said] + answered[said]))
-    earlier.append(_Sent(start_ns, caller, span.input_messages, read, counts, set(said_now)))
-    return [*read, *said_now]
+    sent = _Sent(caller, span.input_messages, read, counts, set(said_now))
+    earlier.append(sent)
+    return [*read, *said_now], sent
 
 
 def _history_read(
