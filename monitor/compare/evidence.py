@@ -480,6 +480,8 @@ class Evidence:
         if today:
             self._sources.add_text("system", None, today)
         self._tainted: set[int] = set()
+        #: per tainted turn, its values no evidence stated and the tainted turns its other failing values came from
+        self._invented: dict[int, tuple[tuple[str, ...], tuple[int, ...]]] = {}
         self._done: list[_Done] = []  # calls that succeeded
         self._failed: list[tuple[int, str]] = []  # the calls that failed: turn, tool
         self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
@@ -685,7 +687,19 @@ class Evidence:
 
     def add_confirmed(self, turn: int, proposal: str) -> None:
         """The user agreed (`yes friday`) to what the agent's last reply proposed (`Friday, April 4
-        instead?`): its values are the user's from this turn on."""
+        instead?`): its values are the user's from this turn on — but a value only the result of a call that
+        used an ungrounded value gave stays that call's (`I found flight AF1680 to LHR` — `ok`: the booking of
+        AF1680 still consumes the invented search), so it is left out of what the user is taken to have said."""
+        if self._tainted:
+            for canon, original in extract_facts(proposal[:MAX_FACT_CHARS]).spans:
+                found = self._fact_source(canon, original)
+                if (
+                    original.strip()
+                    and found is not None
+                    and found[1] is not None
+                    and not self._adopted(found[1])
+                ):
+                    proposal = proposal.replace(original, " ")
         self._sources.add_text("user", turn, proposal)
         # `returning Sunday by noon?` — `Yes`: that Sunday; a weekday with its date is that date only (not
         # every Wednesday for `Wednesday, September 10`)
@@ -695,6 +709,15 @@ class Evidence:
         for key in spoken_keys(unpaired, self._today):
             self._sources.add_fact(key, "user", turn)
         self._speak(proposal)
+
+    def _adopted(self, turn: int) -> bool:
+        """Whether the user has since said every value the tainted call of `turn` invented (and of the calls
+        whose results it used): `Yes, book the JFK to SFO flight` after a search of SFO the user never named
+        makes that search the user's, and what it found too."""
+        invented, inherited = self._invented.get(turn, ((), ()))
+        users = [text for source, _, text in self._sources.texts if source == "user"]
+        said = all(any(f" {value} " in text for text in users) for value in invented if value)
+        return said and all(self._adopted(t) for t in inherited if t < turn)
 
     def _speak(self, text: str) -> None:
         self._say((*_fact_keys(text), *spoken_keys(text, None)))
@@ -707,10 +730,20 @@ class Evidence:
                 self._spoken_read.add(_round(number))
 
     def add_call(
-        self, turn: int, tool: str, args: Any, result: Any, failed: bool, tainted: bool, error: str = ""
+        self,
+        turn: int,
+        tool: str,
+        args: Any,
+        result: Any,
+        failed: bool,
+        tainted: bool,
+        error: str = "",
+        invented: Sequence[Any] = (),
+        inherited: Iterable[int] = (),
     ) -> None:
         """A call made: its result becomes evidence unless it failed (its error message does: `total price
-        is 375`); an ungrounded call taints it."""
+        is 375`); an ungrounded call taints it. `invented`: the values of a tainted call no evidence
+        stated; `inherited`: the tainted turns the results its other failing values came from (`_adopted`)."""
         if failed:
             self._failed.append((turn, tool))
             said = [error] if error else []
@@ -733,6 +766,7 @@ class Evidence:
             self._arguments.add_number("tool_result", turn, number)
         if tainted:
             self._tainted.add(turn)
+            self._invented[turn] = (tuple(normalize_text(str(v)) for v in invented), tuple(inherited))
         amounts: dict[str, list[float]] = {}  # the amounts of one key (each flight's `price`), in order
         result_leaves = _result_leaves(result)
         result_strings = tuple(x for x, _, _ in result_leaves if isinstance(x, str))

@@ -136,7 +136,17 @@ def ground(
             ]
             tainted = settings.arguments and bool(failed_values)
             error = errors.get(t.turn_no) or content.error or ""
-            evidence.add_call(t.turn_no, content.name, content.args, content.result, failed, tainted, error)
+            evidence.add_call(
+                t.turn_no,
+                content.name,
+                content.args,
+                content.result,
+                failed,
+                tainted,
+                error,
+                invented=[r[3].predicted for r in failed_values if r[3].source_turn is None],
+                inherited={r[3].source_turn for r in failed_values if r[3].source_turn is not None},
+            )
             if not failed and content.result is None and not why_incomplete:
                 why_incomplete = f"evidence incomplete: turn {t.turn_no}'s call recorded no result"
         elif t.turn == "Agent" and isinstance(content, ResponseContent):

@@ -1274,6 +1274,36 @@ def test_a_retry_on_another_reservation_in_a_later_exchange_is_no_recovery() -> 
     assert outcome.metrics.recovery.recovered == 0 and outcome.metrics.recovery.unrecovered == 1
 
 
+@pytest.mark.parametrize(
+    ("answer", "adopted"),
+    [
+        ("ok", False),
+        ("Yes, please book it.", False),
+        ("Yes, go ahead and book the London LHR flight.", True),  # the user chose the invented destination
+    ],
+)
+def test_a_yes_makes_a_proposal_the_users_but_not_what_only_an_invented_value_found(
+    answer: str, adopted: bool
+) -> None:
+    """The user's `ok` to `I found flight AF1680 to LHR` (a search of a destination the user never named) does
+    not make AF1680 the user's: the booking still consumes the invented search. A user who names the invented
+    value in the answer has adopted it, and what it found with it (recorded LangGraph memory-window run and
+    τ-bench's tau-10-3: `Yes, let's book the JFK to SFO flight` after a search of SFO for `the West Coast`)."""
+    turns, errors = policy_turns([
+        ("User", "Find me a flight from Paris to New York."),
+        ("Tool", ("search_flights", {"origin": "CDG", "destination": "LHR"}, {"flights": [{"flight_id": "AF1680"}]}, None)),
+        ("Agent", "I found flight AF1680 from CDG to LHR, departing 10:30."), ("User", answer),
+        ("Tool", ("book_flight", {"flight_id": "AF1680"}, {"booking_id": "BK-77"}, None)),
+    ])  # fmt: skip
+    outcome = check_policy(turns, errors, BUILTIN, {})
+    assert outcome.scores[2].failure_reason is FailureReason.UNGROUNDED_PARAMETER_VALUE
+    booking = outcome.scores[5]
+    assert booking.success is adopted
+    if not adopted:
+        [mismatch] = booking.mismatches
+        assert (mismatch.field, mismatch.source_turn) == ("flight_id", 2)
+
+
 def test_incomplete_evidence_makes_a_value_uncertain_and_taints_nothing() -> None:
     turns, errors = policy_turns([
         ("User", "look up my booking"),
