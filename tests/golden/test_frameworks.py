@@ -36,6 +36,9 @@ GOLD = TRAVEL / "gold"
 FRAMEWORKS = {
     "langgraph-openinference": ("openinference", True),
     "langgraph-openllmetry": ("traceloop", True),
+    # LangGraph with a memory window (`trim_messages` in a `pre_model_hook`): each model call is shown only the
+    # last 5 messages, the graph's state keeps them all
+    "langgraph-window": ("openinference", True),
     "llamaindex": ("openinference", True),
     "smolagents": ("openinference", True),
     "openai-v2": ("genai", True),
@@ -346,8 +349,9 @@ def test_openllmetry_s_openai_agents_records_no_answers_and_the_next_histories_g
 INPUTS_ONLY = sorted(
     {"adk", "agno", "anthropic-native", "anthropic-openinference", "anthropic-openllmetry", "dspy", "google-genai",
      "langchain-v1-openinference", "langchain-v1-openllmetry", "langgraph-openinference", "langgraph-openllmetry",
-     "litellm", "litellm-openinference", "litellm-phoenix", "litellm-request-span", "litellm-semconv", "llamaindex",
-     "logfire", "maf", "mlflow-genai", "openlit", "pydantic-ai", "smolagents", "vercel-7"}
+     "langgraph-window", "litellm", "litellm-openinference", "litellm-phoenix", "litellm-request-span",
+     "litellm-semconv", "llamaindex", "logfire", "maf", "mlflow-genai", "openlit", "pydantic-ai", "smolagents",
+     "vercel-7"}
 )  # fmt: skip
 #: where conventions put a model's answer: GenAI, OpenLLMetry's and LiteLLM's `gen_ai.completion.N.*`, OpenInference
 _ANSWER_KEYS = (
@@ -379,6 +383,47 @@ def inputs_only(paths: list[Path], into: Path) -> list[Path]:
         out.append(into / path.name)
         out[-1].write_bytes(request.SerializeToString())
     return out
+
+
+def test_a_memory_window_over_repeated_words_reads_every_turn_once_in_order(tmp_path: Path) -> None:
+    """LangGraph with `trim_messages` (the last 5 messages) and a user who says `ok` twice, each answered with
+    the words the agent said just before: every model call after the first turn is shown a window that starts
+    inside the conversation and repeats words seen before. Each message is read once, in order; with no gold,
+    the invented destination is the root, and the reply repeated after `ok`, the booking of the flight the
+    invented search found (the user's `ok` chose nothing) and its reply are its cascades."""
+    said = [
+        ("User", "What's the weather in Paris today?"), ("Tool", "get_weather"),
+        ("Agent", "It is sunny and 21 degrees in Paris today."), ("User", "ok"),
+        ("Agent", "It is sunny and 21 degrees in Paris today."),
+        ("User", "Find me a flight from Paris CDG to New York JFK on 2026-12-15."), ("Tool", "search_flights"),
+        ("Agent", "I found flight {f} from CDG to {d} on 2026-12-15, departing 10:30."), ("User", "ok"),
+        ("Agent", "I found flight {f} from CDG to {d} on 2026-12-15, departing 10:30."),
+        ("User", "Book it for Jane Doe, please."), ("Tool", "book_flight"),
+        ("Agent", "Flight {f} is booked for Jane Doe: booking BK-{f}."), ("User", "Thanks!"),
+        ("Agent", "You're welcome, have a great trip!"),
+    ]  # fmt: skip
+    reports = {}
+    for run, flight, destination in (("correct", "AF022", "JFK"), ("wrong", "AF1680", "LHR")):
+        [report] = replay(tmp_path, *run_files("langgraph-window-ok", run), gold=False)
+        assert report["conversation_id"] == f"langgraph-window-ok-{run}"
+        read = [
+            (t["role"], t["predicted"].get("action") or t["predicted"]["response"])
+            for t in report["observed_turns"]
+        ]
+        assert read == [(role, text.format(f=flight, d=destination)) for role, text in said]
+        reports[run] = report
+    assert (reports["correct"]["test_pass"], reports["correct"]["total_failures"]) == (True, 0)
+    wrong = reports["wrong"]
+    assert (wrong["root_cause"], wrong["root_cause_count"]) == ("ungrounded_parameter_value", 1)
+    by_no = {t["turn_no"]: t for t in wrong["turns"]}
+    search = by_no[wrong["first_failure_turn"]]
+    assert (search["predicted"]["action"], search["fields"]) == ("search_flights", ["destination"])
+    cascades = {
+        t["turn_no"]
+        for t in wrong["turns"]
+        if t["failure_reason"] == "prior_action_failed" and t["root_turn"] == search["turn_no"]
+    }
+    assert cascades == {n for n in by_no if n > search["turn_no"] and n < max(by_no)}  # all but the thanks
 
 
 @pytest.mark.parametrize("framework", INPUTS_ONLY)
