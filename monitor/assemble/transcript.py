@@ -216,7 +216,10 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
             if m.role == "assistant" and (m.tool_calls or _calls_follow(messages, i)):
                 beside.add(said)
         after: int | None = None  # when the next message of this history was first seen
+        ended, end_ns = seen.ended, s.span.end_ns
         for history, shown, i, occurrence in reversed(read):
+            if ended.get(occurrence, end_ns) >= end_ns:
+                ended[occurrence] = end_ns
             time = s.span.start_ns - (len(shown) - i) if history else s.span.end_ns
             if history and after is not None:
                 time = min(time, after - 1)
@@ -259,6 +262,7 @@ class _Sent:
     history: list[Occurrence]  # the messages its history is
     counts: Counter[tuple[str, str]]  # the count of each message's words its answer goes on from
     answer: set[Occurrence]  # the messages its answer is
+    ended_ns: int = 0  # when its span ended
     changes: int = 0  # `_Seen.changes` once its messages were seen
 
 
@@ -275,6 +279,8 @@ class _Seen:
     opening: tuple[str, str] | None = None  # the words the first history seen starts with
     changes: int = 0  # how often a message was first seen, or seen earlier than before
     sent: dict[tuple[Any, ...], list[_Sent]] = field(default_factory=dict)
+    #: when the first span that showed each message ended, of all that showed it (`shown_after`)
+    ended: dict[Occurrence, int] = field(default_factory=dict)
 
     def note(self, message: Occurrence, ended: int) -> None:
         """`message` is about to be seen for the first time, or earlier than before, by a span that ended at
@@ -307,13 +313,15 @@ class _Seen:
         return [message for _, message in sorted(heapq.nlargest(n, candidates))]
 
     def shown_after(self, since: int, start_ns: int, held: set[Occurrence]) -> bool:
-        """Whether a message not `held`, but with the words of one that is, was first shown by a span that ended
-        before `start_ns`, and seen after `since`: `held` then names an earlier message with those words where
-        a later one was meant (a side call's answer — a chat's title, a summary — says other words). Read among
-        the latest sightings: a window holds as many as it has messages, at most."""
+        """Whether a message not `held`, but with the words of one that is, was shown by a span that ended
+        before `start_ns` (the first to show it or another: an agent's span still running may show it first),
+        and seen after `since`: `held` then names an earlier message with those words where a later one was
+        meant (a side call's answer — a chat's title, a summary — says other words). Read among the latest
+        sightings: a window holds as many as it has messages, at most."""
         words = {said[:2] for said in held}
         for ended, message in reversed(self.sightings[-(len(held) + _RUNNING) :]):
             sight = self.first_seen[message][0]
+            ended = self.ended.get(message, ended)
             if ended < start_ns and since < sight < start_ns and message not in held and message[:2] in words:
                 return True
         return False
@@ -338,7 +346,10 @@ def _input_key(messages: Sequence[Message]) -> tuple[Any, ...]:
     if not messages:
         return ()
     first, last = messages[0], messages[-1]
-    return (len(messages), first.role, first.text, last.role, last.text, last.tool_call_id)
+    # and all their words, hashed: a long session under a window sends many inputs of one length that start
+    # and end with the same words (`ok`, `Done.`), each compared with every other (pydantic's `==`) otherwise
+    texts = hash(tuple(m.text for m in messages))
+    return (len(messages), first.role, first.text, last.role, last.text, last.tool_call_id, texts)
 
 
 def _occurrences(
@@ -361,11 +372,16 @@ def _occurrences(
     answers (other words).
 
     A history with no words (tool messages, a system prompt alone) after some messages were seen is
-    followed by a new answer. The same input sent again with nothing new seen since but the first span's
-    answer is the same messages, its answer the same answer, when the first call had no answer (a retry) or
-    the second is another kind of call (another span name or scope: a twin span of the call, a judge or a
+    followed by a new answer; one of new messages only (the new message alone: an agent with no memory) is
+    new, and its answer is counted on from what was seen (the agent's second `Done.` is not its first).
+    The same input sent again with nothing new seen since but the first span's answer is the same messages,
+    its answer the same answer, when the first call had no answer (a retry) or the second is another kind of
+    call (another span name or scope: a twin span of the call, a judge or a
     guardrail sent its input); the same agent's next call sent the same words is its next turn (a window of
-    2 where the user says `ok` and the agent `Done.` again): words cannot tell the two apart."""
+    2 where the user says `ok` and the agent `Done.` again), read as a window even when nothing else shows
+    it behind (a window of one `ok`, even the conversation's first words) once the call sent them before —
+    the latest span sent them, not a twin of another call — has answered and ended: words cannot tell the
+    two apart."""
     caller = (span.span.name, span.span.scope)
     earlier = seen.sent.setdefault(_input_key(span.input_messages), [])
     again = next(
@@ -381,22 +397,32 @@ def _occurrences(
     if again is not None:
         read, counts = again.history, again.counts
     else:
-        read, counts = _history_read(history, [said for *_, said in answer], seen, span)
+        # the same agent's next call, sent the words the latest span sent them to was sent (by this agent, a call
+        # that answered and ended before this one started; a twin of another span is not its next call)
+        latest = next((e for e in reversed(earlier) if e.inputs == span.input_messages), None)
+        resent = (
+            latest is not None
+            and latest.caller == caller
+            and bool(latest.answer)
+            and latest.ended_ns <= span.span.start_ns
+        )
+        read, counts = _history_read(history, [said for *_, said in answer], seen, span, resent)
     answered: Counter[tuple[str, str]] = Counter()
     said_now: list[Occurrence] = []
     for _, _, _, said in answer:
         answered[said] += 1
         said_now.append((*said, counts[said] + answered[said]))
-    sent = _Sent(caller, span.input_messages, read, counts, set(said_now))
+    sent = _Sent(caller, span.input_messages, read, counts, set(said_now), span.span.end_ns)
     earlier.append(sent)
     return [*read, *said_now], sent
 
 
 def _history_read(
-    history: list[Shown], answer: list[tuple[str, str]], seen: _Seen, span: AgentSpan
+    history: list[Shown], answer: list[tuple[str, str]], seen: _Seen, span: AgentSpan, resent: bool = False
 ) -> tuple[list[Occurrence], Counter[tuple[str, str]]]:
     """A history's messages (`_occurrences`), and the count of each message's words its answer goes on from
-    (`answer`: the answer's words)."""
+    (`answer`: the answer's words). `resent`: the same agent sent these words to a call that answered and
+    ended before this one started — its next turn (`_occurrences`)."""
     counted: Counter[tuple[str, str]] = Counter()
     occurrences: list[Occurrence] = []
     for _, _, _, said in history:
@@ -407,16 +433,21 @@ def _history_read(
         return occurrences, counted  # nothing seen yet; an agent's span repeating its model's answer
     if not history:  # a window of tool messages: its answer is new
         return occurrences, seen.said_before(answer, start_ns)
-    if sum(1 for said in occurrences if said in first_seen) == len(first_seen):
+    if not resent and sum(1 for said in occurrences if said in first_seen) == len(first_seen):
         return occurrences, counted  # it holds every message seen (the common case: a whole history)
-    if occurrences[0][:2] == seen.opening:
+    if not resent and occurrences[0][:2] == seen.opening:
         return occurrences, counted  # it starts as the conversation did: a whole history, a side call's
+    # a window of new messages only (a window of the new message alone, an agent with no memory): what it
+    # holds and its answer are counted on from what was seen (the agent's second `Done.` is not its first)
+    fresh = resent or not any(o in first_seen for o in occurrences)
     # behind: after its first message (a summary may head a window), a message counted as one seen before the
     # message it follows; or a later message with the words of one it holds was seen (`_Seen.shown_after`)
     sights = [first_seen[o][0] for o in occurrences[1:] if o in first_seen]
     since = min((first_seen[o][0] for o in occurrences if o in first_seen), default=start_ns)
-    if all(a < b for a, b in itertools.pairwise(sights)) and not seen.shown_after(
-        since, start_ns, set(occurrences)
+    if (
+        not fresh
+        and all(a < b for a, b in itertools.pairwise(sights))
+        and not seen.shown_after(since, start_ns, set(occurrences))
     ):
         return occurrences, counted  # not behind
     words = [said for *_, said in history]
@@ -429,11 +460,11 @@ def _history_read(
         ),
         0,
     )
-    if not overlap:
+    if not overlap and not fresh:
         return occurrences, counted
     said_before = seen.said_before([*words, *answer], start_ns)
     new: Counter[tuple[str, str]] = Counter()
-    aligned = last[-overlap:]
+    aligned = last[len(last) - overlap :]  # none of them when nothing overlaps (`fresh`)
     for said in words[overlap:]:
         new[said] += 1
         aligned.append((*said, said_before[said] + new[said]))

@@ -57,15 +57,17 @@ def _said(spans: list[AgentSpan]) -> list[tuple[str, str | None]]:
 EXPECTED = [("user" if role == "user" else "reply", text) for role, text in SAID]
 
 
-@pytest.mark.parametrize("window", [2, 3, 4, 5, 100])
+@pytest.mark.parametrize("window", [1, 2, 3, 4, 5, 100])
 def test_a_history_cut_by_a_memory_window_loses_no_repeated_message_and_keeps_the_order(window: int) -> None:
     """Before: with a window of 2 the second `ok` and the third `Done.` were taken for the first ones (counted
-    from the window's start) and lost; with 3 the first `ok` was put before the first `Done.`. (A window of
-    one message shows nothing said before the new one, so nothing places it: read as before.)"""
+    from the window's start) and lost; with 3 the first `ok` was put before the first `Done.`. With a window of
+    the new message alone (an agent with no memory) 3 of the 8 messages were lost: each answer was counted
+    from its one-message history, so every `Done.` after the first was taken for the first, and the second
+    `ok`, sent alone as the first had been, for the first."""
     assert _said(_calls(window)) == EXPECTED
 
 
-@pytest.mark.parametrize("window", [2, 3, 100])
+@pytest.mark.parametrize("window", [1, 2, 3, 100])
 def test_two_spans_of_one_windowed_call_are_one_call(window: int) -> None:
     """The second span of a call starts before the first one ends: the first one's answer is not yet
     something said before it, so the same answer is the same message, not a fourth `Done.`."""
@@ -246,3 +248,69 @@ def test_a_side_call_sent_the_first_message_leaves_whole_histories_as_they_are()
         ("user", "hi"), ("reply", "Hello"), ("reply", "Greeting"), ("user", "hi"), ("reply", "Hello"),
         ("user", "bye"), ("reply", "Bye"),
     ]  # fmt: skip
+
+
+def _agent_turns(
+    said: Sequence[tuple[str, str]], window: int, agent: str, guard: str, twins: bool = False
+) -> list[AgentSpan]:
+    """Per user message at 100 s apart: an agent's span (`agent`: shown the new message alone, `new`, or the
+    whole run, `full`; its answer the reply) around the agent's model call, sent the last `window` messages;
+    a guardrail sent the last two messages inside the call (`guard`: `during`) or the last `window` with
+    the reply after it (`after`); `twins`: a twin span of the call (another name) just after it."""
+    spans, msgs = [], []
+    for k, (user, reply) in enumerate(said):
+        at = 100.0 * (k + 1)
+        msgs.append(("user", user))
+        shown = msgs if agent == "full" else msgs[-1:]
+        attrs = {
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a", "gen_ai.conversation.id": "c1",
+            "gen_ai.input.messages": json.dumps([_text(*m) for m in shown]),
+            "gen_ai.output.messages": json.dumps([_text("assistant", reply)]),
+        }  # fmt: skip
+        spans += [
+            normalize_span(span("invoke_agent a", attrs, start_s=at + 0.5, end_s=at + 9)),
+            _call(msgs[-window:], at + 1, reply),
+        ]
+        if guard == "during":
+            spans.append(_call(msgs[-2:], at + 1.1, name="chat guard"))
+        if twins:
+            spans.append(_call(msgs[-window:], at + 3.1, reply, name="chat http"))
+        msgs.append(("assistant", reply))
+        if guard == "after":
+            spans.append(_call(msgs[-window:], at + 8, name="chat guard"))
+    return spans
+
+
+def test_an_agent_span_shown_the_new_message_alone_does_not_hide_a_later_window_s_place() -> None:
+    """The agent's span shows the user's second `thanks` first (it starts before its model call and ends
+    after the guardrail that checks the reply): the guardrail's window, which starts before that `thanks`,
+    is still read as a window — the model call that showed the `thanks` too had ended — so the first `thanks`
+    keeps its place before the first answer to it (it was put after it)."""
+    said = [("yes", "yes"), ("u1", "Sure."), ("yes", "Done."), ("thanks", "a3"), ("thanks", "a4")]
+    expected = [
+        ("user" if i % 2 == 0 else "reply", text) for i, text in enumerate(w for pair in said for w in pair)
+    ]
+    assert _said(_agent_turns(said, window=3, agent="new", guard="after")) == expected
+
+
+def test_a_twin_of_a_stateless_agent_s_call_is_not_its_next_turn() -> None:
+    """An agent with no memory (each call sent the new message alone) whose user says `ok` twice, a twin span
+    of each call just after it, and a guardrail inside it: the twin of the second `ok`'s call is sent what
+    the twin of the first one was, but it is a twin of the call just read, not the agent's next turn (a third
+    `ok` and a second `yes` were read)."""
+    said = [("u0", "Done."), ("ok", "Done."), ("u2", "yes"), ("u3", "a3"), ("ok", "yes"), ("hi", "yes")]
+    expected = [
+        ("user" if i % 2 == 0 else "reply", text) for i, text in enumerate(w for pair in said for w in pair)
+    ]
+    assert _said(_agent_turns(said, window=1, agent="full", guard="during", twins=True)) == expected
+
+
+def test_an_agent_with_no_memory_whose_user_says_the_first_words_again_reads_each_message() -> None:
+    """Each call sent the new message alone, and the user's second message is his first words again: the
+    same agent sent them before and had its answer, so they are its next turn (the conversation's first
+    words made the history read as whole: both second messages were lost)."""
+    said = [("ok", "Done."), ("ok", "Done."), ("thanks", "Bye.")]
+    spans = [_call([("user", user)], 10.0 * (k + 1), reply) for k, (user, reply) in enumerate(said)]
+    assert _said(spans) == [
+        ("user" if i % 2 == 0 else "reply", t) for i, t in enumerate(w for p in said for w in p)
+    ]
