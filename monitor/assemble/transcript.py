@@ -379,9 +379,9 @@ def _occurrences(
     call (another span name or scope: a twin span of the call, a judge or a
     guardrail sent its input); the same agent's next call sent the same words is its next turn (a window of
     2 where the user says `ok` and the agent `Done.` again), read as a window even when nothing else shows
-    it behind (a window of one `ok`, even the conversation's first words) once the call sent them before —
-    the latest span sent them, not a twin of another call — has answered and ended: words cannot tell the
-    two apart."""
+    it behind (a window of one `ok`, not the conversation's first words: a retry of the first call) once the
+    call sent it before — the latest span sent it, not a twin of another call — has answered and ended:
+    words cannot tell the two apart. A longer history sent again after its answer is a retry: the same."""
     caller = (span.span.name, span.span.scope)
     earlier = seen.sent.setdefault(_input_key(span.input_messages), [])
     again = next(
@@ -397,11 +397,14 @@ def _occurrences(
     if again is not None:
         read, counts = again.history, again.counts
     else:
-        # the same agent's next call, sent the words the latest span sent them to was sent (by this agent, a call
-        # that answered and ended before this one started; a twin of another span is not its next call)
+        # an agent with no memory's next call, sent the one message the latest span sent it to was sent (by
+        # this agent, a call that answered and ended before this one started; a twin of another span is not its
+        # next call). A history of more messages sent again after its answer is a retry (`with_retry`, a
+        # regenerate, a parse error's second attempt): the same messages
         latest = next((e for e in reversed(earlier) if e.inputs == span.input_messages), None)
         resent = (
-            latest is not None
+            len(history) == 1
+            and latest is not None
             and latest.caller == caller
             and bool(latest.answer)
             and latest.ended_ns <= span.span.start_ns
@@ -433,9 +436,9 @@ def _history_read(
         return occurrences, counted  # nothing seen yet; an agent's span repeating its model's answer
     if not history:  # a window of tool messages: its answer is new
         return occurrences, seen.said_before(answer, start_ns)
-    if not resent and sum(1 for said in occurrences if said in first_seen) == len(first_seen):
+    if sum(1 for said in occurrences if said in first_seen) == len(first_seen):
         return occurrences, counted  # it holds every message seen (the common case: a whole history)
-    if not resent and occurrences[0][:2] == seen.opening:
+    if occurrences[0][:2] == seen.opening:
         return occurrences, counted  # it starts as the conversation did: a whole history, a side call's
     # a window of new messages only (a window of the new message alone, an agent with no memory): what it
     # holds and its answer are counted on from what was seen (the agent's second `Done.` is not its first)

@@ -305,12 +305,32 @@ def test_a_twin_of_a_stateless_agent_s_call_is_not_its_next_turn() -> None:
     assert _said(_agent_turns(said, window=1, agent="full", guard="during", twins=True)) == expected
 
 
-def test_an_agent_with_no_memory_whose_user_says_the_first_words_again_reads_each_message() -> None:
-    """Each call sent the new message alone, and the user's second message is his first words again: the
-    same agent sent them before and had its answer, so they are its next turn (the conversation's first
-    words made the history read as whole: both second messages were lost)."""
-    said = [("ok", "Done."), ("ok", "Done."), ("thanks", "Bye.")]
-    spans = [_call([("user", user)], 10.0 * (k + 1), reply) for k, (user, reply) in enumerate(said)]
-    assert _said(spans) == [
-        ("user" if i % 2 == 0 else "reply", t) for i, t in enumerate(w for p in said for w in p)
+HI, HELLO, BOOK = ("user", "hi"), ("assistant", "Hello!"), ("user", "Book a table for 2")
+RETRIED = [("user", "hi"), ("reply", "Hello!"), ("user", "Book a table for 2"), ("reply", "Booked for 2.")]
+
+
+@pytest.mark.parametrize("window", [2, 3, 100])
+def test_a_call_sent_again_after_it_answered_is_a_retry_not_the_next_turn(window: int) -> None:
+    """A chain's `with_retry`, a regenerate or a parse error's second attempt sends the same messages again
+    after the first attempt answered: the same messages and the same answer (a review found a retried whole
+    history read as the conversation said twice, and a correct run failing)."""
+    history = [HI, HELLO, BOOK][-window:]
+    spans = [
+        _call([HI], 10, "Hello!"),
+        _call(history, 20, "Booked for 2."),
+        _call(history, 23, "Booked for 2."),
     ]
+    assert _said(spans) == RETRIED
+
+
+@pytest.mark.parametrize("window", [1, 100])
+def test_the_first_call_sent_again_after_it_answered_is_a_retry(window: int) -> None:
+    """The first call retried: the conversation's first words alone again are a retry, even under a window of
+    one message, where an agent with no memory's next turn would look the same (words cannot tell them
+    apart; a user who says his first words again to such an agent is read as before)."""
+    spans = [
+        _call([HI], 10, "Hello!"),
+        _call([HI], 13, "Hello!"),
+        _call([HI, HELLO, BOOK][-window:], 20, "Booked for 2."),
+    ]
+    assert _said(spans) == RETRIED
