@@ -482,6 +482,9 @@ class Evidence:
         self._tainted: set[int] = set()
         #: per tainted turn, its values no evidence stated and the tainted turns its other failing values came from
         self._invented: dict[int, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+        self._user_said: list[
+            str
+        ] = []  # the user's own messages, normalized and padded (not proposals confirmed)
         self._done: list[_Done] = []  # calls that succeeded
         self._failed: list[tuple[int, str]] = []  # the calls that failed: turn, tool
         self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
@@ -601,6 +604,7 @@ class Evidence:
         # what the agent said last asked something (`Shall I book it?`, `Which would you prefer?`): this answers
         self._answering = "?" in self._reply_text or "？" in self._reply_text
         self._sources.add_text("user", turn, text)
+        self._user_said.append(f" {normalize_text(text)} ")
         spoken = spoken_keys(text, self._today)  # `tomorrow`, `half past two`, `five hundred`
         for key in spoken:
             self._sources.add_fact(key, "user", turn)
@@ -712,11 +716,11 @@ class Evidence:
 
     def _adopted(self, turn: int) -> bool:
         """Whether the user has since said every value the tainted call of `turn` invented (and of the calls
-        whose results it used): `Yes, book the JFK to SFO flight` after a search of SFO the user never named
-        makes that search the user's, and what it found too."""
+        whose results it used), in the user's own messages (a proposal confirmed is no words of the user's):
+        `Yes, book the JFK to SFO flight` after a search of SFO the user never named makes that search the
+        user's, and what it found too. Said as written (`the London one` for an invented LHR is not)."""
         invented, inherited = self._invented.get(turn, ((), ()))
-        users = [text for source, _, text in self._sources.texts if source == "user"]
-        said = all(any(f" {value} " in text for text in users) for value in invented if value)
+        said = all(any(f" {value} " in text for text in self._user_said) for value in invented if value)
         return said and all(self._adopted(t) for t in inherited if t < turn)
 
     def _speak(self, text: str) -> None:

@@ -1304,6 +1304,22 @@ def test_a_yes_makes_a_proposal_the_users_but_not_what_only_an_invented_value_fo
         assert (mismatch.field, mismatch.source_turn) == ("flight_id", 2)
 
 
+def test_a_second_yes_does_not_make_what_only_an_invented_value_found_the_users() -> None:
+    """`ok` to a reply that names the invented destination, then `yes` to `Shall I book AF1680?`: the first
+    confirmation is no words of the user's, so it does not adopt the invented search (a review found the
+    second `yes` grounding the booking)."""
+    turns, errors = policy_turns([
+        ("User", "Find me a flight from Paris to New York."),
+        ("Tool", ("search_flights", {"origin": "CDG", "destination": "LHR"}, {"flights": [{"flight_id": "AF1680"}]}, None)),
+        ("Agent", "I found flight AF1680 from CDG to LHR."), ("User", "ok"),
+        ("Agent", "Shall I book AF1680 for you?"), ("User", "yes"),
+        ("Tool", ("book_flight", {"flight_id": "AF1680"}, {"booking_id": "BK-77"}, None)),
+    ])  # fmt: skip
+    booking = check_policy(turns, errors, BUILTIN, {}).scores[7]
+    assert not booking.success
+    assert [(m.field, m.source_turn) for m in booking.mismatches] == [("flight_id", 2)]
+
+
 def test_incomplete_evidence_makes_a_value_uncertain_and_taints_nothing() -> None:
     turns, errors = policy_turns([
         ("User", "look up my booking"),
