@@ -208,6 +208,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
         if seen.opening is None and asked:
             seen.opening = asked[0][3]
         occurrences, sent = _occurrences(asked, answer, seen, s)
+        seen.answered = seen.answered or bool(answer)
         words = [*asked, *answer]
         read: list[tuple[bool, Sequence[Message], int, tuple[str, str, int]]] = []
         for (history, messages, i, _), said in zip(words, occurrences, strict=True):
@@ -279,6 +280,7 @@ class _Seen:
     opening: tuple[str, str] | None = None  # the words the first history seen starts with
     changes: int = 0  # how often a message was first seen, or seen earlier than before
     sent: dict[tuple[Any, ...], list[_Sent]] = field(default_factory=dict)
+    answered: bool = False  # whether a span has recorded an answer
     #: when the first span that showed each message ended, of all that showed it (`shown_after`)
     ended: dict[Occurrence, int] = field(default_factory=dict)
 
@@ -445,7 +447,10 @@ def _history_read(
     fresh = resent or not any(o in first_seen for o in occurrences)
     # behind: after its first message (a summary may head a window), a message counted as one seen before the
     # message it follows; or a later message with the words of one it holds was seen (`_Seen.shown_after`)
-    sights = [first_seen[o][0] for o in occurrences[1:] if o in first_seen]
+    # with no answer recorded yet (inputs only), a window's head is its message too when the user's (a summary
+    # heads a window as the system's or the agent's): its answers, which would show it behind, are unseen
+    head = 0 if occurrences[0][0] == "user" and not seen.answered else 1
+    sights = [first_seen[o][0] for o in occurrences[head:] if o in first_seen]
     since = min((first_seen[o][0] for o in occurrences if o in first_seen), default=start_ns)
     if (
         not fresh
@@ -455,23 +460,36 @@ def _history_read(
         return occurrences, counted  # not behind
     words = [said for *_, said in history]
     last = seen.last_before(len(words), start_ns)
-    overlap = next(
-        (
-            len(last) - j
-            for j in range(len(last))
-            if last[j][:2] == words[0] and [o[:2] for o in last[j:]] == words[: len(last) - j]
-        ),
-        0,
-    )
+    overlap, tail = _overlap(last, words), 0
+    # no answer recorded (inputs only), a span that started before the call (an agent's, the run's) may have
+    # shown the window's last messages already: the window's start matches what was seen before them
+    for r in range(1, len(words) - 1) if not overlap and not seen.answered else ():
+        if any(seen.ended.get(o, start_ns) < start_ns for o in last[-r:]):
+            break  # shown by a span that had ended: what it showed was seen, not shown ahead
+        if [o[:2] for o in last[-r:]] == words[-r:] and (m := _overlap(last[:-r], words[:-r])):
+            overlap, tail = m, r
+            break
     if not overlap and not fresh:
         return occurrences, counted
     said_before = seen.said_before([*words, *answer], start_ns)
     new: Counter[tuple[str, str]] = Counter()
-    aligned = last[len(last) - overlap :]  # none of them when nothing overlaps (`fresh`)
-    for said in words[overlap:]:
+    aligned = last[len(last) - tail - overlap : len(last) - tail]  # none when nothing overlaps (`fresh`)
+    for said in words[overlap : len(words) - tail]:
         new[said] += 1
         aligned.append((*said, said_before[said] + new[said]))
-    return aligned, said_before + new
+    return aligned + last[len(last) - tail :], said_before + new
+
+
+def _overlap(last: Sequence[Occurrence], words: Sequence[tuple[str, str]]) -> int:
+    """How many of the last messages seen are a history's first messages (its words), the most."""
+    return next(
+        (
+            len(last) - j
+            for j in range(len(last))
+            if last[j][:2] == words[0] and [o[:2] for o in last[j:]] == list(words[: len(last) - j])
+        ),
+        0,
+    )
 
 
 def _placed(s: AgentSpan, i: int, placed: dict[tuple[str, int], int]) -> int:

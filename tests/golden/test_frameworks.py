@@ -385,12 +385,17 @@ def inputs_only(paths: list[Path], into: Path) -> list[Path]:
     return out
 
 
-def test_a_memory_window_over_repeated_words_reads_every_turn_once_in_order(tmp_path: Path) -> None:
+@pytest.mark.parametrize("answers", [True, False])
+def test_a_memory_window_over_repeated_words_reads_every_turn_once_in_order(
+    tmp_path: Path, answers: bool
+) -> None:
     """LangGraph with `trim_messages` (the last 5 messages) and a user who says `ok` twice, each answered with
     the words the agent said just before: every model call after the first turn is shown a window that starts
     inside the conversation and repeats words seen before. Each message is read once, in order; with no gold,
     the invented destination is the root, and the reply repeated after `ok`, the booking of the flight the
-    invented search found (the user's `ok` chose nothing) and its reply are its cascades."""
+    invented search found (the user's `ok` chose nothing) and its reply are its cascades. So too as an
+    instrumentation that records no answer writes it (`answers` False): the replies come from the windows,
+    the last one unrecorded (12 messages were read, the first reply after `ok` and the second `ok` lost)."""
     said = [
         ("User", "What's the weather in Paris today?"), ("Tool", "get_weather"),
         ("Agent", "It is sunny and 21 degrees in Paris today."), ("User", "ok"),
@@ -404,13 +409,16 @@ def test_a_memory_window_over_repeated_words_reads_every_turn_once_in_order(tmp_
     ]  # fmt: skip
     reports = {}
     for run, flight, destination in (("correct", "AF022", "JFK"), ("wrong", "AF1680", "LHR")):
-        [report] = replay(tmp_path, *run_files("langgraph-window-ok", run), gold=False)
+        files = run_files("langgraph-window-ok", run)
+        files = files if answers else inputs_only(files, tmp_path / f"{run}-inputs")
+        [report] = replay(tmp_path, *files, gold=False)
         assert report["conversation_id"] == f"langgraph-window-ok-{run}"
         read = [
             (t["role"], t["predicted"].get("action") or t["predicted"]["response"])
             for t in report["observed_turns"]
         ]
-        assert read == [(role, text.format(f=flight, d=destination)) for role, text in said]
+        expected = [(role, text.format(f=flight, d=destination)) for role, text in said]
+        assert read == (expected if answers else [*expected[:-1], ("Agent", "")])
         reports[run] = report
     assert (reports["correct"]["test_pass"], reports["correct"]["total_failures"]) == (True, 0)
     wrong = reports["wrong"]
