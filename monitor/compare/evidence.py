@@ -2928,6 +2928,8 @@ def _wall_clocks(text: str, zones: Sequence[tzinfo]) -> list[tuple[str, str]]:
 def _local_keys(text: str, zones: Sequence[tzinfo]) -> list[str]:
     """The fact keys of a UTC date and time told on the wall clock of the zones the prompt gives times in:
     `2025-04-10T13:15:00Z` is London's 10 April, `14:15`."""
+    if not zones:  # most prompts name no zone: nothing to tell (`_wall_clocks`)
+        return []
     keys = (key for day, clock in _wall_clocks(text, zones) for key in _fact_keys(f"{day}T{clock}"))
     return [key for key in dict.fromkeys(keys) if not key.startswith(("datetime:", "md:"))]  # `add_fact`: md
 
