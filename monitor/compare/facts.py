@@ -1248,7 +1248,7 @@ def in_digits(text: str) -> str:
     low = fold(text)  # the gates below: their patterns match case-insensitively (`hints.fold`)
     if "dozen" in low:  # `half a dozen` is 6, `a dozen` 12
         text = _DOZEN.sub(lambda m: "6" if m["half"] else "12", text)
-    if _NUMBER_RUN_HINT.search(text):
+    if holds_any(low, _NUMBER_RUN_STEMS) and _NUMBER_RUN_HINT.search(text):
         for start, end, number in reversed(number_runs(text)):
             text = f"{text[:start]}{number}{text[end:]}"
     # what follows turns words into digits or reorders them, and makes no stem `low` did not hold
@@ -1265,8 +1265,11 @@ def in_digits(text: str) -> str:
     if "p" in low:
         text = _pence(text)
     if "-" in text:
-        text = _AGE_GROUP.sub(r"\g<w> \g<n>", text)
-        text = _POUND_ADJECTIVE.sub(r"£\g<n> ", text)
+        dashed = fold(text)  # each pattern's words, joined by its dash: the text as the words made it
+        if "under-" in dashed or "over-" in dashed:
+            text = _AGE_GROUP.sub(r"\g<w> \g<n>", text)
+        if "-pound" in dashed:
+            text = _POUND_ADJECTIVE.sub(r"£\g<n> ", text)
         text = _AMOUNT_ADJECTIVE.sub(r"\g<n> \g<u>", text)
     if holds_any(low, _COUNT_MORE_WORDS):
         text = _COUNT_MORE.sub(
@@ -1393,6 +1396,8 @@ _DIGIT_GROUPS = re.compile(
 #: `1h40m`, `1 hr 40 min`: hours and minutes in one, as `1 hour and 40 minutes` says them.
 _HOURS_MINUTES = re.compile(r"(?i)\b(?P<h>\d+)\s?(?:h|hrs?)\s?(?P<m>[1-5]?\d)\s?(?:m|mins?)\b")
 _NUMBER_RUN_HINT = re.compile(r"(?i)hundred|thousand|million|ty\b|ty-")
+#: what `_NUMBER_RUN_HINT` needs, cheaper to look for
+_NUMBER_RUN_STEMS = ("ty", "hundred", "thousand", "million")
 #: An enclosed number opening an item of a list (①, ⑵, ❸): NFKC makes it a digit that joins the number
 #: after it (`①7天包` read 17天).
 #: An ellipsis before digits elides what came before them (`…30217`, the card's last digits).
@@ -1459,18 +1464,25 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _DASH_BEFORE_MONTH.sub(" - ", text)
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
         text = _UNIT_TIMES.sub(" x ", text).replace("×", "x")
-    if " by " in text:  # `a 10 by 10` is 10x10
+    if " by " in text and _DIGIT.search(text):  # `a 10 by 10` is 10x10
         text = _BY_DIMENSIONS.sub(r"\g<a>x\g<b>", text)
     if "·" in text:  # 沪A·5K392 is the plate 沪A5K392
         text = _CODE_DOT.sub("", text)
     text = in_digits(plus_word(text))
     # what follows adds no digit to a text without one, so this answers for every digit pattern below
     digits = _DIGIT.search(text) is not None
-    if digits and _HOURS_MINUTES.search(text):
+    # the literals each pattern below needs, tested before its scan: `h` and `m` of `2h 30m`, a space
+    # between an IBAN's groups, a grouped code's space or dash (or the 18 characters of a UPS number)
+    if digits and "h" in (hm := fold(text)) and "m" in hm and _HOURS_MINUTES.search(text):
         text = _HOURS_MINUTES.sub(r"\g<h> hours \g<m> minutes", text)
-    if digits and _IBAN.search(text):
+    if digits and " " in text and _IBAN.search(text):
         text = _IBAN.sub(lambda m: m.group(0).replace(" ", ""), text)
-    if digits and _grouped_code_hint(text) and _GROUPED_CODE.search(text):
+    if (
+        digits
+        and (" " in text or "-" in text or len(text) >= _UPS_CHARS)
+        and _grouped_code_hint(text)
+        and _GROUPED_CODE.search(text)
+    ):
         text = _GROUPED_CODE.sub(_grouped_code, text)
     if "\n" in text:  # a numbered list's numbers are no facts
         text = _LIST_NUMBER.sub("", text)
@@ -1478,7 +1490,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)  # 2.500,00 EUR
     if "," in text and _EURO_CUE.search(text) and not has_cjk(text):
         text = _EU_CENTS.sub(_eu_cents, text)  # 148,20 €, R$ 380,50
-    if digits and _DIGIT_GROUPS_HINT.search(text) and _DIGIT_GROUPS.search(text):
+    if digits and " " in text and _DIGIT_GROUPS_HINT.search(text) and _DIGIT_GROUPS.search(text):
         text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)
     if ("code" in folded or "pin" in folded or "码" in text) and _CODE_GROUPS.search(text):
         text = _CODE_GROUPS.sub(lambda m: m["cue"] + m["sep"] + m["n"].replace(" ", ""), text)
@@ -1492,7 +1504,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         )
         text = per
         text = _MONTH_SLASH_DAY.sub(_month_slash_day(day_first, has_cjk(text)), text)
-    if _RANGE_UNIT_HINT.search(text):
+    if holds_any(fold(text), _RANGE_UNIT_WORDS) and _RANGE_UNIT_HINT.search(text):
         text = _RANGE_UNIT.sub(r"\g<between>\g<a> \g<unit> \g<join> \g<b> \g<unit>", text)
     if "元" in text:
         text = _ZH_PER_PERIOD.sub(r"每\g<p>\g<amount>", text)
@@ -1522,13 +1534,16 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     digit = _DIGIT.search(text) is not None
     if "@" in text:
         take(_EMAIL, lambda m: f"id:{m.group(0).casefold()}")
-    phone = digit and _PHONE_HINT.search(text) is not None
+    # a phone number has a separator, a `+` or a parenthesis: none in a text of letters, digits and `_`
+    phone = digit and not text.replace("_", "").isalnum() and _PHONE_HINT.search(text) is not None
     if cjk and digit:
         take(_ZH_DATE, lambda m: f"date:{int(m['y']):04d}-{zh_number(m['m']):02d}-{int(m['d']):02d}")
     if digit:
         if _DATE_HINT.search(text):
             take(_DATE, lambda m: _canon_date(m.group(0), day_first))
-        if _YEAR_HINT.search(text):
+        if ("-" in text or "/" in text or "年" in text or holds_any(low, MONTH_STEMS)) and _YEAR_HINT.search(
+            text
+        ):  # a year beside a month's name, a dash, a slash or 年
             take(_MONTH_YEAR, _canon_month_year)
         if _TIME_HINT.search(text):
             take(_TIME, _canon_time)
@@ -1570,8 +1585,10 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     if phone:
         take(_PHONE, _canon_phone)
     if digit:
-        take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
-        take(_SPACED_IDENT, lambda m: f"id:{_alnum(m.group(0))}")
+        if holds_any(low, _ORDINAL_SUFFIXES):
+            take(_ORDINAL_DIGITS, lambda m: f"number:{int(m.group('n'))}")
+        if " " in text:
+            take(_SPACED_IDENT, lambda m: f"id:{_alnum(m.group(0))}")
         take(_IDENT, _canon_ident)
         coded = any(c in low for c in _CODES) or ("$" in text and _DOLLAR_NAMED.search(text) is not None)
         take(_QUANTITY_CODED if coded else _QUANTITY, _canon_quantity)
@@ -1652,10 +1669,14 @@ _GROUPED_CODE_WORDS = ("gate", "seat", "platform", "bay", "pier", "zone", "secti
 #: `_GROUPED_CODE`'s postcode (a letter, a digit, a space), `1Z`, a ticket's `123-1234567890` (or a word).
 _DATE_HINT = re.compile(r"\d{4}|\d[/.]\d")
 _YEAR_HINT = re.compile(r"(?:19|20)\d\d")
-_TIME_HINT = re.compile(r"(?i)\d\s?[ap]|\d:\d|o['’]clock|morning|afternoon|evening|night")
+_TIME_HINT = re.compile(r"(?i)\d\s?[ap]\.?m|\d:\d|o['’]clock|morning|afternoon|evening|night")
 _RANGE_UNIT_HINT = re.compile(r"(?i)\d\s*(?:and|to|or|-|–|~)\s*\d")
 _DIGIT_GROUPS_HINT = re.compile(r"\d{4} \d{4} \d{4}")
 _GROUPED_CODE_HINT = re.compile(r"[A-Z]\d[A-Z\d]? \d|1Z|\d{3}-\d{10}")
+_UPS_CHARS = 18  # `1Z` and 16 more: a grouped code with no space or dash is this long
+#: `_RANGE_UNIT`'s units and `_ORDINAL_DIGITS`' suffixes (`7 to 10 days`, `21st`): each match holds one
+_RANGE_UNIT_WORDS = ("day", "night", "week", "month", "year", "hour", "minute")
+_ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 
 
 def _grouped_code_hint(text: str) -> bool:
