@@ -820,7 +820,7 @@ def is_currency(unit: str) -> bool:
 
 
 def has_cjk(value: str) -> bool:
-    return _CJK.search(value) is not None
+    return not value.isascii() and _CJK.search(value) is not None  # `isascii` reads a flag: no scan
 
 
 def language_of(value: str) -> str:
@@ -1262,7 +1262,7 @@ def in_digits(text: str) -> str:
         )
     if "¢" in text or "cent" in low:
         text = _CENTS.sub(lambda m: f"${int(m['c'] or m['w']) / 100:.2f}", text)
-    if "p" in low:
+    if "p" in low and _PENCE_HINT.search(text):
         text = _pence(text)
     if "-" in text:
         dashed = fold(text)  # each pattern's words, joined by its dash: the text as the words made it
@@ -1464,7 +1464,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _DASH_BEFORE_MONTH.sub(" - ", text)
     if "×" in text:  # 4×6 = 4x6; 2kg×2袋 is 2kg, then 2 bags
         text = _UNIT_TIMES.sub(" x ", text).replace("×", "x")
-    if " by " in text and _DIGIT.search(text):  # `a 10 by 10` is 10x10
+    if " by " in text and _BY_HINT.search(text):  # `a 10 by 10` is 10x10
         text = _BY_DIMENSIONS.sub(r"\g<a>x\g<b>", text)
     if "·" in text:  # 沪A·5K392 is the plate 沪A5K392
         text = _CODE_DOT.sub("", text)
@@ -1545,7 +1545,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
             text
         ):  # a year beside a month's name, a dash, a slash or 年
             take(_MONTH_YEAR, _canon_month_year)
-        if _TIME_HINT.search(text):
+        if holds_any(low, _TIME_STEMS) and _TIME_HINT.search(text):
             take(_TIME, _canon_time)
         # `às 9h30`, `à 14h40`: a clock time as French and Portuguese write it
         if "h" in low and _H_TIME_HINT.search(text):
@@ -1670,6 +1670,11 @@ _GROUPED_CODE_WORDS = ("gate", "seat", "platform", "bay", "pier", "zone", "secti
 _DATE_HINT = re.compile(r"\d{4}|\d[/.]\d")
 _YEAR_HINT = re.compile(r"(?:19|20)\d\d")
 _TIME_HINT = re.compile(r"(?i)\d\s?[ap]\.?m|\d:\d|o['’]clock|morning|afternoon|evening|night")
+#: and the strings `_TIME_HINT` needs, cheaper still: the m of `am`, a colon, its words (`morning` has an m)
+_TIME_STEMS = ("m", ":", "clock", "afternoon", "evening", "night")
+#: what `_BY_DIMENSIONS` needs (two numbers and `by`), and `_PENCE` (a number and `p` or `pence`)
+_BY_HINT = re.compile(r"(?i)\d\s+by\s+\d")
+_PENCE_HINT = re.compile(r"(?i)\d(?:p|\s+pence)")
 _RANGE_UNIT_HINT = re.compile(r"(?i)\d\s*(?:and|to|or|-|–|~)\s*\d")
 _DIGIT_GROUPS_HINT = re.compile(r"\d{4} \d{4} \d{4}")
 _GROUPED_CODE_HINT = re.compile(r"[A-Z]\d[A-Z\d]? \d|1Z|\d{3}-\d{10}")
