@@ -264,6 +264,7 @@ class _Sent:
     counts: Counter[tuple[str, str]]  # the count of each message's words its answer goes on from
     answer: set[Occurrence]  # the messages its answer is
     ended_ns: int = 0  # when its span ended
+    trace_id: str = ""  # the trace of its span
     changes: int = 0  # `_Seen.changes` once its messages were seen
 
 
@@ -400,9 +401,10 @@ def _occurrences(
         read, counts = again.history, again.counts
     else:
         # an agent with no memory's next call, sent the one message the latest span sent it to was sent (by
-        # this agent, a call that answered and ended before this one started; a twin of another span is not its
-        # next call). A history of more messages sent again after its answer is a retry (`with_retry`, a
-        # regenerate, a parse error's second attempt): the same messages
+        # this agent, a call that answered and ended before this one started, in another trace: its next run;
+        # a twin of another span is not its next call). In the same trace it is a retry (`with_retry`, a
+        # LangGraph `RetryPolicy`, self-consistency's samples), and so is a history of more messages sent again
+        # after its answer (a regenerate, a parse error's second attempt): the same messages
         latest = next((e for e in reversed(earlier) if e.inputs == span.input_messages), None)
         resent = (
             len(history) == 1
@@ -410,6 +412,7 @@ def _occurrences(
             and latest.caller == caller
             and bool(latest.answer)
             and latest.ended_ns <= span.span.start_ns
+            and latest.trace_id != span.span.trace_id
         )
         read, counts = _history_read(history, [said for *_, said in answer], seen, span, resent)
     answered: Counter[tuple[str, str]] = Counter()
@@ -417,7 +420,7 @@ def _occurrences(
     for _, _, _, said in answer:
         answered[said] += 1
         said_now.append((*said, counts[said] + answered[said]))
-    sent = _Sent(caller, span.input_messages, read, counts, set(said_now), span.span.end_ns)
+    sent = _Sent(caller, span.input_messages, read, counts, set(said_now), span.span.end_ns, span.span.trace_id)
     earlier.append(sent)
     return [*read, *said_now], sent
 

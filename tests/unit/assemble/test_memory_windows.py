@@ -28,25 +28,28 @@ def _text(role: str, text: str) -> dict[str, Any]:
     return {"role": role, "parts": [{"type": "text", "content": text}]}
 
 
-def _model_call(history: list[tuple[str, str]], answer: str, start_s: float, end_s: float) -> AgentSpan:
+def _model_call(
+    history: list[tuple[str, str]], answer: str, start_s: float, end_s: float, trace: str = "t1"
+) -> AgentSpan:
     attrs = {
         "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.conversation.id": "c1",
         "gen_ai.input.messages": json.dumps([_text(role, text) for role, text in history]),
         "gen_ai.output.messages": json.dumps([_text("assistant", answer)]),
     }  # fmt: skip
-    return normalize_span(span("chat gpt-4o", attrs, start_s=start_s, end_s=end_s))
+    return normalize_span(span("chat gpt-4o", attrs, start_s=start_s, end_s=end_s, trace=trace))
 
 
 def _calls(window: int, twins: bool = False) -> list[AgentSpan]:
-    """One model call per user message, sent the last `window` messages; `twins`: each call also recorded by
-    a second span inside the first (an SDK's span and its HTTP client's, say)."""
+    """One model call per user message, each a trace of its own (a request), sent the last `window` messages;
+    `twins`: each call also recorded by a second span inside the first (an SDK's span and its HTTP
+    client's, say)."""
     spans = []
     for turn, i in enumerate(range(0, len(SAID), 2)):
         history, answer = SAID[: i + 1][-window:], SAID[i + 1][1]
         start = 10.0 * (turn + 1)
-        spans.append(_model_call(history, answer, start, start + 2))
+        spans.append(_model_call(history, answer, start, start + 2, trace=f"t{turn}"))
         if twins:
-            spans.append(_model_call(history, answer, start + 0.5, start + 1.5))
+            spans.append(_model_call(history, answer, start + 0.5, start + 1.5, trace=f"t{turn}"))
     return spans
 
 
@@ -333,4 +336,12 @@ def test_the_first_call_sent_again_after_it_answered_is_a_retry(window: int) -> 
         _call([HI], 13, "Hello!"),
         _call([HI, HELLO, BOOK][-window:], 20, "Booked for 2."),
     ]
+    assert _said(spans) == RETRIED
+
+
+def test_a_one_message_call_sent_again_in_its_trace_is_a_retry() -> None:
+    """An agent with no memory whose call is retried (`with_retry`, a `RetryPolicy`, self-consistency's
+    samples one after another) in the same run: one turn, not the user saying it again (a review found
+    `Book a table for 2` and its answer read two and three times). Its next run is another trace."""
+    spans = [_call([HI], 10, "Hello!"), *(_call([BOOK], 20 + 3 * k, "Booked for 2.") for k in range(3))]
     assert _said(spans) == RETRIED
