@@ -420,7 +420,9 @@ def _occurrences(
     for _, _, _, said in answer:
         answered[said] += 1
         said_now.append((*said, counts[said] + answered[said]))
-    sent = _Sent(caller, span.input_messages, read, counts, set(said_now), span.span.end_ns, span.span.trace_id)
+    sent = _Sent(
+        caller, span.input_messages, read, counts, set(said_now), span.span.end_ns, span.span.trace_id
+    )
     earlier.append(sent)
     return [*read, *said_now], sent
 
