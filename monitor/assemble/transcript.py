@@ -383,8 +383,9 @@ def _occurrences(
     guardrail sent its input); the same agent's next call sent the same words is its next turn (a window of
     2 where the user says `ok` and the agent `Done.` again), read as a window even when nothing else shows
     it behind (a window of one `ok`, not the conversation's first words: a retry of the first call) once the
-    call sent it before — the latest span sent it, not a twin of another call — has answered and ended:
-    words cannot tell the two apart. A longer history sent again after its answer is a retry: the same."""
+    call sent it before — the latest span sent it, not a twin of another call — has answered and ended, in
+    another trace (in the same one it is a retry): words cannot tell the two apart. A longer history sent
+    again after its answer is a retry: the same messages."""
     caller = (span.span.name, span.span.scope)
     earlier = seen.sent.setdefault(_input_key(span.input_messages), [])
     again = next(
@@ -431,8 +432,8 @@ def _history_read(
     history: list[Shown], answer: list[tuple[str, str]], seen: _Seen, span: AgentSpan, resent: bool = False
 ) -> tuple[list[Occurrence], Counter[tuple[str, str]]]:
     """A history's messages (`_occurrences`), and the count of each message's words its answer goes on from
-    (`answer`: the answer's words). `resent`: the same agent sent these words to a call that answered and
-    ended before this one started — its next turn (`_occurrences`)."""
+    (`answer`: the answer's words). `resent`: the same agent sent this one message to a call that answered
+    and ended before this one started, in another trace — its next turn (`_occurrences`)."""
     counted: Counter[tuple[str, str]] = Counter()
     occurrences: list[Occurrence] = []
     for _, _, _, said in history:
