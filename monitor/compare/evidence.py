@@ -482,9 +482,8 @@ class Evidence:
         self._tainted: set[int] = set()
         #: per tainted turn, its values no evidence stated and the tainted turns its other failing values came from
         self._invented: dict[int, tuple[tuple[str, ...], tuple[int, ...]]] = {}
-        self._user_said: list[
-            str
-        ] = []  # the user's own messages, normalized and padded (not proposals confirmed)
+        #: the user's own messages, normalized and padded (not the proposals a user confirmed: `_adopted`)
+        self._user_said: list[str] = []
         self._done: list[_Done] = []  # calls that succeeded
         self._failed: list[tuple[int, str]] = []  # the calls that failed: turn, tool
         self._places: list[str] = []  # results' addresses, squashed: the ids in them are places (`LS1 2JZ`)
