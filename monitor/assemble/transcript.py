@@ -227,7 +227,7 @@ def _messages(spans: Sequence[AgentSpan], placed: dict[tuple[str, int], int]) ->
             if occurrence not in first_seen or time < first_seen[occurrence][0]:
                 deps = _results_since_user(shown[:i]) if history else _results_since_user(s.input_messages)
                 text = (shown[i].text or "").strip()
-                seen.note(occurrence, s.span.end_ns)
+                seen.note(occurrence)
                 first_seen[occurrence] = (time, text, s.span.span_id, s.span.trace_id, deps)
             if history:
                 after = first_seen[occurrence][0]
@@ -270,35 +270,35 @@ class _Sent:
 
 @dataclass
 class _Seen:
-    """What `_messages` has seen so far: each message's first sight (its `first_seen`), in the order seen with
-    when the span that showed it ended, how many messages say each words, and the spans each input was sent
-    to (`_occurrences`)."""
+    """What `_messages` has seen so far: each message's first sight (its `first_seen`), in the order seen,
+    the earliest end of a span that showed each, how many messages say each words, and the spans each input
+    was sent to (`_occurrences`)."""
 
     first_seen: dict[Occurrence, tuple[int, str, str, str, set[str]]]
-    #: each message as first seen, with when the span that showed it ended, in the order seen
-    sightings: list[tuple[int, Occurrence]] = field(default_factory=list)
+    #: each message, in the order first seen
+    sightings: list[Occurrence] = field(default_factory=list)
     said: Counter[tuple[str, str]] = field(default_factory=Counter)  # how many messages say each text
     opening: tuple[str, str] | None = None  # the words the first history seen starts with
     changes: int = 0  # how often a message was first seen, or seen earlier than before
     sent: dict[tuple[Any, ...], list[_Sent]] = field(default_factory=dict)
     answered: bool = False  # whether a span has recorded an answer
-    #: when the first span that showed each message ended, of all that showed it (`shown_after`)
+    #: the earliest end of a span that showed each message, of all that showed it (`shown_after`; set by
+    #: `_messages` for every message a span shows, before it is noted)
     ended: dict[Occurrence, int] = field(default_factory=dict)
 
-    def note(self, message: Occurrence, ended: int) -> None:
-        """`message` is about to be seen for the first time, or earlier than before, by a span that ended at
-        `ended`."""
+    def note(self, message: Occurrence) -> None:
+        """`message` is about to be seen for the first time, or earlier than before."""
         self.changes += 1
         if message not in self.first_seen:
             self.said[message[:2]] += 1
-            self.sightings.append((ended, message))
+            self.sightings.append(message)
 
     def said_before(self, words: Iterable[tuple[str, str]], start_ns: int) -> Counter[tuple[str, str]]:
         """How many messages seen before `start_ns` say each of these words: all seen so far, less those seen
         at or after it — answers of calls still running then, which are among the latest `_RUNNING`
         sightings."""
         counts = Counter({w: self.said[w] for w in set(words)})
-        for _, message in reversed(self.sightings[-_RUNNING:]):
+        for message in reversed(self.sightings[-_RUNNING:]):
             if self.first_seen[message][0] >= start_ns and message[:2] in counts:
                 counts[message[:2]] -= 1
         return counts
@@ -322,10 +322,14 @@ class _Seen:
         meant (a side call's answer — a chat's title, a summary — says other words). Read among the latest
         sightings: a window holds as many as it has messages, at most."""
         words = {said[:2] for said in held}
-        for ended, message in reversed(self.sightings[-(len(held) + _RUNNING) :]):
+        for message in reversed(self.sightings[-(len(held) + _RUNNING) :]):
             sight = self.first_seen[message][0]
-            ended = self.ended.get(message, ended)
-            if ended < start_ns and since < sight < start_ns and message not in held and message[:2] in words:
+            if (
+                self.ended[message] < start_ns
+                and since < sight < start_ns
+                and message not in held
+                and message[:2] in words
+            ):
                 return True
         return False
 
@@ -470,7 +474,7 @@ def _history_read(
     # no answer recorded (inputs only), a span that started before the call (an agent's, the run's) may have
     # shown the window's last messages already: the window's start matches what was seen before them
     for r in range(1, len(words) - 1) if not overlap and not seen.answered else ():
-        if any(seen.ended.get(o, start_ns) < start_ns for o in last[-r:]):
+        if any(seen.ended[o] < start_ns for o in last[-r:]):
             break  # shown by a span that had ended: what it showed was seen, not shown ahead
         if [o[:2] for o in last[-r:]] == words[-r:] and (m := _overlap(last[:-r], words[:-r])):
             overlap, tail = m, r
