@@ -147,6 +147,12 @@ class WindowStore:
         self._calls: OrderedDict[str, tuple[str, int, int]] = OrderedDict()  # (trace id, start, end)
         self._copies: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
         self.copies_joined = 0
+        # model calls recorded whole by a named span or by an unnamed trace's, by their history digests
+        # (`state` and `system`): -> [(the named conversation, or "" for the unnamed; the span's `when`)];
+        # kept once an unnamed model call has come (`_mixed`): a whole-named stream pays nothing
+        self._whole_calls: OrderedDict[bytes, list[tuple[str, tuple[str, int, int]]]] = OrderedDict()
+        self._mixed = False
+        self.twins_joined = 0
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
@@ -187,6 +193,15 @@ class WindowStore:
         if call is not None and span.same_call(call) and self._follows(trace_key, call[0]):
             self._own_trace(trace_id, f"trace:{call[0]}")  # a copy of a call already here: follows its trace
             self.copies_joined += 1
+            unnamed = False
+        # a call this unnamed trace records whole, which a named span recorded too: the trace is named so
+        twin_of = self._twins(span, keys) if unnamed or self._mixed else []
+        moved = None  # the unnamed conversation (its trace's, or the one it joined) that joins the named one
+        if twin_of and not span.conversation_id and (owner := self._owner(trace_id))[:6] == "trace:":
+            moved = owner
+            self._own_trace(owner[6:], twin_of[0])
+            self._own_trace(trace_id, twin_of[0])
+            self.twins_joined += 1
             unnamed = False
         if unnamed and keys.continues is not None and trace_id not in self.undecided:
             # it continues a history: joined by `_settle`
@@ -232,6 +247,13 @@ class WindowStore:
                 self.on_join(cid, [span])  # unnamed, joined the conversation its trace named earlier
         if cid != trace_key and trace_key in self.open:  # spans that arrived before their trace was named
             self._absorb(conv, trace_key)
+        if moved is not None and moved != trace_key and moved in self.open:  # the twin joined by its trace
+            self._absorb(conv, moved)
+        if span.conversation_id:  # unnamed traces that recorded this call whole too join it
+            for twin in twin_of:
+                self._own_trace(twin[6:], cid)
+                self._absorb(conv, twin)
+                self.twins_joined += 1
         # copies follow unnamed calls: a named stream with no copies waiting keeps no table
         if span.response_id is not None and (unnamed or self._copies):
             if copy:
@@ -611,6 +633,50 @@ class WindowStore:
         if pending.first_ns < conv.first_ns:  # open since its trace's first span: max age from there
             conv.first_ns = pending.first_ns
             heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
+
+    def _twins(self, span: AgentSpan, keys: HistoryKeys) -> list[str]:
+        """Twins: one model call recorded whole by two instrumentations, one span naming the conversation,
+        the other in an unnamed trace of its own (their spans do not nest: OpenInference's OpenAI SDK
+        instrumentor beside its LangChain one, as Phoenix's `register(auto_instrument=True)` sets up, names
+        only LangChain's). Alike in all they saw and answered, system messages, agent and release, at
+        about the same time (`AgentSpan.same_call`). For an unnamed span: the named conversations it is a
+        twin in (the first is joined); for a named one: the open unnamed conversations (`trace:<id>`) that
+        recorded its call, to join. Kept only once an unnamed model call has come (`_mixed`); the named
+        conversations open then are read back."""
+        named = span.conversation_id
+        if not named:
+            if keys.state is None:
+                return []
+            if not self._mixed:
+                self._mixed = True
+                for conv in list(self.open.values()):
+                    if conv.conversation_id[:6] != "trace:":
+                        for earlier in conv.spans:
+                            self._twins(earlier, NO_HISTORY)
+        elif not (span.input_messages or span.output_messages):
+            return []
+        else:
+            keys = history_keys(span)
+            if keys.state is None:
+                return []
+        digest = keys.state + keys.system
+        seen = self._whole_calls.setdefault(digest, [])
+        self._whole_calls.move_to_end(digest)
+        while len(self._whole_calls) > 10 * self.config.max_open:
+            self._whole_calls.popitem(last=False)
+        found: list[str] = []
+        for other, when in seen:
+            if bool(other) == bool(named) or not span.same_call(when):
+                continue
+            if named:  # an unnamed trace, still waiting under its own id or the one it joined
+                owner = self._owner(when[0])
+                if owner[:6] == "trace:" and owner in self.open and owner not in found:
+                    found.append(owner)
+            elif other in self.open or other in self.closed:
+                found.append(other)
+        seen.append((named or "", span.when))
+        del seen[:-4]
+        return found
 
     def _note_call(self, span: AgentSpan) -> None:
         """An unnamed model call whole, for its copies to follow. Two traces whose calls carry one response

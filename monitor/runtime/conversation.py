@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from monitor.assemble.history import begins_conversation
+from monitor.assemble.history import begins_conversation, history_keys
 from monitor.assemble.transcript import build_transcript
 from monitor.assemble.turns import to_dialog_turns
 from monitor.assemble.windows import OpenConversation
@@ -480,8 +480,9 @@ def _model_calls(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
     records whole — by the response id, or as the model-call span it is a child of — carries the same
     usage, counted there; and a model-call span inside another that counted usage is the same call recorded
     twice (Langfuse's LangChain handler around the `langfuse.openai` client's span, an instrumentation of
-    a framework's model around one of its client), counted once, outside."""
-    calls = [s for s in spans if s.kind == "llm"]
+    a framework's model around one of its client), counted once, outside; so is a call recorded whole in
+    two traces at the same time (`_twins`)."""
+    calls = _twins([s for s in spans if s.kind == "llm"])
     whole = {s.response_id for s in calls if s.response_id and not s.call_copy}
     parents = {s.span.span_id for s in calls if not s.call_copy}
     counted = {s.span.span_id for s in calls if s.input_tokens is not None or s.output_tokens is not None}
@@ -491,6 +492,28 @@ def _model_calls(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
         if not (s.call_copy and (s.response_id in whole or s.span.parent_span_id in parents))
         and s.span.parent_span_id not in counted
     ]
+
+
+def _twins(calls: list[AgentSpan]) -> list[AgentSpan]:
+    """The model calls less each twin: a call recorded whole a second time, in another trace, at about the
+    same time (`AgentSpan.same_call`), alike in all it saw and answered (history.py's digests) — two
+    instrumentations whose spans do not nest, one of them unnamed and joined by `WindowStore._twins`.
+    The earlier-starting span is kept (the framework's, around its client's)."""
+    kept: dict[tuple[int, int], list[AgentSpan]] = {}
+    out = []
+    for s in sorted(calls, key=lambda s: s.span.start_ns):
+        if s.input_messages or s.output_messages:
+            alike = kept.setdefault((len(s.input_messages), len(s.output_messages)), [])
+            if any(s.same_call(k.when) and _digests(s) == _digests(k) for k in alike):
+                continue
+            alike.append(s)
+        out.append(s)
+    return out
+
+
+def _digests(span: AgentSpan) -> tuple[bytes | None, bytes]:
+    keys = history_keys(span)
+    return keys.state, keys.system
 
 
 def _sum(values: Any) -> int | None:

@@ -178,3 +178,41 @@ def test_openinference_tool_loop_whose_calls_have_no_id_but_results_do_still_joi
     ]
     assert spans[0].convention == "openinference"
     assert groups(spans) == [["a1", "a2"]]
+
+
+def _twin(
+    trace: str, messages: list[dict[str, Any]], answer: dict[str, Any], start_s: float, **attrs: Any
+) -> AgentSpan:
+    """A model call, named by `attrs` (`gen_ai.conversation.id`) or not, from `start_s` for a second."""
+    attrs |= {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(messages),
+              "gen_ai.output.messages": json.dumps([answer])}  # fmt: skip
+    return normalize_span(span("chat", attrs, trace=trace, start_s=start_s, end_s=start_s + 1))
+
+
+NAMED = {"gen_ai.conversation.id": "c1"}
+
+
+def test_an_unnamed_trace_recording_a_named_call_whole_at_the_same_time_joins_its_conversation() -> None:
+    """Twins (a second instrumentation whose spans do not nest under the first's): the unnamed trace joins
+    the named conversation, whichever comes first, and the trace that continues it joins along with it."""
+    asked = asks("get_weather", "call_1", {"city": "Paris"})
+    turn = [HELP, asked, result("call_1", "sunny")]
+    named = [_twin("n1", [HELP], asked, 0, **NAMED), _twin("n1", turn, says("Sunny."), 2, **NAMED)]
+    twins = [_twin("u1", [HELP], asked, 0.2), _twin("u2", turn, says("Sunny."), 2.2)]
+    for order in ([*named, *twins], [*twins, *named], [twins[0], named[0], twins[1], named[1]]):
+        assert groups(order) == [["n1", "u1", "u2"]]
+
+
+def test_an_unnamed_call_alike_but_at_another_time_or_with_another_prompt_is_no_twin() -> None:
+    """The same exchange a minute later is another conversation's (a greeting many open with); so is one at
+    the same time under another system prompt (another agent)."""
+    hi = says("Hello! How can I help?")
+    named = _twin("n1", [user("hi")], hi, 0, **NAMED)
+    later = _twin("u1", [user("hi")], hi, 60)
+    other = _twin(
+        "u2",
+        [{"role": "system", "parts": [{"type": "text", "content": "You sell shoes."}]}, user("hi")],
+        hi,
+        0.1,
+    )
+    assert groups([named, later, other]) == [["n1"], ["u1"], ["u2"]]
