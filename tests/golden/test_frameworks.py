@@ -51,6 +51,12 @@ FRAMEWORKS = {
     "maf": ("genai", True),  # Microsoft Agent Framework; conversation_id run option, on invoke_agent only
     "langchain-v1-openinference": ("openinference", True),  # create_agent, thread_id
     "langchain-v1-openllmetry": ("traceloop", True),
+    # the same agent with OpenInference's OpenAI instrumentor too (Phoenix's `auto_instrument`): every model call
+    # also recorded whole in an unnamed trace of its own, which joins the named conversation as its twin
+    "langchain-v1-openinference-twins": ("openinference", True),
+    # `ModelRetryMiddleware` on a client that does not retry: each call after a tool result fails once (HTTP
+    # 500, an LLM span with an error and no answer) and is made again, the same history in the same trace
+    "langchain-v1-retry": ("openinference", True),
     "haystack": ("haystack", True),  # Haystack's own tracer; session.id on the app's span around a run
     "haystack-pipeline": ("haystack", True),  # no Agent: a Pipeline tool loop; session.id as in `haystack`
     "haystack-openinference": ("openinference", True),  # no tool spans: the calls are the model's
@@ -348,7 +354,8 @@ def test_openllmetry_s_openai_agents_records_no_answers_and_the_next_histories_g
 #: recordings whose model spans carry their answers in attributes, one per convention and framework family
 INPUTS_ONLY = sorted(
     {"adk", "agno", "anthropic-native", "anthropic-openinference", "anthropic-openllmetry", "dspy", "google-genai",
-     "langchain-v1-openinference", "langchain-v1-openllmetry", "langgraph-openinference", "langgraph-openllmetry",
+     "langchain-v1-openinference", "langchain-v1-openinference-twins", "langchain-v1-openllmetry", "langchain-v1-retry",
+     "langgraph-openinference", "langgraph-openllmetry",
      "langgraph-window", "litellm", "litellm-openinference", "litellm-phoenix", "litellm-request-span",
      "litellm-semconv", "llamaindex", "logfire", "maf", "mlflow-genai", "openlit", "pydantic-ai", "smolagents",
      "vercel-7"}
@@ -383,6 +390,65 @@ def inputs_only(paths: list[Path], into: Path) -> list[Path]:
         out.append(into / path.name)
         out[-1].write_bytes(request.SerializeToString())
     return out
+
+
+def one_span_per_request(paths: list[Path], into: Path, reverse: bool = False) -> list[Path]:
+    """The recording's spans each in a request of its own (an exporter sending them one by one), in the order
+    recorded or the reverse."""
+    into.mkdir()
+    requests = []
+    for path in paths:
+        request = ExportTraceServiceRequest.FromString(path.read_bytes())
+        for rs in request.resource_spans:
+            for ss in rs.scope_spans:
+                for span in ss.spans:
+                    one = ExportTraceServiceRequest()
+                    out_rs = one.resource_spans.add(resource=rs.resource)
+                    out_rs.scope_spans.add(scope=ss.scope).spans.append(span)
+                    requests.append(one)
+    out = []
+    for n, one in enumerate(reversed(requests) if reverse else requests):
+        out.append(into / f"{n:04d}.pb")
+        out[-1].write_bytes(one.SerializeToString())
+    return out
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_second_instrumentation_s_unnamed_copies_of_each_call_join_the_named_conversation(
+    tmp_path: Path, reverse: bool
+) -> None:
+    """OpenInference's LangChain and OpenAI SDK instrumentors both on (Phoenix's `auto_instrument`): each model
+    call is recorded whole twice, the SDK's span in an unnamed trace of its own. Those traces join the named
+    conversation (not a second conversation scored beside it), and the report is the one a single
+    instrumentation gives: the same turns, each call's tokens counted once, every span of the recording in
+    it. The same when each span comes alone, in the reverse order."""
+    [plain] = replay(tmp_path, *run_files("langchain-v1-openinference", "correct"))
+    for run in ("correct", "wrong"):
+        files = run_files("langchain-v1-openinference-twins", run)
+        spans = sum(
+            len(ss.spans)
+            for f in files
+            for rs in ExportTraceServiceRequest.FromString(f.read_bytes()).resource_spans
+            for ss in rs.scope_spans
+        )
+        if reverse:
+            files = one_span_per_request(files, tmp_path / run, reverse=True)
+        [report] = replay(tmp_path, *files)
+        assert report["conversation_id"] == f"langchain-v1-openinference-twins-{run}"
+        assert report["spans"] == spans and report["conversation_hint"] is None
+        if run == "correct":
+            assert [t["predicted"] for t in report["observed_turns"]] == [
+                t["predicted"] for t in plain["observed_turns"]
+            ]
+            assert (report["input_tokens"], report["output_tokens"]) == (
+                plain["input_tokens"],
+                plain["output_tokens"],
+            )
+            assert (report["test_pass"], report["total_failures"]) == (True, 0)
+        else:
+            assert (report["root_cause"], report["root_cause_count"], report["cascading_count"]) == (
+                "inconsistent_parameter_values", 1, 3,
+            )  # fmt: skip
 
 
 @pytest.mark.parametrize("answers", [True, False])
