@@ -580,6 +580,21 @@ class AgentSpan(BaseModel):
             and self.span.start_ns <= end_ns + _SAME_CALL_SLACK_NS
         )
 
+    def within(self, other: tuple[str, int, int]) -> bool:
+        """Whether this span, in another trace, lies within `other`'s time (a span's `when`), to the
+        nanosecond: an instrumentation of a client records its call inside the framework's span of that
+        call, on the same clock. (Two users' alike calls a moment apart overlap; they rarely nest.)"""
+        trace_id, start_ns, end_ns = other
+        return (
+            trace_id != self.span.trace_id and start_ns <= self.span.start_ns and self.span.end_ns <= end_ns
+        )
+
+    @property
+    def lone_call(self) -> bool:
+        """A model call with no conversation id that is its trace's root: a client's instrumentation whose
+        spans do not nest under the framework's makes each call a trace of its own."""
+        return self.kind == "llm" and self.conversation_id is None and not self.span.parent_span_id
+
     @property
     def call_copy(self) -> bool:
         """A model call's span that holds its response id and nothing of its content: a provider SDK that

@@ -222,6 +222,14 @@ class HistoryIndex:
                 seen.append((trace_id, keys.system, ended_ns))
                 del seen[:-16]  # a history shown by more traces than that is a greeting, not a conversation
 
+    def forget(self, keys: HistoryKeys, trace_id: str) -> None:
+        """`trace_id` no longer shows this history (a second recording of a call another trace recorded,
+        windows.py): a later trace continues the other, never it."""
+        for key in (keys.state, keys.asked, keys.loose, keys.unanswered):
+            seen = self._seen.get(key) if key is not None else None
+            if seen:
+                seen[:] = [entry for entry in seen if entry[0] != trace_id]
+
     def _claim(self, state: bytes, trace_id: str, by: str = "") -> None:
         self._claimed[(state, trace_id)] = by
         while len(self._claimed) > self.limit:

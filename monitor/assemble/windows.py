@@ -147,12 +147,12 @@ class WindowStore:
         self._calls: OrderedDict[str, tuple[str, int, int]] = OrderedDict()  # (trace id, start, end)
         self._copies: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
         self.copies_joined = 0
-        # model calls recorded whole by a named span or by an unnamed trace's, by their history digests
-        # (`state` and `system`): -> [(the named conversation, or "" for the unnamed; the span's `when`)];
-        # kept once an unnamed model call has come (`_mixed`): a whole-named stream pays nothing
-        self._whole_calls: OrderedDict[bytes, list[tuple[str, tuple[str, int, int]]]] = OrderedDict()
+        # model calls recorded whole, by their history digests (`state` and `system`): -> [(the span's `when`,
+        # whether it is a lone recording: unnamed, its trace's root)] (`_second_recordings`); named spans'
+        # kept once a lone one has come (`_mixed`): a whole-named stream pays nothing
+        self._recordings: OrderedDict[bytes, list[tuple[tuple[str, int, int], bool]]] = OrderedDict()
         self._mixed = False
-        self.twins_joined = 0
+        self.second_recordings_joined = 0
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
@@ -194,15 +194,21 @@ class WindowStore:
             self._own_trace(trace_id, f"trace:{call[0]}")  # a copy of a call already here: follows its trace
             self.copies_joined += 1
             unnamed = False
-        # a call this unnamed trace records whole, which a named span recorded too: the trace is named so
-        twin_of = self._twins(span, keys) if unnamed or self._mixed else []
-        moved = None  # the unnamed conversation (its trace's, or the one it joined) that joins the named one
-        if twin_of and not span.conversation_id and (owner := self._owner(trace_id))[:6] == "trace:":
+        # a model call recorded whole twice at once, by two instrumentations whose spans do not nest: the lone
+        # recording's trace joins the other's conversation (`_second_recordings`)
+        recorded = not span.conversation_id or self._mixed
+        join_to, lone_ones = self._second_recordings(span, keys) if recorded else (None, [])
+        # the conversation of this trace (its own, or the unnamed one it joined) that joins another
+        moved = None
+        if join_to is not None and (owner := self._owner(trace_id))[:6] == "trace:" and owner != join_to:
             moved = owner
-            self._own_trace(owner[6:], twin_of[0])
-            self._own_trace(trace_id, twin_of[0])
-            self.twins_joined += 1
+            self._own_trace(owner[6:], join_to)
+            if owner[6:] != trace_id:
+                self._own_trace(trace_id, join_to)
+            self.second_recordings_joined += 1
             unnamed = False
+            if owner in self.open:
+                self._forget_histories(self.open[owner])
         if unnamed and keys.continues is not None and trace_id not in self.undecided:
             # it continues a history: joined by `_settle`
             self.undecided[trace_id] = keys
@@ -247,13 +253,14 @@ class WindowStore:
                 self.on_join(cid, [span])  # unnamed, joined the conversation its trace named earlier
         if cid != trace_key and trace_key in self.open:  # spans that arrived before their trace was named
             self._absorb(conv, trace_key)
-        if moved is not None and moved != trace_key and moved in self.open:  # the twin joined by its trace
+        if moved is not None and moved != trace_key and moved in self.open:  # joined another by its trace
             self._absorb(conv, moved)
-        if span.conversation_id:  # unnamed traces that recorded this call whole too join it
-            for twin in twin_of:
-                self._own_trace(twin[6:], cid)
-                self._absorb(conv, twin)
-                self.twins_joined += 1
+        for lone in lone_ones:  # lone recordings of this call join its conversation
+            if lone != cid and lone in self.open and self._calls_only(lone):
+                self._forget_histories(self.open[lone])
+                self._own_trace(lone[6:], cid)
+                self._absorb(conv, lone)
+                self.second_recordings_joined += 1
         # copies follow unnamed calls: a named stream with no copies waiting keeps no table
         if span.response_id is not None and (unnamed or self._copies):
             if copy:
@@ -266,7 +273,8 @@ class WindowStore:
                 if waiting is not None and span.same_call(waiting):  # a trace of its copies waits: joins here
                     del self._copies[span.response_id]
                     self._take_copies(waiting[0], trace_id)
-        self.histories.saw(keys, trace_id, span.span.end_ns)
+        if join_to is None:  # a second recording shows no history of its own to continue
+            self.histories.saw(keys, trace_id, span.span.end_ns)
         for answered in (keys.state, keys.asked, keys.loose, keys.unanswered):
             if answered is not None and answered in self._awaited:  # a history someone waits for
                 self._unsettled |= self._awaited.pop(answered)
@@ -634,49 +642,72 @@ class WindowStore:
             conv.first_ns = pending.first_ns
             heapq.heappush(self._due, (self._deadline(conv), next(self._seq), cid, conv))
 
-    def _twins(self, span: AgentSpan, keys: HistoryKeys) -> list[str]:
-        """Twins: one model call recorded whole by two instrumentations, one span naming the conversation,
-        the other in an unnamed trace of its own (their spans do not nest: OpenInference's OpenAI SDK
-        instrumentor beside its LangChain one, as Phoenix's `register(auto_instrument=True)` sets up, names
-        only LangChain's). Alike in all they saw and answered, system messages, agent and release, at
-        about the same time (`AgentSpan.same_call`). For an unnamed span: the named conversations it is a
-        twin in (the first is joined); for a named one: the open unnamed conversations (`trace:<id>`) that
-        recorded its call, to join. Kept only once an unnamed model call has come (`_mixed`); the named
-        conversations open then are read back."""
-        named = span.conversation_id
-        if not named:
+    def _second_recordings(self, span: AgentSpan, keys: HistoryKeys) -> tuple[str | None, list[str]]:
+        """One model call recorded whole by two instrumentations whose spans do not nest: OpenInference's OpenAI
+        SDK instrumentor beside its LangChain one (both on with Phoenix's `register(auto_instrument=True)`)
+        records each call again as an unnamed trace of its own (`AgentSpan.lone_call`), while LangChain's
+        span is inside the turn's trace, and only LangChain's carries the `thread_id`. The two are alike in
+        all the call saw and answered, its system messages, agent and release (history.py's digests), and
+        the lone one lies within the other's time (`AgentSpan.within`). The lone recording's conversation —
+        unnamed, never reported, of model calls only — joins the open conversation of the other, named or
+        not, unless two are alike (two users' calls at once). Two lone ones join nothing (an app's tool
+        loop, each call a trace: two users greeted alike at once are not one call).
+        Returns, for a lone span, the conversation it joins (None: none); for a model call that is not lone,
+        the conversations of lone recordings of it (`trace:<id>`), to join its own."""
+        if span.kind != "llm":
+            return None, []
+        lone = span.lone_call
+        if span.conversation_id is None:
             if keys.state is None:
-                return []
-            if not self._mixed:
+                return None, []
+            if lone and not self._mixed:  # named calls are read from now on, and those open read back
                 self._mixed = True
                 for conv in list(self.open.values()):
-                    if conv.conversation_id[:6] != "trace:":
-                        for earlier in conv.spans:
-                            self._twins(earlier, NO_HISTORY)
-        elif not (span.input_messages or span.output_messages):
-            return []
+                    for earlier in conv.spans:
+                        if earlier.conversation_id is not None:
+                            self._second_recordings(earlier, NO_HISTORY)
+        elif not self._mixed or not (span.input_messages or span.output_messages):
+            return None, []
         else:
             keys = history_keys(span)
             if keys.state is None:
-                return []
+                return None, []
         digest = keys.state + keys.system
-        seen = self._whole_calls.setdefault(digest, [])
-        self._whole_calls.move_to_end(digest)
-        while len(self._whole_calls) > 10 * self.config.max_open:
-            self._whole_calls.popitem(last=False)
-        found: list[str] = []
-        for other, when in seen:
-            if bool(other) == bool(named) or not span.same_call(when):
-                continue
-            if named:  # an unnamed trace, still waiting under its own id or the one it joined
+        seen = self._recordings.setdefault(digest, [])
+        self._recordings.move_to_end(digest)
+        while len(self._recordings) > 10 * self.config.max_open:
+            self._recordings.popitem(last=False)
+        seen.append((span.when, lone))
+        del seen[:-8]
+        if lone:
+            targets = {
+                self._owner(when[0]) for when, other_lone in seen if not other_lone and span.within(when)
+            }
+            target = targets.pop() if len(targets) == 1 else None
+            own = self._owner(span.span.trace_id)
+            if target is not None and target != own and target in self.open and self._calls_only(own):
+                return target, []
+            return None, []
+        lone_ones = []
+        for when, other_lone in seen:
+            if other_lone and _inside(when, span.when):
                 owner = self._owner(when[0])
-                if owner[:6] == "trace:" and owner in self.open and owner not in found:
-                    found.append(owner)
-            elif other in self.open or other in self.closed:
-                found.append(other)
-        seen.append((named or "", span.when))
-        del seen[:-4]
-        return found
+                if owner not in lone_ones and owner in self.open and self._calls_only(owner):
+                    lone_ones.append(owner)
+        return None, lone_ones
+
+    def _forget_histories(self, lone: OpenConversation) -> None:
+        """The lone recordings of `lone` join another conversation: what they saw is that one's to continue."""
+        for s in lone.spans:
+            self.histories.forget(history_keys(s), s.span.trace_id)
+
+    def _calls_only(self, cid: str) -> bool:
+        """An unnamed conversation never reported (not yet opened, or open at its first version) that holds
+        nothing but model calls: one a lone recording may bring along when it joins another."""
+        if cid[:6] != "trace:" or cid in self.closed:
+            return False
+        conv = self.open.get(cid)
+        return conv is None or (conv.version == 1 and all(s.kind == "llm" for s in conv.spans))
 
     def _note_call(self, span: AgentSpan) -> None:
         """An unnamed model call whole, for its copies to follow. Two traces whose calls carry one response
@@ -869,6 +900,11 @@ class WindowStore:
 
 #: How many twins' turns one join may move, in a chain (`_rematch`): twins of a greeting are many.
 _MAX_REMATCH = 16
+
+
+def _inside(inner: tuple[str, int, int], outer: tuple[str, int, int]) -> bool:
+    """`AgentSpan.within` on two spans' `when`s."""
+    return inner[0] != outer[0] and outer[1] <= inner[1] and inner[2] <= outer[2]
 
 
 def _next_version(reported: OpenConversation) -> OpenConversation:

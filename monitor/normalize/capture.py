@@ -231,11 +231,13 @@ _ID_DEFAULT = (
 )
 
 
-def conversation_id_hint(spans: Sequence[AgentSpan]) -> str:
+def conversation_id_hint(spans: Sequence[AgentSpan], second: frozenset[str] = frozenset()) -> str:
     """How many traces a conversation without an id was built from, and how to give it one. Traces of
-    only copies of its model calls (`call_copy`) joined it by their response ids: said apart."""
-    traces = {s.span.trace_id for s in spans if not s.call_copy}
-    copies = len({s.span.trace_id for s in spans} - traces)
+    only copies of its model calls (`call_copy`) joined it by their response ids, and those of only second
+    recordings of its model calls (`second`: another instrumentation's, each call a trace of its own):
+    said apart."""
+    traces = {s.span.trace_id for s in spans if not s.call_copy} - second
+    copies = len({s.span.trace_id for s in spans} - traces - second)
     how = (
         "grouped by its trace"
         if len(traces) <= 1
@@ -243,6 +245,8 @@ def conversation_id_hint(spans: Sequence[AgentSpan]) -> str:
     )
     if copies and traces:
         how += f", and {copies} of its model calls' copies by their response ids"
+    if second and traces:
+        how += f", and {len(second)} second recordings of its model calls (another instrumentation's)"
     return f"no conversation id on any span: {how}; to set one, {_hint(spans, _ID_HINTS, _ID_DEFAULT)}"
 
 

@@ -150,7 +150,8 @@ def score_conversation(
     builtin_policy: bool = False,
 ) -> ConversationReport:
     spans = bind_declared(spans)
-    observed = build_transcript(spans)
+    again = _recorded_again(spans)  # read from the recording they repeat
+    observed = build_transcript([s for s in spans if s.span.span_id not in again] if again else spans)
     live = to_dialog_turns(observed, separator)
     errors_by_no = {i: t.error or t.arguments_error for i, t in enumerate(observed, start=1)}
     tool_errors = {i: t.error for i, t in enumerate(observed, start=1)}
@@ -220,7 +221,7 @@ def score_conversation(
     ends = [s.span.end_ns for s in spans]
     root = root_span(spans)
     calls = [t for t in observed if t.kind == "call"]
-    model_calls = _model_calls(spans)
+    model_calls = _model_calls(_counted(spans, again))
     return ConversationReport(
         conversation_id=conversation_id,
         agent=agent,
@@ -234,7 +235,7 @@ def score_conversation(
         unscored_reason=reason,
         unscored_detail=unscored_detail,
         capture_hint=capture_hint,
-        conversation_hint=None if _named(spans) else conversation_id_hint(spans),
+        conversation_hint=None if _named(spans) else conversation_id_hint(spans, _traces_of(spans, again)),
         closed_by=closed_by,
         spans=len(spans),
         spans_dropped=spans_dropped,
@@ -480,9 +481,9 @@ def _model_calls(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
     records whole — by the response id, or as the model-call span it is a child of — carries the same
     usage, counted there; and a model-call span inside another that counted usage is the same call recorded
     twice (Langfuse's LangChain handler around the `langfuse.openai` client's span, an instrumentation of
-    a framework's model around one of its client), counted once, outside; so is a call recorded whole in
-    two traces at the same time (`_twins`)."""
-    calls = _twins([s for s in spans if s.kind == "llm"])
+    a framework's model around one of its client), counted once, outside. (A call recorded whole again in
+    another trace, `_recorded_again`, is left out before.)"""
+    calls = [s for s in spans if s.kind == "llm"]
     whole = {s.response_id for s in calls if s.response_id and not s.call_copy}
     parents = {s.span.span_id for s in calls if not s.call_copy}
     counted = {s.span.span_id for s in calls if s.input_tokens is not None or s.output_tokens is not None}
@@ -494,21 +495,54 @@ def _model_calls(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
     ]
 
 
-def _twins(calls: list[AgentSpan]) -> list[AgentSpan]:
-    """The model calls less each twin: a call recorded whole a second time, in another trace, at about the
-    same time (`AgentSpan.same_call`), alike in all it saw and answered (history.py's digests) — two
-    instrumentations whose spans do not nest, one of them unnamed and joined by `WindowStore._twins`.
-    The earlier-starting span is kept (the framework's, around its client's)."""
-    kept: dict[tuple[int, int], list[AgentSpan]] = {}
-    out = []
-    for s in sorted(calls, key=lambda s: s.span.start_ns):
-        if s.input_messages or s.output_messages:
-            alike = kept.setdefault((len(s.input_messages), len(s.output_messages)), [])
-            if any(s.same_call(k.when) and _digests(s) == _digests(k) for k in alike):
-                continue
-            alike.append(s)
-        out.append(s)
-    return out
+def _recorded_again(spans: Sequence[AgentSpan]) -> dict[str, AgentSpan]:
+    """Second recordings of model calls (`WindowStore._second_recordings`), by span id, each with the
+    recording the turns are read from: a lone model call (`AgentSpan.lone_call`, in a trace of nothing but
+    model calls) within the time of a model call in another trace (`AgentSpan.within`), alike in all they
+    saw and answered (history.py's digests)."""
+    calls = [s for s in spans if s.kind == "llm"]
+    others = {s.span.trace_id for s in spans if s.kind != "llm"}
+    lone = [
+        s
+        for s in calls
+        if s.lone_call and s.span.trace_id not in others and (s.input_messages or s.output_messages)
+    ]
+    if not lone:
+        return {}
+    whole = [s for s in calls if not s.lone_call and (s.input_messages or s.output_messages)]
+    again: dict[str, AgentSpan] = {}
+    for s in lone:
+        size = (len(s.input_messages), len(s.output_messages))
+        for w in whole:
+            if (
+                (len(w.input_messages), len(w.output_messages)) == size
+                and s.within(w.when)
+                and _digests(s) == _digests(w)
+            ):
+                again[s.span.span_id] = w
+                break
+    return again
+
+
+def _counted(spans: Sequence[AgentSpan], again: dict[str, AgentSpan]) -> list[AgentSpan]:
+    """The spans whose usage counts: of a call recorded twice, the recording that carries its usage (the
+    one the turns are read from, unless only the second has any)."""
+    if not again:
+        return list(spans)
+    usage = {
+        w.span.span_id for w in again.values() if w.input_tokens is not None or w.output_tokens is not None
+    }
+    return [
+        s for s in spans if s.span.span_id not in again or again[s.span.span_id].span.span_id not in usage
+    ]
+
+
+def _traces_of(spans: Sequence[AgentSpan], again: Mapping[str, AgentSpan]) -> frozenset[str]:
+    """The traces that hold nothing but second recordings of model calls (`_recorded_again`)."""
+    if not again:
+        return frozenset()
+    other = {s.span.trace_id for s in spans if s.span.span_id not in again}
+    return frozenset({s.span.trace_id for s in spans if s.span.span_id in again} - other)
 
 
 def _digests(span: AgentSpan) -> tuple[bytes | None, bytes]:

@@ -343,7 +343,7 @@ class Pipeline:
         out["evictions"] = self.store.evictions
         out["traces_joined_by_history"] = self.store.joined_by_history
         out["call_copies_joined"] = self.store.copies_joined
-        out["twin_traces_joined"] = self.store.twins_joined
+        out["second_recordings_joined"] = self.store.second_recordings_joined
         out["conversations_merged"] = self.store.merged
         out["spans_dropped"] = self.store.spans_dropped
         out["spans_time_clamped"] = self.store.spans_clamped

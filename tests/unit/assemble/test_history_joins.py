@@ -6,7 +6,10 @@ their results come back in another order. Written by a review that had not writt
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
+
+import pytest
 
 from monitor.assemble.windows import WindowStore
 from monitor.config import WindowConfig
@@ -181,15 +184,21 @@ def test_openinference_tool_loop_whose_calls_have_no_id_but_results_do_still_joi
 
 
 def _twin(
-    trace: str, messages: list[dict[str, Any]], answer: dict[str, Any], start_s: float, **attrs: Any
+    trace: str,
+    messages: list[dict[str, Any]],
+    answer: dict[str, Any],
+    start_s: float,
+    nested: bool = False,
+    seconds: float = 1.0,
+    conversation: str | None = None,
 ) -> AgentSpan:
-    """A model call, named by `attrs` (`gen_ai.conversation.id`) or not, from `start_s` for a second."""
+    """A model call, named `conversation` (`gen_ai.conversation.id`) or not, from `start_s` for `seconds`; the
+    root of its trace, or `nested` in a span of its trace (a framework's turn)."""
+    attrs = {} if conversation is None else {"gen_ai.conversation.id": conversation}
     attrs |= {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(messages),
               "gen_ai.output.messages": json.dumps([answer])}  # fmt: skip
-    return normalize_span(span("chat", attrs, trace=trace, start_s=start_s, end_s=start_s + 1))
-
-
-NAMED = {"gen_ai.conversation.id": "c1"}
+    made = span("chat", attrs, trace=trace, start_s=start_s, end_s=start_s + seconds)
+    return normalize_span(made.model_copy(update={"parent_span_id": "ab" * 8}) if nested else made)
 
 
 def test_an_unnamed_trace_recording_a_named_call_whole_at_the_same_time_joins_its_conversation() -> None:
@@ -197,8 +206,14 @@ def test_an_unnamed_trace_recording_a_named_call_whole_at_the_same_time_joins_it
     the named conversation, whichever comes first, and the trace that continues it joins along with it."""
     asked = asks("get_weather", "call_1", {"city": "Paris"})
     turn = [HELP, asked, result("call_1", "sunny")]
-    named = [_twin("n1", [HELP], asked, 0, **NAMED), _twin("n1", turn, says("Sunny."), 2, **NAMED)]
-    twins = [_twin("u1", [HELP], asked, 0.2), _twin("u2", turn, says("Sunny."), 2.2)]
+    named = [
+        _twin("n1", [HELP], asked, 0, conversation="c1"),
+        _twin("n1", turn, says("Sunny."), 2, conversation="c1"),
+    ]
+    twins = [
+        _twin("u1", [HELP], asked, 0.2, seconds=0.6),
+        _twin("u2", turn, says("Sunny."), 2.2, seconds=0.6),
+    ]
     for order in ([*named, *twins], [*twins, *named], [twins[0], named[0], twins[1], named[1]]):
         assert groups(order) == [["n1", "u1", "u2"]]
 
@@ -207,7 +222,7 @@ def test_an_unnamed_call_alike_but_at_another_time_or_with_another_prompt_is_no_
     """The same exchange a minute later is another conversation's (a greeting many open with); so is one at
     the same time under another system prompt (another agent)."""
     hi = says("Hello! How can I help?")
-    named = _twin("n1", [user("hi")], hi, 0, **NAMED)
+    named = _twin("n1", [user("hi")], hi, 0, conversation="c1")
     later = _twin("u1", [user("hi")], hi, 60)
     other = _twin(
         "u2",
@@ -216,3 +231,78 @@ def test_an_unnamed_call_alike_but_at_another_time_or_with_another_prompt_is_no_
         0.1,
     )
     assert groups([named, later, other]) == [["n1"], ["u1"], ["u2"]]
+
+
+def test_with_no_name_anywhere_a_lone_second_recording_joins_the_turn_s_conversation() -> None:
+    """No id at all (the app resends the conversation): the framework's model calls are inside the turn's trace,
+    the second instrumentation's each a trace of its own; those join the turn's conversation, in any order."""
+    asked = asks("get_weather", "call_1", {"city": "Paris"})
+    turn = [HELP, asked, result("call_1", "sunny")]
+    framework = [
+        _twin("n1", [HELP], asked, 0, nested=True),
+        _twin("n1", turn, says("Sunny."), 2, nested=True),
+    ]
+    seconds = [
+        _twin("u1", [HELP], asked, 0.2, seconds=0.6),
+        _twin("u2", turn, says("Sunny."), 2.2, seconds=0.6),
+    ]
+    for order in (
+        [*framework, *seconds],
+        [*seconds, *framework],
+        [seconds[1], framework[1], seconds[0], framework[0]],
+    ):
+        assert groups(order) == [["n1", "u1", "u2"]]
+
+
+def test_two_lone_model_calls_alike_at_once_are_two_conversations() -> None:
+    """An app's tool loop, each model call a trace of its own, no id: two users greeted alike at the same
+    moment are two conversations, not one call recorded twice."""
+    hi = says("Hello! How can I help?")
+    assert groups([_twin("a1", [user("hi")], hi, 0), _twin("b1", [user("hi")], hi, 0.1)]) == [["a1"], ["b1"]]
+
+
+def test_a_lone_recording_joins_only_the_call_whose_time_holds_it() -> None:
+    """Two users asked alike a moment apart (both named): a lone recording inside one call's time joins that
+    conversation; one inside both (it cannot say whose) joins neither."""
+    hi = says("Hello! How can I help?")
+    a = _twin("a1", [user("hi")], hi, 0, conversation="c1")
+    b = _twin("b1", [user("hi")], hi, 0.5, conversation="c2")
+    inside_a = _twin("u1", [user("hi")], hi, 0.1, seconds=0.3)
+    inside_both = _twin("u2", [user("hi")], hi, 0.6, seconds=0.3)
+    assert groups([a, b, inside_a, inside_both]) == [["a1", "u1"], ["b1"], ["u2"]]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_span_of_second_recordings_is_reported_once_under_evictions_and_late_arrivals(
+    seed: int,
+) -> None:
+    """Two conversations, each call recorded again as a lone trace, in a random order, a few spans at a time,
+    with room for one open conversation and time passing: whatever joins, every span is in exactly one
+    conversation's latest report."""
+    rnd = random.Random(seed)
+    spans = []
+    for cid, city in (("c1", "Paris"), ("c2", "Rome")):
+        asked = asks("get_weather", f"call_{cid}", {"city": city})
+        turn = [HELP, asked, result(f"call_{cid}", "sunny")]
+        for n, (history, answer) in enumerate(((([HELP]), asked), (turn, says("Sunny.")))):
+            spans.append(_twin(f"{cid}n", history, answer, 2 * n, nested=True, conversation=cid))
+            spans.append(_twin(f"{cid}u{n}", history, answer, 2 * n + 0.2, seconds=0.6))
+    rnd.shuffle(spans)
+    store = WindowStore(WindowConfig(max_open=rnd.choice([1, 2, 8]), inactivity_s=5))
+    closed, now = [], 0
+    while spans:
+        n = rnd.randint(1, 3)
+        for s in spans[:n]:
+            closed += store.add(s, now * S)
+        del spans[:n]
+        closed += store.close_marked()
+        now += rnd.choice([0, 1, 10])
+        closed += store.advance(now * S)
+    closed += store.flush()
+    latest: dict[str, Any] = {}
+    for c in closed:
+        conv = c.conversation
+        if conv.conversation_id not in latest or conv.version >= latest[conv.conversation_id].version:
+            latest[conv.conversation_id] = conv
+    ids = [s.span.span_id for conv in latest.values() for s in conv.spans]
+    assert len(ids) == len(set(ids)) == 8
