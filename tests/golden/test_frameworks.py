@@ -220,6 +220,9 @@ NO_ID = {
     "openai-agents-genai-noid": "Runner.run",
     "langfuse-noid": "propagate_attributes",
     "mlflow-noid": "set_attribute('session.id'",  # update_current_trace(session_id=…) reaches no exported span
+    # LangChain v1 with no checkpointer (the app resends the conversation) and both OpenInference instrumentors:
+    # each model call also a trace of its own, which joins the turn's conversation as its second recording
+    "langchain-v1-openinference-twins-noid": "using_session",
 }
 
 
@@ -228,7 +231,9 @@ def test_traces_without_a_conversation_id_join_by_their_history_and_say_how_to_s
     tmp_path: Path, framework: str
 ) -> None:
     """One trace per user turn and no id: each turn's model calls resend the conversation so far, which
-    joins the four traces into one conversation, whole, once; the verdicts are those of the named runs."""
+    joins the four traces into one conversation, whole, once; the verdicts are those of the named runs. (A
+    second instrumentation's recordings of each model call, traces of their own, join it too and are said
+    apart in the hint.)"""
     [correct] = replay(tmp_path, *run_files(framework, "correct"))
     assert correct["test_pass"] is True and correct["tool_calls"] == 3
     assert len({t["trace_id"] for t in correct["observed_turns"]}) == 4
@@ -354,7 +359,8 @@ def test_openllmetry_s_openai_agents_records_no_answers_and_the_next_histories_g
 #: recordings whose model spans carry their answers in attributes, one per convention and framework family
 INPUTS_ONLY = sorted(
     {"adk", "agno", "anthropic-native", "anthropic-openinference", "anthropic-openllmetry", "dspy", "google-genai",
-     "langchain-v1-openinference", "langchain-v1-openinference-twins", "langchain-v1-openllmetry", "langchain-v1-retry",
+     "langchain-v1-openinference", "langchain-v1-openinference-twins", "langchain-v1-openinference-twins-noid",
+     "langchain-v1-openllmetry", "langchain-v1-retry",
      "langgraph-openinference", "langgraph-openllmetry",
      "langgraph-window", "litellm", "litellm-openinference", "litellm-phoenix", "litellm-request-span",
      "litellm-semconv", "llamaindex", "logfire", "maf", "mlflow-genai", "openlit", "pydantic-ai", "smolagents",
@@ -436,6 +442,9 @@ def test_a_second_instrumentation_s_unnamed_copies_of_each_call_join_the_named_c
         [report] = replay(tmp_path, *files)
         assert report["conversation_id"] == f"langchain-v1-openinference-twins-{run}"
         assert report["spans"] == spans and report["conversation_hint"] is None
+        assert (
+            len({t["trace_id"] for t in report["observed_turns"]}) == 4
+        )  # the turns' traces, not the copies'
         if run == "correct":
             assert [t["predicted"] for t in report["observed_turns"]] == [
                 t["predicted"] for t in plain["observed_turns"]
@@ -449,6 +458,22 @@ def test_a_second_instrumentation_s_unnamed_copies_of_each_call_join_the_named_c
             assert (report["root_cause"], report["root_cause_count"], report["cascading_count"]) == (
                 "inconsistent_parameter_values", 1, 3,
             )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "framework", ["langchain-v1-openinference-twins", "langchain-v1-openinference-twins-noid"]
+)
+def test_two_users_at_once_each_with_second_recordings_are_two_whole_conversations(
+    tmp_path: Path, framework: str
+) -> None:
+    """The correct and the wrong run replayed together, as two users whose conversations open alike (the same
+    first turn, 0.2 s apart) would arrive: each call's second recording joins its own user's conversation
+    (the call whose time holds it), never the other's, named or not."""
+    reports = replay(tmp_path, *run_files(framework, "correct"), *run_files(framework, "wrong"))
+    assert sorted((r["spans"], r["test_pass"], r["total_failures"], r["input_tokens"]) for r in reports) == [
+        (31, False, 4, 1120),
+        (31, True, 0, 1120),
+    ]
 
 
 @pytest.mark.parametrize("answers", [True, False])
