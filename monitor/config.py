@@ -319,6 +319,13 @@ class WindowConfig(BaseModel):
         description="spans of a trace not yet named wait this long (arrival time) for its root span, "
         "which usually names the conversation, before closing on their own",
     )
+    second_recording_wait_s: float = Field(
+        default=5.0,
+        ge=0,
+        description="where model calls are recorded twice (a client's instrumentation beside a framework's, "
+        "each call a trace of its own), a lone model call waits this long (arrival time) for the other "
+        "recording, which it then joins, before it is joined by the history it resends",
+    )
     max_open: int = Field(default=10_000, ge=1, description="open conversations kept before evicting")
     max_spans: int = Field(default=5_000, ge=1, description="spans kept per conversation; more are dropped")
     late_grace_s: float = Field(

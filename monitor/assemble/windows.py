@@ -198,6 +198,7 @@ class WindowStore:
         # recording's trace joins the other's conversation (`_second_recordings`)
         recorded = not span.conversation_id or self._mixed
         join_to, lone_ones = self._second_recordings(span, keys) if recorded else (None, [])
+        second = join_to is not None  # what this span saw is another's history
         # the conversation of this trace (its own, or the unnamed one it joined) that joins another
         moved = None
         if join_to is not None and (owner := self._owner(trace_id))[:6] == "trace:" and owner != join_to:
@@ -207,7 +208,7 @@ class WindowStore:
                 self._own_trace(trace_id, join_to)
             self.second_recordings_joined += 1
             unnamed = False
-            if owner in self.open:
+            if second and owner in self.open:
                 self._forget_histories(self.open[owner])
         if unnamed and keys.continues is not None and trace_id not in self.undecided:
             # it continues a history: joined by `_settle`
@@ -215,6 +216,11 @@ class WindowStore:
             self._unsettled.add(trace_id)
             wait = now_ns + int(self.config.trace_root_wait_s * 1e9)  # a root elsewhere never comes
             heapq.heappush(self._root_waits, (wait, trace_id))
+            if span.lone_call and self.second_recordings_joined:  # and again once a second recording would
+                # have met its call (`_settle`)
+                heapq.heappush(
+                    self._root_waits, (now_ns + int(self.config.second_recording_wait_s * 1e9), trace_id)
+                )
         cid = span.conversation_id or (self._owner(trace_id) if trace_id in self.trace_owner else trace_key)
         if self.join_after_watermark and cid[:6] == "trace:" and cid[6:] in self.undecided:
             heapq.heappush(self._root_waits, (now_ns, cid[6:]))  # again once the watermark passes this span
@@ -273,7 +279,7 @@ class WindowStore:
                 if waiting is not None and span.same_call(waiting):  # a trace of its copies waits: joins here
                     del self._copies[span.response_id]
                     self._take_copies(waiting[0], trace_id)
-        if join_to is None:  # a second recording shows no history of its own to continue
+        if not second:  # a second recording shows no history of its own to continue
             self.histories.saw(keys, trace_id, span.span.end_ns)
         for answered in (keys.state, keys.asked, keys.loose, keys.unanswered):
             if answered is not None and answered in self._awaited:  # a history someone waits for
@@ -367,6 +373,10 @@ class WindowStore:
             waited = now_ns is not None and now_ns - pending.first_ns >= self.config.trace_root_wait_s * 1e9
             if not (pending.has_root or waited or final or alone):
                 continue  # its root (which may name it) is still to come
+            # lone model calls, where calls are recorded twice: the other recording may still come
+            lone = self.second_recordings_joined and all(s.lone_call for s in pending.spans)
+            if lone and not (final or alone) and not self._waited_second(pending, now_ns):
+                continue
             if self.join_after_watermark and not final and (now_ns is None or now_ns < pending.last_ns):
                 continue  # traces of its conversation that started earlier may still be on their way
             if alone is not None and not self.keeps_alone(alone.conversation_id):
@@ -695,6 +705,11 @@ class WindowStore:
                 if owner not in lone_ones and owner in self.open and self._calls_only(owner):
                     lone_ones.append(owner)
         return None, lone_ones
+
+    def _waited_second(self, pending: OpenConversation, now_ns: int | None) -> bool:
+        """Whether lone model calls waited long enough for their other recording (`second_recording_wait_s`)."""
+        wait = self.config.second_recording_wait_s * 1e9
+        return now_ns is not None and now_ns - pending.first_ns >= wait
 
     def _forget_histories(self, lone: OpenConversation) -> None:
         """The lone recordings of `lone` join another conversation: what they saw is that one's to continue."""

@@ -15,6 +15,7 @@ and the thanks turn pass.
 from __future__ import annotations
 
 import json
+import random
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -470,6 +471,46 @@ def test_two_users_at_once_each_with_second_recordings_are_two_whole_conversatio
     first turn, 0.2 s apart) would arrive: each call's second recording joins its own user's conversation
     (the call whose time holds it), never the other's, named or not."""
     reports = replay(tmp_path, *run_files(framework, "correct"), *run_files(framework, "wrong"))
+    assert sorted((r["spans"], r["test_pass"], r["total_failures"], r["input_tokens"]) for r in reports) == [
+        (31, False, 4, 1120),
+        (31, True, 0, 1120),
+    ]
+
+
+def exported_in_batches(paths: list[Path], into: Path, seed: int) -> list[Path]:
+    """The recordings' spans as one SDK's batch processor exports them: by end time, in requests of 1 to 20."""
+    into.mkdir()
+    spans = []
+    for path in paths:
+        for rs in ExportTraceServiceRequest.FromString(path.read_bytes()).resource_spans:
+            for ss in rs.scope_spans:
+                spans += [(span.end_time_unix_nano, rs.resource, ss.scope, span) for span in ss.spans]
+    spans.sort(key=lambda x: x[0])
+    rnd, out = random.Random(seed), []
+    while spans:
+        n = rnd.randint(1, 20)
+        request = ExportTraceServiceRequest()
+        for _, resource, scope, span in spans[:n]:
+            request.resource_spans.add(resource=resource).scope_spans.add(scope=scope).spans.append(span)
+        del spans[:n]
+        out.append(into / f"{len(out):04d}.pb")
+        out[-1].write_bytes(request.SerializeToString())
+    return out
+
+
+@pytest.mark.parametrize("seed", range(24))  # 13, 18 and 21 swapped users without the wait
+def test_second_recordings_exported_in_batches_wait_for_their_call_and_swap_no_users(
+    tmp_path: Path, seed: int
+) -> None:
+    """Two users whose first turns are alike, with no conversation id, each model call recorded again as a trace
+    of its own, exported by end time in batches: a lone recording whose call comes in a later batch waits for
+    it rather than being joined by the history it resends, which both users' first turns showed (it would
+    take the other user's next turn, or leave its own turn's trace alone). Two whole conversations."""
+    framework = "langchain-v1-openinference-twins-noid"
+    files = exported_in_batches(
+        [*run_files(framework, "correct"), *run_files(framework, "wrong")], tmp_path / "b", seed
+    )
+    reports = replay(tmp_path, *files)
     assert sorted((r["spans"], r["test_pass"], r["total_failures"], r["input_tokens"]) for r in reports) == [
         (31, False, 4, 1120),
         (31, True, 0, 1120),

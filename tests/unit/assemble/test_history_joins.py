@@ -306,3 +306,28 @@ def test_every_span_of_second_recordings_is_reported_once_under_evictions_and_la
             latest[conv.conversation_id] = conv
     ids = [s.span.span_id for conv in latest.values() for s in conv.spans]
     assert len(ids) == len(set(ids)) == 8
+
+
+def test_a_turn_whose_lone_recording_was_joined_by_history_first_still_joins_its_conversation() -> None:
+    """No id anywhere; calls recorded twice. A turn's lone recording, whose call's own span comes more than
+    `second_recording_wait_s` later (a slow export), is joined by the history it resends in the meantime and
+    takes that history; the turn's trace, when it comes, still joins the conversation, not one of its own."""
+    asked = asks("get_weather", "call_1", {"city": "Paris"})
+    turn2 = [HELP, asked, result("call_1", "sunny"), says("Sunny."), user("Thanks!")]
+    store = WindowStore(WindowConfig(inactivity_s=60))
+    answered = [HELP, asked, result("call_1", "sunny")]
+    first = [
+        _twin("t1", [HELP], asked, 0, nested=True),
+        _twin("u1", [HELP], asked, 0.2, seconds=0.6),
+        _twin("t1", answered, says("Sunny."), 2, nested=True),
+        _twin("v1", answered, says("Sunny."), 2.2, seconds=0.6),
+    ]
+    closed = [c for s in first for c in store.add(s, 4 * S)] + store.close_marked()
+    closed += store.advance(5 * S)
+    closed += store.add(_twin("u2", turn2, says("Bye."), 10.2, seconds=0.6), 11 * S) + store.close_marked()
+    closed += store.advance(20 * S)  # past the wait: u2 is joined by its history
+    closed += store.add(_twin("t2", turn2, says("Bye."), 10, nested=True), 21 * S) + store.close_marked()
+    closed += store.flush()
+    assert sorted(sorted({s.span.trace_id.rstrip("0") for s in c.conversation.spans}) for c in closed) == [
+        ["t1", "t2", "u1", "u2", "v1"]
+    ]
