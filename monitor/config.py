@@ -322,9 +322,10 @@ class WindowConfig(BaseModel):
     second_recording_wait_s: float = Field(
         default=5.0,
         ge=0,
-        description="where model calls are recorded twice (a client's instrumentation beside a framework's, "
-        "each call a trace of its own), a lone model call waits this long (arrival time) for the other "
-        "recording, which it then joins, before it is joined by the history it resends",
+        description="once an agent's model calls are seen recorded twice (a client's instrumentation beside "
+        "a framework's, each call a trace of its own), its lone calls wait this long (arrival time; at most "
+        "half of inactivity_s; not in consume) for their other recording before they are joined by the "
+        "history they resend",
     )
     max_open: int = Field(default=10_000, ge=1, description="open conversations kept before evicting")
     max_spans: int = Field(default=5_000, ge=1, description="spans kept per conversation; more are dropped")

@@ -153,6 +153,9 @@ class WindowStore:
         self._recordings: OrderedDict[bytes, list[tuple[tuple[str, int, int], bool]]] = OrderedDict()
         self._mixed = False
         self.second_recordings_joined = 0
+        # the agents whose calls were recorded twice (their digests' `system`: system messages, agent, release,
+        # reference): only their lone calls wait for another recording (`_settle`); bounded
+        self._recorded_twice: OrderedDict[bytes, None] = OrderedDict()
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
@@ -195,32 +198,26 @@ class WindowStore:
             self.copies_joined += 1
             unnamed = False
         # a model call recorded whole twice at once, by two instrumentations whose spans do not nest: the lone
-        # recording's trace joins the other's conversation (`_second_recordings`)
+        # recording's trace joins the other's conversation, or the other the one the lone one was joined to
+        # by history (`_second_recordings`)
         recorded = not span.conversation_id or self._mixed
         join_to, lone_ones = self._second_recordings(span, keys) if recorded else (None, [])
-        second = join_to is not None  # what this span saw is another's history
-        # the conversation of this trace (its own, or the unnamed one it joined) that joins another
-        moved = None
-        if join_to is not None and (owner := self._owner(trace_id))[:6] == "trace:" and owner != join_to:
-            moved = owner
-            self._own_trace(owner[6:], join_to)
-            if owner[6:] != trace_id:
-                self._own_trace(trace_id, join_to)
-            self.second_recordings_joined += 1
+        second = join_to is not None and span.lone_call  # what this span saw is another's history
+        if (
+            join_to is not None
+        ):  # a lone recording joins its call's conversation, or a call follows its lone one
+            self._own_trace(trace_id, join_to)
+            self.second_recordings_joined += second
             unnamed = False
-            if second and owner in self.open:
-                self._forget_histories(self.open[owner])
         if unnamed and keys.continues is not None and trace_id not in self.undecided:
             # it continues a history: joined by `_settle`
             self.undecided[trace_id] = keys
             self._unsettled.add(trace_id)
             wait = now_ns + int(self.config.trace_root_wait_s * 1e9)  # a root elsewhere never comes
             heapq.heappush(self._root_waits, (wait, trace_id))
-            if span.lone_call and self.second_recordings_joined:  # and again once a second recording would
-                # have met its call (`_settle`)
-                heapq.heappush(
-                    self._root_waits, (now_ns + int(self.config.second_recording_wait_s * 1e9), trace_id)
-                )
+            if span.lone_call and keys.system in self._recorded_twice and not self.join_after_watermark:
+                # and again once a second recording would have met its call (`_settle`)
+                heapq.heappush(self._root_waits, (now_ns + int(self._second_wait() * 1e9), trace_id))
         cid = span.conversation_id or (self._owner(trace_id) if trace_id in self.trace_owner else trace_key)
         if self.join_after_watermark and cid[:6] == "trace:" and cid[6:] in self.undecided:
             heapq.heappush(self._root_waits, (now_ns, cid[6:]))  # again once the watermark passes this span
@@ -259,8 +256,6 @@ class WindowStore:
                 self.on_join(cid, [span])  # unnamed, joined the conversation its trace named earlier
         if cid != trace_key and trace_key in self.open:  # spans that arrived before their trace was named
             self._absorb(conv, trace_key)
-        if moved is not None and moved != trace_key and moved in self.open:  # joined another by its trace
-            self._absorb(conv, moved)
         for lone in lone_ones:  # lone recordings of this call join its conversation
             if lone != cid and lone in self.open and self._calls_only(lone):
                 self._forget_histories(self.open[lone])
@@ -374,7 +369,9 @@ class WindowStore:
             if not (pending.has_root or waited or final or alone):
                 continue  # its root (which may name it) is still to come
             # lone model calls, where calls are recorded twice: the other recording may still come
-            lone = self.second_recordings_joined and all(s.lone_call for s in pending.spans)
+            # (in Kafka every join waits for the watermark to pass what it joins: long enough already)
+            lone = not self.join_after_watermark and keys.system in self._recorded_twice
+            lone = lone and _lone_calls(pending.spans)
             if lone and not (final or alone) and not self._waited_second(pending, now_ns):
                 continue
             if self.join_after_watermark and not final and (now_ns is None or now_ns < pending.last_ns):
@@ -694,22 +691,45 @@ class WindowStore:
                 self._owner(when[0]) for when, other_lone in seen if not other_lone and span.within(when)
             }
             target = targets.pop() if len(targets) == 1 else None
-            own = self._owner(span.span.trace_id)
-            if target is not None and target != own and target in self.open and self._calls_only(own):
+            own = f"trace:{span.span.trace_id}"
+            alone = self._owner(span.span.trace_id) == own and self._calls_only(own)
+            if target is not None and target in self.open and alone:
+                self._twice(keys.system)
                 return target, []
             return None, []
-        lone_ones = []
+        lone_ones, placed = [], set()
         for when, other_lone in seen:
             if other_lone and _inside(when, span.when):
                 owner = self._owner(when[0])
                 if owner not in lone_ones and owner in self.open and self._calls_only(owner):
                     lone_ones.append(owner)
+                elif owner[:6] != "trace:" or owner != f"trace:{when[0]}":
+                    placed.add(owner)
+        if lone_ones or placed:
+            self._twice(keys.system)
+        # its lone recording waited for it in vain (a slow export) and was joined by the history it resends,
+        # taking that history from this call's trace: an unnamed trace of its own follows it there
+        own = f"trace:{span.span.trace_id}"
+        if len(placed) == 1 and span.conversation_id is None and self._owner(span.span.trace_id) == own:
+            follow = placed.pop()
+            return (follow if follow in self.open or follow in self.closed else None), lone_ones
         return None, lone_ones
 
+    def _twice(self, system: bytes) -> None:
+        """This agent's calls are recorded twice (`_recorded_twice`)."""
+        self._recorded_twice[system] = None
+        self._recorded_twice.move_to_end(system)
+        while len(self._recorded_twice) > self.config.max_open:
+            self._recorded_twice.popitem(last=False)
+
+    def _second_wait(self) -> float:
+        """How long a lone call of an agent whose calls are recorded twice waits for its other recording:
+        `second_recording_wait_s`, at most half of `inactivity_s` (the conversation it joins stays open)."""
+        return min(self.config.second_recording_wait_s, self.config.inactivity_s / 2)
+
     def _waited_second(self, pending: OpenConversation, now_ns: int | None) -> bool:
-        """Whether lone model calls waited long enough for their other recording (`second_recording_wait_s`)."""
-        wait = self.config.second_recording_wait_s * 1e9
-        return now_ns is not None and now_ns - pending.first_ns >= wait
+        """Whether lone model calls waited long enough for their other recording (`_second_wait`)."""
+        return now_ns is not None and now_ns - pending.first_ns >= self._second_wait() * 1e9
 
     def _forget_histories(self, lone: OpenConversation) -> None:
         """The lone recordings of `lone` join another conversation: what they saw is that one's to continue."""
@@ -717,12 +737,16 @@ class WindowStore:
             self.histories.forget(history_keys(s), s.span.trace_id)
 
     def _calls_only(self, cid: str) -> bool:
-        """An unnamed conversation never reported (not yet opened, or open at its first version) that holds
-        nothing but model calls: one a lone recording may bring along when it joins another."""
+        """The unnamed conversation of one trace (`trace:<id>`, no other joined to it), never reported (not
+        yet opened, or open at its first version), that holds nothing but model calls and what is no agent
+        activity (an HTTP client's span under the call): a lone recording, which may join another."""
         if cid[:6] != "trace:" or cid in self.closed:
             return False
         conv = self.open.get(cid)
-        return conv is None or (conv.version == 1 and all(s.kind == "llm" for s in conv.spans))
+        return conv is None or (
+            conv.version == 1
+            and all(s.kind in ("llm", "other") and s.span.trace_id == cid[6:] for s in conv.spans)
+        )
 
     def _note_call(self, span: AgentSpan) -> None:
         """An unnamed model call whole, for its copies to follow. Two traces whose calls carry one response
@@ -915,6 +939,11 @@ class WindowStore:
 
 #: How many twins' turns one join may move, in a chain (`_rematch`): twins of a greeting are many.
 _MAX_REMATCH = 16
+
+
+def _lone_calls(spans: list[AgentSpan]) -> bool:
+    """Lone model calls (`AgentSpan.lone_call`), with what is no agent activity under them, and nothing else."""
+    return any(s.lone_call for s in spans) and all(s.lone_call or s.kind == "other" for s in spans)
 
 
 def _inside(inner: tuple[str, int, int], outer: tuple[str, int, int]) -> bool:

@@ -497,11 +497,11 @@ def _model_calls(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
 
 def _recorded_again(spans: Sequence[AgentSpan]) -> dict[str, AgentSpan]:
     """Second recordings of model calls (`WindowStore._second_recordings`), by span id, each with the
-    recording the turns are read from: a lone model call (`AgentSpan.lone_call`, in a trace of nothing but
-    model calls) within the time of a model call in another trace (`AgentSpan.within`), alike in all they
-    saw and answered (history.py's digests)."""
+    recording the turns are read from: a lone model call (`AgentSpan.lone_call`, in a trace of no other
+    agent activity: an HTTP client's span may be under it) within the time of a model call in another
+    trace (`AgentSpan.within`), alike in all they saw and answered (history.py's digests)."""
     calls = [s for s in spans if s.kind == "llm"]
-    others = {s.span.trace_id for s in spans if s.kind != "llm"}
+    others = {s.span.trace_id for s in spans if s.kind not in ("llm", "other")}  # agent activity beside
     lone = [
         s
         for s in calls

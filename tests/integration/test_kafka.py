@@ -734,9 +734,11 @@ def consumed_by_two(
 def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
     broker: Broker, ladder: Ladder
 ) -> None:
-    """Four setups with no conversation id (Vercel AI SDK 7, OpenAI Agents with the GenAI contrib
+    """Five setups with no conversation id (Vercel AI SDK 7, OpenAI Agents with the GenAI contrib
     instrumentation, Haystack's tracer: one trace per user turn; OpenLLMetry on an app's Anthropic tool
-    loop: one trace per model call, and the Anthropic SDK's own copy of each call a trace too), each
+    loop: one trace per model call, and the Anthropic SDK's own copy of each call a trace too; LangChain
+    with both OpenInference instrumentors: a trace per turn, and each model call's second recording, the
+    OpenAI SDK's, a trace of its own, which joins it where the turns' traces are routed), each
     trace written as its own message under a random key, read by two replicas — except the Anthropic
     wrong run, written as its application's exporter sent it (one request, as a Collector's Kafka
     exporter writes a batch). Each trace lands on a partition of its own; routed by its opening, every
@@ -745,7 +747,7 @@ def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
     conversation reported once, whole, with replay's verdicts and its hint (runs that opened with the
     same message are still told apart), and no copy reported alone."""
     travel = ROOT / "tests" / "fixtures" / "travel"
-    runs = [travel / f / f"{run}.000.pb" for f in NO_ID for run in ("correct", "wrong")]
+    runs = [travel / f / f"{run}.000.pb" for f in NO_ID_SECOND for run in ("correct", "wrong")]
     last = max(s.end_time_unix_nano for p in runs for s in _spans(p))
     whole = travel / "anthropic-openllmetry-noid" / "wrong.000.pb"
     requests = [
@@ -756,7 +758,7 @@ def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
     want = {
         r["conversation_id"]: r for r in replay(ladder, travel / "gold", [(r, "traces") for r in requests])
     }
-    assert len(want) == 2 * len(NO_ID) < len(requests)  # replay joins each run's traces
+    assert len(want) == 2 * len(NO_ID_SECOND) < len(requests)  # replay joins each run's traces
     reports = consumed_by_two(broker, "t12", travel / "gold", requests, len(want))
     assert sorted(reports) == sorted(want)  # no trace reported alone, no conversation twice
     for cid, report in reports.items():
@@ -765,6 +767,10 @@ def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
         assert "joined by the history each resends" in report["conversation_hint"]
     copied = [r for r in reports.values() if "of its model calls' copies" in r["conversation_hint"]]
     assert len(copied) == 2 and all(r["spans"] == 14 for r in copied)  # the Anthropic runs, copies in
+    second = [
+        r for r in reports.values() if "7 second recordings of its model calls" in r["conversation_hint"]
+    ]
+    assert len(second) == 2 and all(r["spans"] == 31 for r in second)  # LangChain's, the SDK's traces in
 
 
 def shifted(path: Path, shift: int) -> bytes:
@@ -933,6 +939,8 @@ def _shifted_logs(path: Path, shift: int) -> bytes:
 
 #: (MAF sends its messages as logs); the Anthropic one is an app's tool loop, one trace per model call
 NO_ID = ("vercel-7-noid", "openai-agents-genai-noid", "haystack-noid", "anthropic-openllmetry-noid")
+#: and LangChain with OpenInference's OpenAI SDK instrumentor too: each model call also a lone trace of its own
+NO_ID_SECOND = (*NO_ID, "langchain-v1-openinference-twins-noid")
 ANTHROPIC_SDK = "com.anthropic.sdk"
 
 
