@@ -156,6 +156,9 @@ class WindowStore:
         # the agents whose calls were recorded twice (their digests' `system`: system messages, agent, release,
         # reference): only their lone calls wait for another recording (`_settle`); bounded
         self._recorded_twice: OrderedDict[bytes, None] = OrderedDict()
+        # lone calls joined by history (a second recording's call may come later, and then follows it:
+        # `_second_recordings`); bounded
+        self._lone_by_history: OrderedDict[str, None] = OrderedDict()
         self.evictions = 0
         self.duplicates = 0
         self.late_reopened = 0
@@ -215,8 +218,8 @@ class WindowStore:
             self._unsettled.add(trace_id)
             wait = now_ns + int(self.config.trace_root_wait_s * 1e9)  # a root elsewhere never comes
             heapq.heappush(self._root_waits, (wait, trace_id))
-            if span.lone_call and keys.system in self._recorded_twice and not self.join_after_watermark:
-                # and again once a second recording would have met its call (`_settle`)
+            if span.lone_call and not self.join_after_watermark:  # and again once a second recording would
+                # have met its call, if its agent's calls are, or come to be, seen recorded twice (`_settle`)
                 heapq.heappush(self._root_waits, (now_ns + int(self._second_wait() * 1e9), trace_id))
         cid = span.conversation_id or (self._owner(trace_id) if trace_id in self.trace_owner else trace_key)
         if self.join_after_watermark and cid[:6] == "trace:" and cid[6:] in self.undecided:
@@ -421,6 +424,8 @@ class WindowStore:
             cid = owners[chosen]
             self._own_trace(trace_id, cid)
             self._note_continued(trace_id, keys, chosen)
+            if _lone_calls(pending.spans):  # a second recording's call may follow it (`_second_recordings`)
+                _remember(self._lone_by_history, trace_id, None, 10 * self.config.max_open)
             self.joined_by_history += 1
             if alone is not None:  # its report is superseded: its spans join from where it was kept
                 pending = self._unreport(alone.conversation_id)
@@ -703,13 +708,14 @@ class WindowStore:
                 owner = self._owner(when[0])
                 if owner not in lone_ones and owner in self.open and self._calls_only(owner):
                     lone_ones.append(owner)
-                elif owner[:6] != "trace:" or owner != f"trace:{when[0]}":
+                elif when[0] in self._lone_by_history:
                     placed.add(owner)
         if lone_ones or placed:
             self._twice(keys.system)
         # its lone recording waited for it in vain (a slow export) and was joined by the history it resends,
         # taking that history from this call's trace: an unnamed trace of its own follows it there
         own = f"trace:{span.span.trace_id}"
+        placed.discard(own)
         if len(placed) == 1 and span.conversation_id is None and self._owner(span.span.trace_id) == own:
             follow = placed.pop()
             return (follow if follow in self.open or follow in self.closed else None), lone_ones

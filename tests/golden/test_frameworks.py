@@ -477,18 +477,25 @@ def test_two_users_at_once_each_with_second_recordings_are_two_whole_conversatio
     ]
 
 
-def exported_in_batches(paths: list[Path], into: Path, seed: int) -> list[Path]:
-    """The recordings' spans as one SDK's batch processor exports them: by end time, in requests of 1 to 20."""
+def exported_in_batches(
+    paths: list[Path], into: Path, seed: int, most: int = 20, shifts: dict[int, int] | None = None
+) -> list[Path]:
+    """The recordings' spans as one SDK's batch processor exports them: by end time, in requests of 1 to
+    `most`; `shifts`: nanoseconds added to the timestamps of the recording at that index of `paths`."""
     into.mkdir()
     spans = []
-    for path in paths:
+    for n, path in enumerate(paths):
         for rs in ExportTraceServiceRequest.FromString(path.read_bytes()).resource_spans:
             for ss in rs.scope_spans:
-                spans += [(span.end_time_unix_nano, rs.resource, ss.scope, span) for span in ss.spans]
+                for span in ss.spans:
+                    span.start_time_unix_nano += (shifts or {}).get(n, 0)
+                    span.end_time_unix_nano += (shifts or {}).get(n, 0)
+                    spans.append((span.end_time_unix_nano, rs.resource, ss.scope, span))
     spans.sort(key=lambda x: x[0])
-    rnd, out = random.Random(seed), []
+    rnd = random.Random(seed)
+    out: list[Path] = []
     while spans:
-        n = rnd.randint(1, 20)
+        n = rnd.randint(1, most)
         request = ExportTraceServiceRequest()
         for _, resource, scope, span in spans[:n]:
             request.resource_spans.add(resource=resource).scope_spans.add(scope=scope).spans.append(span)
@@ -496,6 +503,44 @@ def exported_in_batches(paths: list[Path], into: Path, seed: int) -> list[Path]:
         out.append(into / f"{len(out):04d}.pb")
         out[-1].write_bytes(request.SerializeToString())
     return out
+
+
+def _first_call_start(path: Path) -> int:
+    return min(
+        s.start_time_unix_nano
+        for rs in ExportTraceServiceRequest.FromString(path.read_bytes()).resource_spans
+        for ss in rs.scope_spans
+        for s in ss.spans
+        if s.name == "ChatOpenAI"
+    )
+
+
+@pytest.mark.parametrize("ms", [0, 5, 18])
+def test_two_users_whose_first_calls_overlap_keep_their_own_second_recordings(
+    tmp_path: Path, ms: int
+) -> None:
+    """The wrong run moved so its first model call starts `ms` after the correct run's, each span sent alone
+    by end time: each user's first second recording lies within both users' first calls. Neither user's
+    trace may follow the other's recording into the other's conversation: two whole conversations."""
+    framework = "langchain-v1-openinference-twins-noid"
+    correct, wrong = run_files(framework, "correct")[0], run_files(framework, "wrong")[0]
+    shift = _first_call_start(correct) - _first_call_start(wrong) + ms * 1_000_000
+    files = exported_in_batches([correct, wrong], tmp_path / "b", 0, most=1, shifts={1: shift})
+    reports = replay(tmp_path, *files)
+    assert sorted((r["spans"], r["test_pass"], r["input_tokens"]) for r in reports) == [
+        (31, False, 1120),
+        (31, True, 1120),
+    ]
+
+
+def test_a_model_call_span_sent_again_leaves_a_no_id_conversation_whole(tmp_path: Path) -> None:
+    """At-least-once delivery: each of LangChain's model-call spans sent twice (one span per request, by end
+    time). The copy is a duplicate, not a new call: one conversation of 31 spans, as sent once."""
+    framework = "langchain-v1-openinference-twins-noid"
+    files = exported_in_batches(run_files(framework, "correct"), tmp_path / "b", 0, most=1)
+    again = [f for f in files for _ in range(2 if b"ChatOpenAI" in f.read_bytes() else 1)]
+    [report] = replay(tmp_path, *again)
+    assert (report["spans"], report["test_pass"], report["input_tokens"]) == (31, True, 1120)
 
 
 @pytest.mark.parametrize("seed", range(24))  # 13, 18 and 21 swapped users without the wait
