@@ -665,7 +665,9 @@ class WindowStore:
         not, unless two are alike (two users' calls at once). Two lone ones join nothing (an app's tool
         loop, each call a trace: two users greeted alike at once are not one call).
         Returns, for a lone span, the conversation it joins (None: none); for a model call that is not lone,
-        the conversations of lone recordings of it (`trace:<id>`), to join its own."""
+        the conversation its unnamed trace follows (its lone recording's, when that one waited in vain and
+        was joined by history: `_lone_by_history`; None otherwise) and the conversations of lone recordings
+        of it (`trace:<id>`), to join its own."""
         if span.kind != "llm":
             return None, []
         lone = span.lone_call
