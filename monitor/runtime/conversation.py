@@ -526,15 +526,40 @@ def _recorded_again(spans: Sequence[AgentSpan]) -> dict[str, AgentSpan]:
 
 def _counted(spans: Sequence[AgentSpan], again: dict[str, AgentSpan]) -> list[AgentSpan]:
     """The spans whose usage counts: of a call recorded twice, the recording that carries its usage (the
-    one the turns are read from, unless only the second has any)."""
-    if not again:
+    one the turns are read from, unless only the second has any); of calls that two instrumentations
+    recorded alike in one conversation, one instrumentation's (`_one_instrumentation`)."""
+    if again:
+        usage = {
+            w.span.span_id
+            for w in again.values()
+            if w.input_tokens is not None or w.output_tokens is not None
+        }
+        spans = [
+            s for s in spans if s.span.span_id not in again or again[s.span.span_id].span.span_id not in usage
+        ]
+    return _one_instrumentation(spans)
+
+
+def _one_instrumentation(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
+    """The spans less the model calls a second instrumentation recorded (its scope another), alike in all
+    they saw and answered (history.py's digests), whether or not under the first's span: OpenInference's
+    OpenAI SDK instrumentor beside its LlamaIndex one writes a `ChatCompletion` span in the same trace, beside
+    LlamaIndex's and after it (a stream), not inside it. Of each group alike, the spans of the scope that
+    recorded it most often count (a call made again by the app is recorded again by each instrumentation),
+    the earliest scope on a tie."""
+    calls = [s for s in spans if s.kind == "llm" and (s.input_messages or s.output_messages)]
+    if len({s.span.scope for s in calls}) < 2:
         return list(spans)
-    usage = {
-        w.span.span_id for w in again.values() if w.input_tokens is not None or w.output_tokens is not None
-    }
-    return [
-        s for s in spans if s.span.span_id not in again or again[s.span.span_id].span.span_id not in usage
-    ]
+    groups: dict[tuple[bytes | None, bytes], list[AgentSpan]] = {}
+    for s in sorted(calls, key=lambda s: s.span.start_ns):
+        groups.setdefault(_digests(s), []).append(s)
+    dropped: set[str] = set()
+    for group in groups.values():
+        scopes = Counter(s.span.scope for s in group)
+        if len(scopes) > 1:
+            kept = max(scopes, key=lambda scope: scopes[scope])  # first counted first: the earliest on a tie
+            dropped |= {s.span.span_id for s in group if s.span.scope != kept}
+    return [s for s in spans if s.span.span_id not in dropped]
 
 
 def _traces_of(spans: Sequence[AgentSpan], again: Mapping[str, AgentSpan]) -> frozenset[str]:

@@ -41,6 +41,9 @@ FRAMEWORKS = {
     # last 5 messages, the graph's state keeps them all
     "langgraph-window": ("openinference", True),
     "llamaindex": ("openinference", True),
+    # with OpenInference's OpenAI SDK instrumentor too: each call's `ChatCompletion` span in the same trace,
+    # beside LlamaIndex's (a stream: after it), not inside it
+    "llamaindex-openai": ("openinference", True),
     "smolagents": ("openinference", True),
     "openai-v2": ("genai", True),
     "pydantic-ai": ("genai", False),  # its own gen_ai.conversation.id, a UUID
@@ -531,6 +534,26 @@ def test_two_users_whose_first_calls_overlap_keep_their_own_second_recordings(
         (31, False, 1120),
         (31, True, 1120),
     ]
+
+
+@pytest.mark.parametrize(
+    ("framework", "alone"),
+    [("langchain-v1-openinference-twins", "langchain-v1-openinference"), ("llamaindex-openai", "llamaindex")],
+)
+def test_a_second_instrumentation_s_recording_of_each_call_counts_its_tokens_once(
+    tmp_path: Path, framework: str, alone: str
+) -> None:
+    """Phoenix's `auto_instrument` with the OpenAI SDK installed beside the framework: every model call is also
+    the SDK's span, in a trace of its own (LangChain) or beside the framework's in its trace (LlamaIndex).
+    The usage is the one the framework's instrumentation alone reports."""
+    for run in ("correct", "wrong"):
+        [twice] = replay(tmp_path, *run_files(framework, run))
+        [once] = replay(tmp_path, *run_files(alone, run))
+        assert (twice["input_tokens"], twice["output_tokens"]) == (
+            once["input_tokens"],
+            once["output_tokens"],
+        )
+        assert twice["input_tokens"] == 1120
 
 
 def test_a_model_call_span_sent_again_leaves_a_no_id_conversation_whole(tmp_path: Path) -> None:
