@@ -367,8 +367,8 @@ INPUTS_ONLY = sorted(
      "langchain-v1-openllmetry", "langchain-v1-retry",
      "langgraph-openinference", "langgraph-openllmetry",
      "langgraph-window", "litellm", "litellm-openinference", "litellm-phoenix", "litellm-request-span",
-     "litellm-semconv", "llamaindex", "logfire", "maf", "mlflow-genai", "openlit", "pydantic-ai", "smolagents",
-     "vercel-7"}
+     "litellm-semconv", "llamaindex", "llamaindex-openai", "logfire", "maf", "mlflow-genai", "openlit", "pydantic-ai",
+     "smolagents", "vercel-7"}
 )  # fmt: skip
 #: where conventions put a model's answer: GenAI, OpenLLMetry's and LiteLLM's `gen_ai.completion.N.*`, OpenInference
 _ANSWER_KEYS = (
