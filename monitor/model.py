@@ -504,6 +504,14 @@ class ToolInvocation(BaseModel):
 _SAME_CALL_SLACK_NS = 1_000_000_000
 
 
+def within(inner: tuple[str, int, int], outer: tuple[str, int, int]) -> bool:
+    """Whether the span `inner` (a span's `when`: trace id, start, end), in another trace than `outer`, lies
+    within `outer`'s time, to the nanosecond: an instrumentation of a client records its call inside the
+    framework's span of that call, on the same clock. (Two users' alike calls a moment apart overlap; they
+    rarely nest.)"""
+    return inner[0] != outer[0] and outer[1] <= inner[1] and inner[2] <= outer[2]
+
+
 #: the span conventions an adapter reads (normalize/), and `unknown` for a span none understood
 Convention = Literal[
     "genai",
@@ -581,13 +589,8 @@ class AgentSpan(BaseModel):
         )
 
     def within(self, other: tuple[str, int, int]) -> bool:
-        """Whether this span, in another trace, lies within `other`'s time (a span's `when`), to the
-        nanosecond: an instrumentation of a client records its call inside the framework's span of that
-        call, on the same clock. (Two users' alike calls a moment apart overlap; they rarely nest.)"""
-        trace_id, start_ns, end_ns = other
-        return (
-            trace_id != self.span.trace_id and start_ns <= self.span.start_ns and self.span.end_ns <= end_ns
-        )
+        """Whether this span lies within `other`'s time (a span's `when`), in another trace (`within`)."""
+        return within(self.when, other)
 
     @property
     def lone_call(self) -> bool:

@@ -66,8 +66,9 @@ from typing import TypeVar
 
 from monitor.assemble.history import NO_HISTORY, HistoryIndex, HistoryKeys, history_keys
 from monitor.config import WindowConfig
-from monitor.model import AgentSpan
+from monitor.model import AgentSpan, within
 
+_K = TypeVar("_K", str, bytes)
 _V = TypeVar("_V")
 
 
@@ -206,9 +207,8 @@ class WindowStore:
         recorded = not span.conversation_id or self._mixed
         join_to, lone_ones = self._second_recordings(span, keys) if recorded else (None, [])
         second = join_to is not None and span.lone_call  # what this span saw is another's history
-        if (
-            join_to is not None
-        ):  # a lone recording joins its call's conversation, or a call follows its lone one
+        # a lone recording joins its call's conversation, or a call follows its lone one
+        if join_to is not None:
             self._own_trace(trace_id, join_to)
             self.second_recordings_joined += second
             unnamed = False
@@ -701,19 +701,19 @@ class WindowStore:
             own = f"trace:{span.span.trace_id}"
             alone = self._owner(span.span.trace_id) == own and self._calls_only(own)
             if target is not None and target in self.open and alone:
-                self._twice(keys.system)
+                _remember(self._recorded_twice, keys.system, None, self.config.max_open)
                 return target, []
             return None, []
         lone_ones, placed = [], set()
         for when, other_lone in seen:
-            if other_lone and _inside(when, span.when):
+            if other_lone and within(when, span.when):
                 owner = self._owner(when[0])
                 if owner not in lone_ones and owner in self.open and self._calls_only(owner):
                     lone_ones.append(owner)
                 elif when[0] in self._lone_by_history:
                     placed.add(owner)
         if lone_ones or placed:
-            self._twice(keys.system)
+            _remember(self._recorded_twice, keys.system, None, self.config.max_open)
         # its lone recording waited for it in vain (a slow export) and was joined by the history it resends,
         # taking that history from this call's trace: an unnamed trace of its own follows it there
         own = f"trace:{span.span.trace_id}"
@@ -722,13 +722,6 @@ class WindowStore:
             follow = placed.pop()
             return (follow if follow in self.open or follow in self.closed else None), lone_ones
         return None, lone_ones
-
-    def _twice(self, system: bytes) -> None:
-        """This agent's calls are recorded twice (`_recorded_twice`)."""
-        self._recorded_twice[system] = None
-        self._recorded_twice.move_to_end(system)
-        while len(self._recorded_twice) > self.config.max_open:
-            self._recorded_twice.popitem(last=False)
 
     def _second_wait(self) -> float:
         """How long a lone call of an agent whose calls are recorded twice waits for its other recording:
@@ -954,11 +947,6 @@ def _lone_calls(spans: list[AgentSpan]) -> bool:
     return any(s.lone_call for s in spans) and all(s.lone_call or s.kind == "other" for s in spans)
 
 
-def _inside(inner: tuple[str, int, int], outer: tuple[str, int, int]) -> bool:
-    """`AgentSpan.within` on two spans' `when`s."""
-    return inner[0] != outer[0] and outer[1] <= inner[1] and inner[2] <= outer[2]
-
-
 def _next_version(reported: OpenConversation) -> OpenConversation:
     """A reported conversation open again: a new object (the reported one stays as it was), with every
     span so far and `version + 1`; its marker still says whether the conversation is over."""
@@ -975,7 +963,7 @@ def _next_version(reported: OpenConversation) -> OpenConversation:
     )
 
 
-def _remember(table: OrderedDict[str, _V], key: str, value: _V, limit: int) -> None:
+def _remember(table: OrderedDict[_K, _V], key: _K, value: _V, limit: int) -> None:
     """`key` -> `value`, most recent last, the oldest forgotten beyond `limit`."""
     table[key] = value
     table.move_to_end(key)

@@ -510,15 +510,19 @@ def _recorded_again(spans: Sequence[AgentSpan]) -> dict[str, AgentSpan]:
     if not lone:
         return {}
     whole = [s for s in calls if not s.lone_call and (s.input_messages or s.output_messages)]
+    digests: dict[str, tuple[bytes | None, bytes]] = {}  # each span's, read once (they hash whole histories)
+
+    def alike(a: AgentSpan, b: AgentSpan) -> bool:
+        for s in (a, b):
+            if s.span.span_id not in digests:
+                digests[s.span.span_id] = _digests(s)
+        return digests[a.span.span_id] == digests[b.span.span_id]
+
     again: dict[str, AgentSpan] = {}
     for s in lone:
         size = (len(s.input_messages), len(s.output_messages))
         for w in whole:
-            if (
-                (len(w.input_messages), len(w.output_messages)) == size
-                and s.within(w.when)
-                and _digests(s) == _digests(w)
-            ):
+            if (len(w.input_messages), len(w.output_messages)) == size and s.within(w.when) and alike(s, w):
                 again[s.span.span_id] = w
                 break
     return again
