@@ -571,6 +571,11 @@ class AgentSpan(BaseModel):
         default=None,
         description="a span no adapter understood whose name or attribute keys speak of a tool: what did",
     )
+    second_recording: bool = Field(
+        default=False,
+        description="a lone model call (`lone_call`) the Kafka path sent to the conversation of the call it "
+        "records again: named there, it is still that call's second recording",
+    )
 
     @property
     def when(self) -> tuple[str, int, int]:
@@ -595,8 +600,13 @@ class AgentSpan(BaseModel):
     @property
     def lone_call(self) -> bool:
         """A model call with no conversation id that is its trace's root: a client's instrumentation whose
-        spans do not nest under the framework's makes each call a trace of its own."""
-        return self.kind == "llm" and self.conversation_id is None and not self.span.parent_span_id
+        spans do not nest under the framework's makes each call a trace of its own. (One the Kafka path named
+        for its call's conversation, `second_recording`, is one still.)"""
+        return (
+            self.kind == "llm"
+            and (self.conversation_id is None or self.second_recording)
+            and not self.span.parent_span_id
+        )
 
     @property
     def call_copy(self) -> bool:

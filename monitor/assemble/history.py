@@ -91,10 +91,6 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
             continues_loose = _digest(seen[:last_user], loose=True)
         if last_user > 1 and seen[last_user - 1].role == "assistant":
             continues_unanswered = _unanswered(_digest(seen[: last_user - 1]))
-    system = hashlib.blake2b(digest_size=16)
-    for part in (span.reference_id, span.agent, span.release):  # who the spans say answered, and against what
-        system.update(f"{part or ''}\x1e".encode("utf-8", "surrogatepass"))
-    system.update(_digest([m for m in span.input_messages if m.role == "system"]))
     ids = any(c.call_id for m in answered for c in m.tool_calls)
     asked = _digest(seen + answered, by_id=True) if ids else None
     no_ids = any(not c.call_id for m in answered for c in m.tool_calls)
@@ -104,8 +100,17 @@ def history_keys(span: AgentSpan) -> HistoryKeys:
     unanswered = _unanswered(_digest(seen)) if recorded_none else None
     state = _digest(seen + answered)
     return HistoryKeys(
-        continues, state, system.digest(), asked, loose, continues_loose, unanswered, continues_unanswered
+        continues, state, system_key(span), asked, loose, continues_loose, unanswered, continues_unanswered
     )
+
+
+def system_key(span: AgentSpan) -> bytes:
+    """`HistoryKeys.system` alone: its system messages, agent, release and reference (no history hashed)."""
+    system = hashlib.blake2b(digest_size=16)
+    for part in (span.reference_id, span.agent, span.release):  # who the spans say answered, and against what
+        system.update(f"{part or ''}\x1e".encode("utf-8", "surrogatepass"))
+    system.update(_digest([m for m in span.input_messages if m.role == "system"]))
+    return system.digest()
 
 
 def _unanswered(digest: bytes) -> bytes:

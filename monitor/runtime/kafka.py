@@ -24,7 +24,11 @@ resend as in `run` (in the order they started, once the watermark has passed the
 copy of a model call, a trace of its own (`AgentSpan.call_copy`), is keyed to its call's trace when the
 ingest has read that call, else to `trace:call-<response id>`, where it waits for the link the call's
 trace sends when it is sent on (`ScoreStage._route_copies`): either way it reaches the call's partition
-and joins it by the response id, as in `run`. A trace reported
+and joins it by the response id, as in `run`. A model call's second recording (`AgentSpan.lone_call`: an
+SDK's instrumentation beside a framework's, the call an unnamed trace of its own) is keyed
+`trace:lone-<digest of the call>` once the ingest has seen its agent's lone and named calls, and each
+named call alike sends a link there with its conversation and time (`IngestStage._second_recordings`):
+the recording within that time goes on to the conversation (`ScoreStage._follow_lone`). A trace reported
 alone there because the history it continues had not come joins it when it comes, as in `run`, while
 its report still holds its offsets (`windows.late_grace_s`; asked once the report is out): they pass
 to the conversation it joins (or, a named one elsewhere, its spans are copied there), and its id gets
@@ -79,17 +83,18 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
+from monitor.assemble.history import history_keys, system_key
 from monitor.config import KafkaConfig, NormalizeConfig
 from monitor.decode.otlp import decode_logs_request, decode_request
 from monitor.errors import InputError
-from monitor.model import AgentSpan
+from monitor.model import AgentSpan, within
 from monitor.runtime.offsets import OffsetTracker
 from monitor.runtime.pipeline import Pipeline, normalize_spans
 
@@ -97,10 +102,16 @@ log = logging.getLogger(__name__)
 BATCH = 500  # messages taken per consume() call
 HEADER_ROOM = 64 * 1024  # a dead letter's headers (an error of at most 2,000 bytes, its origin) and framing
 LAG_EVERY_S = 5.0
+_K = TypeVar("_K")
 _V = TypeVar("_V")
 #: a copy of a model call whose call the ingest has not read waits under `trace:call-<response id>`
 #: for the link its call's route sends there (`ScoreStage._follow_link`)
 CALL_KEY = "call-"
+#: a model call's second recording (`AgentSpan.lone_call`) waits under `trace:lone-<digest>` for the link its
+#: call's named recording sends there (`IngestStage._second_recordings`, `ScoreStage._follow_lone`)
+LONE_KEY = "lone-"
+#: how many agents (`history.system_key`) the ingest keeps as seen with lone and with named model calls
+SYSTEMS_KEPT = 1024
 ROUTE_WAIT_S = 60.0  # a trace routed by its opening waits this long for its link to come back
 
 
@@ -139,6 +150,11 @@ class IngestStage:
         self.trace_owner: OrderedDict[str, str] = OrderedDict()  # a trace here named for the first time: link
         # a model call's response id -> its trace, start and end (`_key`)
         self.calls: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
+        # the agents (`system_key`) whose lone model calls, and whose named ones, this replica has read; a
+        # lone call's trace -> the key it went under (`_second_recordings`)
+        self.lone_systems: OrderedDict[bytes, None] = OrderedDict()
+        self.named_systems: OrderedDict[bytes, None] = OrderedDict()
+        self.lone_traces: OrderedDict[str, str] = OrderedDict()
         self._last_commit = time.monotonic()
         self._pending = False
 
@@ -198,6 +214,7 @@ class IngestStage:
             unnamed = not n.conversation_id and n.span.trace_id not in self.trace_owner
             if n.response_id is not None and not n.call_copy and unnamed:  # copies follow unnamed calls
                 _remember(self.calls, n.response_id, n.when)
+        self._second_recordings(named)
         # end markers last: one conversation's spans keep their order on its partition, so its marker
         # reaches the score stage after the rest of the request it came with
         for n in sorted(named, key=lambda n: n.end_marker):
@@ -221,12 +238,54 @@ class IngestStage:
         named = span.conversation_id or self.trace_owner.get(trace_id)
         if named:
             return named
+        lone = self.lone_traces.get(trace_id)
+        if lone is not None:  # a second recording's trace waits for its call's link (`_second_recordings`)
+            return lone
         if not span.call_copy or span.span.parent_span_id or trace_id in busy:
             return f"trace:{trace_id}"
         call = self.calls.get(span.response_id or "")
         if call is not None and span.same_call(call):
             return self.trace_owner.get(call[0]) or f"trace:{call[0]}"
         return f"trace:{CALL_KEY}{span.response_id}"  # to meet its call's route (`ScoreStage._follow_link`)
+
+    def _second_recordings(self, spans: list[AgentSpan]) -> None:
+        """One model call recorded whole twice, by instrumentations whose spans do not nest (Phoenix's
+        `auto_instrument` with LangChain and the OpenAI SDK): the framework's recording is in its turn's
+        trace, named; the SDK's is an unnamed trace of its own (`AgentSpan.lone_call`), keyed apart from its
+        conversation. Once this replica has read an agent's (`system_key`) lone calls and named ones, each
+        lone call goes under `trace:lone-<digest of all it saw and answered>`, and each named call alike
+        sends a link there with its conversation and its time: the lone call within that time goes on to
+        the conversation (`ScoreStage._follow_lone`), where it is read once, as in `run`; one no link claims
+        is routed by its opening at last, as any unnamed trace. Only the agents seen with lone calls have
+        their named calls' histories digested. The very first calls of an agent a replica reads may pass
+        before it knows both (and a trace's spans before its lone root stay under its own key)."""
+        lone = {
+            n.span.span_id: system_key(n)
+            for n in spans
+            if n.lone_call
+            and n.span.trace_id not in self.trace_owner
+            and (n.input_messages or n.output_messages)
+        }
+        for system in lone.values():
+            _remember(self.lone_systems, system, None, SYSTEMS_KEPT)
+        if not self.lone_systems:
+            return
+        for n in spans:
+            cid = n.conversation_id or self.trace_owner.get(n.span.trace_id)
+            if n.kind != "llm" or not cid or not (n.input_messages or n.output_messages):
+                continue
+            system = system_key(n)
+            _remember(self.named_systems, system, None, SYSTEMS_KEPT)
+            keys = history_keys(n) if system in self.lone_systems else None
+            if keys is not None and keys.state is not None:
+                key = f"{LONE_KEY}{(keys.state + keys.system).hex()}"
+                produce_link(self.producer, self.config, key, cid, call=n.when)
+        for n in spans:
+            if lone.get(n.span.span_id) in self.named_systems:
+                keys = history_keys(n)
+                if keys.state is not None:
+                    key = f"trace:{LONE_KEY}{(keys.state + keys.system).hex()}"
+                    _remember(self.lone_traces, n.span.trace_id, key)
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
         """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
@@ -263,12 +322,21 @@ class IngestStage:
         self._last_commit = time.monotonic()
 
 
-def produce_link(producer: Producer, config: KafkaConfig, trace_id: str, owner: str) -> None:
+def produce_link(
+    producer: Producer,
+    config: KafkaConfig,
+    trace_id: str,
+    owner: str,
+    call: tuple[str, int, int] | None = None,
+) -> None:
     """A link message on `trace:<id>`'s partition: that trace's spans belong to `owner` (a conversation
-    id, or a `history:` route), whoever reads them there."""
+    id, or a `history:` route), whoever reads them there. With `call` (a model call's `when`), on a
+    `lone-` key: the second recordings within that call's time do (`ScoreStage._follow_lone`)."""
+    link: dict[str, Any] = {"trace_id": trace_id, "conversation_id": owner}
+    if call is not None:
+        link["call"] = list(call)
     producer.produce(
-        config.internal_topic, key=f"trace:{trace_id}".encode(),
-        value=json.dumps({"trace_id": trace_id, "conversation_id": owner}).encode(),
+        config.internal_topic, key=f"trace:{trace_id}".encode(), value=json.dumps(link).encode(),
         headers=[("aem.kind", b"link")],
     )  # fmt: skip
 
@@ -316,8 +384,13 @@ class ScoreStage:
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
         self.routed: OrderedDict[str, str] = OrderedDict()  # trace id -> `history:` key it was read under
         self.call_copies: OrderedDict[str, str] = OrderedDict()  # a call copy's trace -> its call's trace key
-        # `trace:call-<response id>` -> the copies' traces waiting there for their call's link
+        # `trace:call-<response id>` -> the copies' traces waiting there for their call's link; and
+        # `trace:lone-<digest>` -> the second recordings' (`_follow_lone`)
         self.waiting_copies: OrderedDict[str, list[str]] = OrderedDict()
+        # `lone-<digest>` -> the conversations of the named calls recorded again there, with each call's time;
+        # and a second recording's trace waiting there -> its time (`_follow_lone`)
+        self.lone_links: OrderedDict[str, list[tuple[str, tuple[str, int, int]]]] = OrderedDict()
+        self.lone_waiting: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
         # trace id -> when its route was sent (monotonic s), its link not yet read back
         self.routing: OrderedDict[str, float] = OrderedDict()
         self.unroutable: OrderedDict[str, str] = OrderedDict()  # unnamed traces that show no opening
@@ -420,6 +493,15 @@ class ScoreStage:
             copy_of = cid[6:] != span.span.trace_id  # a call's copy, keyed to its call (`IngestStage._key`)
             if copy_of:  # delivered again after it joined its call here: where that call went
                 cid = self.pipeline.followed(span.span.trace_id) or cid
+            lone = cid[6:] if cid[6:].startswith(LONE_KEY) else None
+            if lone is not None and span.kind == "llm" and not span.span.parent_span_id:  # the lone call
+                _remember(self.lone_waiting, span.span.trace_id, span.when)
+            called = self._lone_owner(lone, span.span.trace_id) if lone is not None else None
+            if called is not None:  # a second recording whose call's link came first: on to its conversation
+                self._send_lone(
+                    span.span.trace_id, called, [span.model_copy(update={"conversation_id": None})]
+                )
+                return None
             owner = self.links.get(cid[6:])
             if owner is not None and not (copy_of and self.pipeline.knows(f"trace:{span.span.trace_id}")):
                 # named by a link: on to its conversation's partition (a copy reported alone here stays so)
@@ -429,7 +511,8 @@ class ScoreStage:
             if copy_of:
                 _remember(self.call_copies, span.span.trace_id, cid)
                 waiting = self.waiting_copies.get(cid, [])
-                if cid[6:].startswith(CALL_KEY) and span.span.trace_id not in waiting and len(waiting) < 16:
+                waits = cid[6:].startswith((CALL_KEY, LONE_KEY))
+                if waits and span.span.trace_id not in waiting and len(waiting) < 16:
                     _remember(self.waiting_copies, cid, [*waiting, span.span.trace_id])  # (a call has few)
                 cid = f"trace:{span.span.trace_id}"  # held as its own until it joins the call (`on_join`)
             elif not span.span.parent_span_id:  # its root is in: unnamed still, it may be routed now
@@ -446,7 +529,13 @@ class ScoreStage:
     def _control(self, kind: bytes, value: bytes, partition: int, offset: int) -> None:
         data = json.loads(value)
         if kind == b"link":
-            self._follow_link(str(data["trace_id"]), str(data["conversation_id"]))
+            if "call" in data:
+                trace_id, start, end = data["call"]
+                self._follow_lone(
+                    str(data["trace_id"]), str(data["conversation_id"]), (str(trace_id), int(start), int(end))
+                )
+            else:
+                self._follow_link(str(data["trace_id"]), str(data["conversation_id"]))
             # a link is held like a reported conversation: an ingest replica killed before its commit
             # sends the trace's early spans again, and whoever re-reads them must re-read the link too
             with self._lock:
@@ -466,6 +555,8 @@ class ScoreStage:
             return  # named meanwhile: a name beats a route
         _remember(self.links, trace_id, owner)
         waiting = self.waiting_copies.pop(f"trace:{trace_id}", [])  # copies of a call routed to `owner`
+        for t in waiting:  # (second recordings routed from where they wait: `_send_routes`)
+            self.routing.pop(t, None)
         for key in [f"trace:{trace_id}", *(f"trace:{t}" for t in waiting)]:
             held = self.pipeline.take(key)
             if held:
@@ -473,6 +564,35 @@ class ScoreStage:
                 with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
                     self.offsets.forget(key)
                 self._route_copies(held, owner)
+
+    def _follow_lone(self, key: str, owner: str, call: tuple[str, int, int]) -> None:
+        """A named model call's link to `trace:lone-<digest>` (`IngestStage._second_recordings`): its second
+        recordings waiting there, within its time, go on to its conversation (`_lone_owner`); later ones
+        follow when they come (`_span`)."""
+        links = [*self.lone_links.get(key, []), (owner, call)]
+        _remember(self.lone_links, key, links[-8:])
+        waiting = self.waiting_copies.get(f"trace:{key}", [])
+        for trace_id in list(waiting):
+            if self._lone_owner(key, trace_id) == owner:
+                waiting.remove(trace_id)
+                self._send_lone(trace_id, owner)
+
+    def _send_lone(self, trace_id: str, owner: str, spans: Sequence[AgentSpan] = ()) -> None:
+        """A second recording's trace (what of it waits here, and `spans`) on to its call's conversation."""
+        held = [*self.pipeline.take(f"trace:{trace_id}"), *spans]
+        if held:
+            self._forward(held, owner, second=True)
+            with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
+                self.offsets.forget(f"trace:{trace_id}")
+
+    def _lone_owner(self, key: str, trace_id: str) -> str | None:
+        """The conversation of the one named call of `lone-<digest>` whose time holds the second recording
+        `trace_id` (None: none yet, or calls of two conversations alike do: two users at once)."""
+        when = self.lone_waiting.get(trace_id)
+        owners = {
+            owner for owner, call in self.lone_links.get(key, []) if when is not None and within(when, call)
+        }
+        return owners.pop() if len(owners) == 1 else None
 
     def _route_copies(self, spans: list[AgentSpan], owner: str) -> None:
         """The model calls among spans sent on to `owner`: a link to `trace:call-<response id>` for each,
@@ -483,11 +603,13 @@ class ScoreStage:
             if s.response_id is not None and not s.call_copy and not s.span.parent_span_id:
                 produce_link(self.producer, self.config, f"{CALL_KEY}{s.response_id}", owner)
 
-    def _forward(self, spans: list[AgentSpan], owner: str, copy: bool = False) -> None:
-        """Spans on to their conversation's partition; `copy`: of spans this replica already holds."""
+    def _forward(self, spans: list[AgentSpan], owner: str, copy: bool = False, second: bool = False) -> None:
+        """Spans on to their conversation's partition; `copy`: of spans this replica already holds; `second`:
+        a second recording's trace, its lone model call marked so (`AgentSpan.second_recording`)."""
         headers: list[tuple[str, str | bytes | None]] | None = [("aem.copy", b"1")] if copy else None
         for s in spans:
-            value = s.model_copy(update={"conversation_id": owner}).model_dump_json(by_alias=True).encode()
+            update = {"conversation_id": owner, "second_recording": second and s.lone_call}
+            value = s.model_copy(update=update).model_dump_json(by_alias=True).encode()
             for _ in range(60):
                 try:
                     self.producer.produce(
@@ -550,7 +672,9 @@ class ScoreStage:
                     _remember(self.unroutable, trace_id, "")
                 continue
             _remember(self.routing, trace_id, time.monotonic())
-            produce_link(self.producer, self.config, trace_id, key)
+            # a second recording no call's link claimed is routed from where it waits (`_follow_link`)
+            held = self.call_copies.get(trace_id, "")[6:]
+            produce_link(self.producer, self.config, held if held.startswith(LONE_KEY) else trace_id, key)
             self.pipeline.stats["kafka_traces_routed_by_history"] += 1
 
     def _re_reading(self, conversation_id: str) -> bool:
@@ -700,11 +824,11 @@ def _produce_limit(config: KafkaConfig) -> int:
     return config.max_message_bytes + HEADER_ROOM
 
 
-def _remember(table: OrderedDict[str, _V], trace_id: str, value: _V, limit: int = 100_000) -> None:
-    """Trace -> a conversation (or when its route was sent), most recent last, the oldest forgotten
-    beyond `limit`."""
-    table[trace_id] = value
-    table.move_to_end(trace_id)
+def _remember(table: OrderedDict[_K, _V], key: _K, value: _V, limit: int = 100_000) -> None:
+    """Trace -> a conversation (or when its route was sent; an agent's digest -> None), most recent last,
+    the oldest forgotten beyond `limit`."""
+    table[key] = value
+    table.move_to_end(key)
     while len(table) > limit:
         table.popitem(last=False)
 

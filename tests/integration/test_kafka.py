@@ -773,6 +773,33 @@ def test_traces_without_a_conversation_id_are_joined_by_the_history_they_resend(
     assert len(second) == 2 and all(r["spans"] == 31 for r in second)  # LangChain's, the SDK's traces in
 
 
+def test_a_named_call_and_its_second_recording_apart_are_one_conversation(
+    broker: Broker, ladder: Ladder
+) -> None:
+    """LangChain with both OpenInference instrumentors (Phoenix's `auto_instrument`), with a conversation id:
+    LangChain's spans carry the `thread_id`, and the OpenAI SDK records every model call again as an
+    unnamed trace of its own (a second recording), keyed apart from its conversation. Each run is written as
+    its application's exporter sent it (one request, as a Collector's Kafka exporter writes a batch), read by
+    two replicas: the second recordings reach their calls' partition, so each conversation is reported once,
+    whole, with `replay`'s verdict and tokens, and no second recording is reported alone."""
+    travel = ROOT / "tests" / "fixtures" / "travel"
+    runs = [travel / "langchain-v1-openinference-twins" / f"{run}.000.pb" for run in ("correct", "wrong")]
+    last = max(s.end_time_unix_nano for p in runs for s in _spans(p))
+    requests = [shifted(p, time.time_ns() - last) for p in runs]
+    want = {
+        r["conversation_id"]: r for r in replay(ladder, travel / "gold", [(r, "traces") for r in requests])
+    }
+    assert sorted(want) == [f"langchain-v1-openinference-twins-{run}" for run in ("correct", "wrong")]
+    reports = consumed_by_two(broker, "t21", travel / "gold", requests, len(want))
+    assert sorted(reports) == sorted(want)  # no second recording reported alone
+    for cid, report in reports.items():
+        assert report["spans"] == want[cid]["spans"] == 31  # whole: LangChain's spans and the SDK's
+        assert verdict(report) == verdict(want[cid])  # each call read once: the same turns
+        assert report["input_tokens"] == want[cid]["input_tokens"]  # and counted once
+    assert reports["langchain-v1-openinference-twins-correct"]["test_pass"] is True
+    assert reports["langchain-v1-openinference-twins-wrong"]["test_pass"] is False
+
+
 def shifted(path: Path, shift: int) -> bytes:
     """A recorded request whole, its timestamps moved by `shift`."""
     request = ExportTraceServiceRequest.FromString(path.read_bytes())
