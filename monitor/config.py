@@ -324,8 +324,8 @@ class WindowConfig(BaseModel):
         ge=0,
         description="once an agent's model calls are seen recorded twice (a client's instrumentation beside "
         "a framework's, each call a trace of its own), its lone calls wait this long (arrival time; at most "
-        "half of inactivity_s; not in consume) for their other recording before they are joined by the "
-        "history they resend",
+        "half of inactivity_s) for their other recording before they are joined by the history they "
+        "resend; in consume, for the links of the calls they may record again",
     )
     max_open: int = Field(default=10_000, ge=1, description="open conversations kept before evicting")
     max_spans: int = Field(default=5_000, ge=1, description="spans kept per conversation; more are dropped")

@@ -28,7 +28,7 @@ and joins it by the response id, as in `run`. A model call's second recording (`
 SDK's instrumentation beside a framework's, the call an unnamed trace of its own) is keyed
 `trace:lone-<digest of the call>` once the ingest has seen its agent's lone and named calls, and each
 named call alike sends a link there with its conversation and time (`IngestStage._second_recordings`):
-the recording within that time goes on to the conversation (`ScoreStage._follow_lone`). A trace reported
+the recording within that time goes on to the conversation (`ScoreStage._decide_lone`). A trace reported
 alone there because the history it continues had not come joins it when it comes, as in `run`, while
 its report still holds its offsets (`windows.late_grace_s`; asked once the report is out): they pass
 to the conversation it joins (or, a named one elsewhere, its spans are copied there), and its id gets
@@ -83,7 +83,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from confluent_kafka import Consumer as _Consumer
@@ -108,7 +108,7 @@ _V = TypeVar("_V")
 #: for the link its call's route sends there (`ScoreStage._follow_link`)
 CALL_KEY = "call-"
 #: a model call's second recording (`AgentSpan.lone_call`) waits under `trace:lone-<digest>` for the link its
-#: call's named recording sends there (`IngestStage._second_recordings`, `ScoreStage._follow_lone`)
+#: call's named recording sends there (`IngestStage._second_recordings`, `ScoreStage._decide_lone`)
 LONE_KEY = "lone-"
 #: how many agents (`history.system_key`) the ingest keeps as seen with lone and with named model calls
 SYSTEMS_KEPT = 1024
@@ -255,10 +255,12 @@ class IngestStage:
         conversation. Once this replica has read an agent's (`system_key`) lone calls and named ones, each
         lone call goes under `trace:lone-<digest of all it saw and answered>`, and each named call alike
         sends a link there with its conversation and its time: the lone call within that time goes on to
-        the conversation (`ScoreStage._follow_lone`), where it is read once, as in `run`; one no link claims
-        is routed by its opening at last, as any unnamed trace. Only the agents seen with lone calls have
-        their named calls' histories digested. The very first calls of an agent a replica reads may pass
-        before it knows both (and a trace's spans before its lone root stay under its own key)."""
+        the conversation (`ScoreStage._decide_lone`), where it is read once, as in `run`; one no link
+        claims is routed by its opening after a short wait, as any unnamed trace. An agent's named calls
+        cost a digest and a link each only once this replica has read an unnamed model call of that agent
+        that is its trace's root. An agent's calls a replica reads before it has seen both kinds (in
+        separate requests: its first, or after a restart) stay under their trace's key, and so do a
+        trace's spans read before its lone root."""
         lone = {
             n.span.span_id: system_key(n)
             for n in spans
@@ -328,15 +330,17 @@ def produce_link(
     trace_id: str,
     owner: str,
     call: tuple[str, int, int] | None = None,
+    at: str | None = None,
 ) -> None:
-    """A link message on `trace:<id>`'s partition: that trace's spans belong to `owner` (a conversation
-    id, or a `history:` route), whoever reads them there. With `call` (a model call's `when`), on a
-    `lone-` key: the second recordings within that call's time do (`ScoreStage._follow_lone`)."""
+    """A link message on `trace:<id>`'s partition (or on `at`'s, where the trace's spans wait): that trace's
+    spans belong to `owner` (a conversation id, or a `history:` route), whoever reads them there. With
+    `call` (a model call's `when`), on a `lone-` key: the second recordings within that call's time do
+    (`ScoreStage._decide_lone`)."""
     link: dict[str, Any] = {"trace_id": trace_id, "conversation_id": owner}
     if call is not None:
         link["call"] = list(call)
     producer.produce(
-        config.internal_topic, key=f"trace:{trace_id}".encode(), value=json.dumps(link).encode(),
+        config.internal_topic, key=(at or f"trace:{trace_id}").encode(), value=json.dumps(link).encode(),
         headers=[("aem.kind", b"link")],
     )  # fmt: skip
 
@@ -384,13 +388,14 @@ class ScoreStage:
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
         self.routed: OrderedDict[str, str] = OrderedDict()  # trace id -> `history:` key it was read under
         self.call_copies: OrderedDict[str, str] = OrderedDict()  # a call copy's trace -> its call's trace key
-        # `trace:call-<response id>` -> the copies' traces waiting there for their call's link; and
-        # `trace:lone-<digest>` -> the second recordings' (`_follow_lone`)
+        # `trace:call-<response id>` -> the copies' traces waiting there for their call's link
         self.waiting_copies: OrderedDict[str, list[str]] = OrderedDict()
-        # `lone-<digest>` -> the conversations of the named calls recorded again there, with each call's time;
-        # and a second recording's trace waiting there -> its time (`_follow_lone`)
+        # second recordings (`_decide_lone`): `lone-<digest>` -> the conversations of the named calls
+        # recorded again there, with each call's time; a second recording's trace waiting under such a key
+        # -> its time, and -> when it is decided (monotonic s)
         self.lone_links: OrderedDict[str, list[tuple[str, tuple[str, int, int]]]] = OrderedDict()
         self.lone_waiting: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
+        self.lone_due: OrderedDict[str, float] = OrderedDict()
         # trace id -> when its route was sent (monotonic s), its link not yet read back
         self.routing: OrderedDict[str, float] = OrderedDict()
         self.unroutable: OrderedDict[str, str] = OrderedDict()  # unnamed traces that show no opening
@@ -493,16 +498,19 @@ class ScoreStage:
             copy_of = cid[6:] != span.span.trace_id  # a call's copy, keyed to its call (`IngestStage._key`)
             if copy_of:  # delivered again after it joined its call here: where that call went
                 cid = self.pipeline.followed(span.span.trace_id) or cid
-            lone = cid[6:] if cid[6:].startswith(LONE_KEY) else None
-            if lone is not None and span.kind == "llm" and not span.span.parent_span_id:  # the lone call
+            lone = cid[6:].startswith(LONE_KEY)
+            if lone and span.kind == "llm" and not span.span.parent_span_id:  # a second recording: it waits
                 _remember(self.lone_waiting, span.span.trace_id, span.when)
-            called = self._lone_owner(lone, span.span.trace_id) if lone is not None else None
-            if called is not None:  # a second recording whose call's link came first: on to its conversation
-                self._send_lone(
-                    span.span.trace_id, called, [span.model_copy(update={"conversation_id": None})]
-                )
+                if span.span.trace_id not in self.links:
+                    windows = self.pipeline.config.windows
+                    wait = min(windows.second_recording_wait_s, windows.inactivity_s / 2)
+                    self.lone_due.setdefault(span.span.trace_id, time.monotonic() + wait)
+            # a second recording's trace goes where it was sent (`_decide_lone`), a copy where its call went
+            owner = self.links.get(span.span.trace_id if lone else cid[6:])
+            if lone and owner is not None:
+                second = not owner.startswith("history:")
+                self._forward([span.model_copy(update={"conversation_id": None})], owner, second=second)
                 return None
-            owner = self.links.get(cid[6:])
             if owner is not None and not (copy_of and self.pipeline.knows(f"trace:{span.span.trace_id}")):
                 # named by a link: on to its conversation's partition (a copy reported alone here stays so)
                 self._forward([span], owner)
@@ -511,8 +519,7 @@ class ScoreStage:
             if copy_of:
                 _remember(self.call_copies, span.span.trace_id, cid)
                 waiting = self.waiting_copies.get(cid, [])
-                waits = cid[6:].startswith((CALL_KEY, LONE_KEY))
-                if waits and span.span.trace_id not in waiting and len(waiting) < 16:
+                if cid[6:].startswith(CALL_KEY) and span.span.trace_id not in waiting and len(waiting) < 16:
                     _remember(self.waiting_copies, cid, [*waiting, span.span.trace_id])  # (a call has few)
                 cid = f"trace:{span.span.trace_id}"  # held as its own until it joins the call (`on_join`)
             elif not span.span.parent_span_id:  # its root is in: unnamed still, it may be routed now
@@ -529,17 +536,22 @@ class ScoreStage:
     def _control(self, kind: bytes, value: bytes, partition: int, offset: int) -> None:
         data = json.loads(value)
         if kind == b"link":
-            if "call" in data:
+            held = f"link:{data['trace_id']}"
+            if "call" in data:  # a named call's, to its second recordings' key: one per call
                 trace_id, start, end = data["call"]
-                self._follow_lone(
-                    str(data["trace_id"]), str(data["conversation_id"]), (str(trace_id), int(start), int(end))
-                )
+                call = (str(trace_id), int(start), int(end))
+                links = [
+                    *self.lone_links.get(str(data["trace_id"]), []),
+                    (str(data["conversation_id"]), call),
+                ]
+                _remember(self.lone_links, str(data["trace_id"]), links[-8:])
+                held += f":{trace_id}"
             else:
                 self._follow_link(str(data["trace_id"]), str(data["conversation_id"]))
             # a link is held like a reported conversation: an ingest replica killed before its commit
             # sends the trace's early spans again, and whoever re-reads them must re-read the link too
             with self._lock:
-                self.offsets.hold(f"link:{data['trace_id']}", partition, offset, time.monotonic())
+                self.offsets.hold(held, partition, offset, time.monotonic())
         elif kind == b"version":  # a report of this conversation, by this or an earlier owner
             merged = data.get("merged_into")
             self.pipeline.note_version(
@@ -555,8 +567,6 @@ class ScoreStage:
             return  # named meanwhile: a name beats a route
         _remember(self.links, trace_id, owner)
         waiting = self.waiting_copies.pop(f"trace:{trace_id}", [])  # copies of a call routed to `owner`
-        for t in waiting:  # (second recordings routed from where they wait: `_send_routes`)
-            self.routing.pop(t, None)
         for key in [f"trace:{trace_id}", *(f"trace:{t}" for t in waiting)]:
             held = self.pipeline.take(key)
             if held:
@@ -565,29 +575,33 @@ class ScoreStage:
                     self.offsets.forget(key)
                 self._route_copies(held, owner)
 
-    def _follow_lone(self, key: str, owner: str, call: tuple[str, int, int]) -> None:
-        """A named model call's link to `trace:lone-<digest>` (`IngestStage._second_recordings`): its second
-        recordings waiting there, within its time, go on to its conversation (`_lone_owner`); later ones
-        follow when they come (`_span`)."""
-        links = [*self.lone_links.get(key, []), (owner, call)]
-        _remember(self.lone_links, key, links[-8:])
-        waiting = self.waiting_copies.get(f"trace:{key}", [])
-        for trace_id in list(waiting):
-            if self._lone_owner(key, trace_id) == owner:
-                waiting.remove(trace_id)
-                self._send_lone(trace_id, owner)
-
-    def _send_lone(self, trace_id: str, owner: str, spans: Sequence[AgentSpan] = ()) -> None:
-        """A second recording's trace (what of it waits here, and `spans`) on to its call's conversation."""
-        held = [*self.pipeline.take(f"trace:{trace_id}"), *spans]
-        if held:
-            self._forward(held, owner, second=True)
-            with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
-                self.offsets.forget(f"trace:{trace_id}")
+    def _decide_lone(self, now: float) -> None:
+        """Each second recording (`IngestStage._second_recordings`) whose wait is over —
+        `windows.second_recording_wait_s`, at most half of `inactivity_s` — goes on to the conversation of the
+        one named call whose link to its key holds it in time (`_lone_owner`), marked a second recording;
+        with none, or two conversations' (two users at once), it is routed by its opening from where it
+        waits, as an unnamed trace is. Decided once, whichever came first, link or recording; later spans
+        of its trace follow (`links`)."""
+        while self.lone_due:
+            trace_id, due = next(iter(self.lone_due.items()))
+            if due > now:
+                return
+            del self.lone_due[trace_id]
+            key = self.call_copies.get(trace_id, "")[6:]
+            owner = self._lone_owner(key, trace_id)
+            if owner is None:
+                self._to_route[trace_id] = False
+                continue
+            _remember(self.links, trace_id, owner)
+            held = self.pipeline.take(f"trace:{trace_id}")
+            if held:
+                self._forward(held, owner, second=True)
+                with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
+                    self.offsets.forget(f"trace:{trace_id}")
 
     def _lone_owner(self, key: str, trace_id: str) -> str | None:
         """The conversation of the one named call of `lone-<digest>` whose time holds the second recording
-        `trace_id` (None: none yet, or calls of two conversations alike do: two users at once)."""
+        `trace_id` (None: none, or calls of two conversations alike do: two users at once)."""
         when = self.lone_waiting.get(trace_id)
         owners = {
             owner for owner, call in self.lone_links.get(key, []) if when is not None and within(when, call)
@@ -642,6 +656,8 @@ class ScoreStage:
         """Not closable yet: being re-read (`_re_reading`), or an unnamed trace about to be routed by its
         opening (decided once the pipeline's lock is free, `_send_routes`) or whose route is on its way."""
         trace_id = conversation_id[6:] if conversation_id.startswith("trace:") else None
+        if trace_id in self.lone_due and not self.paused:  # a second recording, not decided yet
+            return True
         if (
             trace_id is not None
             and not self.paused  # paused, its link cannot be read back: holding it would wedge the stage
@@ -662,6 +678,7 @@ class ScoreStage:
         partition where every trace of its conversation goes, so one replica joins them by history. The
         decision is in the log, so a replica that re-reads the partition follows it. A trace that shows no
         opening is reported alone, as before."""
+        self._decide_lone(time.monotonic())
         pending, self._to_route = self._to_route, {}
         for trace_id, closing in pending.items():
             if trace_id in self.routing or trace_id in self.links or trace_id in self.routed:
@@ -672,9 +689,9 @@ class ScoreStage:
                     _remember(self.unroutable, trace_id, "")
                 continue
             _remember(self.routing, trace_id, time.monotonic())
-            # a second recording no call's link claimed is routed from where it waits (`_follow_link`)
-            held = self.call_copies.get(trace_id, "")[6:]
-            produce_link(self.producer, self.config, held if held.startswith(LONE_KEY) else trace_id, key)
+            # a second recording no call claimed is routed from where it waits (`_decide_lone`)
+            held = self.call_copies.get(trace_id, "")
+            produce_link(self.producer, self.config, trace_id, key, at=held if LONE_KEY in held else None)
             self.pipeline.stats["kafka_traces_routed_by_history"] += 1
 
     def _re_reading(self, conversation_id: str) -> bool:

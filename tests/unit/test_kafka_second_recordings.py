@@ -8,8 +8,11 @@ does. Each message is handed to the replica its key would reach (one partition e
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any, cast
+
+import pytest
 
 from monitor.compare.ladder import Ladder
 from monitor.config import ScoringConfig, WindowConfig
@@ -108,6 +111,13 @@ def test_a_named_stream_recorded_once_pays_for_no_digest_and_sends_no_link() -> 
     assert not keyed(sent, f"trace:{LONE_KEY}") and not [m for m in sent if "call" in m[2]]
 
 
+def decided(stage: ScoreStage) -> None:
+    """The second recordings' wait (`windows.second_recording_wait_s`) is over: each is decided."""
+    for trace_id in stage.lone_due:
+        stage.lone_due[trace_id] = 0.0
+    stage._send_routes()
+
+
 def check_reported_as_replay(links_first: bool) -> None:
     _, sent = ingested(TWINS)
     lone = keyed(sent, f"trace:{LONE_KEY}")
@@ -116,6 +126,8 @@ def check_reported_as_replay(links_first: bool) -> None:
     clock = [ended(sent)]
     meeting, _, out, alone = replica(clock)
     read(meeting, lone)
+    assert not keyed(out.sent, CID)  # each waits for the links of its key (two users' calls may be alike)
+    decided(meeting)
     forwarded = keyed(out.sent, CID)
     assert len(forwarded) == 7 and all(m[2]["second_recording"] for m in forwarded)
     owner, pipeline, _, reports = replica(clock)
@@ -136,26 +148,63 @@ def test_second_recordings_reach_their_calls_conversation_when_the_links_come_af
     check_reported_as_replay(links_first=False)
 
 
-def test_a_second_recording_two_conversations_calls_hold_is_routed_by_its_opening() -> None:
-    """Two users' calls alike at once both hold the recording in time: it cannot say whose, and goes on to
-    no conversation; once it would close it is routed by its opening from where it waits (a link on its own
-    key), as an unnamed trace is."""
+def first_call() -> tuple[list[Sent], Sent, Sent]:
+    """What the ingest produced for the recording, and its first call's link and second recording."""
     _, sent = ingested(TWINS)
     lone = keyed(sent, f"trace:{LONE_KEY}")
-    first_key = lone[0][1]
-    link = next(m for m in lone if m[1] == first_key and m[3].get("aem.kind") == b"link")
+    link = next(m for m in lone if m[1] == lone[0][1] and m[3].get("aem.kind") == b"link")
+    recording = next(m for m in lone if m[1] == lone[0][1] and "aem.kind" not in m[3])
+    return sent, link, recording
+
+
+def again(message: Sent, n: int, conversation: str) -> Sent:
+    """The same call made `n` × 1,000 s later by `conversation`'s user: its link, or its second recording."""
+    topic, key, value, headers = message
+    value = json.loads(json.dumps(value))
+    later = n * 1000 * S
+    if "call" in value:
+        trace_id, start, end = value["call"]
+        value["call"] = [f"{n:02x}{trace_id[2:]}", start + later, end + later]
+        value["conversation_id"] = conversation
+    else:
+        span = value["span"]
+        span["trace_id"], span["span_id"] = f"{n:02x}{span['trace_id'][2:]}", f"{n:02x}{span['span_id'][2:]}"
+        span["start_ns"] += later
+        span["end_ns"] += later
+    return topic, key, value, headers
+
+
+@pytest.mark.parametrize("link_first", [True, False])
+def test_a_second_recording_two_conversations_calls_hold_is_routed_by_its_opening(link_first: bool) -> None:
+    """Two users' calls alike at once both hold the recording in time: it cannot say whose, whichever came
+    first, and goes on to no conversation; once its wait is over it is routed by its opening from where it
+    waits (a link on its key, for its own trace), as an unnamed trace is. The route is that trace's alone:
+    the same call made later by another user, its recording first, still reaches that user's conversation."""
+    sent, link, recording = first_call()
     other = (link[0], link[1], {**link[2], "conversation_id": "another-user"}, link[3])
     clock = [ended(sent)]
-    meeting, pipeline, out, _ = replica(clock)
-    same = [m for m in lone if m[1] == first_key]  # the call's link, then its second recording
-    assert same[0] == link and len(same) == 2
-    read(meeting, [same[0], other, same[1]])
+    meeting, _, out, _ = replica(clock)
+    read(meeting, [link, other, recording] if link_first else [recording, other, link])
+    decided(meeting)
     assert not keyed(out.sent, CID) and not keyed(out.sent, "another-user")
-    clock[0] += 100 * S
-    pipeline.tick(clock[0])
-    meeting._send_routes()
     [route] = [m for m in out.sent if m[3].get("aem.kind") == b"link"]
-    assert route[1] == first_key and route[2]["conversation_id"].startswith("history:")
+    assert route[1] == link[1] and route[2]["conversation_id"].startswith("history:")
+    assert route[2]["trace_id"] == recording[2]["span"]["trace_id"]
     read(meeting, [route])  # read back: the recording goes on where its conversation's traces are routed
     [sent_on] = keyed(out.sent, "history:")
     assert sent_on[2]["span"]["name"] == "ChatCompletion" and not sent_on[2]["second_recording"]
+    read(meeting, [again(recording, 1, "user-2"), again(link, 1, "user-2")])
+    decided(meeting)
+    [theirs] = keyed(out.sent, "user-2")
+    assert theirs[2]["second_recording"] and theirs[2]["span"]["trace_id"].startswith("01")
+
+
+def test_each_call_s_link_holds_its_own_offset() -> None:
+    """Two users' calls alike, a moment apart, link to one key: each link holds its offset (a new owner
+    re-reading the partition must meet the link that claims the recording after it), so the commit stays
+    before the first."""
+    sent, link, recording = first_call()
+    clock = [ended(sent)]
+    meeting, pipeline, _, _ = replica(clock)
+    read(meeting, [link, again(link, 1, "user-2"), recording])
+    assert meeting.offsets.safe(pipeline.is_open, time.monotonic()) == {0: 0}
