@@ -345,6 +345,15 @@ def produce_link(
     )  # fmt: skip
 
 
+def produce_decision(producer: Producer, config: KafkaConfig, trace_id: str, at: str) -> None:
+    """A second recording's decision message on the partition where it waits (`at`, its `trace:lone-` key):
+    read back, it is decided there, in its place in the log (`ScoreStage._decide`)."""
+    producer.produce(
+        config.internal_topic, key=at.encode(), value=json.dumps({"trace_id": trace_id, "decide": at}).encode(),
+        headers=[("aem.kind", b"link")],
+    )  # fmt: skip
+
+
 def dead_letter(producer: Producer, config: KafkaConfig, msg: Message, error: str, stats: Any) -> None:
     """The message, as it was, to `kafka.dead_letter_topic`, with where it came from and why. One over
     `kafka.max_message_bytes` goes without its value (the headers locate the original), so every dead
@@ -501,10 +510,8 @@ class ScoreStage:
             lone = cid[6:].startswith(LONE_KEY)
             if lone and span.kind == "llm" and not span.span.parent_span_id:  # a second recording: it waits
                 _remember(self.lone_waiting, span.span.trace_id, span.when)
-                if span.span.trace_id not in self.links:
-                    windows = self.pipeline.config.windows
-                    wait = min(windows.second_recording_wait_s, windows.inactivity_s / 2)
-                    self.lone_due.setdefault(span.span.trace_id, time.monotonic() + wait)
+                if span.span.trace_id not in self.links and span.span.trace_id not in self.routing:
+                    self.lone_due.setdefault(span.span.trace_id, time.monotonic() + self._lone_wait())
             # a second recording's trace goes where it was sent (`_decide_lone`), a copy where its call went
             owner = self.links.get(span.span.trace_id if lone else cid[6:])
             if lone and owner is not None:
@@ -537,7 +544,9 @@ class ScoreStage:
         data = json.loads(value)
         if kind == b"link":
             held = f"link:{data['trace_id']}"
-            if "call" in data:  # a named call's, to its second recordings' key: one per call
+            if "decide" in data:  # a second recording's decision (`_decide_lone`)
+                self._decide(str(data["trace_id"]), str(data["decide"]))
+            elif "call" in data:  # a named call's, to its second recordings' key: one per call
                 trace_id, start, end = data["call"]
                 call = (str(trace_id), int(start), int(end))
                 links = [
@@ -567,37 +576,53 @@ class ScoreStage:
             return  # named meanwhile: a name beats a route
         _remember(self.links, trace_id, owner)
         waiting = self.waiting_copies.pop(f"trace:{trace_id}", [])  # copies of a call routed to `owner`
+        # a second recording's trace goes on to its call's conversation as one (`_decide`)
+        second = trace_id in self.lone_waiting and not owner.startswith("history:")
         for key in [f"trace:{trace_id}", *(f"trace:{t}" for t in waiting)]:
             held = self.pipeline.take(key)
             if held:
-                self._forward(held, owner)
+                self._forward(held, owner, second=second)
                 with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
                     self.offsets.forget(key)
                 self._route_copies(held, owner)
 
     def _decide_lone(self, now: float) -> None:
         """Each second recording (`IngestStage._second_recordings`) whose wait is over —
-        `windows.second_recording_wait_s`, at most half of `inactivity_s` — goes on to the conversation of the
-        one named call whose link to its key holds it in time (`_lone_owner`), marked a second recording;
-        with none, or two conversations' (two users at once), it is routed by its opening from where it
-        waits, as an unnamed trace is. Decided once, whichever came first, link or recording; later spans
-        of its trace follow (`links`)."""
-        while self.lone_due:
-            trace_id, due = next(iter(self.lone_due.items()))
-            if due > now:
-                return
+        `windows.second_recording_wait_s` of this replica's reading, at most half of `inactivity_s`, not
+        while the input is paused or its partition is re-read — is to be decided: a decision message on its
+        key's partition (`produce_decision`), read back in its place in the log (`_decide`), so whoever
+        reads the partition, now or after a rebalance, decides as the log says, on the same links."""
+        if self.paused:  # no link can be read meanwhile
+            return
+        due = [t for t, at in self.lone_due.items() if at <= now]
+        for trace_id in due:
             del self.lone_due[trace_id]
-            key = self.call_copies.get(trace_id, "")[6:]
-            owner = self._lone_owner(key, trace_id)
-            if owner is None:
-                self._to_route[trace_id] = False
+            with self._lock:
+                re_reading = self.offsets.re_reading(f"trace:{trace_id}")
+            if re_reading:  # its links may still be behind: wait again
+                self.lone_due[trace_id] = now + self._lone_wait()
                 continue
-            _remember(self.links, trace_id, owner)
-            held = self.pipeline.take(f"trace:{trace_id}")
-            if held:
-                self._forward(held, owner, second=True)
-                with self._lock:  # its offsets are released once the forwarded copies are flushed (_commit)
-                    self.offsets.forget(f"trace:{trace_id}")
+            _remember(self.routing, trace_id, now)
+            produce_decision(self.producer, self.config, trace_id, self.call_copies.get(trace_id, ""))
+
+    def _decide(self, trace_id: str, key: str) -> None:
+        """A second recording's decision, read back: it goes on to the conversation of the one named call
+        whose link to its key, read before, holds it in time (`_lone_owner`), marked a second recording;
+        with none, or two conversations' (two users at once), it is routed by its opening, as an unnamed
+        trace is (with no opening shown, it is reported alone). Later spans of its trace follow (`links`)."""
+        self.lone_due.pop(trace_id, None)
+        if trace_id in self.links:  # decided before (a decision sent twice)
+            self.routing.pop(trace_id, None)
+            return
+        owner = self._lone_owner(key[6:], trace_id) or self.pipeline.opening(f"trace:{trace_id}")
+        if owner is None:
+            self.routing.pop(trace_id, None)
+            return
+        self._follow_link(trace_id, owner)
+
+    def _lone_wait(self) -> float:
+        windows = self.pipeline.config.windows
+        return min(windows.second_recording_wait_s, windows.inactivity_s / 2)
 
     def _lone_owner(self, key: str, trace_id: str) -> str | None:
         """The conversation of the one named call of `lone-<digest>` whose time holds the second recording
@@ -654,7 +679,8 @@ class ScoreStage:
 
     def _hold(self, conversation_id: str) -> bool:
         """Not closable yet: being re-read (`_re_reading`), or an unnamed trace about to be routed by its
-        opening (decided once the pipeline's lock is free, `_send_routes`) or whose route is on its way."""
+        opening (decided once the pipeline's lock is free, `_send_routes`) or whose route is on its way, or
+        a second recording not decided yet (`_decide_lone`), or whose decision is on its way."""
         trace_id = conversation_id[6:] if conversation_id.startswith("trace:") else None
         if trace_id in self.lone_due and not self.paused:  # a second recording, not decided yet
             return True

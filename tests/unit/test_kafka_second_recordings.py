@@ -111,11 +111,16 @@ def test_a_named_stream_recorded_once_pays_for_no_digest_and_sends_no_link() -> 
     assert not keyed(sent, f"trace:{LONE_KEY}") and not [m for m in sent if "call" in m[2]]
 
 
-def decided(stage: ScoreStage) -> None:
-    """The second recordings' wait (`windows.second_recording_wait_s`) is over: each is decided."""
+def decided(stage: ScoreStage, out: Producer) -> list[Sent]:
+    """The second recordings' wait (`windows.second_recording_wait_s`) is over: each one's decision is sent,
+    and read back in its place in the log. Returns the decisions."""
     for trace_id in stage.lone_due:
         stage.lone_due[trace_id] = 0.0
     stage._send_routes()
+    decisions = [m for m in out.sent if "decide" in m[2]]
+    out.sent = [m for m in out.sent if "decide" not in m[2]]
+    read(stage, decisions)
+    return decisions
 
 
 def check_reported_as_replay(links_first: bool) -> None:
@@ -127,7 +132,7 @@ def check_reported_as_replay(links_first: bool) -> None:
     meeting, _, out, alone = replica(clock)
     read(meeting, lone)
     assert not keyed(out.sent, CID)  # each waits for the links of its key (two users' calls may be alike)
-    decided(meeting)
+    decided(meeting, out)
     forwarded = keyed(out.sent, CID)
     assert len(forwarded) == 7 and all(m[2]["second_recording"] for m in forwarded)
     owner, pipeline, _, reports = replica(clock)
@@ -185,16 +190,13 @@ def test_a_second_recording_two_conversations_calls_hold_is_routed_by_its_openin
     clock = [ended(sent)]
     meeting, _, out, _ = replica(clock)
     read(meeting, [link, other, recording] if link_first else [recording, other, link])
-    decided(meeting)
+    [decision] = decided(meeting, out)  # on the key's partition, for the recording's own trace
+    assert decision[1] == link[1] and decision[2]["trace_id"] == recording[2]["span"]["trace_id"]
     assert not keyed(out.sent, CID) and not keyed(out.sent, "another-user")
-    [route] = [m for m in out.sent if m[3].get("aem.kind") == b"link"]
-    assert route[1] == link[1] and route[2]["conversation_id"].startswith("history:")
-    assert route[2]["trace_id"] == recording[2]["span"]["trace_id"]
-    read(meeting, [route])  # read back: the recording goes on where its conversation's traces are routed
-    [sent_on] = keyed(out.sent, "history:")
+    [sent_on] = keyed(out.sent, "history:")  # where its conversation's traces are routed
     assert sent_on[2]["span"]["name"] == "ChatCompletion" and not sent_on[2]["second_recording"]
     read(meeting, [again(recording, 1, "user-2"), again(link, 1, "user-2")])
-    decided(meeting)
+    decided(meeting, out)
     [theirs] = keyed(out.sent, "user-2")
     assert theirs[2]["second_recording"] and theirs[2]["span"]["trace_id"].startswith("01")
 
@@ -208,3 +210,20 @@ def test_each_call_s_link_holds_its_own_offset() -> None:
     meeting, pipeline, _, _ = replica(clock)
     read(meeting, [link, again(link, 1, "user-2"), recording])
     assert meeting.offsets.safe(pipeline.is_open, time.monotonic()) == {0: 0}
+
+
+def test_a_new_owner_decides_as_the_log_says() -> None:
+    """A second recording is decided where its decision stands in the log, on the links read before it: a
+    replica that re-reads the partition after a rebalance sends it where the first one did, though an alike
+    call of another user, at the same time, linked after the decision (it would have made it ambiguous)."""
+    sent, link, recording = first_call()
+    late = (link[0], link[1], {**link[2], "conversation_id": "another-user"}, link[3])
+    clock = [ended(sent)]
+    first, _, out, _ = replica(clock)
+    read(first, [link, recording])
+    [decision] = decided(first, out)
+    assert [m[2]["second_recording"] for m in keyed(out.sent, CID)] == [True]
+    second, _, out_2, _ = replica(clock)
+    read(second, [link, recording, decision, late])
+    assert [m[2]["second_recording"] for m in keyed(out_2.sent, CID)] == [True]
+    assert not keyed(out_2.sent, "history:") and not keyed(out_2.sent, "another-user")
