@@ -1251,7 +1251,7 @@ class Evidence:
             cues = _cues(reply, start, end)
             named = [
                 f
-                for stem in cues
+                for stem in sorted(cues)  # in an order of its own: the failure's detail the same every run
                 for f in fields.get(stem, {}).values()
                 if f.stems <= cues
                 and not (cues & _AGGREGATES) - f.stems
@@ -1262,8 +1262,8 @@ class Evidence:
                 # the words between qualify it (`for a September 19 arrival the deadline is Friday, September 12`)
                 stated = _stated_before(reply, start, self._reply_facts) - wanted
                 named = [f for f in named if not (len(f.said) == 1 and f.said <= stated)]  # a list holds more
-            if named and not any(f.said & wanted for f in named):
-                last = max(named, key=lambda f: f.turn)
+            if named and not any(f.said & wanted for f in named):  # the latest, the one its words name most
+                last = max(named, key=lambda f: (f.turn, len(f.stems)))  # (`check_out`, not `check_in`)
                 detail = (
                     f"the reply says {original!r}, but turn {last.turn}'s result gives "
                     f"{last.key} {last.value!r}"

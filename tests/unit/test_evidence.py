@@ -9,6 +9,9 @@ failing before its fix."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -2730,3 +2733,32 @@ def test_a_window_is_read_only_from_a_value_that_is_one() -> None:
     job = {"date": "2025-04-16"}
     ev.add_call(2, "book_job", job, {**job, "note": "10:00 - 11:30 guided walk"}, failed=False, tainted=False)
     assert ev.unsupported("If you need to cancel, please do so before 10:00 on Tuesday 15 April.", []) != []
+
+
+def test_a_contradicted_value_names_the_same_field_every_run() -> None:
+    """`check-out Monday, April 14` names both `check_in` (`in` is a generic word) and `check_out`: the failure
+    names the field its words name most, and the same one in every process, whatever the order of a set of
+    strings there (`PYTHONHASHSEED`): a report read twice must say the same (blind set 1's hotel-003, whose
+    detail named either)."""
+    code = """
+from monitor.compare.evidence import Evidence
+ev = Evidence(today="2025-03-14")
+ev.add_user(1, "Hello, I'd like to push my reservation HX-4471-KQ back by one day. Last name Okafor.")
+args = {"confirmation": "HX-4471-KQ", "last_name": "Okafor"}
+ev.provenance("get_reservation", args)
+result = {"confirmation": "HX-4471-KQ", "check_in": "2025-04-11", "check_out": "2025-04-13"}
+ev.add_call(2, "get_reservation", args, result, failed=False, tainted=False)
+reply = "Moving it one day later makes it check-in Saturday, April 12 and check-out Monday, April 14. Shall I?"
+print([c.detail for c in ev.unsupported(reply, ["get_reservation"])])
+"""
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True, text=True, check=True,
+        ).stdout
+        for seed in range(6)
+    }  # fmt: skip
+    assert runs == {
+        "[\"the reply says 'April 12', but turn 2's result gives check_in '2025-04-11'\", "
+        "\"the reply says 'April 14', but turn 2's result gives check_out '2025-04-13'\"]\n"
+    }
