@@ -113,6 +113,7 @@ LONE_KEY = "lone-"
 #: how many agents (`history.system_key`) the ingest keeps as seen with lone and with named model calls
 SYSTEMS_KEPT = 1024
 ROUTE_WAIT_S = 60.0  # a trace routed by its opening waits this long for its link to come back
+_LONE_LINKS = 32  # the named calls' links kept per second recordings' key (one call many users make alike)
 
 
 def client_config(config: KafkaConfig, **extra: Any) -> dict[str, Any]:
@@ -345,15 +346,6 @@ def produce_link(
     )  # fmt: skip
 
 
-def produce_decision(producer: Producer, config: KafkaConfig, trace_id: str, at: str) -> None:
-    """A second recording's decision message on the partition where it waits (`at`, its `trace:lone-` key):
-    read back, it is decided there, in its place in the log (`ScoreStage._decide`)."""
-    producer.produce(
-        config.internal_topic, key=at.encode(), value=json.dumps({"trace_id": trace_id, "decide": at}).encode(),
-        headers=[("aem.kind", b"link")],
-    )  # fmt: skip
-
-
 def dead_letter(producer: Producer, config: KafkaConfig, msg: Message, error: str, stats: Any) -> None:
     """The message, as it was, to `kafka.dead_letter_topic`, with where it came from and why. One over
     `kafka.max_message_bytes` goes without its value (the headers locate the original), so every dead
@@ -429,6 +421,7 @@ class ScoreStage:
                 self._feed(self.consumer.consume(num_messages=BATCH, timeout=0.2))
                 if time.monotonic() - last_tick >= self.pipeline.config.server.tick_s:
                     tick()
+                    self._decide_lone(time.monotonic())
                     self._send_routes()
                     last_tick = time.monotonic()
                     self._backpressure()
@@ -477,6 +470,7 @@ class ScoreStage:
             with self._lock:
                 self.offsets.read(partition, offset)
         self._ingest(spans)
+        self._decide_lone(time.monotonic())  # once the whole batch is read: its links too
         with self._lock:
             for partition in self.offsets.tidy(self.pipeline.is_open, self.pipeline.knows, time.monotonic()):
                 log.info("score: partition %d re-read to its end; its conversations may close", partition)
@@ -544,16 +538,14 @@ class ScoreStage:
         data = json.loads(value)
         if kind == b"link":
             held = f"link:{data['trace_id']}"
-            if "decide" in data:  # a second recording's decision (`_decide_lone`)
-                self._decide(str(data["trace_id"]), str(data["decide"]))
-            elif "call" in data:  # a named call's, to its second recordings' key: one per call
+            if "call" in data:  # a named call's, to its second recordings' key: one per call
                 trace_id, start, end = data["call"]
                 call = (str(trace_id), int(start), int(end))
                 links = [
                     *self.lone_links.get(str(data["trace_id"]), []),
                     (str(data["conversation_id"]), call),
                 ]
-                _remember(self.lone_links, str(data["trace_id"]), links[-8:])
+                _remember(self.lone_links, str(data["trace_id"]), links[-_LONE_LINKS:])
                 held += f":{trace_id}"
             else:
                 self._follow_link(str(data["trace_id"]), str(data["conversation_id"]))
@@ -571,12 +563,16 @@ class ScoreStage:
 
     def _follow_link(self, trace_id: str, owner: str) -> None:
         self.routing.pop(trace_id, None)
+        if trace_id in self.lone_waiting:  # a second recording's decision (`_decide_lone`): the first one
+            self.lone_due.pop(trace_id, None)
+            if trace_id in self.links:
+                return
         named = self.links.get(trace_id)
         if owner.startswith("history:") and named is not None and not named.startswith("history:"):
             return  # named meanwhile: a name beats a route
         _remember(self.links, trace_id, owner)
         waiting = self.waiting_copies.pop(f"trace:{trace_id}", [])  # copies of a call routed to `owner`
-        # a second recording's trace goes on to its call's conversation as one (`_decide`)
+        # a second recording's trace goes on to its call's conversation as one (`_decide_lone`)
         second = trace_id in self.lone_waiting and not owner.startswith("history:")
         for key in [f"trace:{trace_id}", *(f"trace:{t}" for t in waiting)]:
             held = self.pipeline.take(key)
@@ -588,37 +584,30 @@ class ScoreStage:
 
     def _decide_lone(self, now: float) -> None:
         """Each second recording (`IngestStage._second_recordings`) whose wait is over —
-        `windows.second_recording_wait_s` of this replica's reading, at most half of `inactivity_s`, not
-        while the input is paused or its partition is re-read — is to be decided: a decision message on its
-        key's partition (`produce_decision`), read back in its place in the log (`_decide`), so whoever
-        reads the partition, now or after a rebalance, decides as the log says, on the same links."""
-        if self.paused:  # no link can be read meanwhile
+        `windows.second_recording_wait_s` of this replica's reading, at most half of `inactivity_s`, again
+        after a pause, not while its partition is re-read — is decided on the links read, at the end of a
+        consumed batch (or a tick), never in the middle of one, whose next message may be its link: it goes on to
+        the conversation of the one named call whose link to its key holds it in time (`_lone_owner`),
+        marked a second recording; with none, or two conversations' (two users at once), it is routed by
+        its opening, as an unnamed trace is (with no opening shown, it is reported alone). The decision is
+        a link on its key's partition too, for whoever reads it next (after a rebalance): the first one
+        there is followed (`_follow_link`), so every reader sends it where the first did."""
+        if self.paused:  # no link can be read meanwhile (it is held: `_hold`)
             return
-        due = [t for t, at in self.lone_due.items() if at <= now]
-        for trace_id in due:
+        for trace_id in [t for t, at in self.lone_due.items() if at <= now]:
             del self.lone_due[trace_id]
             with self._lock:
                 re_reading = self.offsets.re_reading(f"trace:{trace_id}")
-            if re_reading:  # its links may still be behind: wait again
+            if re_reading:  # its links, or an earlier owner's decision, may still be behind: wait again
                 self.lone_due[trace_id] = now + self._lone_wait()
                 continue
-            _remember(self.routing, trace_id, now)
-            produce_decision(self.producer, self.config, trace_id, self.call_copies.get(trace_id, ""))
-
-    def _decide(self, trace_id: str, key: str) -> None:
-        """A second recording's decision, read back: it goes on to the conversation of the one named call
-        whose link to its key, read before, holds it in time (`_lone_owner`), marked a second recording;
-        with none, or two conversations' (two users at once), it is routed by its opening, as an unnamed
-        trace is (with no opening shown, it is reported alone). Later spans of its trace follow (`links`)."""
-        self.lone_due.pop(trace_id, None)
-        if trace_id in self.links:  # decided before (a decision sent twice)
-            self.routing.pop(trace_id, None)
-            return
-        owner = self._lone_owner(key[6:], trace_id) or self.pipeline.opening(f"trace:{trace_id}")
-        if owner is None:
-            self.routing.pop(trace_id, None)
-            return
-        self._follow_link(trace_id, owner)
+            key = self.call_copies.get(trace_id, "")
+            if not key.startswith(f"trace:{LONE_KEY}"):
+                continue
+            owner = self._lone_owner(key[6:], trace_id) or self.pipeline.opening(f"trace:{trace_id}")
+            if owner is not None:
+                produce_link(self.producer, self.config, trace_id, owner, at=key)
+                self._follow_link(trace_id, owner)
 
     def _lone_wait(self) -> float:
         windows = self.pipeline.config.windows
@@ -680,9 +669,9 @@ class ScoreStage:
     def _hold(self, conversation_id: str) -> bool:
         """Not closable yet: being re-read (`_re_reading`), or an unnamed trace about to be routed by its
         opening (decided once the pipeline's lock is free, `_send_routes`) or whose route is on its way, or
-        a second recording not decided yet (`_decide_lone`), or whose decision is on its way."""
+        a second recording not decided yet (`_decide_lone`)."""
         trace_id = conversation_id[6:] if conversation_id.startswith("trace:") else None
-        if trace_id in self.lone_due and not self.paused:  # a second recording, not decided yet
+        if trace_id in self.lone_due:  # a second recording, not decided yet (paused too: they are few)
             return True
         if (
             trace_id is not None
@@ -704,7 +693,6 @@ class ScoreStage:
         partition where every trace of its conversation goes, so one replica joins them by history. The
         decision is in the log, so a replica that re-reads the partition follows it. A trace that shows no
         opening is reported alone, as before."""
-        self._decide_lone(time.monotonic())
         pending, self._to_route = self._to_route, {}
         for trace_id, closing in pending.items():
             if trace_id in self.routing or trace_id in self.links or trace_id in self.routed:
@@ -817,6 +805,8 @@ class ScoreStage:
             gone = self.offsets.revoked(partitions)
             for p in partitions:  # the autoscaler reads lag: a partition this replica no longer owns has none
                 self.pipeline.stats.pop(f"kafka_lag:{self.config.score_group}:{p}", None)
+        for cid in gone:  # nor are their second recordings this replica's to decide
+            self.lone_due.pop(cid[6:], None)
         self.pipeline.drop(gone)
 
     def _backpressure(self) -> None:
@@ -835,6 +825,9 @@ class ScoreStage:
         elif self.paused and open_now <= self.config.pause_at_open * limit / 2:
             self.consumer.resume(assignment)
             self.paused = False
+            restart = time.monotonic() + self._lone_wait()  # a second recording's wait ran on no reading
+            for trace_id in self.lone_due:
+                self.lone_due[trace_id] = max(self.lone_due[trace_id], restart)
 
     def _lag(self) -> None:
         for tp in self.consumer.assignment():

@@ -112,14 +112,13 @@ def test_a_named_stream_recorded_once_pays_for_no_digest_and_sends_no_link() -> 
 
 
 def decided(stage: ScoreStage, out: Producer) -> list[Sent]:
-    """The second recordings' wait (`windows.second_recording_wait_s`) is over: each one's decision is sent,
-    and read back in its place in the log. Returns the decisions."""
+    """The second recordings' wait (`windows.second_recording_wait_s`) is over: each one is decided and sent
+    on at once, its decision a link on its key's partition (taken out of `out`, returned)."""
     for trace_id in stage.lone_due:
         stage.lone_due[trace_id] = 0.0
-    stage._send_routes()
-    decisions = [m for m in out.sent if "decide" in m[2]]
-    out.sent = [m for m in out.sent if "decide" not in m[2]]
-    read(stage, decisions)
+    stage._decide_lone(time.monotonic())
+    decisions = [m for m in out.sent if m[1].startswith(f"trace:{LONE_KEY}".encode()) and "call" not in m[2]]
+    out.sent = [m for m in out.sent if m not in decisions]
     return decisions
 
 
@@ -192,6 +191,7 @@ def test_a_second_recording_two_conversations_calls_hold_is_routed_by_its_openin
     read(meeting, [link, other, recording] if link_first else [recording, other, link])
     [decision] = decided(meeting, out)  # on the key's partition, for the recording's own trace
     assert decision[1] == link[1] and decision[2]["trace_id"] == recording[2]["span"]["trace_id"]
+    assert decision[2]["conversation_id"].startswith("history:")
     assert not keyed(out.sent, CID) and not keyed(out.sent, "another-user")
     [sent_on] = keyed(out.sent, "history:")  # where its conversation's traces are routed
     assert sent_on[2]["span"]["name"] == "ChatCompletion" and not sent_on[2]["second_recording"]
@@ -212,18 +212,52 @@ def test_each_call_s_link_holds_its_own_offset() -> None:
     assert meeting.offsets.safe(pipeline.is_open, time.monotonic()) == {0: 0}
 
 
-def test_a_new_owner_decides_as_the_log_says() -> None:
-    """A second recording is decided where its decision stands in the log, on the links read before it: a
-    replica that re-reads the partition after a rebalance sends it where the first one did, though an alike
-    call of another user, at the same time, linked after the decision (it would have made it ambiguous)."""
+def test_a_new_owner_follows_the_decision_in_the_log() -> None:
+    """A second recording is sent on when its wait is over, and its decision is written to its key's
+    partition: a replica that re-reads the partition after a rebalance sends it where the first one did,
+    though it reads no link of the call (the commit passed it) or an alike call of another user linked
+    later (it would have made it ambiguous), and reading the decision back changes nothing."""
     sent, link, recording = first_call()
     late = (link[0], link[1], {**link[2], "conversation_id": "another-user"}, link[3])
     clock = [ended(sent)]
     first, _, out, _ = replica(clock)
     read(first, [link, recording])
     [decision] = decided(first, out)
+    assert decision[2]["conversation_id"] == CID
     assert [m[2]["second_recording"] for m in keyed(out.sent, CID)] == [True]
-    second, _, out_2, _ = replica(clock)
-    read(second, [link, recording, decision, late])
-    assert [m[2]["second_recording"] for m in keyed(out_2.sent, CID)] == [True]
-    assert not keyed(out_2.sent, "history:") and not keyed(out_2.sent, "another-user")
+    read(first, [decision])
+    assert len(keyed(out.sent, CID)) == 1
+    for log in ([recording, decision, late], [link, recording, late, decision]):
+        second, _, out_2, _ = replica(clock)
+        read(second, log)
+        decided(second, out_2)  # its own wait, over after it read the decision: nothing more
+        assert [m[2]["second_recording"] for m in keyed(out_2.sent, CID)] == [True]
+        assert not keyed(out_2.sent, "history:") and not keyed(out_2.sent, "another-user")
+
+
+def test_a_second_recording_is_held_while_the_input_is_paused_and_decided_after() -> None:
+    """Paused for backpressure, no link can be read: the recording waits (it is not reported alone however
+    long the pause), its wait starts again when reading resumes, and it is decided on the link read then."""
+    sent, link, recording = first_call()
+    clock = [ended(sent)]
+    meeting, pipeline, out, alone = replica(clock)
+    read(meeting, [recording])
+    meeting.paused = True
+    assert decided(meeting, out) == []
+    clock[0] += 100 * S
+    pipeline.tick(clock[0])
+    assert alone == []
+    meeting._backpressure()  # few open: reading resumes, and the wait starts again
+    assert not meeting.paused
+    read(meeting, [link])
+    assert not keyed(out.sent, CID)
+    [decision] = decided(meeting, out)
+    assert decision[2]["conversation_id"] == CID and len(keyed(out.sent, CID)) == 1
+
+
+def test_a_revoked_partition_s_second_recordings_are_not_decided_there() -> None:
+    sent, _, recording = first_call()
+    meeting, _, out, _ = replica([ended(sent)])
+    read(meeting, [recording])
+    meeting._drop({0})
+    assert decided(meeting, out) == [] and out.sent == []
