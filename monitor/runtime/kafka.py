@@ -394,7 +394,8 @@ class ScoreStage:
         # second recordings (`_decide_lone`): `lone-<digest>` -> the conversations of the named calls
         # recorded again there, with each call's time; a second recording's trace waiting under such a key
         # -> its time, and -> when it is decided (monotonic s)
-        self.lone_links: OrderedDict[str, list[tuple[str, tuple[str, int, int]]]] = OrderedDict()
+        # (each link with where it was read: it is held while a recording it may claim waits)
+        self.lone_links: OrderedDict[str, list[tuple[str, tuple[str, int, int], int, int]]] = OrderedDict()
         self.lone_waiting: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
         self.lone_due: OrderedDict[str, float] = OrderedDict()
         # trace id -> when its route was sent (monotonic s), its link not yet read back
@@ -506,6 +507,9 @@ class ScoreStage:
                 _remember(self.lone_waiting, span.span.trace_id, span.when)
                 if span.span.trace_id not in self.links and span.span.trace_id not in self.routing:
                     self.lone_due.setdefault(span.span.trace_id, time.monotonic() + self._lone_wait())
+                    with self._lock:  # the links read before it are held while it waits
+                        for *_, at_partition, at in self.lone_links.get(cid[6:], []):
+                            self.offsets.held_with(f"trace:{span.span.trace_id}", at_partition, at)
             # a second recording's trace goes where it was sent (`_decide_lone`), a copy where its call went
             owner = self.links.get(span.span.trace_id if lone else cid[6:])
             if lone and owner is not None:
@@ -540,13 +544,17 @@ class ScoreStage:
             held = f"link:{data['trace_id']}"
             if "call" in data:  # a named call's, to its second recordings' key: one per call
                 trace_id, start, end = data["call"]
+                key = str(data["trace_id"])
                 call = (str(trace_id), int(start), int(end))
                 links = [
-                    *self.lone_links.get(str(data["trace_id"]), []),
-                    (str(data["conversation_id"]), call),
+                    *self.lone_links.get(key, []),
+                    (str(data["conversation_id"]), call, partition, offset),
                 ]
-                _remember(self.lone_links, str(data["trace_id"]), links[-_LONE_LINKS:])
+                _remember(self.lone_links, key, links[-_LONE_LINKS:])
                 held += f":{trace_id}"
+                with self._lock:  # held while the recordings waiting there are: a re-reader must read it
+                    for waiting in [t for t in self.lone_due if self.call_copies.get(t) == f"trace:{key}"]:
+                        self.offsets.held_with(f"trace:{waiting}", partition, offset)
             else:
                 self._follow_link(str(data["trace_id"]), str(data["conversation_id"]))
             # a link is held like a reported conversation: an ingest replica killed before its commit
@@ -618,7 +626,9 @@ class ScoreStage:
         `trace_id` (None: none, or calls of two conversations alike do: two users at once)."""
         when = self.lone_waiting.get(trace_id)
         owners = {
-            owner for owner, call in self.lone_links.get(key, []) if when is not None and within(when, call)
+            owner
+            for owner, call, *_ in self.lone_links.get(key, [])
+            if when is not None and within(when, call)
         }
         return owners.pop() if len(owners) == 1 else None
 
@@ -822,7 +832,8 @@ class ScoreStage:
             if cut:
                 self.pipeline.stats["kafka_re_reads_cut_short"] += 1
                 log.warning("score: open conversations at the cap while re-reading; closing without waiting")
-        elif self.paused and open_now <= self.config.pause_at_open * limit / 2:
+        elif self.paused and open_now - len(self.lone_due) <= self.config.pause_at_open * limit / 2:
+            # (second recordings held undecided while paused do not count: they wait for reading to resume)
             self.consumer.resume(assignment)
             self.paused = False
             restart = time.monotonic() + self._lone_wait()  # a second recording's wait ran on no reading

@@ -39,6 +39,11 @@ class OffsetTracker:
         """A span of `key` was read at `offset`; its first offset per partition is kept while open."""
         self.open_at.setdefault(key, {}).setdefault(partition, offset)
 
+    def held_with(self, key: str, partition: int, offset: int) -> None:
+        """Another message `key` needs re-read with it (a link that may claim it) is held while it is open."""
+        at = self.open_at.setdefault(key, {})
+        at[partition] = min(at.get(partition, offset), offset)
+
     def merge(self, key: str, into: str) -> None:
         """`key`'s spans joined `into` (a trace joined by its history on the same partition): its first
         offsets are held as long as `into` is open, not only as long as `key` was. A `key` reported

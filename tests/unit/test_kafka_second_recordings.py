@@ -46,9 +46,12 @@ def ingested(path: Path) -> tuple[IngestStage, list[Sent]]:
     return stage, producer.sent
 
 
-def replica(clock: list[int]) -> tuple[ScoreStage, Pipeline, Producer, list[dict[str, Any]]]:
+def replica(
+    clock: list[int], max_open: int = WindowConfig().max_open
+) -> tuple[ScoreStage, Pipeline, Producer, list[dict[str, Any]]]:
     """A score replica without a broker: its stage, pipeline, what it produced and what it reported."""
-    config = ScoringConfig(kafka=OFFLINE, windows=WindowConfig(inactivity_s=30, trace_root_wait_s=60))
+    windows = WindowConfig(inactivity_s=30, trace_root_wait_s=60, max_open=max_open)
+    config = ScoringConfig(kafka=OFFLINE, windows=windows)
     reports: list[dict[str, Any]] = []
     pipeline = Pipeline(config, Ladder(config, None), {}, reports.append, clock=lambda: clock[0])
     stage = ScoreStage(config.kafka, "r2", pipeline)
@@ -261,3 +264,25 @@ def test_a_revoked_partition_s_second_recordings_are_not_decided_there() -> None
     read(meeting, [recording])
     meeting._drop({0})
     assert decided(meeting, out) == [] and out.sent == []
+
+
+def test_the_links_a_waiting_second_recording_may_follow_are_held_with_it() -> None:
+    """However long a recording waits undecided (paused, a long re-read), the commit stays before the links
+    read for its key: a replica that re-reads the partition after a rebalance reads them with it."""
+    sent, link, recording = first_call()
+    meeting, pipeline, _, _ = replica([ended(sent)])
+    read(meeting, [link, recording])  # at offsets 0 and 1
+    meeting.paused = True
+    assert meeting.offsets.safe(pipeline.is_open, time.monotonic() + 3600) == {0: 0}
+
+
+def test_second_recordings_held_while_paused_do_not_keep_the_input_paused() -> None:
+    """Held undecided while paused, second recordings would keep the open count up for ever (they are
+    decided only once reading resumes): the resume leaves them out."""
+    sent, _, recording = first_call()
+    meeting, pipeline, _, _ = replica([ended(sent)], max_open=2)
+    read(meeting, [recording, again(recording, 1, "")])
+    assert pipeline.open_count() == 2 and len(meeting.lone_due) == 2
+    meeting.paused = True
+    meeting._backpressure()
+    assert not meeting.paused
