@@ -507,9 +507,10 @@ class ScoreStage:
                 _remember(self.lone_waiting, span.span.trace_id, span.when)
                 if span.span.trace_id not in self.links and span.span.trace_id not in self.routing:
                     self.lone_due.setdefault(span.span.trace_id, time.monotonic() + self._lone_wait())
-                    with self._lock:  # the links read before it are held while it waits
-                        for *_, at_partition, at in self.lone_links.get(cid[6:], []):
-                            self.offsets.held_with(f"trace:{span.span.trace_id}", at_partition, at)
+                    with self._lock:  # the links read before it that may claim it are held while it waits
+                        for _, call, at_partition, at in self.lone_links.get(cid[6:], []):
+                            if span.within(call):
+                                self.offsets.held_with(f"trace:{span.span.trace_id}", at_partition, at)
             # a second recording's trace goes where it was sent (`_decide_lone`), a copy where its call went
             owner = self.links.get(span.span.trace_id if lone else cid[6:])
             if lone and owner is not None:
@@ -552,9 +553,11 @@ class ScoreStage:
                 ]
                 _remember(self.lone_links, key, links[-_LONE_LINKS:])
                 held += f":{trace_id}"
-                with self._lock:  # held while the recordings waiting there are: a re-reader must read it
-                    for waiting in [t for t in self.lone_due if self.call_copies.get(t) == f"trace:{key}"]:
-                        self.offsets.held_with(f"trace:{waiting}", partition, offset)
+                with self._lock:  # held while a recording it may claim waits: a re-reader must read it
+                    for waiting in self.lone_due:
+                        when = self.lone_waiting.get(waiting)
+                        if self.call_copies.get(waiting) == f"trace:{key}" and when and within(when, call):
+                            self.offsets.held_with(f"trace:{waiting}", partition, offset)
             else:
                 self._follow_link(str(data["trace_id"]), str(data["conversation_id"]))
             # a link is held like a reported conversation: an ingest replica killed before its commit
@@ -737,6 +740,8 @@ class ScoreStage:
         after a crash or rebalance, then re-reads the whole conversation instead of only what came after."""
         with self._lock:
             self.offsets.closed(conversation_id, time.monotonic())
+        if conversation_id.startswith("trace:"):  # a second recording reported alone (evicted)
+            self.lone_due.pop(conversation_id[6:], None)
 
     def _publish(self, report: dict[str, Any]) -> None:
         cid, version = str(report["conversation_id"]), int(report.get("version", 1))
@@ -821,7 +826,10 @@ class ScoreStage:
 
     def _backpressure(self) -> None:
         limit = self.pipeline.config.windows.max_open
-        open_now = self.pipeline.open_count()
+        # second recordings held undecided do not count: held while paused, decided once reading resumes,
+        # they would keep it paused
+        waiting = sum(1 for t in self.lone_due if self.pipeline.is_open(f"trace:{t}"))
+        open_now = self.pipeline.open_count() - waiting
         assignment = self.consumer.assignment()
         if not self.paused and open_now >= self.config.pause_at_open * limit and assignment:
             self.consumer.pause(assignment)
@@ -832,8 +840,7 @@ class ScoreStage:
             if cut:
                 self.pipeline.stats["kafka_re_reads_cut_short"] += 1
                 log.warning("score: open conversations at the cap while re-reading; closing without waiting")
-        elif self.paused and open_now - len(self.lone_due) <= self.config.pause_at_open * limit / 2:
-            # (second recordings held undecided while paused do not count: they wait for reading to resume)
+        elif self.paused and open_now <= self.config.pause_at_open * limit / 2:
             self.consumer.resume(assignment)
             self.paused = False
             restart = time.monotonic() + self._lone_wait()  # a second recording's wait ran on no reading

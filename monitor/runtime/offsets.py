@@ -40,7 +40,10 @@ class OffsetTracker:
         self.open_at.setdefault(key, {}).setdefault(partition, offset)
 
     def held_with(self, key: str, partition: int, offset: int) -> None:
-        """Another message `key` needs re-read with it (a link that may claim it) is held while it is open."""
+        """Another message `key` needs re-read with it (a link that may claim it) is held while it is open
+        (never one the commit has passed: that would move the commit back)."""
+        if offset < self.committed.get(partition, -1):
+            return
         at = self.open_at.setdefault(key, {})
         at[partition] = min(at.get(partition, offset), offset)
 

@@ -274,15 +274,22 @@ def test_the_links_a_waiting_second_recording_may_follow_are_held_with_it() -> N
     read(meeting, [link, recording])  # at offsets 0 and 1
     meeting.paused = True
     assert meeting.offsets.safe(pipeline.is_open, time.monotonic() + 3600) == {0: 0}
+    # a link whose call cannot claim it (the same call made by another user an hour later) is not held
+    later, pipeline, _, _ = replica([ended(sent)])
+    read(later, [again(link, 1, "user-2"), recording])
+    assert later.offsets.safe(pipeline.is_open, time.monotonic() + 3600) == {0: 1}
 
 
 def test_second_recordings_held_while_paused_do_not_keep_the_input_paused() -> None:
     """Held undecided while paused, second recordings would keep the open count up for ever (they are
-    decided only once reading resumes): the resume leaves them out."""
+    decided only once reading resumes): pausing and resuming leave them out alike (else the stage would
+    pause and resume on alternate ticks, the recordings never decided)."""
     sent, _, recording = first_call()
     meeting, pipeline, _, _ = replica([ended(sent)], max_open=2)
     read(meeting, [recording, again(recording, 1, "")])
     assert pipeline.open_count() == 2 and len(meeting.lone_due) == 2
-    meeting.paused = True
     meeting._backpressure()
-    assert not meeting.paused
+    assert not meeting.paused  # they do not pause it
+    meeting.paused = True  # (paused by other conversations, since closed)
+    meeting._backpressure()
+    assert not meeting.paused  # nor keep it paused
