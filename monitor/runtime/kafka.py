@@ -388,16 +388,20 @@ class ScoreStage:
         self.offsets = OffsetTracker(pipeline.config.windows.late_grace_s)
         self.links: OrderedDict[str, str] = OrderedDict()  # trace id -> conversation, from link messages
         self.routed: OrderedDict[str, str] = OrderedDict()  # trace id -> `history:` key it was read under
-        self.call_copies: OrderedDict[str, str] = OrderedDict()  # a call copy's trace -> its call's trace key
+        # a call copy's trace -> its call's trace key, and a second recording's -> its `trace:lone-` key: both
+        # are read under a key not their trace's (`copy_of` in `_span`)
+        self.call_copies: OrderedDict[str, str] = OrderedDict()
         # `trace:call-<response id>` -> the copies' traces waiting there for their call's link
         self.waiting_copies: OrderedDict[str, list[str]] = OrderedDict()
-        # second recordings (`_decide_lone`): `lone-<digest>` -> the conversations of the named calls
-        # recorded again there, with each call's time; a second recording's trace waiting under such a key
-        # -> its time, and -> when it is decided (monotonic s)
-        # (each link with where it was read: it is held while a recording it may claim waits)
+        # second recordings (`_decide_lone`):
+        # `lone-<digest>` -> the named calls' links read there: (conversation, the call's `when`, the link's
+        # partition and offset; held while a recording it may claim waits)
         self.lone_links: OrderedDict[str, list[tuple[str, tuple[str, int, int], int, int]]] = OrderedDict()
+        # a second recording's trace -> its lone call's `when`
         self.lone_waiting: OrderedDict[str, tuple[str, int, int]] = OrderedDict()
+        # a second recording's trace, not decided yet -> when it is due (monotonic s)
         self.lone_due: OrderedDict[str, float] = OrderedDict()
+        self.lone_extended: OrderedDict[str, None] = OrderedDict()  # those that waited longer: no link came
         # trace id -> when its route was sent (monotonic s), its link not yet read back
         self.routing: OrderedDict[str, float] = OrderedDict()
         self.unroutable: OrderedDict[str, str] = OrderedDict()  # unnamed traces that show no opening
@@ -573,6 +577,9 @@ class ScoreStage:
             raise ValueError(f"unknown aem.kind {kind!r}")
 
     def _follow_link(self, trace_id: str, owner: str) -> None:
+        """`trace_id`'s spans belong to `owner` (a conversation, or a `history:` route): what of it is held
+        here goes on there, and so will what comes. A second recording's (`lone_waiting`) first decision is
+        the one followed (`_decide_lone`): a later one, read back or re-read, changes nothing."""
         self.routing.pop(trace_id, None)
         if trace_id in self.lone_waiting:  # a second recording's decision (`_decide_lone`): the first one
             self.lone_due.pop(trace_id, None)
@@ -594,15 +601,17 @@ class ScoreStage:
                 self._route_copies(held, owner)
 
     def _decide_lone(self, now: float) -> None:
-        """Each second recording (`IngestStage._second_recordings`) whose wait is over —
-        `windows.second_recording_wait_s` of this replica's reading, at most half of `inactivity_s`, again
-        after a pause, not while its partition is re-read — is decided on the links read, at the end of a
-        consumed batch (or a tick), never in the middle of one, whose next message may be its link: it goes on to
-        the conversation of the one named call whose link to its key holds it in time (`_lone_owner`),
-        marked a second recording; with none, or two conversations' (two users at once), it is routed by
-        its opening, as an unnamed trace is (with no opening shown, it is reported alone). The decision is
-        a link on its key's partition too, for whoever reads it next (after a rebalance): the first one
-        there is followed (`_follow_link`), so every reader sends it where the first did."""
+        """Each second recording (`IngestStage._second_recordings`) whose wait is over is decided on the links
+        read, at the end of a consumed batch (or a tick), never in the middle of one, whose next message
+        may be its link. The wait: `windows.second_recording_wait_s` of this replica's reading (at most
+        half of `inactivity_s`), again after a pause, not over while its partition is re-read; one no link
+        holds yet waits on, once, to half of `inactivity_s` (its agent's calls are recorded twice, so its
+        call's link is late: an ingest replica behind). Then it goes on to the conversation of the one named
+        call whose link holds it in time (`_lone_links`), marked a second recording; with none, or two
+        conversations' (two users' alike calls at once), it is routed by its opening, as an unnamed trace is
+        (with no opening shown, it is reported alone). Counted: `kafka_second_recordings_sent`, `_routed`.
+        The decision is a link on its key's partition too, for whoever reads it next (after a rebalance):
+        the first one there is followed (`_follow_link`), so every reader sends it where the first did."""
         if self.paused:  # no link can be read meanwhile (it is held: `_hold`)
             return
         for trace_id in [t for t, at in self.lone_due.items() if at <= now]:
@@ -615,25 +624,35 @@ class ScoreStage:
             key = self.call_copies.get(trace_id, "")
             if not key.startswith(f"trace:{LONE_KEY}"):
                 continue
-            owner = self._lone_owner(key[6:], trace_id) or self.pipeline.opening(f"trace:{trace_id}")
+            links = self._lone_links(key[6:], trace_id)
+            if not links and trace_id not in self.lone_extended:  # its agent's calls are recorded twice (the
+                # ingest keyed it so): its call's link is late (an ingest replica behind): wait longer, once
+                _remember(self.lone_extended, trace_id, None)
+                longer = self.pipeline.config.windows.inactivity_s / 2 - self._lone_wait()
+                if longer > 0:
+                    self.lone_due[trace_id] = now + longer
+                    continue
+            owner = links.pop() if len(links) == 1 else None
+            stat = "kafka_second_recordings_sent" if owner is not None else "kafka_second_recordings_routed"
+            owner = owner or self.pipeline.opening(f"trace:{trace_id}")
             if owner is not None:
                 produce_link(self.producer, self.config, trace_id, owner, at=key)
                 self._follow_link(trace_id, owner)
+                self.pipeline.stats[stat] += 1
 
     def _lone_wait(self) -> float:
         windows = self.pipeline.config.windows
         return min(windows.second_recording_wait_s, windows.inactivity_s / 2)
 
-    def _lone_owner(self, key: str, trace_id: str) -> str | None:
-        """The conversation of the one named call of `lone-<digest>` whose time holds the second recording
-        `trace_id` (None: none, or calls of two conversations alike do: two users at once)."""
+    def _lone_links(self, key: str, trace_id: str) -> set[str]:
+        """The conversations of the named calls of `lone-<digest>` whose time holds the second recording
+        `trace_id`: one is its call's; two are two users' alike calls at once (it cannot say whose)."""
         when = self.lone_waiting.get(trace_id)
-        owners = {
+        return {
             owner
             for owner, call, *_ in self.lone_links.get(key, [])
             if when is not None and within(when, call)
         }
-        return owners.pop() if len(owners) == 1 else None
 
     def _route_copies(self, spans: list[AgentSpan], owner: str) -> None:
         """The model calls among spans sent on to `owner`: a link to `trace:call-<response id>` for each,

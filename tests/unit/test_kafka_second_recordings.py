@@ -117,9 +117,10 @@ def test_a_named_stream_recorded_once_pays_for_no_digest_and_sends_no_link() -> 
 def decided(stage: ScoreStage, out: Producer) -> list[Sent]:
     """The second recordings' wait (`windows.second_recording_wait_s`) is over: each one is decided and sent
     on at once, its decision a link on its key's partition (taken out of `out`, returned)."""
-    for trace_id in stage.lone_due:
-        stage.lone_due[trace_id] = 0.0
-    stage._decide_lone(time.monotonic())
+    for _ in range(2):  # (one no link holds waits once more)
+        for trace_id in stage.lone_due:
+            stage.lone_due[trace_id] = 0.0
+        stage._decide_lone(time.monotonic())
     decisions = [m for m in out.sent if m[1].startswith(f"trace:{LONE_KEY}".encode()) and "call" not in m[2]]
     out.sent = [m for m in out.sent if m not in decisions]
     return decisions
@@ -293,3 +294,27 @@ def test_second_recordings_held_while_paused_do_not_keep_the_input_paused() -> N
     meeting.paused = True  # (paused by other conversations, since closed)
     meeting._backpressure()
     assert not meeting.paused  # nor keep it paused
+
+
+def test_a_second_recording_no_link_holds_waits_longer_for_it() -> None:
+    """Its agent's calls are recorded twice (the ingest keyed it so): with no link at the end of its wait,
+    its call's link is late (an ingest replica behind), and it waits once more, to half of `inactivity_s`:
+    a link read then still claims it; with none even then, it is routed by its opening."""
+    sent, link, recording = first_call()
+    clock = [ended(sent)]
+    meeting, _, out, _ = replica(clock)
+    read(meeting, [recording])
+    trace_id = recording[2]["span"]["trace_id"]
+    meeting.lone_due[trace_id] = 0.0
+    meeting._decide_lone(time.monotonic())
+    assert out.sent == [] and meeting.lone_due[trace_id] > time.monotonic() + 5  # 15 s of a 30 s inactivity
+    read(meeting, [link])
+    [decision] = decided(meeting, out)
+    assert (
+        decision[2]["conversation_id"] == CID and meeting.pipeline.stats["kafka_second_recordings_sent"] == 1
+    )
+    alone, _, out_2, _ = replica(clock)
+    read(alone, [recording])
+    [decision] = decided(alone, out_2)
+    assert decision[2]["conversation_id"].startswith("history:")
+    assert alone.pipeline.stats["kafka_second_recordings_routed"] == 1
