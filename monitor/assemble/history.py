@@ -62,6 +62,12 @@ class HistoryKeys:
     #: taken only when no trace answered `continues`, as shown or without ids (`HistoryIndex.resolve`)
     continues_unanswered: bytes | None = None
 
+    @property
+    def call(self) -> bytes | None:
+        """All it saw and answered with its `system`: what two recordings of one model call share (None: no
+        messages)."""
+        return None if self.state is None else self.state + self.system
+
 
 NO_HISTORY = HistoryKeys(None, None)
 

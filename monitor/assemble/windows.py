@@ -684,9 +684,9 @@ class WindowStore:
             return None, []
         else:
             keys = history_keys(span)
-            if keys.state is None:
-                return None, []
-        digest = keys.state + keys.system
+        digest = keys.call
+        if digest is None:
+            return None, []
         seen = self._recordings.setdefault(digest, [])
         self._recordings.move_to_end(digest)
         while len(self._recordings) > 10 * self.config.max_open:

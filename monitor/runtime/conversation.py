@@ -510,7 +510,7 @@ def _recorded_again(spans: Sequence[AgentSpan]) -> dict[str, AgentSpan]:
     if not lone:
         return {}
     whole = [s for s in calls if not s.lone_call and (s.input_messages or s.output_messages)]
-    digests: dict[str, tuple[bytes | None, bytes]] = {}  # each span's, read once (they hash whole histories)
+    digests: dict[str, bytes | None] = {}  # each span's, read once (they hash whole histories)
 
     def alike(a: AgentSpan, b: AgentSpan) -> bool:
         for s in (a, b):
@@ -554,7 +554,7 @@ def _one_instrumentation(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
     calls = [s for s in spans if s.kind == "llm" and (s.input_messages or s.output_messages)]
     if len({s.span.scope for s in calls}) < 2:
         return list(spans)
-    groups: dict[tuple[bytes | None, bytes], list[AgentSpan]] = {}
+    groups: dict[bytes | None, list[AgentSpan]] = {}
     for s in sorted(calls, key=lambda s: s.span.start_ns):
         groups.setdefault(_digests(s), []).append(s)
     dropped: set[str] = set()
@@ -574,9 +574,8 @@ def _traces_of(spans: Sequence[AgentSpan], again: Mapping[str, AgentSpan]) -> fr
     return frozenset({s.span.trace_id for s in spans if s.span.span_id in again} - other)
 
 
-def _digests(span: AgentSpan) -> tuple[bytes | None, bytes]:
-    keys = history_keys(span)
-    return keys.state, keys.system
+def _digests(span: AgentSpan) -> bytes | None:
+    return history_keys(span).call
 
 
 def _sum(values: Any) -> int | None:

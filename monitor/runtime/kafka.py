@@ -279,16 +279,14 @@ class IngestStage:
                 continue
             system = system_key(n)
             _remember(self.named_systems, system, None, SYSTEMS_KEPT)
-            keys = history_keys(n) if system in self.lone_systems else None
-            if keys is not None and keys.state is not None:
-                key = f"{LONE_KEY}{(keys.state + keys.system).hex()}"
-                produce_link(self.producer, self.config, key, cid, call=n.when)
+            digest = history_keys(n).call if system in self.lone_systems else None
+            if digest is not None:
+                produce_link(self.producer, self.config, f"{LONE_KEY}{digest.hex()}", cid, call=n.when)
         for n in spans:
             if lone.get(n.span.span_id) in self.named_systems:
-                keys = history_keys(n)
-                if keys.state is not None:
-                    key = f"trace:{LONE_KEY}{(keys.state + keys.system).hex()}"
-                    _remember(self.lone_traces, n.span.trace_id, key)
+                digest = history_keys(n).call
+                if digest is not None:
+                    _remember(self.lone_traces, n.span.trace_id, f"trace:{LONE_KEY}{digest.hex()}")
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
         """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
