@@ -269,7 +269,7 @@ class WindowStore:
         if span.response_id is not None and (unnamed or self._copies):
             if copy:
                 if cid == trace_key:  # a copy whose call has not come
-                    _remember(self._copies, span.response_id, span.when, 10 * self.config.max_open)
+                    remember(self._copies, span.response_id, span.when, 10 * self.config.max_open)
             elif not span.call_copy:  # a call whole
                 if unnamed:
                     self._note_call(span)
@@ -321,9 +321,9 @@ class WindowStore:
         gets a higher one, so versions stay monotonic across owners. `merged_into`: that report retired the
         id, its spans merged into that conversation (a merge made again is not counted again)."""
         if merged_into:
-            _remember(self.retired, conversation_id, merged_into, 10 * self.config.max_open)
+            remember(self.retired, conversation_id, merged_into, 10 * self.config.max_open)
         known = max(self.versions.get(conversation_id, 0), version)
-        _remember(self.versions, conversation_id, known, 10 * self.config.max_open)
+        remember(self.versions, conversation_id, known, 10 * self.config.max_open)
         conv = self.open.get(conversation_id)
         if conv is not None and conv.version <= known:  # rebuilt after another owner reported it
             conv.version = known + 1
@@ -425,7 +425,7 @@ class WindowStore:
             self._own_trace(trace_id, cid)
             self._note_continued(trace_id, keys, chosen)
             if _lone_calls(pending.spans):  # a second recording's call may follow it (`_second_recordings`)
-                _remember(self._lone_by_history, trace_id, None, 10 * self.config.max_open)
+                remember(self._lone_by_history, trace_id, None, 10 * self.config.max_open)
             self.joined_by_history += 1
             if alone is not None:  # its report is superseded: its spans join from where it was kept
                 pending = self._unreport(alone.conversation_id)
@@ -701,7 +701,7 @@ class WindowStore:
             own = f"trace:{span.span.trace_id}"
             alone = self._owner(span.span.trace_id) == own and self._calls_only(own)
             if target is not None and target in self.open and alone:
-                _remember(self._recorded_twice, keys.system, None, self.config.max_open)
+                remember(self._recorded_twice, keys.system, None, self.config.max_open)
                 return target, []
             return None, []
         lone_ones, placed = [], set()
@@ -713,7 +713,7 @@ class WindowStore:
                 elif when[0] in self._lone_by_history:
                     placed.add(owner)
         if lone_ones or placed:
-            _remember(self._recorded_twice, keys.system, None, self.config.max_open)
+            remember(self._recorded_twice, keys.system, None, self.config.max_open)
         # its lone recording waited for it in vain (a slow export) and was joined by the history it resends,
         # taking that history from this call's trace: an unnamed trace of its own follows it there
         own = f"trace:{span.span.trace_id}"
@@ -755,7 +755,7 @@ class WindowStore:
         assert span.response_id is not None
         known = self._calls.get(span.response_id)
         ambiguous = known is not None and (known is _AMBIGUOUS or span.same_call(known))
-        _remember(
+        remember(
             self._calls, span.response_id, _AMBIGUOUS if ambiguous else span.when, 10 * self.config.max_open
         )
 
@@ -793,7 +793,7 @@ class WindowStore:
         return cid
 
     def _own_trace(self, trace_id: str, cid: str) -> None:
-        _remember(self.trace_owner, trace_id, cid, 10 * self.config.max_open)
+        remember(self.trace_owner, trace_id, cid, 10 * self.config.max_open)
 
     def _clamp(self, span: AgentSpan, now_ns: int) -> AgentSpan:
         """Timestamps far from the arrival time are clamped to the configured bounds and counted."""
@@ -963,8 +963,9 @@ def _next_version(reported: OpenConversation) -> OpenConversation:
     )
 
 
-def _remember(table: OrderedDict[_K, _V], key: _K, value: _V, limit: int) -> None:
-    """`key` -> `value`, most recent last, the oldest forgotten beyond `limit`."""
+def remember(table: OrderedDict[_K, _V], key: _K, value: _V, limit: int = 100_000) -> None:
+    """`key` -> `value`, most recent last, the oldest forgotten beyond `limit`: the bounded tables of what
+    was seen of traces, calls and conversations (here, and in the Kafka stages)."""
     table[key] = value
     table.move_to_end(key)
     while len(table) > limit:

@@ -84,13 +84,14 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
 from monitor.assemble.history import history_keys, system_key
+from monitor.assemble.windows import remember
 from monitor.config import KafkaConfig, NormalizeConfig
 from monitor.decode.otlp import decode_logs_request, decode_request
 from monitor.errors import InputError
@@ -102,8 +103,6 @@ log = logging.getLogger(__name__)
 BATCH = 500  # messages taken per consume() call
 HEADER_ROOM = 64 * 1024  # a dead letter's headers (an error of at most 2,000 bytes, its origin) and framing
 LAG_EVERY_S = 5.0
-_K = TypeVar("_K")
-_V = TypeVar("_V")
 #: a copy of a model call whose call the ingest has not read waits under `trace:call-<response id>`
 #: for the link its call's route sends there (`ScoreStage._follow_link`)
 CALL_KEY = "call-"
@@ -211,10 +210,10 @@ class IngestStage:
             if n.conversation_id:
                 if n.span.trace_id not in self.trace_owner:
                     self._link(n.span.trace_id, n.conversation_id)
-                _remember(self.trace_owner, n.span.trace_id, n.conversation_id)
+                remember(self.trace_owner, n.span.trace_id, n.conversation_id)
             unnamed = not n.conversation_id and n.span.trace_id not in self.trace_owner
             if n.response_id is not None and not n.call_copy and unnamed:  # copies follow unnamed calls
-                _remember(self.calls, n.response_id, n.when)
+                remember(self.calls, n.response_id, n.when)
         self._second_recordings(named)
         # end markers last: one conversation's spans keep their order on its partition, so its marker
         # reaches the score stage after the rest of the request it came with
@@ -270,7 +269,7 @@ class IngestStage:
             and (n.input_messages or n.output_messages)
         }
         for system in lone.values():
-            _remember(self.lone_systems, system, None, SYSTEMS_KEPT)
+            remember(self.lone_systems, system, None, SYSTEMS_KEPT)
         if not self.lone_systems:
             return
         for n in spans:
@@ -278,7 +277,7 @@ class IngestStage:
             if n.kind != "llm" or not cid or not (n.input_messages or n.output_messages):
                 continue
             system = system_key(n)
-            _remember(self.named_systems, system, None, SYSTEMS_KEPT)
+            remember(self.named_systems, system, None, SYSTEMS_KEPT)
             digest = history_keys(n).call if system in self.lone_systems else None
             if digest is not None:
                 produce_link(self.producer, self.config, f"{LONE_KEY}{digest.hex()}", cid, call=n.when)
@@ -286,7 +285,7 @@ class IngestStage:
             if lone.get(n.span.span_id) in self.named_systems:
                 digest = history_keys(n).call
                 if digest is not None:
-                    _remember(self.lone_traces, n.span.trace_id, f"trace:{LONE_KEY}{digest.hex()}")
+                    remember(self.lone_traces, n.span.trace_id, f"trace:{LONE_KEY}{digest.hex()}")
 
     def _link(self, trace_id: str, conversation_id: str) -> None:
         """Tell whoever holds `trace:<id>` spans (from this or another ingest replica) whose they are."""
@@ -497,7 +496,7 @@ class ScoreStage:
             self.pipeline.stats["kafka_copies_already_reported"] += 1
             return None
         if cid.startswith("history:"):  # routed here by its opening: unnamed, joined by history as in `run`
-            _remember(self.routed, span.span.trace_id, cid)
+            remember(self.routed, span.span.trace_id, cid)
             span = span.model_copy(update={"conversation_id": None})
             cid = f"trace:{span.span.trace_id}"  # its offsets pass to the conversation it joins (on_join)
         elif cid.startswith("trace:"):  # keyed by its trace: its conversation may be known by now
@@ -506,7 +505,7 @@ class ScoreStage:
                 cid = self.pipeline.followed(span.span.trace_id) or cid
             lone = cid[6:].startswith(LONE_KEY)
             if lone and span.kind == "llm" and not span.span.parent_span_id:  # a second recording: it waits
-                _remember(self.lone_waiting, span.span.trace_id, span.when)
+                remember(self.lone_waiting, span.span.trace_id, span.when)
                 if span.span.trace_id not in self.links and span.span.trace_id not in self.routing:
                     self.lone_due.setdefault(span.span.trace_id, time.monotonic() + self._lone_wait())
                     with self._lock:  # the links read before it that may claim it are held while it waits
@@ -525,10 +524,10 @@ class ScoreStage:
                 self._route_copies([span], owner)
                 return None
             if copy_of:
-                _remember(self.call_copies, span.span.trace_id, cid)
+                remember(self.call_copies, span.span.trace_id, cid)
                 waiting = self.waiting_copies.get(cid, [])
                 if cid[6:].startswith(CALL_KEY) and span.span.trace_id not in waiting and len(waiting) < 16:
-                    _remember(self.waiting_copies, cid, [*waiting, span.span.trace_id])  # (a call has few)
+                    remember(self.waiting_copies, cid, [*waiting, span.span.trace_id])  # (a call has few)
                 cid = f"trace:{span.span.trace_id}"  # held as its own until it joins the call (`on_join`)
             elif not span.span.parent_span_id:  # its root is in: unnamed still, it may be routed now
                 self._to_route.setdefault(span.span.trace_id, False)
@@ -553,7 +552,7 @@ class ScoreStage:
                     *self.lone_links.get(key, []),
                     (str(data["conversation_id"]), call, partition, offset),
                 ]
-                _remember(self.lone_links, key, links[-_LONE_LINKS:])
+                remember(self.lone_links, key, links[-_LONE_LINKS:])
                 held += f":{trace_id}"
                 with self._lock:  # held while a recording it may claim waits: a re-reader must read it
                     for waiting in self.lone_due:
@@ -586,7 +585,7 @@ class ScoreStage:
         named = self.links.get(trace_id)
         if owner.startswith("history:") and named is not None and not named.startswith("history:"):
             return  # named meanwhile: a name beats a route
-        _remember(self.links, trace_id, owner)
+        remember(self.links, trace_id, owner)
         waiting = self.waiting_copies.pop(f"trace:{trace_id}", [])  # copies of a call routed to `owner`
         # a second recording's trace goes on to its call's conversation as one (`_decide_lone`)
         second = trace_id in self.lone_waiting and not owner.startswith("history:")
@@ -625,7 +624,7 @@ class ScoreStage:
             links = self._lone_links(key[6:], trace_id)
             if not links and trace_id not in self.lone_extended:  # its agent's calls are recorded twice (the
                 # ingest keyed it so): its call's link is late (an ingest replica behind): wait longer, once
-                _remember(self.lone_extended, trace_id, None)
+                remember(self.lone_extended, trace_id, None)
                 longer = self.pipeline.config.windows.inactivity_s / 2 - self._lone_wait()
                 if longer > 0:
                     self.lone_due[trace_id] = now + longer
@@ -730,9 +729,9 @@ class ScoreStage:
             key = self.pipeline.opening(f"trace:{trace_id}")
             if key is None:
                 if closing:
-                    _remember(self.unroutable, trace_id, "")
+                    remember(self.unroutable, trace_id, "")
                 continue
-            _remember(self.routing, trace_id, time.monotonic())
+            remember(self.routing, trace_id, time.monotonic())
             # a second recording no call claimed is routed from where it waits (`_decide_lone`)
             held = self.call_copies.get(trace_id, "")
             produce_link(self.producer, self.config, trace_id, key, at=held if LONE_KEY in held else None)
@@ -893,15 +892,6 @@ def _clients(config: KafkaConfig, group: str, client_id: str) -> tuple[_Consumer
 def _produce_limit(config: KafkaConfig) -> int:
     """The largest message this process produces: a dead letter of a message it accepted."""
     return config.max_message_bytes + HEADER_ROOM
-
-
-def _remember(table: OrderedDict[_K, _V], key: _K, value: _V, limit: int = 100_000) -> None:
-    """Trace -> a conversation (or when its route was sent; an agent's digest -> None), most recent last,
-    the oldest forgotten beyond `limit`."""
-    table[key] = value
-    table.move_to_end(key)
-    while len(table) > limit:
-        table.popitem(last=False)
 
 
 def _usable(msg: Message, stage: str) -> bool:
