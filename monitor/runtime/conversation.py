@@ -150,7 +150,8 @@ def score_conversation(
     builtin_policy: bool = False,
 ) -> ConversationReport:
     spans = bind_declared(spans)
-    again = _recorded_again(spans)  # read from the recording they repeat
+    digests = _CallDigests()  # each model call's, hashed once for both uses below
+    again = _recorded_again(spans, digests)  # read from the recording they repeat
     observed = build_transcript([s for s in spans if s.span.span_id not in again] if again else spans)
     live = to_dialog_turns(observed, separator)
     errors_by_no = {i: t.error or t.arguments_error for i, t in enumerate(observed, start=1)}
@@ -221,7 +222,7 @@ def score_conversation(
     ends = [s.span.end_ns for s in spans]
     root = root_span(spans)
     calls = [t for t in observed if t.kind == "call"]
-    model_calls = _model_calls(_counted(spans, again))
+    model_calls = _model_calls(_counted(spans, again, digests))
     return ConversationReport(
         conversation_id=conversation_id,
         agent=agent,
@@ -495,7 +496,7 @@ def _model_calls(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
     ]
 
 
-def _recorded_again(spans: Sequence[AgentSpan]) -> dict[str, AgentSpan]:
+def _recorded_again(spans: Sequence[AgentSpan], digests: _CallDigests) -> dict[str, AgentSpan]:
     """Second recordings of model calls (`WindowStore._second_recordings`), by span id, each with the
     recording the turns are read from: a lone model call (`AgentSpan.lone_call`, in a trace of no other
     agent activity: an HTTP client's span may be under it) within the time of a model call in another
@@ -510,25 +511,23 @@ def _recorded_again(spans: Sequence[AgentSpan]) -> dict[str, AgentSpan]:
     if not lone:
         return {}
     whole = [s for s in calls if not s.lone_call and (s.input_messages or s.output_messages)]
-    digests: dict[str, bytes | None] = {}  # each span's, read once (they hash whole histories)
-
-    def alike(a: AgentSpan, b: AgentSpan) -> bool:
-        for s in (a, b):
-            if s.span.span_id not in digests:
-                digests[s.span.span_id] = _digests(s)
-        return digests[a.span.span_id] == digests[b.span.span_id]
-
     again: dict[str, AgentSpan] = {}
     for s in lone:
         size = (len(s.input_messages), len(s.output_messages))
         for w in whole:
-            if (len(w.input_messages), len(w.output_messages)) == size and s.within(w.when) and alike(s, w):
+            if (
+                (len(w.input_messages), len(w.output_messages)) == size
+                and s.within(w.when)
+                and digests(s) == digests(w)
+            ):
                 again[s.span.span_id] = w
                 break
     return again
 
 
-def _counted(spans: Sequence[AgentSpan], again: dict[str, AgentSpan]) -> list[AgentSpan]:
+def _counted(
+    spans: Sequence[AgentSpan], again: dict[str, AgentSpan], digests: _CallDigests
+) -> list[AgentSpan]:
     """The spans whose usage counts: of a call recorded twice, the recording that carries its usage (the
     one the turns are read from, unless only the second has any); of calls that two instrumentations
     recorded alike in one conversation, one instrumentation's (`_one_instrumentation`)."""
@@ -541,10 +540,10 @@ def _counted(spans: Sequence[AgentSpan], again: dict[str, AgentSpan]) -> list[Ag
         spans = [
             s for s in spans if s.span.span_id not in again or again[s.span.span_id].span.span_id not in usage
         ]
-    return _one_instrumentation(spans)
+    return _one_instrumentation(spans, digests)
 
 
-def _one_instrumentation(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
+def _one_instrumentation(spans: Sequence[AgentSpan], digests: _CallDigests) -> list[AgentSpan]:
     """The spans less the model calls a second instrumentation recorded (its scope another), alike in all
     they saw and answered (history.py's digests), whether or not under the first's span: OpenInference's
     OpenAI SDK instrumentor beside its LlamaIndex one writes a `ChatCompletion` span in the same trace, beside
@@ -556,7 +555,7 @@ def _one_instrumentation(spans: Sequence[AgentSpan]) -> list[AgentSpan]:
         return list(spans)
     groups: dict[bytes | None, list[AgentSpan]] = {}
     for s in sorted(calls, key=lambda s: s.span.start_ns):
-        groups.setdefault(_digests(s), []).append(s)
+        groups.setdefault(digests(s), []).append(s)
     dropped: set[str] = set()
     for group in groups.values():
         scopes = Counter(s.span.scope for s in group)
@@ -574,8 +573,18 @@ def _traces_of(spans: Sequence[AgentSpan], again: Mapping[str, AgentSpan]) -> fr
     return frozenset({s.span.trace_id for s in spans if s.span.span_id in again} - other)
 
 
-def _digests(span: AgentSpan) -> bytes | None:
-    return history_keys(span).call
+class _CallDigests:
+    """Each model call's `HistoryKeys.call` (all it saw and answered), hashed once per report: it hashes
+    whole histories, and a report with second recordings or two instrumentations compares them twice."""
+
+    def __init__(self) -> None:
+        self._by_span: dict[tuple[str, str], bytes | None] = {}
+
+    def __call__(self, span: AgentSpan) -> bytes | None:
+        key = (span.span.trace_id, span.span.span_id)
+        if key not in self._by_span:
+            self._by_span[key] = history_keys(span).call
+        return self._by_span[key]
 
 
 def _sum(values: Any) -> int | None:
