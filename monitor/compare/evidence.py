@@ -331,6 +331,49 @@ class _Sources:
     ids: list[str] = field(default_factory=list)
     slips: _Slips = field(default_factory=_Slips)
     slips_read: int = 0
+    #: `texts` joined, and the start of each in the join; the same of their `_unaccented` forms (`holding`)
+    joined: str = ""
+    starts: list[int] = field(default_factory=list)
+    plain_joined: str = ""
+    plain_starts: list[int] = field(default_factory=list)
+
+    def holding(self, needle: str, plain: bool = False) -> list[int]:
+        """The indices into `texts` of the texts that contain `needle` (of their `_unaccented` forms when
+        `plain`), in order: one search of the texts joined, not a test of each — a conversation's evidence
+        is thousands of result strings, and each argument value is looked for in them several ways. Each
+        hit is checked in its own text, so what the join puts between texts never matches."""
+        joined, starts = self._joined(plain)
+        ends = len(joined)
+        out: list[int] = []
+        at = joined.find(needle)
+        while at >= 0:
+            k = bisect.bisect_right(starts, at) - 1
+            text = self.texts[k][2] if k >= 0 else ""
+            if k >= 0 and needle in (_unaccented(text) if plain else text):
+                out.append(k)
+                at = joined.find(needle, starts[k + 1] if k + 1 < len(starts) else ends)
+            else:
+                at = joined.find(needle, at + 1)
+        return out
+
+    def _joined(self, plain: bool) -> tuple[str, list[int]]:
+        """The join `holding` searches, grown by the texts added since it was last asked for."""
+        starts = self.plain_starts if plain else self.starts
+        if len(starts) < len(self.texts):
+            joined = self.plain_joined if plain else self.joined
+            parts = []
+            at = len(joined)
+            for _, _, text in self.texts[len(starts) :]:
+                part = _unaccented(text) if plain else text
+                starts.append(at + 1)
+                parts.append(part)
+                at += 1 + len(part)
+            joined += "".join("\x00" + part for part in parts)
+            if plain:
+                self.plain_joined = joined
+            else:
+                self.joined = joined
+        return (self.plain_joined, starts) if plain else (self.joined, starts)
 
     def add_text(self, source: Source, turn: int | None, text: str) -> None:
         self.raw.append(text)
@@ -798,13 +841,15 @@ class Evidence:
                 if not key:  # a bare number: a calculator's result, said as plainly as a user's
                     self._spoken_read.add(_round(leaf))
         # `check_in: 04-02, check_out: 04-06` in a result or a call's grounded arguments: the 3rd to the 5th
-        # (a lookup's `date_from` / `date_to` are a search's window, no stay: `stays`)
-        for strings, value, stays in (
-            (result_strings, result, False),
-            (arg_strings, args, looks_read_only(tool)),
+        # (a lookup's `date_from` / `date_to` are a search's window, no stay: `stays`); read only when a
+        # first-day and a last-day key hold dates (a list of flights' `date`s has no range to walk)
+        for keyed, value, stays in (
+            ([(key, x) for x, _, key in result_leaves if isinstance(x, str)], result, False),
+            ([(key, x) for _, key, x in leaves if isinstance(x, str)], args, looks_read_only(tool)),
         ):
-            dated = (x for x in strings if len(x) >= 10 and x[4:5] == "-" and _ISO_DATE.match(x))
-            if not tainted and next(dated, None) is not None and next(dated, None) is not None:
+            dated = [key for key, x in keyed if len(x) >= 10 and x[4:5] == "-" and _ISO_DATE.match(x)]
+            ends = [_range_key(key) for key in dated]
+            if not tainted and len(dated) > 1 and any(f for f, _ in ends) and any(la for _, la in ends):
                 self._inside.update(_range_days(value, stays_only=stays))
         # a result's amounts are arithmetic's operands only when it has few: any sum is some difference of
         # a long list's prices, so a long list grounds its amounts as they are, never their combinations
@@ -1134,7 +1179,7 @@ class Evidence:
             if number is not None:
                 hits += where.numbers.get(_round(number), [])
             if kind == "id":
-                hits += [(source, turn) for source, turn, text in where.texts if padded in text]
+                hits += [where.texts[k][:2] for k in where.holding(padded)]
                 hits += _same_size(original, where)  # `two 10x10s`
                 if original.endswith("s") and not original[-2:-1].islower():  # `two RTX4090s`, not `ABC12S`
                     hits += where.facts.get(canon[:-1], [])
@@ -1143,7 +1188,7 @@ class Evidence:
             if kind in ("phone", "digits", "id") and len(flat := squash(original)) >= _SQUASHED_ID:
                 hits += [(source, turn) for source, turn, said in where.squashed if flat in said]
                 if kind != "id" and flat.isdigit():  # `3100 7725 1040`, a result's `310077251040`
-                    hits += [(source, turn) for source, turn, text in where.texts if f" {flat} " in text]
+                    hits += [where.texts[k][:2] for k in where.holding(f" {flat} ")]
             if kind == "digits":  # `1 250 zł`, `18 400`: thousands set apart by a space, a result's 1250
                 hits += where.numbers.get(_round(float(canon[7:])), [])
             if said is not None and said.is_integer() and 1 <= said <= 31:  # `the 18th`: a stated date's day
@@ -2010,9 +2055,8 @@ def _stated(
     norm = normalize_text(text)
     if norm and not (text.strip().isdigit() and len(text.strip()) >= 4):  # `1234` is no word of `555-1234`
         padded = f" {norm} "
-        for source, turn, evidence in where.texts:
-            if padded in evidence:
-                yield source, turn
+        for k in where.holding(padded):
+            yield where.texts[k][:2]
     keys = _fact_keys(text)
     for canon in keys:
         if canon.startswith(("time:", "clock:")) and kind != "time":
@@ -2058,10 +2102,8 @@ def _stated(
             else:
                 yield max(latest, key=lambda hit: hit[1] or 0)
     if kind == "name" and norm:  # `Jose Ramirez` for the user's `José Ramírez`, and the other way round
-        plain = _unaccented(f" {norm} ")
-        for source, turn, evidence in where.texts:
-            if plain in _unaccented(evidence):
-                yield source, turn
+        for k in where.holding(_unaccented(f" {norm} "), plain=True):
+            yield where.texts[k][:2]
     if has_cjk(text) and norm:  # Chinese is written without spaces between words
         for source, turn, evidence in where.texts:
             if norm.replace(" ", "") in evidence.replace(" ", ""):
@@ -2076,15 +2118,22 @@ def _stated(
     if kind in ("id", "code") and ("_" in text or "-" in text) and (parts := _composed_parts(text)):
         segments = [w.lower() for w in re.split(r"[_-]", text.strip())]
         together = _together(segments) if _one_word(parts) else None  # `couche_135`: `couché 135 g`
-        for source, turn, evidence in where.texts:
+        # a text that says them holds its first part or its first segment after a space: only those are read
+        segment = next((w for w in segments if w), None)
+        candidates = (
+            sorted({k for w in (parts[0], segment) for k in where.holding(f" {w}", plain=True)})
+            if segment is not None
+            else range(len(where.texts))
+        )
+        for k in candidates:
+            source, turn, evidence = where.texts[k]
             plain = _unaccented(evidence)
             if together.search(plain) if together is not None else _composed_in(parts, segments, plain):
                 yield source, turn
     if kind == "code" and airports is not None:
         for name in _airport_names(text.strip().upper(), airports):
-            for source, turn, evidence in where.texts:
-                if name in evidence:
-                    yield source, turn
+            for k in where.holding(name):
+                yield where.texts[k][:2]
 
 
 _MAX_NAME_WORDS = 4
@@ -2703,6 +2752,14 @@ _RANGE_PAIRS = {
 _WINDOW_FIRSTS = frozenset({"from", "start", "begin"})  # what a search's window starts by, as a stay does not
 _RANGE_ENDS = frozenset(w for lasts in _RANGE_PAIRS.values() for w in lasts)
 _MAX_RANGE_KEYS = 8  # first-day and last-day keys of one object paired (a result of thousands: no stays)
+
+
+@lru_cache(maxsize=4_096)
+def _range_key(key: str) -> tuple[bool, bool]:
+    """Whether a key names a range's first day, and whether its last day, as `_range_days` reads keys."""
+    words = key_words(key)
+    said = ("".join(words), *words)
+    return any(w in _RANGE_PAIRS for w in said), any(w in _RANGE_ENDS for w in said)
 
 
 def _range_days(value: Any, depth: int = 0, stays_only: bool = False) -> list[date]:
@@ -3675,9 +3732,15 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
         return ()
     # what a reply asks proposes (`Would you like it on Friday, April 4 instead?`): only what it tells is a claim
     parts = sentences(reply)
-    if any(act_of(x) == "ask" for x in parts):
-        reply = "\n".join(x for x in parts if act_of(x) != "ask")
+    asked = [x for x in parts if act_of(x) == "ask"]
+    # read whole, the reading the data flow (`produced_texts`) shares; read again without its questions
+    # only when one of them may hold a fact (`Would 3 pm work?`) or holds one read (`Would noon work?`), not
+    # for `Shall I proceed?`
     spans = extract_facts(reply, False).spans
+    if asked:
+        reply = "\n".join(x for x in parts if act_of(x) != "ask")
+        if any(_may_hold_facts(x) or any(o.strip() in x for _, o in spans) for x in asked):
+            spans = extract_facts(reply, False).spans
     days = _month_days(reply)  # `May 18th`: a month and its day, checked together
     said_days = {key[-2:].lstrip("0") for key, _ in days}
     runs = _digit_runs(reply)  # a number in groups is one fact: a phone number from 7 digits

@@ -2762,3 +2762,55 @@ print([c.detail for c in ev.unsupported(reply, ["get_reservation"])])
         "[\"the reply says 'April 12', but turn 2's result gives check_in '2025-04-11'\", "
         "\"the reply says 'April 14', but turn 2's result gives check_out '2025-04-13'\"]\n"
     }
+
+
+def test_one_search_of_the_texts_joined_finds_what_a_test_of_each_finds() -> None:
+    """`_Sources.holding`, the index every look-up of a value in the evidence goes through: the same texts
+    as testing each in turn, each once and in order, with texts added between searches and accents taken
+    off (`plain`) — a value said across two texts' seam is said by neither."""
+    import random
+
+    from monitor.compare.hints import unaccented
+
+    rng = random.Random(7)
+    words = ["cd", "ab", "josé", "jose", "zürich", "cd ab", "x", "ab-cd", "2024", "ab_cd"]
+    where = evidence_module._Sources()
+    for round_ in range(40):
+        for _ in range(rng.randint(0, 3)):
+            where.add_text(
+                "tool_result", round_, " ".join(rng.choice(words) for _ in range(rng.randint(1, 4)))
+            )
+        for needle in (" cd ", " ab cd ", "cd ab", " jose ", " zurich", "d\x00 a", " cd  ab "):
+            for plain in (False, True):
+                wanted = [
+                    k
+                    for k, (_, _, text) in enumerate(where.texts)
+                    if needle in (unaccented(text) if plain else text)
+                ]
+                assert where.holding(needle, plain=plain) == wanted, (needle, plain)
+    assert where.holding(" cd ") and where.holding(" jose ", plain=True) != where.holding(" jose ")
+    seam = evidence_module._Sources()
+    seam.add_text("user", 1, "abc")
+    seam.add_text("user", 2, "def")
+    assert seam.holding("c  d") == [] and seam.holding("c \x00 d") == [] and seam.holding(" def ") == [1]
+
+
+def test_what_a_reply_only_asks_is_no_claim_however_its_fact_is_written() -> None:
+    """A reply is read whole once (the reading the data flow shares) and again without its questions only
+    when one may hold a fact: by a digit or a number word (`Would 3 pm work?`, `twelve instalments`), or
+    by a fact read in it without either (`the first` of grounding blind set 2's utility bill, `noon` of
+    set 16's notary: reading the whole alone made both a claim). `Would you like to proceed?` needs no
+    second reading and changes nothing."""
+    said = "My bill is £412.37, can I pay it in instalments?"
+    bill = "Your bill is £412.37 and due on 5 June."
+    told = _claims_under("", said, bill)
+    assert told == ["fact: 5 June"]
+    assert _claims_under("", said, f"{bill} When should the first one be taken?") == told
+    assert _claims_under("", said, f"{bill} Would 3 pm work for the first one?") == told
+    assert _claims_under("", said, f"{bill} Would you like to proceed?") == told
+    assert _claims_under("", said, f"{bill} Would you like twelve instalments?") == told
+    assert _claims_under("", said, f"{bill} The first one is taken at 3 pm. Would you like to proceed?") == [
+        *told,
+        "fact: The first",
+        "fact: 3 pm.",
+    ]
