@@ -67,6 +67,7 @@ from monitor.compare.spoken import (
     clock_key,
     digits_of,
     named_days,
+    number_words,
     relative_dates,
     spoken_keys,
     weekday_dates,
@@ -310,6 +311,12 @@ def _deletions(text: str) -> list[str]:
     return [text[:i] + text[i + 1 :] for i in range(len(text))]
 
 
+#: what `_Sources.holding` puts between two texts it joins
+_GAP = "\x00"
+#: hits after which `_Sources.holding` tests each text left, when a third of the texts so far held the needle
+_DENSE_HITS = 32
+
+
 @dataclass
 class _Sources:
     """Everything stated so far, indexed for look-up: normalized texts, typed facts, numbers."""
@@ -340,21 +347,34 @@ class _Sources:
     def holding(self, needle: str, plain: bool = False) -> list[int]:
         """The indices into `texts` of the texts that contain `needle` (of their `_unaccented` forms when
         `plain`), in order: one search of the texts joined, not a test of each — a conversation's evidence
-        is thousands of result strings, and each argument value is looked for in them several ways. Each
-        hit is checked in its own text, so what the join puts between texts never matches."""
+        is thousands of result strings, and each argument value is looked for in them several ways. A hit
+        of a needle without `_GAP` crosses no gap, so it lies in the one text its start is in."""
+        if not needle or _GAP in needle:  # "" is in every text; a needle with the gap, by a test of each
+            return self._testing(needle, plain, 0)
         joined, starts = self._joined(plain)
-        ends = len(joined)
+        find, after, last = joined.find, bisect.bisect_right, len(starts) - 1
         out: list[int] = []
-        at = joined.find(needle)
+        at = find(needle)
         while at >= 0:
-            k = bisect.bisect_right(starts, at) - 1
-            text = self.texts[k][2] if k >= 0 else ""
-            if k >= 0 and needle in (_unaccented(text) if plain else text):
-                out.append(k)
-                at = joined.find(needle, starts[k + 1] if k + 1 < len(starts) else ends)
-            else:
-                at = joined.find(needle, at + 1)
+            k = after(starts, at) - 1
+            out.append(k)
+            if k == last:
+                break
+            if (
+                len(out) >= _DENSE_HITS and 3 * len(out) > k
+            ):  # held by most texts (each flight's `available`):
+                return out + self._testing(
+                    needle, plain, k + 1
+                )  # a test of each costs less than a search each
+            at = find(needle, starts[k + 1])  # on from the next text
         return out
+
+    def _testing(self, needle: str, plain: bool, first: int) -> list[int]:
+        """`holding` by a test of each text from `first` on."""
+        texts = self.texts
+        if plain:
+            return [k for k in range(first, len(texts)) if needle in _unaccented(texts[k][2])]
+        return [k for k in range(first, len(texts)) if needle in texts[k][2]]
 
     def _joined(self, plain: bool) -> tuple[str, list[int]]:
         """The join `holding` searches, grown by the texts added since it was last asked for."""
@@ -368,7 +388,7 @@ class _Sources:
                 starts.append(at + 1)
                 parts.append(part)
                 at += 1 + len(part)
-            joined += "".join("\x00" + part for part in parts)
+            joined += "".join(_GAP + part for part in parts)
             if plain:
                 self.plain_joined = joined
             else:
@@ -766,7 +786,10 @@ class Evidence:
         return said and all(self._adopted(t) for t in inherited if t < turn)
 
     def _speak(self, text: str) -> None:
-        self._say((*_fact_keys(text), *spoken_keys(text, None)))
+        """A text's numbers are said plainly: its facts' and those said in words (`five hundred`) — of the
+        keys `spoken_keys` reads, the only ones that hold a number."""
+        self._say(_fact_keys(text))
+        self._spoken_read.update(_round(float(n)) for n in number_words(text))
 
     def _say(self, keys: Iterable[str]) -> None:
         """The numbers of these fact keys are said plainly."""
@@ -844,10 +867,10 @@ class Evidence:
         # (a lookup's `date_from` / `date_to` are a search's window, no stay: `stays`); read only when a
         # first-day and a last-day key hold dates (a list of flights' `date`s has no range to walk)
         for keyed, value, stays in (
-            ([(key, x) for x, _, key in result_leaves if isinstance(x, str)], result, False),
-            ([(key, x) for _, key, x in leaves if isinstance(x, str)], args, looks_read_only(tool)),
+            (((key, x) for x, _, key in result_leaves), result, False),
+            (((key, x) for _, key, x in leaves), args, looks_read_only(tool)),
         ):
-            dated = [key for key, x in keyed if len(x) >= 10 and x[4:5] == "-" and _ISO_DATE.match(x)]
+            dated = [key for key, x in keyed if isinstance(x, str) and x[4:5] == "-" and _iso_dated(x)]
             ends = [_range_key(key) for key in dated]
             if not tainted and len(dated) > 1 and any(f for f, _ in ends) and any(la for _, la in ends):
                 self._inside.update(_range_days(value, stays_only=stays))
@@ -2754,6 +2777,11 @@ _RANGE_ENDS = frozenset(w for lasts in _RANGE_PAIRS.values() for w in lasts)
 _MAX_RANGE_KEYS = 8  # first-day and last-day keys of one object paired (a result of thousands: no stays)
 
 
+def _iso_dated(text: str) -> bool:
+    """A string that opens with an ISO date (`2024-05-20`, `2024-05-20T10:00`), as `_range_days` reads them."""
+    return len(text) >= 10 and _ISO_DATE.match(text) is not None
+
+
 @lru_cache(maxsize=4_096)
 def _range_key(key: str) -> tuple[bool, bool]:
     """Whether a key names a range's first day, and whether its last day, as `_range_days` reads keys."""
@@ -2766,8 +2794,9 @@ def _range_days(value: Any, depth: int = 0, stays_only: bool = False) -> list[da
     """The days strictly inside each range one object of a result gives by two ISO dates under a first-day
     and a last-day key of one pair (`_RANGE_PAIRS`: `check_in` / `check_out`, not `first_used` /
     `last_used`), 2 to `_MAX_RANGE_DAYS` days apart: the nights of a stay, the days of a hire;
-    `stays_only`: not `from` / `to`, `start` / `end` (a search's window)."""
-    if depth > MAX_DEPTH:
+    `stays_only`: not `from` / `to`, `start` / `end` (a search's window). Its leaves are read to the depth
+    the result's others are (`_result_leaves`), whose keys say whether to walk it at all (`add_call`)."""
+    if depth >= MAX_DEPTH:  # an object here has its leaves below `MAX_DEPTH`
         return []
     out: list[date] = []
     if isinstance(value, list):
@@ -2781,7 +2810,7 @@ def _range_days(value: Any, depth: int = 0, stays_only: bool = False) -> list[da
     for key, leaf in value.items():
         if isinstance(leaf, dict | list):
             out += _range_days(leaf, depth + 1, stays_only)
-        elif isinstance(leaf, str) and len(leaf) >= 10 and _ISO_DATE.match(leaf):
+        elif isinstance(leaf, str) and _iso_dated(leaf):
             words = key_words(str(key))
             joined = "".join(words)
             day = _day_of(f"date:{leaf[:10]}", None)
@@ -3717,6 +3746,13 @@ def _comparable(canon: str) -> tuple[str, Any] | None:
 # replies
 # ---------------------------------------------------------------------------------------------
 
+
+def _states_facts(sentence: str) -> bool:
+    """Whether a sentence holds a digit, a number word, an `@`, Chinese, or any fact the fact reader finds
+    (`noon`, `the first`, `a dozen`, fullwidth letters)."""
+    return _may_hold_facts(sentence) or bool(extract_facts(sentence, False).spans)
+
+
 #: Fact kinds a reply must not state without support; numbers only from 10 up (counts say little).
 _REPLY_FACT_KINDS = frozenset({"number", "date", "time", "id", "phone", "md"})
 
@@ -3732,15 +3768,11 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
         return ()
     # what a reply asks proposes (`Would you like it on Friday, April 4 instead?`): only what it tells is a claim
     parts = sentences(reply)
-    asked = [x for x in parts if act_of(x) == "ask"]
-    # read whole, the reading the data flow (`produced_texts`) shares; read again without its questions
-    # only when one of them may hold a fact (`Would 3 pm work?`) or holds one read (`Would noon work?`), not
-    # for `Shall I proceed?`
-    spans = extract_facts(reply, False).spans
-    if asked:
+    # a reply whose questions state nothing (`Shall I proceed?`) is read whole — the reading the data flow
+    # (`produced_texts`) shares —, else without its questions (`Would noon work?`, `Would you like a dozen?`)
+    if any(act_of(x) == "ask" and _states_facts(x) for x in parts):
         reply = "\n".join(x for x in parts if act_of(x) != "ask")
-        if any(_may_hold_facts(x) or any(o.strip() in x for _, o in spans) for x in asked):
-            spans = extract_facts(reply, False).spans
+    spans = extract_facts(reply, False).spans
     days = _month_days(reply)  # `May 18th`: a month and its day, checked together
     said_days = {key[-2:].lstrip("0") for key, _ in days}
     runs = _digit_runs(reply)  # a number in groups is one fact: a phone number from 7 digits

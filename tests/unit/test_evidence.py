@@ -2793,6 +2793,12 @@ def test_one_search_of_the_texts_joined_finds_what_a_test_of_each_finds() -> Non
     seam.add_text("user", 1, "abc")
     seam.add_text("user", 2, "def")
     assert seam.holding("c  d") == [] and seam.holding("c \x00 d") == [] and seam.holding(" def ") == [1]
+    assert seam.holding("") == [0, 1] and seam.holding("", plain=True) == [0, 1]  # as `"" in text`
+    dense = evidence_module._Sources()  # held by the first 40 texts, then by every seventh: tested each
+    for k in range(200):
+        dense.add_text("tool_result", k, "José available" if k < 40 or k % 7 == 0 else "sold out")
+    wanted = [k for k in range(200) if k < 40 or k % 7 == 0]
+    assert dense.holding(" available ") == wanted and dense.holding(" jose ", plain=True) == wanted
 
 
 def test_what_a_reply_only_asks_is_no_claim_however_its_fact_is_written() -> None:
@@ -2809,8 +2815,23 @@ def test_what_a_reply_only_asks_is_no_claim_however_its_fact_is_written() -> Non
     assert _claims_under("", said, f"{bill} Would 3 pm work for the first one?") == told
     assert _claims_under("", said, f"{bill} Would you like to proceed?") == told
     assert _claims_under("", said, f"{bill} Would you like twelve instalments?") == told
+    for written_otherwise in ("a dozen", "one hundred", "ｎｏｏｎ"):  # facts `_may_hold_facts` does not see
+        assert _claims_under("", said, f"{bill} Would {written_otherwise} work?") == told, written_otherwise
     assert _claims_under("", said, f"{bill} The first one is taken at 3 pm. Would you like to proceed?") == [
         *told,
         "fact: The first",
         "fact: 3 pm.",
     ]
+
+
+def test_a_reply_s_fact_at_the_start_of_a_sentence_is_checked_against_the_result_it_contradicts() -> None:
+    """A reply whose question states nothing is read whole: its facts are as written, so a contradiction is
+    found (`120 GBP` held where the result gives 175). Read without the question, the fact was `\n120 GBP`,
+    a text the reply does not hold, so the check never ran and the wrong deposit was only for review."""
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "What deposit is held on booking BK-5521?")
+    ev.add_call(2, "get_booking", {"booking_id": "BK-5521"}, {"damage_deposit_gbp": 175}, False, False)
+    reply = "Found it! 120 GBP damage deposit is held. Which card would you like it refunded to?"
+    claims = ev.unsupported(reply, ["get_booking"])
+    assert [(c.text.strip(), c.unsure) for c in claims] == [("120 GBP", False)]
+    assert "damage_deposit_gbp 175" in claims[0].detail
