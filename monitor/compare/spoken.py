@@ -173,6 +173,8 @@ _ZH_DAY_OF_MONTH = re.compile(
 _IN_UNITS = re.compile(
     r"(?i)\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|ten|fourteen)\s+(day|week)s?\b"
 )
+#: a digit of any script, as `\d` matches it: what every scan of a number written in digits needs
+_ANY_DIGIT = re.compile(r"\d")
 _HALF_QUARTER = re.compile(
     r"(?i)\b(half|quarter)\s+(past|to|after)\s+(\d{1,2}|"
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
@@ -259,6 +261,13 @@ def _plain(text: str) -> str:
     return fold(text).replace("’", "'").replace("ʼ", "'")
 
 
+@short_cached(maxsize=1_024)  # asked twice in a row of each text: a small cache serves
+def _tokens(text: str) -> tuple[str, frozenset[str]]:
+    """`_plain(text)` and its tokens (`_TABLE_TOKEN`): read once for both tables (days, weekdays)."""
+    low = _plain(text)
+    return low, frozenset(_TABLE_TOKEN.findall(low))
+
+
 @dataclass(frozen=True)
 class _Words:
     """Words of the calendar table and the value each says (a day's offset from today, a weekday's index):
@@ -271,9 +280,9 @@ class _Words:
 
     def said(self, text: str) -> list[int]:
         """The values of the table's words this text says."""
-        low = _plain(text)
+        low, words = _tokens(text)
         out: set[int] = set()
-        tokens = set(_TABLE_TOKEN.findall(low)) & self.anchored.keys()
+        tokens = words & self.anchored.keys()
         blanked = False
         for token in tokens:  # phrases first, each blanked out of the text once found
             for phrase, v in self.anchored[token]:
@@ -497,7 +506,7 @@ def relative_dates(text: str, today: date) -> list[date]:
         out += _weekday(today, index, "")
     for m in _PT_WEEKDAY.finditer(text) if holds_any(low, _PT_WEEKDAY_STEMS) else ():  # `na terça ou quarta`
         out += _weekday(today, _PT_WEEKDAYS.index(fold(m.group(1)).replace("ç", "c")), "")
-    for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) else ():
+    for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) and _ANY_DIGIT.search(text) else ():
         out += _day_of_month(today, int(m.group(1)))
     for m in () if ascii_only else _ZH_DAY_OF_MONTH.finditer(text):
         out += _day_of_month(today, int(m.group(1)))
@@ -601,6 +610,8 @@ def _word_times(text: str) -> list[tuple[int, int]]:
         minutes = 30 if m.group(1).lower() == "half" else 15
         out.append((hour - 1, 60 - minutes) if m.group(2).lower() == "to" else (hour, minutes))
     out += [(_hour(m.group(1)), 0) for m in (_OCLOCK.finditer(text) if holds_any(low, ("clock",)) else ())]
+    if _ANY_DIGIT.search(text) is None:  # what both scans below need (`\d` as theirs: any script's digit)
+        return out
     out += [(int(m.group(1)), 0) for m in _BARE_HOUR.finditer(text) if 1 <= int(m.group(1)) <= 12]
     for m in _HOUR_RANGE.finditer(text) if holds_any(low, ("to", "-", "–", "til")) else ():
         if _NOT_HOURS_BEFORE.search(text, max(0, m.start() - 12), m.start()):
