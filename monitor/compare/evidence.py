@@ -315,6 +315,8 @@ def _deletions(text: str) -> list[str]:
 _GAP = "\x00"
 #: hits after which `_Sources.holding` tests each text left, when a third of the texts so far held the needle
 _DENSE_HITS = 32
+#: as many texts as `_Sources.holding` tests each of rather than join (a short conversation's evidence)
+_FEW_TEXTS = 24
 
 
 @dataclass
@@ -349,8 +351,8 @@ class _Sources:
         `plain`), in order: one search of the texts joined, not a test of each — a conversation's evidence
         is thousands of result strings, and each argument value is looked for in them several ways. A hit
         of a needle without `_GAP` crosses no gap, so it lies in the one text its start is in."""
-        if not needle or _GAP in needle:  # "" is in every text; a needle with the gap, by a test of each
-            return self._testing(needle, plain, 0)
+        if not needle or _GAP in needle or len(self.texts) <= _FEW_TEXTS:  # "" is in every text; a needle
+            return self._testing(needle, plain, 0)  # with the gap, or a few texts: by a test of each
         joined, starts = self._joined(plain)
         find, after, last = joined.find, bisect.bisect_right, len(starts) - 1
         out: list[int] = []
@@ -789,7 +791,7 @@ class Evidence:
         """A text's numbers are said plainly: its facts' and those said in words (`five hundred`) — of the
         keys `spoken_keys` reads, the only ones that hold a number."""
         self._say(_fact_keys(text))
-        self._spoken_read.update(_round(float(n)) for n in number_words(text))
+        self._spoken_read.update(_said_in_words(text))
 
     def _say(self, keys: Iterable[str]) -> None:
         """The numbers of these fact keys are said plainly."""
@@ -3751,6 +3753,13 @@ def _states_facts(sentence: str) -> bool:
     """Whether a sentence holds a digit, a number word, an `@`, Chinese, or any fact the fact reader finds
     (`noon`, `the first`, `a dozen`, fullwidth letters)."""
     return _may_hold_facts(sentence) or bool(extract_facts(sentence, False).spans)
+
+
+@short_cached(maxsize=16_384)
+def _said_in_words(text: str) -> tuple[float, ...]:
+    """The numbers a text says in words (`number_words`), rounded: a proposal a user agrees to is often the
+    same words in every conversation of an agent, as `spoken_keys`'s cache served it before."""
+    return tuple(_round(float(n)) for n in number_words(text))
 
 
 #: Fact kinds a reply must not state without support; numbers only from 10 up (counts say little).
