@@ -362,12 +362,9 @@ class _Sources:
             out.append(k)
             if k == last:
                 break
-            if (
-                len(out) >= _DENSE_HITS and 3 * len(out) > k
-            ):  # held by most texts (each flight's `available`):
-                return out + self._testing(
-                    needle, plain, k + 1
-                )  # a test of each costs less than a search each
+            # held by most texts (each flight's `available`): a test of each costs less than a search each
+            if len(out) >= _DENSE_HITS and 3 * len(out) > k:
+                return out + self._testing(needle, plain, k + 1)
             at = find(needle, starts[k + 1])  # on from the next text
         return out
 
@@ -3529,6 +3526,13 @@ def _numbers(text: str) -> list[float]:
     return [_round(n) for key in keys if (n := _number_of(key)) is not None]
 
 
+@short_cached(maxsize=16_384)
+def _said_in_words(text: str) -> tuple[float, ...]:
+    """The numbers a text says in words (`number_words`), rounded: a proposal a user agrees to is often the
+    same words in every conversation of an agent, as `spoken_keys`'s cache served it before."""
+    return tuple(_round(float(n)) for n in number_words(text))
+
+
 def _fact_keys(text: str) -> tuple[str, ...]:
     """`_read_keys` of the text's start (`MAX_FACT_CHARS`): bounded cost, and a bounded cache key."""
     return _read_keys(text[:MAX_FACT_CHARS])
@@ -3753,13 +3757,6 @@ def _states_facts(sentence: str) -> bool:
     """Whether a sentence holds a digit, a number word, an `@`, Chinese, or any fact the fact reader finds
     (`noon`, `the first`, `a dozen`, fullwidth letters)."""
     return _may_hold_facts(sentence) or bool(extract_facts(sentence, False).spans)
-
-
-@short_cached(maxsize=16_384)
-def _said_in_words(text: str) -> tuple[float, ...]:
-    """The numbers a text says in words (`number_words`), rounded: a proposal a user agrees to is often the
-    same words in every conversation of an agent, as `spoken_keys`'s cache served it before."""
-    return tuple(_round(float(n)) for n in number_words(text))
 
 
 #: Fact kinds a reply must not state without support; numbers only from 10 up (counts say little).
