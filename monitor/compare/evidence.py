@@ -788,7 +788,7 @@ class Evidence:
         """A text's numbers are said plainly: its facts' and those said in words (`five hundred`) — of the
         keys `spoken_keys` reads, the only ones that hold a number."""
         self._say(_fact_keys(text))
-        self._spoken_read.update(_said_in_words(text))
+        self._spoken_read.update(_round(float(n)) for n in number_words(text))  # (its gate beats a cache)
 
     def _say(self, keys: Iterable[str]) -> None:
         """The numbers of these fact keys are said plainly."""
@@ -3524,13 +3524,6 @@ def _numbers(text: str) -> list[float]:
         return []
     keys = extract_facts(text[:MAX_FACT_CHARS], False).facts
     return [_round(n) for key in keys if (n := _number_of(key)) is not None]
-
-
-@short_cached(maxsize=16_384)
-def _said_in_words(text: str) -> tuple[float, ...]:
-    """The numbers a text says in words (`number_words`), rounded: a proposal a user agrees to is often the
-    same words in every conversation of an agent, as `spoken_keys`'s cache served it before."""
-    return tuple(_round(float(n)) for n in number_words(text))
 
 
 def _fact_keys(text: str) -> tuple[str, ...]:
