@@ -58,7 +58,7 @@ from monitor.compare.facts import (
     valid_day,
     zh_number,
 )
-from monitor.compare.hints import fold, holds_any, unaccented
+from monitor.compare.hints import DIGIT, fold, holds_any, unaccented
 from monitor.compare.lexicon import Airports, load_airports
 from monitor.compare.redaction import masked
 from monitor.compare.spoken import (
@@ -140,7 +140,6 @@ ID_WORDS = frozenset(
 _WORDS_OF_FREE_TEXT = 5
 _SMALL_COUNT = 10
 _UPPER_CODE = re.compile(r"[A-Z]{2,10}")
-_HAS_DIGIT = re.compile(r"\d")
 _CLOCK = re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?:\+\d)?(?![\d:])")
 #: Words of a user who puts a day next to another (`the day after`, `the next morning`, 次日): with them,
 #: a date a day from a stated date is `computed`
@@ -690,7 +689,7 @@ class Evidence:
         """A day of the month a user says by its ordinal alone (`the 26th`, `23rd to 26th then`; not `my 3rd
         order`, `the 2nd floor`: `_BARE_ORDINAL`), as that day of each month the user has named a day of
         (`spoken_keys` gives the coming one): `md:` keys."""
-        if not _HAS_DIGIT.search(text):
+        if not DIGIT.search(text):
             return []
         days = [int(m[1]) for m in _BARE_ORDINAL.finditer(text[:MAX_FACT_CHARS]) if 1 <= int(m[1]) <= 31]
         if not days:
@@ -1404,7 +1403,7 @@ class Evidence:
             if money and minor_too and number.is_integer():
                 amounts.add(("money", _round(number / 100), ""))
             return amounts
-        if not isinstance(leaf, str) or len(leaf) > _FIELD_CHARS or not _HAS_DIGIT.search(leaf):
+        if not isinstance(leaf, str) or len(leaf) > _FIELD_CHARS or not DIGIT.search(leaf):
             return set()
         zoned = _ZONED.search(leaf)
         if zoned and (not self._tzs or not _UTC.search(zoned.group(0))):
@@ -1678,9 +1677,7 @@ class Evidence:
             return False
         for d in self._done[self._ends_read :]:  # each call's ids indexed once, by their ends
             for text in (*d.arg_strings, *d.result_strings):
-                for token in (
-                    _ID_TOKEN.findall(text[:MAX_FACT_CHARS].lower()) if _HAS_DIGIT.search(text) else ()
-                ):
+                for token in _ID_TOKEN.findall(text[:MAX_FACT_CHARS].lower()) if DIGIT.search(text) else ():
                     self._id_ends.update(_ends(token))
         self._ends_read = len(self._done)
         return first in self._id_ends and last in self._id_ends
@@ -2048,7 +2045,7 @@ def _string_kind(value: str, name_key: bool) -> Kind:
     stripped = value.strip()
     if _UPPER_CODE.fullmatch(stripped):
         return "code"
-    if _HAS_DIGIT.search(stripped) and any(c.isalpha() for c in stripped) and " " not in stripped:
+    if DIGIT.search(stripped) and any(c.isalpha() for c in stripped) and " " not in stripped:
         return "id"
     if name_key and any(c.isalpha() for c in stripped):
         return "name"
@@ -3474,7 +3471,7 @@ def _as_number(value: Any) -> float | None:
         return None
     if isinstance(value, int | float):
         return _finite(value)
-    if isinstance(value, str) and _HAS_DIGIT.search(value) and len(value) < _NUMBER_CHARS:
+    if isinstance(value, str) and DIGIT.search(value) and len(value) < _NUMBER_CHARS:
         return _string_number(value)
     return None
 
@@ -3510,10 +3507,7 @@ def _may_hold_facts(text: str) -> bool:
     """Whether a text can hold a typed fact grounding uses: a digit, an `@`, a number word or Chinese (a
     cheap test that spares most tool-result strings — `available`, `economy` — the full reading)."""
     return (
-        _HAS_DIGIT.search(text) is not None
-        or "@" in text
-        or has_cjk(text)
-        or NUMBER_WORD.search(text) is not None
+        DIGIT.search(text) is not None or "@" in text or has_cjk(text) or NUMBER_WORD.search(text) is not None
     )
 
 
@@ -3852,7 +3846,7 @@ def _month_days(reply: str) -> list[tuple[str, str]]:
     """Days said with their month and no year (`May 18th`, `18 May`): (`md:05-18`, as said); a date with a
     year is a date fact already."""
     out: list[tuple[str, str]] = []
-    if not (_HAS_DIGIT.search(reply) and holds_any(fold(reply), MONTH_STEMS)):
+    if not (DIGIT.search(reply) and holds_any(fold(reply), MONTH_STEMS)):
         return out  # no month named beside a number (a cheap test; `_MONTH_DAY`'s scan is not)
     for m in _MONTH_DAY.finditer(reply):
         name, day = (m["m"], m["d"]) if m["m"] else (m["m2"], m["d2"])

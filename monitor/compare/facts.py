@@ -33,7 +33,7 @@ import orjson
 import phonenumbers
 from dateutil import parser as dateparser
 
-from monitor.compare.hints import fold, holds_any, stems_of, unaccented
+from monitor.compare.hints import DIGIT, fold, holds_any, stems_of, unaccented
 from monitor.compare.spoken import number_runs
 from monitor.compare.textcache import short_cached
 
@@ -654,7 +654,6 @@ _NOT_PHONE = re.compile(
 _IDENT = re.compile(
     rf"(?<!{_W})(?=(?:{_W}|-){{0,63}}\d)(?=(?:{_W}|-){{0,63}}[a-zA-Z]){_W}+(?:[-_/]{_W}+)*(?!{_W})"
 )
-_DIGIT = re.compile(r"\d")
 #: A code of two capitals (or a capital and a digit) and a number written apart: `CA 1837` is CA1837,
 #: as airlines' flight numbers and such codes are written both ways.
 _SPACED_IDENT = re.compile(
@@ -1470,7 +1469,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _CODE_DOT.sub("", text)
     text = in_digits(plus_word(text))
     # what follows adds no digit to a text without one, so this answers for every digit pattern below
-    digits = _DIGIT.search(text) is not None
+    digits = DIGIT.search(text) is not None
     # the literals each pattern below needs, tested before its scan: `h` and `m` of `2h 30m`, a space
     # between an IBAN's groups, a grouped code's space or dash (or the 18 characters of a UPS number)
     if digits and "h" in (hm := fold(text)) and "m" in hm and _HOURS_MINUTES.search(text):
@@ -1531,7 +1530,7 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
     # with a digit in every match a digit, a weekday "day", … (the same facts, far fewer scans)
     low = fold(text)
     cjk = has_cjk(text)
-    digit = _DIGIT.search(text) is not None
+    digit = DIGIT.search(text) is not None
     if "@" in text:
         take(_EMAIL, lambda m: f"id:{m.group(0).casefold()}")
     # a phone number has a separator, a `+` or a parenthesis: none in a text of letters, digits and `_`

@@ -9,8 +9,12 @@ found nothing (tests/unit/test_fact_pattern_hints.py).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
+
+#: a digit of any script, as `\d` matches it: what every scan of a number written in digits needs
+DIGIT = re.compile(r"\d")
 
 
 def fold(text: str) -> str:

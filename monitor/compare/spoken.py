@@ -38,7 +38,7 @@ from pathlib import Path
 
 from dateutil.easter import easter
 
-from monitor.compare.hints import fold, holds_any, stems_of, unaccented
+from monitor.compare.hints import DIGIT, fold, holds_any, stems_of, unaccented
 from monitor.compare.textcache import short_cached
 
 
@@ -173,8 +173,6 @@ _ZH_DAY_OF_MONTH = re.compile(
 _IN_UNITS = re.compile(
     r"(?i)\bin\s+(\d+|a|an|one|two|three|four|five|six|seven|ten|fourteen)\s+(day|week)s?\b"
 )
-#: a digit of any script, as `\d` matches it: what every scan of a number written in digits needs
-_ANY_DIGIT = re.compile(r"\d")
 _HALF_QUARTER = re.compile(
     r"(?i)\b(half|quarter)\s+(past|to|after)\s+(\d{1,2}|"
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
@@ -506,7 +504,7 @@ def relative_dates(text: str, today: date) -> list[date]:
         out += _weekday(today, index, "")
     for m in _PT_WEEKDAY.finditer(text) if holds_any(low, _PT_WEEKDAY_STEMS) else ():  # `na terça ou quarta`
         out += _weekday(today, _PT_WEEKDAYS.index(fold(m.group(1)).replace("ç", "c")), "")
-    for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) and _ANY_DIGIT.search(text) else ():
+    for m in _DAY_OF_MONTH.finditer(text) if holds_any(low, ("the",)) and DIGIT.search(text) else ():
         out += _day_of_month(today, int(m.group(1)))
     for m in () if ascii_only else _ZH_DAY_OF_MONTH.finditer(text):
         out += _day_of_month(today, int(m.group(1)))
@@ -610,7 +608,7 @@ def _word_times(text: str) -> list[tuple[int, int]]:
         minutes = 30 if m.group(1).lower() == "half" else 15
         out.append((hour - 1, 60 - minutes) if m.group(2).lower() == "to" else (hour, minutes))
     out += [(_hour(m.group(1)), 0) for m in (_OCLOCK.finditer(text) if holds_any(low, ("clock",)) else ())]
-    if _ANY_DIGIT.search(text) is None:  # what both scans below need (`\d` as theirs: any script's digit)
+    if DIGIT.search(text) is None:  # what both scans below need (`\d` as theirs: any script's digit)
         return out
     out += [(int(m.group(1)), 0) for m in _BARE_HOUR.finditer(text) if 1 <= int(m.group(1)) <= 12]
     for m in _HOUR_RANGE.finditer(text) if holds_any(low, ("to", "-", "–", "til")) else ():
