@@ -38,7 +38,7 @@ import copy
 import itertools
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from functools import cache, lru_cache
@@ -319,6 +319,28 @@ _FEW_TEXTS = 24
 
 
 @dataclass
+class _Join:
+    """Texts joined (`_GAP` before each) and the start of each in the join: what `_Sources.holding` searches."""
+
+    text: str = ""
+    starts: list[int] = field(default_factory=list)
+
+    def grow(
+        self, texts: Sequence[tuple[Source, int | None, str]], form: Callable[[str], str] | None
+    ) -> None:
+        """The texts added since it was last grown joined too (each in `form`, when given)."""
+        at = len(self.text)
+        parts = []
+        for _, _, text in texts[len(self.starts) :]:
+            part = form(text) if form is not None else text
+            self.starts.append(at + 1)
+            parts.append(part)
+            at += 1 + len(part)
+        if parts:
+            self.text += "".join(_GAP + part for part in parts)
+
+
+@dataclass
 class _Sources:
     """Everything stated so far, indexed for look-up: normalized texts, typed facts, numbers."""
 
@@ -339,11 +361,9 @@ class _Sources:
     ids: list[str] = field(default_factory=list)
     slips: _Slips = field(default_factory=_Slips)
     slips_read: int = 0
-    #: `texts` joined, and the start of each in the join; the same of their `_unaccented` forms (`holding`)
-    joined: str = ""
-    starts: list[int] = field(default_factory=list)
-    plain_joined: str = ""
-    plain_starts: list[int] = field(default_factory=list)
+    #: `texts` joined for `holding`, as they are and in their `_unaccented` forms
+    joined: _Join = field(default_factory=_Join)
+    plain_joined: _Join = field(default_factory=_Join)
 
     def holding(self, needle: str, plain: bool = False) -> list[int]:
         """The indices into `texts` of the texts that contain `needle` (of their `_unaccented` forms when
@@ -352,8 +372,10 @@ class _Sources:
         of a needle without `_GAP` crosses no gap, so it lies in the one text its start is in."""
         if not needle or _GAP in needle or len(self.texts) <= _FEW_TEXTS:  # "" is in every text; a needle
             return self._testing(needle, plain, 0)  # with the gap, or a few texts: by a test of each
-        joined, starts = self._joined(plain)
-        find, after, last = joined.find, bisect.bisect_right, len(starts) - 1
+        join = self.plain_joined if plain else self.joined
+        join.grow(self.texts, _unaccented if plain else None)
+        starts = join.starts
+        find, after, last = join.text.find, bisect.bisect_right, len(starts) - 1
         out: list[int] = []
         at = find(needle)
         while at >= 0:
@@ -373,25 +395,6 @@ class _Sources:
         if plain:
             return [k for k in range(first, len(texts)) if needle in _unaccented(texts[k][2])]
         return [k for k in range(first, len(texts)) if needle in texts[k][2]]
-
-    def _joined(self, plain: bool) -> tuple[str, list[int]]:
-        """The join `holding` searches, grown by the texts added since it was last asked for."""
-        starts = self.plain_starts if plain else self.starts
-        if len(starts) < len(self.texts):
-            joined = self.plain_joined if plain else self.joined
-            parts = []
-            at = len(joined)
-            for _, _, text in self.texts[len(starts) :]:
-                part = _unaccented(text) if plain else text
-                starts.append(at + 1)
-                parts.append(part)
-                at += 1 + len(part)
-            joined += "".join(_GAP + part for part in parts)
-            if plain:
-                self.plain_joined = joined
-            else:
-                self.joined = joined
-        return (self.plain_joined, starts) if plain else (self.joined, starts)
 
     def add_text(self, source: Source, turn: int | None, text: str) -> None:
         self.raw.append(text)
@@ -868,7 +871,7 @@ class Evidence:
             (((key, x) for x, _, key in result_leaves), result, False),
             (((key, x) for _, key, x in leaves), args, looks_read_only(tool)),
         ):
-            dated = [key for key, x in keyed if isinstance(x, str) and x[4:5] == "-" and _iso_dated(x)]
+            dated = [key for key, x in keyed if isinstance(x, str) and _iso_dated(x)]
             ends = [_range_key(key) for key in dated]
             if not tainted and len(dated) > 1 and any(f for f, _ in ends) and any(la for _, la in ends):
                 self._inside.update(_range_days(value, stays_only=stays))
@@ -2775,7 +2778,7 @@ _MAX_RANGE_KEYS = 8  # first-day and last-day keys of one object paired (a resul
 
 def _iso_dated(text: str) -> bool:
     """A string that opens with an ISO date (`2024-05-20`, `2024-05-20T10:00`), as `_range_days` reads them."""
-    return len(text) >= 10 and _ISO_DATE.match(text) is not None
+    return len(text) >= 10 and text[4] == "-" and _ISO_DATE.match(text) is not None  # (the dash: cheaper)
 
 
 @lru_cache(maxsize=4_096)
