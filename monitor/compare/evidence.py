@@ -416,16 +416,17 @@ class _Sources:
             self.operands.add(_round(number))
 
     def add_fact(self, canon: str, source: Source, turn: int | None) -> None:
+        percent, md, number = _fact_parts(canon)
         if canon.startswith("id:") and canon not in self.facts:
             self.ids.append(canon[3:])
         self.facts.setdefault(canon, []).append((source, turn))
-        if canon.endswith("|percent") and (p := _number_of(canon)) is not None:
-            self.percents.add(p)
-        if canon.startswith("date:") and len(canon) == 15 and not canon.startswith("date:--"):
-            self.facts.setdefault(f"md:{canon[-5:]}", []).append((source, turn))
-        number = _number_of(canon)
-        if number is not None:
-            self.add_number(source, turn, number)
+        if percent is not None:
+            self.percents.add(percent)
+        if md is not None:
+            self.facts.setdefault(md, []).append((source, turn))
+        if number is not None:  # (`add_number`, its number already rounded)
+            self.numbers.setdefault(number, []).append((source, turn))
+            self.operands.add(number)
 
     def copy(self) -> _Sources:
         """A copy that grows apart from this one (`Evidence`'s prompt template): every field through `_own`,
@@ -1006,7 +1007,7 @@ class Evidence:
         """Where the weekday a code under a key that names days (`weekdays: ["MON"]`, `day: "SAT"`) was
         said by its name (`Mondays`, 周六; not 每周三次, three times a week) — not `country: FR`."""
         day = WEEKDAY_CODES.get(fold(str(value).strip()))
-        if day is None or _DAY_KEY_WORDS.isdisjoint(key_words(key)):
+        if day is None or not _day_key(key):
             return None
         names = [normalize_text(name) for name in weekday_names(day)]
         for source, turn, evidence in self._sources.texts:
@@ -1993,14 +1994,14 @@ def value_kind(key: str, value: Any) -> Kind:
         return "count" if number.is_integer() and abs(number) < _SMALL_COUNT else "number"
     if not isinstance(value, str) or not value.strip():
         return "other"
-    free_key, name_key, id_key, people_key = _key_classes(key)
+    free_key, name_key, id_key, people_key, phone_key = _key_classes(key)
     if free_key or len(value.split()) >= _WORDS_OF_FREE_TEXT:
         return "free_text"
     if (
-        _PHONE_VALUE.fullmatch(value.strip())
+        phone_key
+        and _PHONE_VALUE.fullmatch(value.strip())
         and len(digits_of(value)) >= _PHONE_DIGITS
         and not _ISO_DATE.match(value.strip())
-        and not _PHONE_KEY_WORDS.isdisjoint(key_words(key))
     ):
         return "phone"
     if people_key and not name_key:
@@ -2012,13 +2013,14 @@ def value_kind(key: str, value: Any) -> Kind:
 
 
 @lru_cache(maxsize=8_192)
-def _key_classes(key: str) -> tuple[bool, bool, bool, bool]:
-    """Whether an argument name says free text, a name, an id, people (`FREE_TEXT_KEYS`, `NAME_KEYS`,
-    `ID_WORDS`; `_PEOPLE_KEYS` as its last word)."""
+def _key_classes(key: str) -> tuple[bool, bool, bool, bool, bool]:
+    """Whether an argument name says free text, a name, an id, people, a phone (`FREE_TEXT_KEYS`,
+    `NAME_KEYS`, `ID_WORDS`; `_PEOPLE_KEYS` as its last word; `_PHONE_KEY_WORDS`)."""
     listed = key_words(key)
     words = set(listed)
     people = bool(listed) and listed[-1] in _PEOPLE_KEYS
-    return bool(words & FREE_TEXT_KEYS), bool(words & NAME_KEYS), bool(words & ID_WORDS), people
+    phone = bool(words & _PHONE_KEY_WORDS)
+    return bool(words & FREE_TEXT_KEYS), bool(words & NAME_KEYS), bool(words & ID_WORDS), people, phone
 
 
 @short_cached(maxsize=65_536)
@@ -2511,13 +2513,21 @@ def _class_days(leaves: Sequence[tuple[str | float, bool, str]]) -> set[int]:
         for leaf, _, key in leaves
         if isinstance(leaf, str)
         and len(leaf) <= _MAX_WEEKDAY_CHARS
-        and not _DAY_KEY_WORDS.isdisjoint(key_words(key))
+        and _day_key(key)
         and (weekday := _weekday_value(leaf)) is not None
     }
     return days if len(days) <= _MAX_CLASS_DAYS else set()
 
 
 _MAX_CLASS_DAYS = 2
+
+
+@lru_cache(maxsize=4_096)
+def _day_key(key: str) -> bool:
+    """A key that names days (`day`, `weekday`, `dow`, `on`: `_DAY_KEY_WORDS`)."""
+    return not _DAY_KEY_WORDS.isdisjoint(key_words(key))
+
+
 #: the words of a key whose fraction is a percentage (`coverage: {"diagnostic": 0.8}`, `vat_rate: 0.2`), in
 #: it or in a key it sits under; not a probability (`precip_probability: 0.5`)
 _RATE_WORDS = frozenset(
@@ -3427,7 +3437,9 @@ def _walk_result(
 ) -> None:
     if depth > MAX_DEPTH:
         return
-    if isinstance(value, dict):
+    if type(value) is str:  # most leaves (the isinstance tests below, for their subclasses, cost more)
+        out.append((value, False, key))
+    elif isinstance(value, dict):
         for k, v in value.items():
             name = str(k)
             out.append((name, False, key))
@@ -3493,7 +3505,19 @@ def _string_number(value: str) -> float | None:
 
 
 def _round(x: float) -> float:
-    return round(x, 2)
+    """`round(x, 2)`; a whole float as it is (the same float: `round` with digits converts it to decimal)."""
+    return x if type(x) is float and x.is_integer() else round(x, 2)
+
+
+@lru_cache(maxsize=16_384)
+def _fact_parts(canon: str) -> tuple[float | None, str | None, float | None]:
+    """What `_Sources.add_fact` indexes a fact under beside its key: its percentage (`number:10|percent`),
+    its `md:` key (a full date's month and day) and its number, rounded. Cached: the same facts (a date, a
+    price) come back in text after text."""
+    number = _number_of(canon)
+    percent = number if number is not None and canon.endswith("|percent") else None
+    full_date = canon.startswith("date:") and len(canon) == 15 and not canon.startswith("date:--")
+    return percent, f"md:{canon[-5:]}" if full_date else None, _round(number) if number is not None else None
 
 
 def _number_of(canon: str) -> float | None:
