@@ -424,9 +424,8 @@ class _Sources:
             self.percents.add(percent)
         if md is not None:
             self.facts.setdefault(md, []).append((source, turn))
-        if number is not None:  # (`add_number`, its number already rounded)
-            self.numbers.setdefault(number, []).append((source, turn))
-            self.operands.add(number)
+        if number is not None:  # (rounded already: `_round` of it is itself)
+            self.add_number(source, turn, number)
 
     def copy(self) -> _Sources:
         """A copy that grows apart from this one (`Evidence`'s prompt template): every field through `_own`,
