@@ -329,15 +329,16 @@ class _Join:
         self, texts: Sequence[tuple[Source, int | None, str]], form: Callable[[str], str] | None
     ) -> None:
         """The texts added since it was last grown joined too (each in `form`, when given)."""
+        new = texts[len(self.starts) :]
+        if not new:
+            return
+        parts = [text for _, _, text in new] if form is None else [form(text) for _, _, text in new]
         at = len(self.text)
-        parts = []
-        for _, _, text in texts[len(self.starts) :]:
-            part = form(text) if form is not None else text
-            self.starts.append(at + 1)
-            parts.append(part)
+        starts = self.starts
+        for part in parts:
+            starts.append(at + 1)
             at += 1 + len(part)
-        if parts:
-            self.text += "".join(_GAP + part for part in parts)
+        self.text += _GAP + _GAP.join(parts)
 
 
 @dataclass
