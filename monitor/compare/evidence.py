@@ -12,7 +12,8 @@ What counts as evidence, up to the moment a value is used:
   message; the result of a call whose own values failed grounding is `tainted` (a value from it is a
   cascade of that call);
 - `system`: the system prompt, the configured evidence attributes, the conversation's date;
-- `tool_definition`: an `enum`, `const` or `default` of the tool's declared JSON Schema;
+- `tool_definition`: an `enum`, `const` or `default` of the tool's declared JSON Schema (or, where that
+  declares none for the argument, of another declared tool's same argument);
 - `computed`: arithmetic over amounts (`computable`), a date a duration the user or the system prompt
   states from a stated date; in a reply also a result note's rule, a policy's weeks, the days inside a
   range a result gives (`_range_days`);
@@ -901,7 +902,7 @@ class Evidence:
         kind = value_kind(key, value)
         checked = kind in CHECKED_KINDS
         allowed = _schema_values(schema, path)
-        if any(a == value or str(a) == str(value) for a in allowed):
+        if _allows(allowed, value):
             return Provenance(path, value, kind, "tool_definition", None, checked)
         said = self._weekday_said(key, value) if kind == "code" else None
         if said is not None:  # `weekdays: ["MON"]` for `Mondays`
@@ -917,6 +918,8 @@ class Evidence:
         found = self._find(value, kind, self._sources)
         if found is None and kind == "name" and isinstance(value, str) and "," in value and _place_key(key):
             found = self._find_place(value, key)
+        if found is None and checked and not allowed and self._declared_elsewhere(tool, path, value):
+            return Provenance(path, value, kind, "tool_definition", None, checked)
         if found is None:
             computed = self._computed(value) if kind in ("number", "count") else False
             if kind == "date":
@@ -937,6 +940,15 @@ class Evidence:
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
         return Provenance(path, value, kind, source, turn, checked, tainted)
+
+    def _declared_elsewhere(self, tool: str, path: str, value: Any) -> bool:
+        """Whether another declared tool lists `value` for the same argument (an `enum`, `const` or
+        `default` at `path`): an API often declares a field's values on one call only (a search's
+        `pitch_type` enum, then a booking's plain string), and a value from that list is the system's own
+        word, not one the agent made up. Asked only where the called tool declares no values itself."""
+        return any(
+            _allows(_schema_values(s, path), value) for name, s in self._schemas.items() if name != tool
+        )
 
     def _find_place(self, value: str, key: str) -> tuple[tuple[Source, int | None], int | None] | None:
         """A place written in parts (`Montavilla, Portland`: the user's district, the system prompt's city;
@@ -3391,6 +3403,11 @@ def _schema_values(schema: Any, path: str) -> list[Any]:
         return []
     allowed = list(node.get("enum") or ())
     return allowed + [node[k] for k in ("const", "default") if k in node]
+
+
+def _allows(allowed: Sequence[Any], value: Any) -> bool:
+    """Whether a schema's values (`_schema_values`) hold `value`, as declared or as its text (`2` for `"2"`)."""
+    return any(a == value or str(a) == str(value) for a in allowed)
 
 
 #: how deep grounding reads into arguments and results (deeper values are not read: never a failure)

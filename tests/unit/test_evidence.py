@@ -2835,3 +2835,31 @@ def test_a_reply_s_fact_at_the_start_of_a_sentence_is_checked_against_the_result
     claims = ev.unsupported(reply, ["get_booking"])
     assert [(c.text.strip(), c.unsure) for c in claims] == [("120 GBP", False)]
     assert "damage_deposit_gbp 175" in claims[0].detail
+
+
+def test_a_value_another_tool_declares_for_the_same_argument_is_the_schemas() -> None:
+    """Grounding blind set 29: a search declares `pitch_type`'s values, the booking takes a plain string; the
+    value the search's enum lists is the system's word. The called tool's own list stays the one that counts,
+    and another argument's list grounds nothing."""
+    schemas = {
+        "check_pitches": {
+            "type": "object",
+            "properties": {"pitch_type": {"enum": ["standard_2x2", "large_3x3"]}},
+        },
+        "submit": {
+            "type": "object",
+            "properties": {"pitch_type": {"type": "string"}, "zone": {"type": "string"}},
+        },
+        "upgrade": {"type": "object", "properties": {"pitch_type": {"enum": ["premium_4x4"]}}},
+    }
+
+    def where(tool: str, args: dict[str, Any]) -> dict[str, str]:
+        ev = Evidence(today=TODAY, schemas=schemas)
+        ev.add_user(1, "two days of a big pitch for my leather goods, please")
+        return {p.path: p.source for p in ev.provenance(tool, args)}
+
+    assert where("submit", {"pitch_type": "large_3x3"}) == {"pitch_type": "tool_definition"}
+    assert where("submit", {"zone": "large_3x3"}) == {"zone": "agent"}  # another argument's list
+    assert where("upgrade", {"pitch_type": "large_3x3"}) == {
+        "pitch_type": "agent"
+    }  # its own list says otherwise
