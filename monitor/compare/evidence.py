@@ -4100,10 +4100,12 @@ _PASSIVE = re.compile(rf"(?i)\b(?:is|are)\s+(?:now\s+)?(?:both\s+|all\s+)?(?P<g>
 #: Chinese: 已为您取消, 我已经帮您修改了, 已提交 — the verb after 已 / 已经 (with 为您 / 帮您)
 _ZH_VERBS = {
     "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
-    "更改": "update", "退款": "refund", "退回": "refund", "发送": "send", "发出": "send", "提交": "submit",
-    "下单": "order", "转账": "pay", "开通": "create", "办理": "create", "添加": "create", "加上": "create",
-    "改为": "update", "改到": "update", "改成": "update", "更新": "update", "延长": "update", "安排好": "book",
-    "预约": "book", "寄出": "send",
+    "更改": "update", "退款": "refund", "退回": "refund", "退还": "refund", "退票": "refund", "发送": "send",
+    "发出": "send", "寄出": "send", "邮寄": "send", "寄送": "send", "提交": "submit", "申请": "submit",
+    "下单": "order", "转账": "pay", "开通": "create", "办理": "create", "办好": "create", "开具": "create",
+    "添加": "create", "加上": "create", "改为": "update", "改到": "update", "改成": "update", "更新": "update",
+    "延长": "update", "续租": "update", "续订": "update", "延期": "update", "改期": "update", "升级": "upgrade",
+    "安排好": "book", "预约": "book", "删除": "delete", "移除": "delete", "转给": "transfer", "转让": "transfer",
 }  # fmt: skip
 #: verbs read only after 为您 / 帮您 (`已为您冻结会员卡`, `已为您调整好`): without it they as often report a
 #: state (`该区域的网络故障已恢复`, `您的月费已调整为99元`, `您已退订短信通知`)
@@ -4111,14 +4113,64 @@ _ZH_FOR_YOU_VERBS = {
     "调整": "update", "改好": "update", "暂停": "pause", "冻结": "pause", "恢复": "resume", "解冻": "resume",
     "报名": "enroll", "退订": "cancel",
 }  # fmt: skip
-#: `已为您取消`, `已原路退回`, `已经为您把预订取消了`, `已为您将明天订单中的菠萝包改为80个`: the verb after 已 (with
-#: 为您, 原路, 把 / 将 + its object)
+_ZH_ALL_VERBS = {**_ZH_VERBS, **_ZH_FOR_YOU_VERBS}
+#: `已为您取消`, `已原路退回`, `已经为您把预订取消了`, `已为您将明天订单中的菠萝包改为80个`, `已将报价单SJ-Q250520-08发送至`:
+#: the verb after 已 (with 为您, 原路, 把 / 将 + its object); `已为您办理冻结`, `已办好续租`, `已为您安排邮寄`: the
+#: action after the verb that only says it was handled (办理, 办好, 安排)
 _ZH_ALREADY = "(?:已经?|我已经?)"
-_ZH_OBJECT = "把[\u4e00-\u9fff0-9]{1,12}?|将[\u4e00-\u9fff0-9]{1,12}?"  # 把 / 将 + what was done to
+_ZH_OBJECT = "[把将](?:(?![，。；！？,;!?])[^\n]){1,24}?"  # 把 / 将 + what was done to, in any script
+#: for whom (`已为您母亲林秀英预约好了`, `已为孙浩和冯婷婷两张票办理退票`): a name or a few words, no clause
+_ZH_FOR = "(?:为|帮|给)(?:您|你)?(?:(?![的可能会要需请查看找将把])[\u4e00-\u9fff]){0,10}?"
+_ZH_HANDLED = "(?:办理|办好|安排)了?"
+
+
+def _zh_alternation(verbs: Mapping[str, str]) -> str:
+    return "|".join(sorted(verbs, key=len, reverse=True))  # the longest first: `安排好` before `安排`
+
+
 _ZH_DONE = re.compile(
-    f"{_ZH_ALREADY}(?:为|帮|给)?(?:您|你)?(?:原路|全部|都|{_ZH_OBJECT})?({'|'.join(_ZH_VERBS)})"
-    f"|{_ZH_ALREADY}(?:为|帮|给)(?:您|你)(?:{_ZH_OBJECT})?({'|'.join(_ZH_FOR_YOU_VERBS)})"
+    f"{_ZH_ALREADY}(?:{_ZH_FOR})?(?:{_ZH_OBJECT})?{_ZH_HANDLED}(?P<h>{_zh_alternation(_ZH_ALL_VERBS)})"
+    f"|{_ZH_ALREADY}(?:{_ZH_FOR})?(?:原路|全部|都|{_ZH_OBJECT})?(?P<a>{_zh_alternation(_ZH_VERBS)})"
+    f"|{_ZH_ALREADY}{_ZH_FOR}(?:{_ZH_OBJECT})?(?P<f>{_zh_alternation(_ZH_FOR_YOU_VERBS)})"
 )
+#: Japanese: the polite past of an action noun (`キャンセルいたしました`, `ご予約が完了しました`,
+#: `キャンセル手続きが完了しました`, `削除させていただきました`); its negation (`できませんでした`), a question
+#: (`しましたか`) or a condition (`しましたら`) is none
+_JA_VERBS = {
+    "キャンセル": "cancel", "取り消し": "cancel", "取消し": "cancel", "解約": "cancel", "予約": "book",
+    "手配": "book", "変更": "update", "更新": "update", "延長": "update", "送信": "send", "送付": "send",
+    "発送": "send", "お送り": "send", "返金": "refund", "払い戻し": "refund", "削除": "delete", "登録": "create",
+    "追加": "create", "申請": "submit", "申し込み": "submit", "注文": "order", "一時停止": "pause",
+}  # fmt: skip
+_JA_DONE = re.compile(
+    f"(?P<v>{_zh_alternation(_JA_VERBS)})(?:の?(?:お)?手続き)?[をがはも]?"
+    "(?:(?:いた|致)し|させていただき|し|でき|完了(?:いたし|し)?)ました(?![から])"
+)
+#: Korean: an action noun done (`일시정지가 완료되었습니다`, `예약했습니다`, `취소 처리되었습니다`); its negation
+#: (`취소하지 못했습니다`) or a question (`했습니까`) is none
+_KO_VERBS = {
+    "취소": "cancel", "예약": "book", "변경": "update", "연장": "update", "환불": "refund", "발송": "send",
+    "전송": "send", "삭제": "delete", "등록": "create", "신청": "submit", "결제": "pay", "일시정지": "pause",
+    "일시 정지": "pause", "주문": "order",
+}  # fmt: skip
+_KO_DONE = re.compile(
+    rf"(?P<v>{_zh_alternation(_KO_VERBS)})\s*[이가을를은는도]?\s*(?:완료|처리)?\s*(?:되었|됐|했|하였)(?:습니다|어요|다)"
+)
+
+
+def _cjk_claims(sentence: str) -> list[str]:
+    """The actions a Chinese (`_ZH_DONE`, each with no 不 / 没 / 未 before it: `已为您取消订单，并已退款 ¥180` is two),
+    Japanese (`_JA_DONE`) or Korean (`_KO_DONE`) sentence claims done."""
+    out = []
+    for m in _ZH_DONE.finditer(sentence):
+        if re.search("[不没未]", sentence[: m.start()]):
+            break
+        out.append(_ZH_ALL_VERBS[m["h"] or m["a"] or m["f"]])
+    out += [_JA_VERBS[m["v"]] for m in _JA_DONE.finditer(sentence)]
+    out += [_KO_VERBS[m["v"]] for m in _KO_DONE.finditer(sentence)]
+    return out
+
+
 #: French, German, Spanish, Italian, Portuguese and Dutch: the first person perfect (`j'ai annulé`, `ich habe …
 #: gebucht`, `he reservado`, `ho prenotato`, `reservei`, `ik heb … geboekt`) and the passive (`foi
 #: atualizada`, `a été annulée`, `wurde storniert`, `ha sido cancelada`, `è stata prenotata`, `is geannuleerd`);
@@ -4290,9 +4342,9 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
                     verbs.append(next(g for g in more.groups() if g))
             out += [(sentence, _CLAIM_VERBS[fold(v)]) for v in verbs]
             continue
-        zh = _ZH_DONE.search(sentence) if not sentence.isascii() else None
-        if zh is not None and not re.search("[不没未]", sentence[: zh.start()]):
-            out.append((sentence, _ZH_VERBS[zh[1]] if zh[1] else _ZH_FOR_YOU_VERBS[zh[2]]))
+        cjk = _cjk_claims(sentence) if not sentence.isascii() else []
+        if cjk:
+            out += [(sentence, action) for action in cjk]
             continue
         # `Erledigt: Ihre Nummer ist hinterlegt`: in the sentence an opener opens, a present passive claims
         eu = None if english else _eu_claim(sentence, _EU_OPENER.match(sentence) is not None)

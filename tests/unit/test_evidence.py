@@ -829,6 +829,15 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "已为您将明天订单中的菠萝包改为80个。",
         "好的，已帮您改到 11 月 21 日。",
         "已为您安排好完工后的保价快递寄回。",
+        # grounding blind sets 15-30 (read): for whom, an object in any script, Japanese and Korean
+        "已为您母亲林秀英预约好了：7月10日下午 14:30。",
+        "已为孙浩和冯婷婷两张票办理退票。",
+        "已将报价单SJ-Q250520-08发送至 chen.yu@163.com。",
+        "LSN-30418はキャンセルいたしました。",
+        "ご予約が完了しました！",
+        "キャンセル手続きが完了しました。",  # blind set 35
+        "일시정지가 완료되었습니다.",
+        "취소 처리되었습니다.",
     ],
 )
 def test_done_claims_as_people_write_them(text: str) -> None:
@@ -1233,6 +1242,10 @@ def test_a_size_a_reply_says_as_a_plural_is_the_size_the_user_asked_for() -> Non
         "Nenhuma reserva foi cancelada.",
         "Als u bevestigt, heb ik het geannuleerd.",
         "You're scheduled to depart at 9:05.",
+        "キャンセルできませんでした。",
+        "ご予約しましたら、確認メールが届きます。",
+        "취소하지 못했습니다.",
+        "您的订单已过可取消的时间。",
     ],
 )
 def test_no_done_claim_in_conditions_negations_or_states(text: str) -> None:
@@ -2863,3 +2876,15 @@ def test_a_value_another_tool_declares_for_the_same_argument_is_the_schemas() ->
     assert where("upgrade", {"pitch_type": "large_3x3"}) == {
         "pitch_type": "agent"
     }  # its own list says otherwise
+
+
+def test_each_action_a_chinese_sentence_claims_is_read_as_the_action_it_names() -> None:
+    """Grounding blind sets 4-30 (read): `办理` only says the work was handled, the action is what follows it; a
+    sentence that cancels and refunds claims both (each was judged as its first: a refund nobody made passed)."""
+    assert [a for _, a in done_claims("好的，已为您办理冻结：7月1日至7月31日。")] == ["pause"]
+    assert [a for _, a in done_claims("已办好续租，原来的5套改为12月28日归还。")] == ["update"]
+    assert [a for _, a in done_claims("已为您安排邮寄这3包种子。")] == ["send"]
+    assert [a for _, a in done_claims("订单 TY-036 已取消，并已为您退款 ¥2,484。")] == ["cancel", "refund"]
+    assert [a for _, a in done_claims("已帮您取消订单，但没有退款。")] == [
+        "cancel"
+    ]  # a negation before the second
