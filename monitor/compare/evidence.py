@@ -4171,36 +4171,57 @@ def _cjk_claims(sentence: str) -> list[str]:
     return out
 
 
-#: French, German, Spanish, Italian, Portuguese and Dutch: the first person perfect (`j'ai annulé`, `ich habe …
-#: gebucht`, `he reservado`, `ho prenotato`, `reservei`, `ik heb … geboekt`) and the passive (`foi
-#: atualizada`, `a été annulée`, `wurde storniert`, `ha sido cancelada`, `è stata prenotata`, `is geannuleerd`);
-#: not a present passive (`Das Zimmer ist reserviert`: a state, as in English)
+#: French, German, Spanish, Italian, Portuguese, Dutch and Polish: the first person perfect (`j'ai annulé`, `ich
+#: habe … gebucht`, `he reservado`, `ho prenotato`, `reservei`, `ik heb … geboekt`, `przełożyłam`) and the passive
+#: (`foi atualizada`, `a été annulée`, `wurde storniert`, `ha sido cancelada`, `è stata prenotata`, `is
+#: geannuleerd`, `zostało anulowane`); not a present passive (`Das Zimmer ist reserviert`: a state, as in
+#: English) unless it says `now` (`ist jetzt storniert`, as `is now cancelled`)
 _EU_VERBS = {
     **dict.fromkeys(("réservé", "réservée", "gebucht", "reserviert", "eingetragen", "reservado", "reservada",
                      "prenotato", "prenotata", "reservei", "marquei", "agendei", "agendado", "agendada",
                      "geboekt", "gereserveerd", "ingepland", "inscrit", "inscrite",
-                     "angemeldet", "inscrito", "inscrita", "iscritto", "iscritta"), "book"),
+                     "angemeldet", "inscrito", "inscrita", "iscritto", "iscritta", "programmé", "programmée",
+                     "programado", "programada", "programmato", "programmata", "fissato", "fissata",
+                     "zarezerwowane", "zarezerwowana", "zarezerwowany", "zarezerwowałam", "zarezerwowałem",
+                     "umówiłam", "umówiłem"), "book"),
     **dict.fromkeys(("annulé", "annulée", "annule", "storniert", "abgesagt", "cancelado", "cancelada",
                      "anulado", "anulada", "cancellato", "cancellata", "annullato", "annullata", "cancelei",
-                     "geannuleerd"), "cancel"),
+                     "geannuleerd", "anulowane", "anulowana", "anulowany", "anulowałam", "anulowałem",
+                     "odwołane", "odwołana", "odwołałam", "odwołałem"), "cancel"),
     **dict.fromkeys(("modifié", "modifiée", "changé", "déplacé", "déplacée", "geändert", "verschoben",
                      "umgebucht", "modificado", "modificada", "cambiado", "cambiada", "movido", "modificato",
                      "modificata", "spostato", "spostata", "cambiato", "alterei", "mudei", "atualizado",
                      "atualizada", "alterado", "alterada", "gewijzigd", "verplaatst", "aangepast",
                      "hinterlegt", "gespeichert", "aktualisiert", "enregistré", "enregistrée", "mis à jour",
-                     "actualizado", "actualizada", "aggiornato", "aggiornata", "bijgewerkt"), "update"),
+                     "actualizado", "actualizada", "aggiornato", "aggiornata", "bijgewerkt", "verlängert",
+                     "erneuert", "prolongé", "prolongée", "renouvelé", "renouvelée", "prorrogado", "prorrogada",
+                     "ampliado", "ampliada", "renovado", "renovada", "prolungato", "prolungata", "rinnovato",
+                     "rinnovata", "verlengd", "przełożyłam", "przełożyłem", "przełożona", "przełożone",
+                     "zmieniłam", "zmieniłem", "zmieniona", "zmienione", "przedłużyłam", "przedłużyłem"), "update"),
     **dict.fromkeys(("envoyé", "envoyée", "geschickt", "gesendet", "verschickt", "enviado", "enviada",
-                     "inviato", "inviata", "enviei", "verstuurd", "gestuurd"), "send"),
+                     "inviato", "inviata", "enviei", "verstuurd", "gestuurd", "expédié", "expédiée", "versendet",
+                     "spedito", "spedita", "verzonden", "wysłałam", "wysłałem", "wysłane", "wysłana"), "send"),
     **dict.fromkeys(("remboursé", "remboursée", "erstattet", "zurückerstattet", "reembolsado", "reembolsada",
-                     "rimborsato", "rimborsata", "reembolsei", "terugbetaald"), "refund"),
+                     "rimborsato", "rimborsata", "reembolsei", "terugbetaald", "devuelto", "devuelta",
+                     "devolvido", "devolvida", "restituito", "restituita", "rückerstattet"), "refund"),
     **dict.fromkeys(("commandé", "commandée", "bestellt", "ordinato", "ordinata", "encomendei",
-                     "encomendado", "besteld"), "order"),
+                     "encomendado", "besteld", "zamówiłam", "zamówiłem", "zamówione"), "order"),
+    **dict.fromkeys(("ajouté", "ajoutée", "añadido", "añadida", "aggiunto", "aggiunta", "adicionado", "adicionada",
+                     "hinzugefügt", "toegevoegd", "dodałam", "dodałem", "dodane", "dodana"), "create"),
+    **dict.fromkeys(("supprimé", "supprimée", "eliminado", "eliminada", "eliminato", "eliminata", "removido",
+                     "removida", "gelöscht", "entfernt", "verwijderd", "usunięte", "usunięta", "usunęłam",
+                     "usunąłem"), "delete"),
+    **dict.fromkeys(("transféré", "transférée", "transferido", "transferida", "trasferito", "trasferita",
+                     "übertragen", "overgedragen", "przeniesione", "przeniesiona"), "transfer"),
 }  # fmt: skip
 _EU_PARTICIPLE = "|".join(sorted(_EU_VERBS, key=len, reverse=True))
 _EU_AUXILIARY = (
     r"j['’]ai|je\s+(?:vous|lui|leur|te|les|l['’])\s*ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|"
     r"hemos|ha|han|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben|a\s+(?:bien\s+)?été|ont\s+(?:bien\s+)?été|wurde|wurden|"
-    r"ha\s+sido|han\s+sido|è\s+stat[oa]|sono\s+stat[ie]|foi|foram|is|zijn"
+    r"ha\s+sido|han\s+sido|è\s+stat[oa]|sono\s+stat[ie]|foi|foram|is|zijn|został[aoy]?|zostali|"
+    # a present passive that says `now` (`Ihre Buchung ist jetzt storniert`, as `is now cancelled`)
+    r"(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|jest|są)\s+(?:jetzt|nun|maintenant|désormais|ahora|"
+    r"ora|adesso|agora|nu|teraz)"
 )
 _EU_DONE = re.compile(rf"(?i)(?:\b(?:{_EU_AUXILIARY})\s+(?:[\w'’-]+\s+){{0,8}}?|\b)(?P<v>{_EU_PARTICIPLE})\b")
 #: after an opener (`_EU_OPENER`), the present passive's auxiliaries too
@@ -4242,8 +4263,11 @@ _EU_OWN_SUBJECT = re.compile(
     r"(?i)\W*(?:ihre?|ihren|dein|deine|votre|vos|ton|ta|tes|su|sus|tu|tus|il\s+tuo|la\s+tua|i\s+tuoi|le\s+tue|"
     r"il\s+suo|la\s+sua|seu|sua|seus|suas|o\s+seu|a\s+sua|uw|jouw)\b"
 )
+#: a participle that is a first person past on its own: Portuguese (`reservei`) and Polish (`przełożyłam`)
 _EU_FIRST_PERSON = re.compile(
-    r"(?i)\b(?:reservei|marquei|agendei|cancelei|alterei|mudei|enviei|reembolsei|encomendei)\b"
+    r"(?i)\b(?:reservei|marquei|agendei|cancelei|alterei|mudei|enviei|reembolsei|encomendei|"
+    + "|".join(v for v in _EU_VERBS if v.endswith(("łam", "łem")))
+    + r")\b"
 )
 _EU_HINTS = tuple(w.casefold() for w in _EU_VERBS)  # a claim holds its participle: the cheap test first
 _EU_NOT = re.compile(

@@ -838,6 +838,14 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "キャンセル手続きが完了しました。",  # blind set 35
         "일시정지가 완료되었습니다.",
         "취소 처리되었습니다.",
+        # more European participles, Polish, and a present passive that says `now`
+        "Ihre Buchung SKF-30917 ist jetzt storniert.",
+        "E o passe do Rafael já foi transferido para a Júlia Santos.",
+        "Perfetto: ho programmato la consegna per giovedì 16 ottobre.",
+        "ya te hemos devuelto los 45 € a tu tarjeta.",  # blind set 35
+        "Zlecenie KR-5531 zostało anulowane.",
+        "Przełożyłam Pani wizytę WZ-3318 na piątek, 21 listopada, na 10:20.",
+        "J'ai ajouté les deux invitées à votre réservation AE-0621-03.",
     ],
 )
 def test_done_claims_as_people_write_them(text: str) -> None:
@@ -1246,6 +1254,8 @@ def test_a_size_a_reply_says_as_a_plural_is_the_size_the_user_asked_for() -> Non
         "ご予約しましたら、確認メールが届きます。",
         "취소하지 못했습니다.",
         "您的订单已过可取消的时间。",
+        "Nie zostało anulowane.",
+        "Die Buchung ist storniert.",  # a state, as `the booking is cancelled`, without `jetzt`
     ],
 )
 def test_no_done_claim_in_conditions_negations_or_states(text: str) -> None:
