@@ -3986,12 +3986,17 @@ def _is_year(number: float, canon: str) -> bool:
     return "|" not in canon and number.is_integer() and 1900 <= number <= 2100
 
 
-#: The actions a reply may claim done, each with the words a tool name uses for it.
+#: The actions a reply may claim done, each with the words a tool name uses for it — in English and in the
+#: languages replies are read in (`termin_stornieren`, `anuluj_zlecenie`, `wijzig_reservering`, `enviar_confirmacao`:
+#: an agent's tools are often named in its users' language)
 ACTIONS: dict[str, tuple[str, ...]] = {
-    "cancel": ("cancel",),
-    "book": ("book", "reserve", "schedule"),  # `schedule_visit` books what `I've booked you into …` claims
-    "refund": ("refund",),
-    "send": ("send", "resend", "email", "notify", "message", "text", "sms"),
+    "cancel": ("cancel", "stornier", "storno", "annul", "anuluj", "odwolaj"),
+    # `schedule_visit` books what `I've booked you into …` claims
+    "book": ("book", "reserve", "schedule", "buchen", "reservieren", "reserver", "reservar", "prenota", "boek",
+             "boeken", "rezerwuj", "zarezerwuj", "agendar"),
+    "refund": ("refund", "erstatt", "rembours", "reembols", "rimbors"),
+    "send": ("send", "resend", "email", "notify", "message", "text", "sms", "enviar", "envoyer", "inviare",
+             "senden", "versturen", "stuur", "wyslij"),
     "update": (
         "update",
         "change",
@@ -4005,11 +4010,22 @@ ACTIONS: dict[str, tuple[str, ...]] = {
         "disable",
         "extend",  # `extend_pickup`: what `extended` claims (not `renew_loan`: `has already been renewed
         # twice, the maximum` reports a loan's state far more often than a reply claims a renewal)
+        "amend",
+        "rebook",
+        "aender",
+        "wijzig",
+        "modific",
+        "modifier",
+        "przesun",
+        "zmien",
+        "verplaats",
+        "verschieb",
+        "reagendar",
     ),
     "transfer": ("transfer", "escalate", "handoff"),
-    "create": ("create", "add", "open", "new"),
+    "create": ("create", "add", "open", "new", "crear", "criar", "crea", "creer", "erstell"),
     "delete": ("delete", "remove"),
-    "order": ("order", "purchase", "buy", "checkout", "place"),  # `placed`: a hold, an order
+    "order": ("order", "purchase", "buy", "checkout", "place", "bestel", "zamow", "acquista", "acheter", "comprar"),
     "pay": ("pay", "charge"),
     "schedule": ("schedule", "book"),
     "reset": ("reset",),
@@ -4017,8 +4033,8 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "submit": ("submit", "create", "file", "request", "log", "raise"),
     "pause": ("pause", "suspend", "freeze", "froz"),  # `froz`: a result's `"status": "frozen"`
     "resume": ("resume", "unpause", "unfreeze", "reactivate", "reinstate"),
-    "enroll": ("enrol", "enroll", "subscribe"),
-}
+    "enroll": ("enrol", "enroll", "subscribe", "inscribir", "inscrire", "matricul", "iscriv", "anmeld"),
+}  # fmt: skip
 #: every verb an action is named by (`ACTIONS`), as a tool's name opens with it
 _ACTION_VERBS = frozenset(stem for stems in ACTIONS.values() for stem in stems)
 _CLAIM_VERBS: dict[str, str] = {
@@ -4385,7 +4401,10 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
 
 _READ_VERBS = frozenset(
     {"get", "search", "list", "find", "lookup", "look", "check", "read", "fetch", "query", "show", "view", "track",
-     "describe", "calculate", "think", "retrieve", "browse", "verify", "validate", "quote", "estimate"}
+     "describe", "calculate", "think", "retrieve", "browse", "verify", "validate", "quote", "estimate",
+     # the same in the languages replies are read in (`consultar_reserva`, `sprawdz_terminy`, `zoek_reservering`)
+     "consultar", "consulter", "verificar", "verifier", "verifica", "buscar", "listar", "obter", "cerca", "elenca",
+     "chercher", "rechercher", "sprawdz", "pobierz", "zoek", "controleer", "suchen", "finden", "pruefen", "abrufen"}
 )  # fmt: skip
 
 
@@ -4400,7 +4419,10 @@ def _acts(tool: str) -> bool:
 #: `availability_check`, `refund_eligibility`), beside a name that opens with a verb that reads
 _READ_NAME_WORDS = frozenset(
     {"status", "lookup", "check", "details", "detail", "info", "eligibility", "availability", "history",
-     "balance", "summary", "search", "list", "quote", "estimate"}
+     "balance", "summary", "search", "list", "quote", "estimate",
+     # the same in the languages replies are read in, wherever they stand (`buchung_abrufen`, `boeking_opzoeken`)
+     "abrufen", "pruefen", "suchen", "finden", "anzeigen", "opzoeken", "checken", "controleren", "verfuegbarkeit",
+     "beschikbaarheid", "disponibilidad", "disponibilidade", "disponibilita", "disponibilites"}
 )  # fmt: skip
 
 
@@ -4409,13 +4431,23 @@ def may_act(tool: str) -> bool:
     """Whether a call may change something: its name neither opens with a verb that reads
     (`looks_read_only`) nor holds a word that says it reads (`_READ_NAME_WORDS`: `enrollment_status` enrols
     nobody, `order_lookup` orders nothing) — unless an action's verb opens it and names the thing before
-    that word (`update_order_status`, `change_payment_details` set what the word names). A name of two
-    words is read as the lookup (`order_status`, and so `transfer_balance` too)."""
+    that word (`update_order_status`, `change_payment_details` set what the word names), or a verb that is no
+    noun opens it (`send_quote`, `update_status`: `_PLAIN_ACTION_VERBS`). Another name of two words is read as
+    the lookup (`order_status`, and so `transfer_balance` too)."""
     if looks_read_only(tool):
         return False
     words = key_words(tool)
     reads = [i for i, w in enumerate(words) if w in _READ_NAME_WORDS]
-    return not reads or (reads[0] >= 2 and words[0] in _ACTION_VERBS)
+    return not reads or (reads[0] >= 2 and words[0] in _ACTION_VERBS) or words[0] in _PLAIN_ACTION_VERBS
+
+
+#: verbs that are no noun: a name they open acts on what follows, however short (`send_quote`, `update_status`,
+#: `approve_estimate`; not `order_status`, `transfer_balance`)
+_PLAIN_ACTION_VERBS = frozenset(
+    {"send", "resend", "email", "cancel", "update", "create", "delete", "remove", "add", "submit", "approve",
+     "accept", "decline", "issue", "reset", "refund", "pay", "modify", "edit", "extend", "upgrade", "downgrade",
+     "enable", "disable", "grant"}
+)  # fmt: skip
 
 
 @lru_cache(maxsize=4_096)

@@ -2898,3 +2898,34 @@ def test_each_action_a_chinese_sentence_claims_is_read_as_the_action_it_names() 
     assert [a for _, a in done_claims("已帮您取消订单，但没有退款。")] == [
         "cancel"
     ]  # a negation before the second
+
+
+def test_a_claim_is_judged_by_tools_named_in_the_users_language() -> None:
+    """Grounding blind sets 23-28 (read): `anuluj_zlecenie`, `wijzig_reservering`, `enviar_confirmacao` do what the
+    claim says, so a claim with no successful call of them fails; `zoek_reservering`, a lookup, backs nothing."""
+    looked = [
+        ("user", "Proszę anulować zlecenie KR-5531."),
+        ("call", ("pobierz_zlecenie", {"id": "KR-5531"}, {}, False)),
+    ]
+    tools = ["pobierz_zlecenie", "anuluj_zlecenie"]
+    assert reply_claims(looked, "Zlecenie KR-5531 zostało anulowane.", tools) != []
+    done = [*looked, ("call", ("anuluj_zlecenie", {"id": "KR-5531"}, {"status": "anulowane"}, False))]
+    assert reply_claims(done, "Zlecenie KR-5531 zostało anulowane.", tools) == []
+    moved = [("user", "kan het naar zondag?"), ("call", ("zoek_reservering", {"ref": "VS-4471"}, {}, False))]
+    reply = "Ik heb je reservering verplaatst naar zondag 22 juni."
+    assert reply_claims(moved, reply, ["zoek_reservering", "wijzig_reservering"]) != []
+    assert (
+        reply_claims(moved, "Ik heb je reservering verplaatst.", ["zoek_reservering"]) == []
+    )  # nothing moves
+
+
+def test_a_verb_that_is_no_noun_acts_on_what_follows_it() -> None:
+    """Blind set 18 (read): `send_quote` sends (it was a lookup of quotes, like `order_status`), so a reply saying
+    the quote was sent before any call of it fails; `order_status` and `transfer_balance` still only read."""
+    assert evidence_module.may_act("send_quote") and evidence_module.may_act("update_status")
+    assert not evidence_module.may_act("order_status") and not evidence_module.may_act("transfer_balance")
+    steps = [
+        ("user", "email me the quote"),
+        ("call", ("calc_quote", {"metres": 12}, {"quote_id": "SJ-Q8"}, False)),
+    ]
+    assert reply_claims(steps, "I've sent quote SJ-Q8 to your email.", ["calc_quote", "send_quote"]) != []
