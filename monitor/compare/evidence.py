@@ -4050,12 +4050,18 @@ _CLAIM_VERBS: dict[str, str] = {
     "extended": "update", "activated": "update", "deactivated": "update", "unsubscribed": "update",
     "resent": "send", "re-sent": "send", "paused": "pause", "frozen": "pause", "froze": "pause",
     "resumed": "resume", "unpaused": "resume", "unfrozen": "resume", "reactivated": "resume",
-    "enrolled": "enroll", "enroled": "enroll", "subscribed": "enroll",
+    "enrolled": "enroll", "enroled": "enroll", "subscribed": "enroll", "processed": "", "initiated": "",
 }  # fmt: skip
+#: verbs that say an action by the noun they do it to (`I've issued a refund`, `your refund has been processed`,
+#: `I've sent a renewal request`): that noun's action (`_claimed`); with none, `issued` and `sent` send and
+#: `processed` and `initiated` claim nothing (`I've processed that`)
+_SENDING = frozenset({"issued", "sent"})
+_DOING = frozenset({"processed", "initiated"})
 #: Each action's claiming verbs, as a pattern: where a sentence's clause says that action.
 _CLAIM_WORDS = {
     action: re.compile(r"(?i)\b(?:" + "|".join(w for w, a in _CLAIM_VERBS.items() if a == action) + r")\b")
     for action in set(_CLAIM_VERBS.values())
+    if action
 }
 #: Actions that follow from another (a refund from a cancellation, a charge from a booking): with the agent's
 #: tools undeclared, a claim of one is not judged.
@@ -4316,6 +4322,10 @@ _NOUN_ACTIONS = {
     "order": "order", "purchase": "order", "transfer": "transfer", "refund": "refund", "payment": "pay",
     "deletion": "delete", "removal": "delete", "reset": "reset", "submission": "submit",
 }  # fmt: skip
+#: what a refund or a request sent or issued claims (`_claimed`), and what a thing processed or initiated does
+_SENT_OBJECTS = {"refund": "refund", "refunds": "refund", "request": "submit", "requests": "submit",
+                 "application": "submit"}  # fmt: skip
+_DONE_OBJECTS = {**_NOUN_ACTIONS, **_SENT_OBJECTS}
 
 
 #: words only an English reply holds: its claims are English ones
@@ -4370,8 +4380,8 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
             and not _NOT_DONE.search(sentence, _clause_start(sentence, m.start()), m.end())
             and not _CONDITION.search(sentence, 0, m.start())
         ):
-            verbs = [next(g for g in m.groups() if g)]
-            verbs += [a["v"] for a in _AND_VERB.finditer(sentence, m.end())]
+            verbs = [_verb_at(m)]
+            verbs += [(a["v"], a.start("v")) for a in _AND_VERB.finditer(sentence, m.end())]
             for more in _DONE_CLAIM.finditer(sentence, m.end()):  # `You're booked …, and I've cancelled …`
                 start = _clause_start(sentence, more.start())
                 if not (
@@ -4379,8 +4389,8 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
                     or _NOT_DONE.search(sentence, start, more.end())
                     or _CONDITION.search(sentence, start, more.start())
                 ):
-                    verbs.append(next(g for g in more.groups() if g))
-            out += [(sentence, _CLAIM_VERBS[fold(v)]) for v in verbs]
+                    verbs.append(_verb_at(more))
+            out += [(sentence, action) for v, at in verbs for action in _claimed(sentence, v, at)]
             continue
         cjk = _cjk_claims(sentence) if not sentence.isascii() else []
         if cjk:
@@ -4397,6 +4407,32 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
             actions = dict.fromkeys(_NOUN_ACTIONS[w] for w in nouns if w in _NOUN_ACTIONS)
             out += [(sentence, a) for a in actions]
     return tuple(dict.fromkeys(out))
+
+
+def _verb_at(m: re.Match[str]) -> tuple[str, int]:
+    """The claiming verb a match of `_DONE_CLAIM` / `_OPENER_PASSIVE` / `_PASSIVE` holds, and where it stands."""
+    name = next(k for k, v in m.groupdict().items() if v)
+    return m[name], m.start(name)
+
+
+def _claimed(sentence: str, verb: str, at: int) -> list[str]:
+    """The actions a claiming verb at `at` claims: its own (`_CLAIM_VERBS`), or for a verb that says it by its
+    noun the action of the noun in its clause — its subject (`the refund has been issued to your payment
+    method`), else its object (`I've issued a refund`), else in the sentence before it (`Refund: $3,925 has
+    been processed`): a refund issued or sent is a refund, a request sent a submission (`_SENDING`,
+    `_SENT_OBJECTS`; else they send); what was processed or initiated, every action those nouns name (`_DOING`,
+    `_DONE_OBJECTS`: `the payment for the upgrade has been processed`; else nothing)."""
+    word = fold(verb)
+    if word not in _SENDING and word not in _DOING:
+        return [_CLAIM_VERBS[word]]
+    start = _clause_start(sentence, at)
+    end = next((b.start() for b in _CLAUSE_BREAK.finditer(sentence, at)), len(sentence))
+    objects = _SENT_OBJECTS if word in _SENDING else _DONE_OBJECTS
+    for words in (sentence[start:at], sentence[at:end], sentence[:start]):  # its subject, object, sentence
+        actions = [a for w in re.findall(r"[A-Za-z]+", words) if (a := objects.get(w.lower())) is not None]
+        if actions:
+            return list(dict.fromkeys(actions[:1] if word in _SENDING else actions))
+    return [_CLAIM_VERBS[word]] if word in _SENDING else []
 
 
 _READ_VERBS = frozenset(

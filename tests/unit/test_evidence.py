@@ -2929,3 +2929,37 @@ def test_a_verb_that_is_no_noun_acts_on_what_follows_it() -> None:
         ("call", ("calc_quote", {"metres": 12}, {"quote_id": "SJ-Q8"}, False)),
     ]
     assert reply_claims(steps, "I've sent quote SJ-Q8 to your email.", ["calc_quote", "send_quote"]) != []
+
+
+@pytest.mark.parametrize(
+    ("reply", "actions"),
+    [
+        # grounding blind sets 1-13 (read): the action is the noun's, the verb only says it was done
+        ("I've issued a refund of $289.00 to your original card.", ["refund"]),
+        ("Order LC-7103 is cancelled, and your £96 refund has been issued to your card.", ["refund"]),
+        ("I've sent a renewal request to Dr. Anita Patel.", ["submit"]),
+        ("I've processed your refund of $42.50 to your Visa ending 5512.", ["refund"]),
+        ("The refund has been processed to the original payment method.", ["refund"]),  # not a payment
+        ("- Refund: $3,925 has been processed back to your gift card.", ["refund"]),
+        ("Your invoice has been issued.", ["send"]),
+        ("I've sent the order confirmation to you.", ["send"]),
+        ("I've processed that for you.", []),
+    ],
+)
+def test_a_claim_whose_verb_only_says_it_was_done_claims_its_nouns_action(
+    reply: str, actions: list[str]
+) -> None:
+    assert [a for _, a in done_claims(reply)] == actions
+
+
+def test_a_refund_claimed_as_issued_needs_the_tool_that_refunds() -> None:
+    steps = [
+        ("user", "please cancel and refund"),
+        ("call", ("cancel_reservation", {"id": "SKYR-23104"}, {"refundable": 289.0}, False)),
+    ]
+    reply = (
+        "Your reservation SKYR-23104 is cancelled, and I've issued a refund of $289.00 to your original card."
+    )
+    assert reply_claims(steps, reply, ["cancel_reservation", "issue_refund"]) != []
+    refunded = [*steps, ("call", ("issue_refund", {"id": "SKYR-23104"}, {"refund_id": "RF-1"}, False))]
+    assert reply_claims(refunded, reply, ["cancel_reservation", "issue_refund"]) == []
