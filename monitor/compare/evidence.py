@@ -1837,12 +1837,16 @@ class Evidence:
         "deb@…"`), or a short value that does (`"confirmation_email": "sent"`) — one call that does
         several things. The action's own words, or one the claim's action takes in (a pass transferred is
         moved: an update), of a thing the claim's clause names (`tickets_sent_to` backs `the e-tickets have
-        been emailed`, `notification_sent` no `sent a replacement`). Not a call that does the action itself
+        been emailed`, `notification_sent` no `sent a replacement`; a reply in another language, any thing).
+        Not a call that does the action itself
         (`doing`): its own result is the claim's support, counted apart (`Both … are cancelled` after one
         cancellation)."""
         actions = {verb, *_TAKES_IN.get(verb, ())}
         stems = [stem for a in actions for stem in ACTIONS.get(a, (a,))]
         said_words = set(key_words(clause))
+        # a reply in another language names its thing in words no English key holds (`決済リンクを … お送り
+        # しました` beside `"payment_link_sent": true`): any such effect backs it (as `done_claims` tells)
+        english = _ENGLISH.search(self._reply_text) is not None
         tried = any(does(t, verb) for _, t in self._failed)  # a lookup's old state backs no retry that failed
         for d in self._done:
             if d in doing or (tried and looks_read_only(d.tool)):
@@ -1854,6 +1858,7 @@ class Evidence:
                 things = [w for w in words if len(w) > 2 and w not in _CLAIM_VERBS and w not in _NOT_THINGS]
                 if (
                     things
+                    and english
                     and said_words.isdisjoint(things)
                     and not any(f"{w}s" in said_words for w in things)
                 ):

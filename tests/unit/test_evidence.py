@@ -2963,3 +2963,15 @@ def test_a_refund_claimed_as_issued_needs_the_tool_that_refunds() -> None:
     assert reply_claims(steps, reply, ["cancel_reservation", "issue_refund"]) != []
     refunded = [*steps, ("call", ("issue_refund", {"id": "SKYR-23104"}, {"refund_id": "RF-1"}, False))]
     assert reply_claims(refunded, reply, ["cancel_reservation", "issue_refund"]) == []
+
+
+def test_a_claim_in_another_language_is_backed_by_any_effect_a_result_reports() -> None:
+    """Grounding blind set 32 (its one false alarm after Japanese claims were read): the booking's result says
+    it sent the payment link; the Japanese reply's words name it in no word an English key holds."""
+    steps = [
+        ("user", "23日の講座を3人でお願いします。"),
+        ("call", ("book_workshop", {"workshop_id": "SH-0323"}, {"booking_ref": "MD-7731", "payment_link_sent": True}, False)),
+    ]  # fmt: skip
+    tools = ["book_workshop", "send_invoice"]
+    assert reply_claims(steps, "決済リンクをメールでお送りしました。", tools) == []
+    assert reply_claims(steps[:1], "決済リンクをメールでお送りしました。", tools) != []  # nothing sent it
