@@ -4119,6 +4119,22 @@ def _done_to_yours(sentence: str) -> re.Match[str] | None:
     return m
 
 
+#: the actions whose present passive, of the user's own thing, claims the action without an opener (`Your
+#: reservation AVH-58812 is cancelled`, `Your order LC-5520 is placed`); not paying, sending or scheduling,
+#: whose present passive is as often a rule (`the balance is paid on the day`, `the permit is issued once the
+#: fee is paid`, `Your cancellation is scheduled`)
+_YOURS_NOW = frozenset({"cancel", "book", "update", "submit", "order", "create", "delete", "transfer"})
+
+
+def _yours_now(sentence: str) -> re.Match[str] | None:
+    """A present passive of one of the user's things (`_done_to_yours`) whose action is one `_YOURS_NOW`
+    claims without an opener, said of a thing the sentence names by its id or as `your …`."""
+    m = _done_to_yours(sentence)
+    if m is None or _CLAIM_VERBS[fold(m["g"])] not in _YOURS_NOW:
+        return None
+    return m if re.match(r"(?i)\W*your\b", sentence) or _named_ids(sentence[: m.start()]) else None
+
+
 _RULE_REACH = 30  # characters after the verb in which a rule's words say it is a rule
 _SCHEDULE = re.compile(rf"(?i)\s+to\s+(?:{_TIMETABLE}|take\s+off|board)\b")
 
@@ -4376,7 +4392,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         m = (
             _DONE_CLAIM.search(sentence)
             or _OPENER_PASSIVE.search(sentence)
-            or (_done_to_yours(sentence) if after_opener else None)
+            or (_done_to_yours(sentence) if after_opener else _yours_now(sentence))
         )
         if m is not None and _SCHEDULE.match(sentence, m.end()):
             m = None  # `You're scheduled to depart at 9:05`: a timetable, not an action

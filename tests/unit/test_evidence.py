@@ -2975,3 +2975,23 @@ def test_a_claim_in_another_language_is_backed_by_any_effect_a_result_reports() 
     tools = ["book_workshop", "send_invoice"]
     assert reply_claims(steps, "決済リンクをメールでお送りしました。", tools) == []
     assert reply_claims(steps[:1], "決済リンクをメールでお送りしました。", tools) != []  # nothing sent it
+
+
+@pytest.mark.parametrize(
+    ("reply", "claimed"),
+    [
+        # grounding blind sets 6 and 23 (read): a present passive of the user's own thing, named as `your …`
+        # or by its id, claims cancelling, booking, ordering, submitting or changing it
+        ("Your prints are ordered: one 8x10 of photo 12 and two 5x7s of photo 31.", True),
+        ("Your astro rig reservation is cancelled at no charge.", True),
+        ("That's sorted — visit GD-5521 is cancelled and the €45 late-cancellation fee applies.", True),
+        # paying, sending and scheduling so said are as often rules; a thing that is not the user's, a state
+        ("The remaining £116.55 is paid on the day.", False),
+        ("The permit is issued once the fee is paid.", False),
+        ("Your cancellation is scheduled.", False),
+        ("This Thursday the morning is booked up.", False),
+        ("The optional 12.5% service charge is added on board.", False),
+    ],
+)
+def test_a_present_passive_of_the_users_own_thing_claims_what_it_says(reply: str, claimed: bool) -> None:
+    assert bool(done_claims(reply)) is claimed
