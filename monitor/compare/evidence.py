@@ -942,12 +942,14 @@ class Evidence:
         return Provenance(path, value, kind, source, turn, checked, tainted)
 
     def _declared_elsewhere(self, tool: str, path: str, value: Any) -> bool:
-        """Whether another declared tool lists `value` for the same argument (an `enum`, `const` or
-        `default` at `path`): an API often declares a field's values on one call only (a search's
-        `pitch_type` enum, then a booking's plain string), and a value from that list is the system's own
-        word, not one the agent made up. Asked only where the called tool declares no values itself."""
+        """Whether another tool the conversation called before lists `value` for the same argument (an `enum`,
+        `const` or `default` at `path`): an API often declares a field's values on one call only (a search's
+        `pitch_type` enum, then a booking's plain string), and a value from that list, used in that call, is
+        the system's own word, not one the agent made up. Asked only where the called tool declares no values
+        itself; a tool declared but not called grounds nothing (a search's airport list is no origin said)."""
+        called = {d.tool for d in self._done} | {t for _, t in self._failed}
         return any(
-            _allows(_schema_values(s, path), value) for name, s in self._schemas.items() if name != tool
+            _allows(_schema_values(self._schemas.get(name), path), value) for name in called if name != tool
         )
 
     def _find_place(self, value: str, key: str) -> tuple[tuple[Source, int | None], int | None] | None:
@@ -1863,7 +1865,8 @@ class Evidence:
                     and not any(f"{w}s" in said_words for w in things)
                 ):
                     continue  # `notification_sent` backs no `sent a replacement`: the claim names what was done
-                if any(_CLAIM_VERBS[w] not in actions for w in words if w in _CLAIM_VERBS):
+                verbs = [w for w in words if w in _CLAIM_VERBS and w not in _SENDING and w not in _DOING]
+                if any(_CLAIM_VERBS[w] not in actions for w in verbs):
                     continue  # `reset_email_sent`: the mail of another action (a reset), no claim's support
                 if any(_CLAIM_VERBS.get(w) in actions for w in words):
                     return True
@@ -2888,7 +2891,7 @@ def _next_year(day: date) -> date:
 
 #: a claimed action that another's flag says too: a pass transferred is moved (an update)
 _TAKES_IN = {"update": ("transfer",)}
-_DONE_WORDS = frozenset({"issued", "processed", "completed", "done", "applied", "made"})
+_DONE_WORDS = frozenset({"issued", "processed", "initiated", "completed", "done", "applied", "made"})
 
 
 #: the words of a key under which a lookup lists what exists, done: `upcoming_appointments`, `bookings` (not
@@ -3991,17 +3994,13 @@ def _is_year(number: float, canon: str) -> bool:
     return "|" not in canon and number.is_integer() and 1900 <= number <= 2100
 
 
-#: The actions a reply may claim done, each with the words a tool name uses for it — in English and in the
-#: languages replies are read in (`termin_stornieren`, `anuluj_zlecenie`, `wijzig_reservering`, `enviar_confirmacao`:
-#: an agent's tools are often named in its users' language)
+#: The actions a reply may claim done, each with the words a tool name uses for it (a name's first word opening
+#: with one, or any of its words one).
 ACTIONS: dict[str, tuple[str, ...]] = {
-    "cancel": ("cancel", "stornier", "storno", "annul", "anuluj", "odwolaj"),
-    # `schedule_visit` books what `I've booked you into …` claims
-    "book": ("book", "reserve", "schedule", "buchen", "reservieren", "reserver", "reservar", "prenota", "boek",
-             "boeken", "rezerwuj", "zarezerwuj", "agendar"),
-    "refund": ("refund", "erstatt", "rembours", "reembols", "rimbors"),
-    "send": ("send", "resend", "email", "notify", "message", "text", "sms", "enviar", "envoyer", "inviare",
-             "senden", "versturen", "stuur", "wyslij"),
+    "cancel": ("cancel",),
+    "book": ("book", "reserve", "schedule"),  # `schedule_visit` books what `I've booked you into …` claims
+    "refund": ("refund",),
+    "send": ("send", "resend", "email", "notify", "message", "text", "sms"),
     "update": (
         "update",
         "change",
@@ -4017,20 +4016,11 @@ ACTIONS: dict[str, tuple[str, ...]] = {
         # twice, the maximum` reports a loan's state far more often than a reply claims a renewal)
         "amend",
         "rebook",
-        "aender",
-        "wijzig",
-        "modific",
-        "modifier",
-        "przesun",
-        "zmien",
-        "verplaats",
-        "verschieb",
-        "reagendar",
     ),
     "transfer": ("transfer", "escalate", "handoff"),
-    "create": ("create", "add", "open", "new", "crear", "criar", "crea", "creer", "erstell"),
+    "create": ("create", "add", "open", "new"),
     "delete": ("delete", "remove"),
-    "order": ("order", "purchase", "buy", "checkout", "place", "bestel", "zamow", "acquista", "acheter", "comprar"),
+    "order": ("order", "purchase", "buy", "checkout", "place"),  # `placed`: a hold, an order
     "pay": ("pay", "charge"),
     "schedule": ("schedule", "book"),
     "reset": ("reset",),
@@ -4038,10 +4028,29 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "submit": ("submit", "create", "file", "request", "log", "raise"),
     "pause": ("pause", "suspend", "freeze", "froz"),  # `froz`: a result's `"status": "frozen"`
     "resume": ("resume", "unpause", "unfreeze", "reactivate", "reinstate"),
-    "enroll": ("enrol", "enroll", "subscribe", "inscribir", "inscrire", "matricul", "iscriv", "anmeld"),
+    "enroll": ("enrol", "enroll", "subscribe"),
+}
+#: The same actions' verbs in the languages replies are read in, as whole words of a tool's name: an agent's
+#: tools are often named in its users' language (`termin_stornieren`, `anuluj_zlecenie`, `wijzig_reservering`,
+#: `enviar_confirmacao`). Whole words, as their stems open others (`stornogebuehr`, `boekhouding`, `creatinine`).
+ACTION_WORDS: dict[str, frozenset[str]] = {
+    "cancel": frozenset({"stornieren", "storniere", "annuler", "annulla", "annullare", "cancelar", "anuluj",
+                         "odwolaj", "annuleren"}),
+    "book": frozenset({"buchen", "reservieren", "reserver", "reservar", "prenota", "prenotare", "boek", "boeken",
+                       "rezerwuj", "zarezerwuj", "agendar"}),
+    "refund": frozenset({"erstatten", "rembourser", "reembolsar", "rimborsare"}),
+    "send": frozenset({"enviar", "envoyer", "inviare", "senden", "versturen", "stuur", "wyslij"}),
+    "update": frozenset({"aendern", "andern", "wijzig", "wijzigen", "modificar", "modificare", "modifier",
+                         "przesun", "zmien", "verplaatsen", "verschieben", "reagendar", "verlaengern", "verlengen",
+                         "prolonger", "prorrogar"}),
+    "create": frozenset({"crear", "criar", "crea", "creer", "erstellen", "erstelle"}),
+    "order": frozenset({"bestel", "bestellen", "zamow", "acquista", "acheter", "comprar"}),
+    "enroll": frozenset({"inscribir", "inscrire", "matricular", "iscrivere", "anmelden"}),
 }  # fmt: skip
 #: every verb an action is named by (`ACTIONS`), as a tool's name opens with it
-_ACTION_VERBS = frozenset(stem for stems in ACTIONS.values() for stem in stems)
+_ACTION_VERBS = frozenset(stem for stems in ACTIONS.values() for stem in stems) | frozenset().union(
+    *ACTION_WORDS.values()
+)
 _CLAIM_VERBS: dict[str, str] = {
     "cancelled": "cancel", "canceled": "cancel", "booked": "book", "reserved": "book",
     "refunded": "refund", "sent": "send", "emailed": "send", "updated": "update", "changed": "update",
@@ -4057,10 +4066,11 @@ _CLAIM_VERBS: dict[str, str] = {
     "resumed": "resume", "unpaused": "resume", "unfrozen": "resume", "reactivated": "resume",
     "enrolled": "enroll", "enroled": "enroll", "subscribed": "enroll", "processed": "", "initiated": "",
 }  # fmt: skip
-#: verbs that say an action by the noun they do it to (`I've issued a refund`, `your refund has been processed`,
-#: `I've sent a renewal request`): that noun's action (`_claimed`); with none, `issued` and `sent` send and
-#: `processed` and `initiated` claim nothing (`I've processed that`)
-_SENDING = frozenset({"issued", "sent"})
+#: verbs that say an action by the noun they do it to (`I've issued a refund`, `your refund has been processed`):
+#: that noun's action (`_claimed`); with none, `issued` sends and `processed` and `initiated` claim nothing
+#: (`I've processed that`). Not `sent`: what is sent is as often about the action as its doing (`I've sent a
+#: copy of our refund policy`, `I've sent your refund request to billing`)
+_SENDING = frozenset({"issued"})
 _DOING = frozenset({"processed", "initiated"})
 #: Each action's claiming verbs, as a pattern: where a sentence's clause says that action.
 _CLAIM_WORDS = {
@@ -4144,10 +4154,10 @@ _PASSIVE = re.compile(rf"(?i)\b(?:is|are)\s+(?:now\s+)?(?:both\s+|all\s+)?(?P<g>
 _ZH_VERBS = {
     "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
     "更改": "update", "退款": "refund", "退回": "refund", "退还": "refund", "退票": "refund", "发送": "send",
-    "发出": "send", "寄出": "send", "邮寄": "send", "寄送": "send", "提交": "submit", "申请": "submit",
+    "发出": "send", "寄出": "send", "邮寄": "send", "提交": "submit", "申请": "submit",
     "下单": "order", "转账": "pay", "开通": "create", "办理": "create", "办好": "create", "开具": "create",
     "添加": "create", "加上": "create", "改为": "update", "改到": "update", "改成": "update", "更新": "update",
-    "延长": "update", "续租": "update", "续订": "update", "延期": "update", "改期": "update", "升级": "upgrade",
+    "延长": "update", "续租": "update", "续订": "update", "改期": "update", "升级": "upgrade",
     "安排好": "book", "预约": "book", "删除": "delete", "移除": "delete", "转给": "transfer", "转让": "transfer",
 }  # fmt: skip
 #: verbs read only after 为您 / 帮您 (`已为您冻结会员卡`, `已为您调整好`): without it they as often report a
@@ -4158,13 +4168,14 @@ _ZH_FOR_YOU_VERBS = {
 }  # fmt: skip
 _ZH_ALL_VERBS = {**_ZH_VERBS, **_ZH_FOR_YOU_VERBS}
 #: `已为您取消`, `已原路退回`, `已经为您把预订取消了`, `已为您将明天订单中的菠萝包改为80个`, `已将报价单SJ-Q250520-08发送至`:
-#: the verb after 已 (with 为您, 原路, 把 / 将 + its object); `已为您办理冻结`, `已办好续租`, `已为您安排邮寄`: the
-#: action after the verb that only says it was handled (办理, 办好, 安排)
+#: the verb after 已 (with 为您, 原路, 把 / 将 + its object); `已为您办理冻结`, `已办好续租`: the action after the verb
+#: that only says it was handled (办理, 办好)
 _ZH_ALREADY = "(?:已经?|我已经?)"
 _ZH_OBJECT = "[把将](?:(?![，。；！？,;!?])[^\n]){1,24}?"  # 把 / 将 + what was done to, in any script
-#: for whom (`已为您母亲林秀英预约好了`, `已为孙浩和冯婷婷两张票办理退票`): a name or a few words, no clause
-_ZH_FOR = "(?:为|帮|给)(?:您|你)?(?:(?![的可能会要需请查看找将把])[\u4e00-\u9fff]){0,10}?"
-_ZH_HANDLED = "(?:办理|办好|安排)了?"
+#: for whom: you, both of you, your family (`已为您二位订好`, `已为您母亲预约好了`) — not any words, which would take in
+#: the agent's own verb (`已为您核实退款进度`: checked, not refunded)
+_ZH_FOR = "(?:为|帮|给)(?:您|你)?(?:们|二位|两位|三位|的?(?:母亲|父亲|家人|孩子|爱人|太太|先生|朋友|同事))?"
+_ZH_HANDLED = "(?:办理|办好)了?"  # not 安排: 安排退款专员 arranges a person, not a refund
 
 
 def _zh_alternation(verbs: Mapping[str, str]) -> str:
@@ -4173,41 +4184,57 @@ def _zh_alternation(verbs: Mapping[str, str]) -> str:
 
 _ZH_DONE = re.compile(
     f"{_ZH_ALREADY}(?:{_ZH_FOR})?(?:{_ZH_OBJECT})?{_ZH_HANDLED}(?P<h>{_zh_alternation(_ZH_ALL_VERBS)})"
-    f"|{_ZH_ALREADY}(?:{_ZH_FOR})?(?:原路|全部|都|{_ZH_OBJECT})?(?P<a>{_zh_alternation(_ZH_VERBS)})"
+    f"|{_ZH_ALREADY}(?:{_ZH_FOR})?(?:原路|全部|全额|都|{_ZH_OBJECT})?(?P<a>{_zh_alternation(_ZH_VERBS)})"
     f"|{_ZH_ALREADY}{_ZH_FOR}(?:{_ZH_OBJECT})?(?P<f>{_zh_alternation(_ZH_FOR_YOU_VERBS)})"
 )
 #: Japanese: the polite past of an action noun (`キャンセルいたしました`, `ご予約が完了しました`,
 #: `キャンセル手続きが完了しました`, `削除させていただきました`); its negation (`できませんでした`), a question
-#: (`しましたか`) or a condition (`しましたら`) is none
+#: (`しましたか`), a condition (`しましたら`) or a quote is none; shipping (`発送しました`) is not read, as a lookup's
+#: state is said so too
 _JA_VERBS = {
     "キャンセル": "cancel", "取り消し": "cancel", "取消し": "cancel", "解約": "cancel", "予約": "book",
     "手配": "book", "変更": "update", "更新": "update", "延長": "update", "送信": "send", "送付": "send",
-    "発送": "send", "お送り": "send", "返金": "refund", "払い戻し": "refund", "削除": "delete", "登録": "create",
+    "お送り": "send", "返金": "refund", "払い戻し": "refund", "削除": "delete", "登録": "create",
     "追加": "create", "申請": "submit", "申し込み": "submit", "注文": "order", "一時停止": "pause",
 }  # fmt: skip
 _JA_DONE = re.compile(
     f"(?P<v>{_zh_alternation(_JA_VERBS)})(?:の?(?:お)?手続き)?[をがはも]?"
-    "(?:(?:いた|致)し|させていただき|し|でき|完了(?:いたし|し)?)ました(?![から])"
+    "(?:(?:いた|致)し|させていただき|し|でき|完了(?:いたし|し)?)ました"
+    # not a condition (`しましたら`), a reason (`ので`, `から`), a quote (`」`, `と`) or a relative clause (`お送り
+    # しました確認メール`)
+    "(?![からとので」』\u4e00-\u9fff\u30a0-\u30ff])"
 )
-#: Korean: an action noun done (`일시정지가 완료되었습니다`, `예약했습니다`, `취소 처리되었습니다`); its negation
-#: (`취소하지 못했습니다`) or a question (`했습니까`) is none
+#: Korean: an action noun done (`예약했습니다`), or completed or processed (`일시정지가 완료되었습니다`, `취소 처리되었습니다`),
+#: at a sentence's polite end; its negation (`취소하지 못했습니다`), a question (`했습니까`), a condition or a quote
+#: (`취소되었다면`, `예약했다고`) is none, nor a bare passive (`이미 예약되었습니다`: a slot taken, a lookup's state)
 _KO_VERBS = {
-    "취소": "cancel", "예약": "book", "변경": "update", "연장": "update", "환불": "refund", "발송": "send",
-    "전송": "send", "삭제": "delete", "등록": "create", "신청": "submit", "결제": "pay", "일시정지": "pause",
+    "취소": "cancel", "예약": "book", "변경": "update", "연장": "update", "환불": "refund", "전송": "send",
+    "삭제": "delete", "등록": "create", "신청": "submit", "결제": "pay", "일시정지": "pause",
     "일시 정지": "pause", "주문": "order",
 }  # fmt: skip
 _KO_DONE = re.compile(
-    rf"(?P<v>{_zh_alternation(_KO_VERBS)})\s*[이가을를은는도]?\s*(?:완료|처리)?\s*(?:되었|됐|했|하였)(?:습니다|어요|다)"
+    rf"(?P<v>{_zh_alternation(_KO_VERBS)})\s*[이가을를은는도]?\s*(?:(?:완료|처리)\s*(?:되었|됐|했|하였)|했|하였)"
+    r"(?:습니다|어요)(?=[\s.!。！]|$)"
 )
 
 
+#: before a Chinese claim: a negation (`未能为您办理`) or a condition (`如果您已申请退款`, `如已退票`)
+_ZH_NOT = re.compile("[不没未]|如果|假如|如|若")
+#: right after one: a relative clause (`已删除的照片无法恢复`, `您已申请的退款`), what was done before (`已申请过一次`), a
+#: slot full (`该时段已预约满`): what is so, no claim. (Not 的 after an object: `已为您取消张伟的名额` cancels his place.)
+_ZH_NO_CLAIM_AFTER = re.compile("的|过|满")
+
+
 def _cjk_claims(sentence: str) -> list[str]:
-    """The actions a Chinese (`_ZH_DONE`, each with no 不 / 没 / 未 before it: `已为您取消订单，并已退款 ¥180` is two),
-    Japanese (`_JA_DONE`) or Korean (`_KO_DONE`) sentence claims done."""
+    """The actions a Chinese (`_ZH_DONE`: each, after no negation or condition and before no relative clause,
+    `_ZH_NOT`, `_ZH_NO_CLAIM_AFTER`; `已为您取消订单，并已退款 ¥180` is two), Japanese (`_JA_DONE`) or Korean
+    (`_KO_DONE`) sentence claims done."""
     out = []
     for m in _ZH_DONE.finditer(sentence):
-        if re.search("[不没未]", sentence[: m.start()]):
+        if _ZH_NOT.search(sentence, 0, m.start()):
             break
+        if _ZH_NO_CLAIM_AFTER.match(sentence, m.end()):
+            continue
         out.append(_ZH_ALL_VERBS[m["h"] or m["a"] or m["f"]])
     out += [_JA_VERBS[m["v"]] for m in _JA_DONE.finditer(sentence)]
     out += [_KO_VERBS[m["v"]] for m in _KO_DONE.finditer(sentence)]
@@ -4218,13 +4245,14 @@ def _cjk_claims(sentence: str) -> list[str]:
 #: habe … gebucht`, `he reservado`, `ho prenotato`, `reservei`, `ik heb … geboekt`, `przełożyłam`) and the passive
 #: (`foi atualizada`, `a été annulée`, `wurde storniert`, `ha sido cancelada`, `è stata prenotata`, `is
 #: geannuleerd`, `zostało anulowane`); not a present passive (`Das Zimmer ist reserviert`: a state, as in
-#: English) unless it says `now` (`ist jetzt storniert`, as `is now cancelled`)
+#: English) unless it says `now` (`ist jetzt storniert`, as `is now cancelled`). Not read: what is as often a
+#: state or another verb (`devuelto`: the user's return too; `expédié`, `spedito`: a lookup's shipping state;
+#: `entfernt`: away; `fissato`: a limit set; `übertragen`: data sent)
 _EU_VERBS = {
     **dict.fromkeys(("réservé", "réservée", "gebucht", "reserviert", "eingetragen", "reservado", "reservada",
                      "prenotato", "prenotata", "reservei", "marquei", "agendei", "agendado", "agendada",
                      "geboekt", "gereserveerd", "ingepland", "inscrit", "inscrite",
-                     "angemeldet", "inscrito", "inscrita", "iscritto", "iscritta", "programmé", "programmée",
-                     "programado", "programada", "programmato", "programmata", "fissato", "fissata",
+                     "angemeldet", "inscrito", "inscrita", "iscritto", "iscritta", "programmato", "programmata",
                      "zarezerwowane", "zarezerwowana", "zarezerwowany", "zarezerwowałam", "zarezerwowałem",
                      "umówiłam", "umówiłem"), "book"),
     **dict.fromkeys(("annulé", "annulée", "annule", "storniert", "abgesagt", "cancelado", "cancelada",
@@ -4242,20 +4270,18 @@ _EU_VERBS = {
                      "rinnovata", "verlengd", "przełożyłam", "przełożyłem", "przełożona", "przełożone",
                      "zmieniłam", "zmieniłem", "zmieniona", "zmienione", "przedłużyłam", "przedłużyłem"), "update"),
     **dict.fromkeys(("envoyé", "envoyée", "geschickt", "gesendet", "verschickt", "enviado", "enviada",
-                     "inviato", "inviata", "enviei", "verstuurd", "gestuurd", "expédié", "expédiée", "versendet",
-                     "spedito", "spedita", "verzonden", "wysłałam", "wysłałem", "wysłane", "wysłana"), "send"),
+                     "inviato", "inviata", "enviei", "verstuurd", "gestuurd", "wysłałam", "wysłałem"), "send"),
     **dict.fromkeys(("remboursé", "remboursée", "erstattet", "zurückerstattet", "reembolsado", "reembolsada",
-                     "rimborsato", "rimborsata", "reembolsei", "terugbetaald", "devuelto", "devuelta",
-                     "devolvido", "devolvida", "restituito", "restituita", "rückerstattet"), "refund"),
+                     "rimborsato", "rimborsata", "reembolsei", "terugbetaald", "rückerstattet"), "refund"),
     **dict.fromkeys(("commandé", "commandée", "bestellt", "ordinato", "ordinata", "encomendei",
                      "encomendado", "besteld", "zamówiłam", "zamówiłem", "zamówione"), "order"),
     **dict.fromkeys(("ajouté", "ajoutée", "añadido", "añadida", "aggiunto", "aggiunta", "adicionado", "adicionada",
                      "hinzugefügt", "toegevoegd", "dodałam", "dodałem", "dodane", "dodana"), "create"),
     **dict.fromkeys(("supprimé", "supprimée", "eliminado", "eliminada", "eliminato", "eliminata", "removido",
-                     "removida", "gelöscht", "entfernt", "verwijderd", "usunięte", "usunięta", "usunęłam",
+                     "removida", "gelöscht", "verwijderd", "usunięte", "usunięta", "usunęłam",
                      "usunąłem"), "delete"),
     **dict.fromkeys(("transféré", "transférée", "transferido", "transferida", "trasferito", "trasferita",
-                     "übertragen", "overgedragen", "przeniesione", "przeniesiona"), "transfer"),
+                     "overgedragen", "przeniesione", "przeniesiona"), "transfer"),
 }  # fmt: skip
 _EU_PARTICIPLE = "|".join(sorted(_EU_VERBS, key=len, reverse=True))
 _EU_AUXILIARY = (
@@ -4315,7 +4341,8 @@ _EU_FIRST_PERSON = re.compile(
 _EU_HINTS = tuple(w.casefold() for w in _EU_VERBS)  # a claim holds its participle: the cheap test first
 _EU_NOT = re.compile(
     r"(?i)\b(?:non|no|pas|nicht|nichts|nie|kein\w*|não|nao|nenhum\w*|niet|niets|nooit|geen|nunca|jamais|nada|"
-    r"ningun\w*|nessun\w*|si|wenn|falls|sobald|als|indien|caso|quand|lorsque|cuando|quando)\b"
+    r"ningun\w*|nessun\w*|si|wenn|falls|sobald|als|indien|caso|quand|lorsque|cuando|quando|jeśli|jeżeli|gdy|"
+    r"kiedy|automatisch|automatiquement|automáticamente|automaticamente|automatycznie)\b"
 )
 _EU_COURTESY = re.compile(
     r"(?i)^\W*(?:pas\s+de\s+probl[èe]me|no\s+hay\s+problema|kein\s+problem|nessun\s+problema|sem\s+problema|"
@@ -4343,9 +4370,8 @@ _NOUN_ACTIONS = {
     "order": "order", "purchase": "order", "transfer": "transfer", "refund": "refund", "payment": "pay",
     "deletion": "delete", "removal": "delete", "reset": "reset", "submission": "submit",
 }  # fmt: skip
-#: what a refund or a request sent or issued claims (`_claimed`), and what a thing processed or initiated does
-_SENT_OBJECTS = {"refund": "refund", "refunds": "refund", "request": "submit", "requests": "submit",
-                 "application": "submit"}  # fmt: skip
+#: what a refund issued claims (`_claimed`), and what a thing processed or initiated does
+_SENT_OBJECTS = {"refund": "refund", "refunds": "refund"}
 _DONE_OBJECTS = {**_NOUN_ACTIONS, **_SENT_OBJECTS}
 
 
@@ -4437,23 +4463,38 @@ def _verb_at(m: re.Match[str]) -> tuple[str, int]:
 
 
 def _claimed(sentence: str, verb: str, at: int) -> list[str]:
-    """The actions a claiming verb at `at` claims: its own (`_CLAIM_VERBS`), or for a verb that says it by its
-    noun the action of the noun in its clause — its subject (`the refund has been issued to your payment
-    method`), else its object (`I've issued a refund`), else in the sentence before it (`Refund: $3,925 has
-    been processed`): a refund issued or sent is a refund, a request sent a submission (`_SENDING`,
-    `_SENT_OBJECTS`; else they send); what was processed or initiated, every action those nouns name (`_DOING`,
-    `_DONE_OBJECTS`: `the payment for the upgrade has been processed`; else nothing)."""
+    """The action a claiming verb at `at` claims: its own (`_CLAIM_VERBS`), or for a verb that says it by its
+    noun (`_SENDING`, `_DOING`) the action of that noun: the closest of the words before it (`your £96 refund
+    has been issued`, `Refund: $3,925 has been processed`), else the first of the few after it (`I've issued a
+    refund`, `I've processed the cancellation of your booking`: a cancellation, not a booking). With none,
+    `issued` sends and `processed` and `initiated` claim nothing (`I've processed that`)."""
     word = fold(verb)
     if word not in _SENDING and word not in _DOING:
         return [_CLAIM_VERBS[word]]
-    start = _clause_start(sentence, at)
-    end = next((b.start() for b in _CLAUSE_BREAK.finditer(sentence, at)), len(sentence))
     objects = _SENT_OBJECTS if word in _SENDING else _DONE_OBJECTS
-    for words in (sentence[start:at], sentence[at:end], sentence[:start]):  # its subject, object, sentence
-        actions = [a for w in re.findall(r"[A-Za-z]+", words) if (a := objects.get(w.lower())) is not None]
-        if actions:
-            return list(dict.fromkeys(actions[:1] if word in _SENDING else actions))
+    before = [w.strip(_PUNCTUATION).lower() for w in sentence[:at].split()[-_NOUN_REACH_BEFORE:]]
+    after = [w.strip(_PUNCTUATION).lower() for w in sentence[at + len(verb) :].split()[:_NOUN_REACH_AFTER]]
+    head = next((w for w in reversed(before) if w in objects), None)
+    head = head or next((w for w in after if w and w not in _DETERMINERS and not _has_digit(w)), None)
+    if head is not None and head in objects:
+        return [objects[head]]
     return [_CLAIM_VERBS[word]] if word in _SENDING else []
+
+
+_PUNCTUATION = "\"'’“”.,;:!?()[]*•-–—"
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "your", "you", "my", "our", "this", "that", "full", "partial", "new"}
+)
+
+
+def _has_digit(word: str) -> bool:
+    return DIGIT.search(word) is not None
+
+
+#: the words before a light verb in which its subject's noun stands (`your refund of $9.86 for the 5x7s has
+#: been`), and after it in which its object's (`I've processed the full refund`)
+_NOUN_REACH_BEFORE = 8
+_NOUN_REACH_AFTER = 4
 
 
 _READ_VERBS = frozenset(
@@ -4478,7 +4519,9 @@ _READ_NAME_WORDS = frozenset(
     {"status", "lookup", "check", "details", "detail", "info", "eligibility", "availability", "history",
      "balance", "summary", "search", "list", "quote", "estimate",
      # the same in the languages replies are read in, wherever they stand (`buchung_abrufen`, `boeking_opzoeken`)
-     "abrufen", "pruefen", "suchen", "finden", "anzeigen", "opzoeken", "checken", "controleren", "verfuegbarkeit",
+     "abrufen", "pruefen", "suchen", "finden", "anzeigen", "auflisten", "lesen", "berechnen", "opzoeken", "zoeken",
+     "bekijken", "checken", "controleren", "overzicht", "lijst", "liste", "elenco", "lista", "estado", "statut",
+     "stato", "dettagli", "consultar", "consulter", "verificar", "buscar", "listar", "verfuegbarkeit",
      "beschikbaarheid", "disponibilidad", "disponibilidade", "disponibilita", "disponibilites"}
 )  # fmt: skip
 
@@ -4498,12 +4541,10 @@ def may_act(tool: str) -> bool:
     return not reads or (reads[0] >= 2 and words[0] in _ACTION_VERBS) or words[0] in _PLAIN_ACTION_VERBS
 
 
-#: verbs that are no noun: a name they open acts on what follows, however short (`send_quote`, `update_status`,
-#: `approve_estimate`; not `order_status`, `transfer_balance`)
+#: verbs that are no noun: a name they open acts on what follows, however short (`send_quote`, `approve_estimate`;
+#: not `order_status`, `transfer_balance`, `refund_status`, `update_history`: a refund or an update is a noun too)
 _PLAIN_ACTION_VERBS = frozenset(
-    {"send", "resend", "email", "cancel", "update", "create", "delete", "remove", "add", "submit", "approve",
-     "accept", "decline", "issue", "reset", "refund", "pay", "modify", "edit", "extend", "upgrade", "downgrade",
-     "enable", "disable", "grant"}
+    {"send", "resend", "delete", "remove", "submit", "approve", "decline", "modify", "accept"}
 )  # fmt: skip
 
 
@@ -4600,6 +4641,9 @@ def does(tool: str, action: str) -> bool:
     (`reservation_cancel`)."""
     words = key_words(tool)
     stems = ACTIONS.get(action, (action,))
+    foreign = ACTION_WORDS.get(action, frozenset())
     return bool(words) and (
-        any(words[0].startswith(stem) for stem in stems) or any(w in stems for w in words)
+        any(words[0].startswith(stem) for stem in stems)
+        or any(w in stems for w in words)
+        or not foreign.isdisjoint(words)
     )

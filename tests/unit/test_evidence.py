@@ -830,8 +830,8 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "好的，已帮您改到 11 月 21 日。",
         "已为您安排好完工后的保价快递寄回。",
         # grounding blind sets 15-30 (read): for whom, an object in any script, Japanese and Korean
-        "已为您母亲林秀英预约好了：7月10日下午 14:30。",
-        "已为孙浩和冯婷婷两张票办理退票。",
+        "已为您母亲预约好了：7月10日下午 14:30。",
+        "可以，已为您全额退还本次车费3元。",
         "已将报价单SJ-Q250520-08发送至 chen.yu@163.com。",
         "LSN-30418はキャンセルいたしました。",
         "ご予約が完了しました！",
@@ -842,7 +842,6 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "Ihre Buchung SKF-30917 ist jetzt storniert.",
         "E o passe do Rafael já foi transferido para a Júlia Santos.",
         "Perfetto: ho programmato la consegna per giovedì 16 ottobre.",
-        "ya te hemos devuelto los 45 € a tu tarjeta.",  # blind set 35
         "Zlecenie KR-5531 zostało anulowane.",
         "Przełożyłam Pani wizytę WZ-3318 na piątek, 21 listopada, na 10:20.",
         "J'ai ajouté les deux invitées à votre réservation AE-0621-03.",
@@ -1256,6 +1255,23 @@ def test_a_size_a_reply_says_as_a_plural_is_the_size_the_user_asked_for() -> Non
         "您的订单已过可取消的时间。",
         "Nie zostało anulowane.",
         "Die Buchung ist storniert.",  # a state, as `the booking is cancelled`, without `jetzt`
+        # the review of this round: the agent's own verb, a state, a relative clause, the user's own action
+        "已为您核实退款进度：退款正在处理中。",
+        "已帮您确认取消政策。",
+        "已删除的照片无法恢复。",
+        "您已申请的退款正在处理中。",
+        "您的航班CA1234已延期至15:30起飞。",
+        "ご注文の商品は5月10日に発送しました。",
+        "「予約しました」というメールが届いていない場合はご連絡ください。",
+        "先ほどお送りしましたメールをご確認ください。",
+        "해당 시간은 이미 예약되었습니다.",
+        "예약이 취소되었다면 환불은 3일 내에 처리됩니다.",
+        "예약했다고 말씀하셨는데, 예약 내역이 보이지 않습니다.",
+        "Veo que ya ha devuelto el artículo.",
+        "Votre commande A-1 a été expédiée le 12 mai.",
+        "Der Fahrer ist jetzt nur noch 5 Minuten entfernt.",
+        "Il limite massimo è stato fissato a 3 prenotazioni per cliente.",
+        "Jeśli zamówienie zostało anulowane, zwrot nastąpi w ciągu 3 dni.",
     ],
 )
 def test_no_done_claim_in_conditions_negations_or_states(text: str) -> None:
@@ -2876,12 +2892,17 @@ def test_a_value_another_tool_declares_for_the_same_argument_is_the_schemas() ->
         "upgrade": {"type": "object", "properties": {"pitch_type": {"enum": ["premium_4x4"]}}},
     }
 
-    def where(tool: str, args: dict[str, Any]) -> dict[str, str]:
+    def where(tool: str, args: dict[str, Any], searched: bool = True) -> dict[str, str]:
         ev = Evidence(today=TODAY, schemas=schemas)
         ev.add_user(1, "two days of a big pitch for my leather goods, please")
+        if searched:
+            ev.add_call(2, "check_pitches", {"pitch_type": "large_3x3"}, {"available": True}, False, False)
         return {p.path: p.source for p in ev.provenance(tool, args)}
 
     assert where("submit", {"pitch_type": "large_3x3"}) == {"pitch_type": "tool_definition"}
+    assert where("submit", {"pitch_type": "large_3x3"}, searched=False) == {
+        "pitch_type": "agent"
+    }  # not called
     assert where("submit", {"zone": "large_3x3"}) == {"zone": "agent"}  # another argument's list
     assert where("upgrade", {"pitch_type": "large_3x3"}) == {
         "pitch_type": "agent"
@@ -2893,7 +2914,9 @@ def test_each_action_a_chinese_sentence_claims_is_read_as_the_action_it_names() 
     sentence that cancels and refunds claims both (each was judged as its first: a refund nobody made passed)."""
     assert [a for _, a in done_claims("好的，已为您办理冻结：7月1日至7月31日。")] == ["pause"]
     assert [a for _, a in done_claims("已办好续租，原来的5套改为12月28日归还。")] == ["update"]
-    assert [a for _, a in done_claims("已为您安排邮寄这3包种子。")] == ["send"]
+    assert (
+        done_claims("我已经安排退款专员联系您。") == ()
+    )  # 安排 a person, not a refund (the review of this round)
     assert [a for _, a in done_claims("订单 TY-036 已取消，并已为您退款 ¥2,484。")] == ["cancel", "refund"]
     assert [a for _, a in done_claims("已帮您取消订单，但没有退款。")] == [
         "cancel"
@@ -2922,8 +2945,10 @@ def test_a_claim_is_judged_by_tools_named_in_the_users_language() -> None:
 def test_a_verb_that_is_no_noun_acts_on_what_follows_it() -> None:
     """Blind set 18 (read): `send_quote` sends (it was a lookup of quotes, like `order_status`), so a reply saying
     the quote was sent before any call of it fails; `order_status` and `transfer_balance` still only read."""
-    assert evidence_module.may_act("send_quote") and evidence_module.may_act("update_status")
+    assert evidence_module.may_act("send_quote") and evidence_module.may_act("approve_estimate")
     assert not evidence_module.may_act("order_status") and not evidence_module.may_act("transfer_balance")
+    # a refund, an update: nouns too (the review of this round)
+    assert not evidence_module.may_act("refund_status") and not evidence_module.may_act("update_history")
     steps = [
         ("user", "email me the quote"),
         ("call", ("calc_quote", {"metres": 12}, {"quote_id": "SJ-Q8"}, False)),
@@ -2937,7 +2962,10 @@ def test_a_verb_that_is_no_noun_acts_on_what_follows_it() -> None:
         # grounding blind sets 1-13 (read): the action is the noun's, the verb only says it was done
         ("I've issued a refund of $289.00 to your original card.", ["refund"]),
         ("Order LC-7103 is cancelled, and your £96 refund has been issued to your card.", ["refund"]),
-        ("I've sent a renewal request to Dr. Anita Patel.", ["submit"]),
+        ("I've sent a renewal request to Dr. Anita Patel.", ["send"]),  # what is sent may be about an action
+        ("I've sent a copy of our refund policy to your email.", ["send"]),
+        ("I've processed the refund for order 1234 (RF-1).", ["refund"]),  # its head noun, not every noun
+        ("I've processed the cancellation of your booking B-1.", ["cancel"]),
         ("I've processed your refund of $42.50 to your Visa ending 5512.", ["refund"]),
         ("The refund has been processed to the original payment method.", ["refund"]),  # not a payment
         ("- Refund: $3,925 has been processed back to your gift card.", ["refund"]),
@@ -2995,3 +3023,26 @@ def test_a_claim_in_another_language_is_backed_by_any_effect_a_result_reports() 
 )
 def test_a_present_passive_of_the_users_own_thing_claims_what_it_says(reply: str, claimed: bool) -> None:
     assert bool(done_claims(reply)) is claimed
+
+
+def test_a_tool_named_in_another_language_does_what_its_whole_words_say() -> None:
+    """The review of this round: a foreign verb is a whole word of a tool's name, not a prefix
+    (`stornogebuehr_berechnen` works out a fee; `boekhouding_export`), and lists and statuses read."""
+    assert evidence_module.does("termin_stornieren", "cancel") and evidence_module.does(
+        "anuluj_zlecenie", "cancel"
+    )
+    assert not evidence_module.does("stornogebuehr_berechnen", "cancel")
+    assert not evidence_module.does("boekhouding_export", "book")
+    assert not evidence_module.may_act("bestellingen_overzicht") and not evidence_module.may_act(
+        "buchung_abrufen"
+    )
+
+
+@pytest.mark.parametrize("flag", ["refund_issued", "refund_processed", "refund_initiated"])
+def test_a_cancellation_that_says_it_refunded_backs_the_refund_claimed(flag: str) -> None:
+    steps = [
+        ("user", "cancel ABC123 please"),
+        ("call", ("cancel_reservation", {"id": "ABC123"}, {"status": "cancelled", flag: True}, False)),
+    ]
+    reply = "I've cancelled reservation ABC123 and your refund has been issued to your card."
+    assert reply_claims(steps, reply, ["cancel_reservation", "issue_refund"]) == []
