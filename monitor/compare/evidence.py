@@ -13,7 +13,7 @@ What counts as evidence, up to the moment a value is used:
   cascade of that call);
 - `system`: the system prompt, the configured evidence attributes, the conversation's date;
 - `tool_definition`: an `enum`, `const` or `default` of the tool's declared JSON Schema (or, where that
-  declares none for the argument, of another declared tool's same argument);
+  declares none for the argument, of the same argument of another tool called before);
 - `computed`: arithmetic over amounts (`computable`), a date a duration the user or the system prompt
   states from a stated date; in a reply also a result note's rule, a policy's weeks, the days inside a
   range a result gives (`_range_days`);
