@@ -4035,17 +4035,17 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 #: `enviar_confirmacao`). Whole words, as their stems open others (`stornogebuehr`, `boekhouding`, `creatinine`).
 ACTION_WORDS: dict[str, frozenset[str]] = {
     "cancel": frozenset({"stornieren", "storniere", "annuler", "annulla", "annullare", "cancelar", "anuluj",
-                         "odwolaj", "annuleren"}),
+                         "odwolaj", "annuleren", "annuleer", "cancella", "cancellare"}),
     "book": frozenset({"buchen", "reservieren", "reserver", "reservar", "prenota", "prenotare", "boek", "boeken",
                        "rezerwuj", "zarezerwuj", "agendar"}),
-    "refund": frozenset({"erstatten", "rembourser", "reembolsar", "rimborsare"}),
+    "refund": frozenset({"erstatten", "erstatte", "rembourser", "reembolsar", "reembolso", "rimborsare", "rimborsa"}),
     "send": frozenset({"enviar", "envoyer", "inviare", "senden", "versturen", "stuur", "wyslij"}),
     "update": frozenset({"aendern", "andern", "wijzig", "wijzigen", "modificar", "modificare", "modifier",
-                         "przesun", "zmien", "verplaatsen", "verschieben", "reagendar", "verlaengern", "verlengen",
-                         "prolonger", "prorrogar"}),
-    "create": frozenset({"crear", "criar", "crea", "creer", "erstellen", "erstelle"}),
+                         "przesun", "zmien", "verplaatsen", "verschieben", "verschiebe", "aendere", "modifica",
+                         "reagendar", "verlaengern", "verlengen", "prolonger", "prorrogar"}),
+    "create": frozenset({"crear", "criar", "crea", "creare", "creer", "erstellen", "erstelle"}),
     "order": frozenset({"bestel", "bestellen", "zamow", "acquista", "acheter", "comprar"}),
-    "enroll": frozenset({"inscribir", "inscrire", "matricular", "iscrivere", "anmelden"}),
+    "enroll": frozenset({"inscribir", "inscrire", "matricular", "iscrivere", "iscrivi", "anmelden"}),
 }  # fmt: skip
 #: every verb an action is named by (`ACTIONS`), as a tool's name opens with it
 _ACTION_VERBS = frozenset(stem for stems in ACTIONS.values() for stem in stems) | frozenset().union(
@@ -4067,10 +4067,10 @@ _CLAIM_VERBS: dict[str, str] = {
     "enrolled": "enroll", "enroled": "enroll", "subscribed": "enroll", "processed": "", "initiated": "",
 }  # fmt: skip
 #: verbs that say an action by the noun they do it to (`I've issued a refund`, `your refund has been processed`):
-#: that noun's action (`_claimed`); with none, `issued` sends and `processed` and `initiated` claim nothing
-#: (`I've processed that`). Not `sent`: what is sent is as often about the action as its doing (`I've sent a
-#: copy of our refund policy`, `I've sent your refund request to billing`)
-_SENDING = frozenset({"issued"})
+#: that noun's action (`_claimed`); with none, `issued` and `sent` send and `processed` and `initiated` claim
+#: nothing (`I've processed that`). `sent` only by the head of its object: what is sent is as often about the
+#: action as its doing (`I've sent a copy of our refund policy`, `I've sent your refund request to billing`)
+_SENDING = frozenset({"issued", "sent"})
 _DOING = frozenset({"processed", "initiated"})
 #: Each action's claiming verbs, as a pattern: where a sentence's clause says that action.
 _CLAIM_WORDS = {
@@ -4172,9 +4172,13 @@ _ZH_ALL_VERBS = {**_ZH_VERBS, **_ZH_FOR_YOU_VERBS}
 #: that only says it was handled (办理, 办好)
 _ZH_ALREADY = "(?:已经?|我已经?)"
 _ZH_OBJECT = "[把将](?:(?![，。；！？,;!?])[^\n]){1,24}?"  # 把 / 将 + what was done to, in any script
-#: for whom: you, both of you, your family (`已为您二位订好`, `已为您母亲预约好了`) — not any words, which would take in
+#: for whom: you, both of you, your family, a person by title (`已为您二位订好`, `已为您母亲预约好了`, `已为王女士取消`) —
+#: not any words, which would take in
 #: the agent's own verb (`已为您核实退款进度`: checked, not refunded)
-_ZH_FOR = "(?:为|帮|给)(?:您|你)?(?:们|二位|两位|三位|的?(?:母亲|父亲|家人|孩子|爱人|太太|先生|朋友|同事))?"
+_ZH_FOR = (
+    "(?:为|帮|给)(?:(?:您|你)(?:们|二位|两位|三位|及家人|的?(?:母亲|父亲|家人|孩子|爱人|太太|先生|朋友|同事))?"
+    "|[\u4e00-\u9fff]{1,3}(?:先生|女士|小姐|老师))"  # `已为张先生预订了`
+)
 _ZH_HANDLED = "(?:办理|办好)了?"  # not 安排: 安排退款专员 arranges a person, not a refund
 
 
@@ -4204,25 +4208,24 @@ _JA_DONE = re.compile(
     # しました確認メール`)
     "(?![からとので」』\u4e00-\u9fff\u30a0-\u30ff])"
 )
-#: Korean: an action noun done (`예약했습니다`), or completed or processed (`일시정지가 완료되었습니다`, `취소 처리되었습니다`),
-#: at a sentence's polite end; its negation (`취소하지 못했습니다`), a question (`했습니까`), a condition or a quote
-#: (`취소되었다면`, `예약했다고`) is none, nor a bare passive (`이미 예약되었습니다`: a slot taken, a lookup's state)
+#: Korean: an action noun done, in the polite past (`예약했습니다`, `예약이 취소되었습니다`, `일시정지가 완료되었습니다`); its
+#: negation (`취소하지 못했습니다`), a question (`했습니까`), a condition or a quote (`취소되었다면`, `예약했다고`) is
+#: none, nor what was so already (`해당 시간은 이미 예약되었습니다`: a slot taken, a lookup's state)
 _KO_VERBS = {
     "취소": "cancel", "예약": "book", "변경": "update", "연장": "update", "환불": "refund", "전송": "send",
     "삭제": "delete", "등록": "create", "신청": "submit", "결제": "pay", "일시정지": "pause",
     "일시 정지": "pause", "주문": "order",
 }  # fmt: skip
 _KO_DONE = re.compile(
-    rf"(?P<v>{_zh_alternation(_KO_VERBS)})\s*[이가을를은는도]?\s*(?:(?:완료|처리)\s*(?:되었|됐|했|하였)|했|하였)"
-    r"(?:습니다|어요)(?=[\s.!。！]|$)"
+    rf"(?P<v>{_zh_alternation(_KO_VERBS)})\s*[이가을를은는도]?\s*(?:(?:완료|처리)\s*)?(?:되었|됐|했|하였)(?:습니다|어요)"
 )
 
 
 #: before a Chinese claim: a negation (`未能为您办理`) or a condition (`如果您已申请退款`, `如已退票`)
-_ZH_NOT = re.compile("[不没未]|如果|假如|如|若")
+_ZH_NOT = re.compile("[不没未]|如果|假如|如已|如您已|若")
 #: right after one: a relative clause (`已删除的照片无法恢复`, `您已申请的退款`), what was done before (`已申请过一次`), a
 #: slot full (`该时段已预约满`): what is so, no claim. (Not 的 after an object: `已为您取消张伟的名额` cancels his place.)
-_ZH_NO_CLAIM_AFTER = re.compile("的|过|满")
+_ZH_NO_CLAIM_AFTER = re.compile("的|过(?!期)|满")
 
 
 def _cjk_claims(sentence: str) -> list[str]:
@@ -4237,7 +4240,7 @@ def _cjk_claims(sentence: str) -> list[str]:
             continue
         out.append(_ZH_ALL_VERBS[m["h"] or m["a"] or m["f"]])
     out += [_JA_VERBS[m["v"]] for m in _JA_DONE.finditer(sentence)]
-    out += [_KO_VERBS[m["v"]] for m in _KO_DONE.finditer(sentence)]
+    out += [_KO_VERBS[m["v"]] for m in _KO_DONE.finditer(sentence) if "이미" not in sentence[: m.start()]]
     return out
 
 
@@ -4275,6 +4278,11 @@ _EU_VERBS = {
                      "rimborsato", "rimborsata", "reembolsei", "terugbetaald", "rückerstattet"), "refund"),
     **dict.fromkeys(("commandé", "commandée", "bestellt", "ordinato", "ordinata", "encomendei",
                      "encomendado", "besteld", "zamówiłam", "zamówiłem", "zamówione"), "order"),
+    # read after a first-person auxiliary only (`_EU_FIRST_ONLY`)
+    **dict.fromkeys(("programmé", "programmée", "programado", "programada", "fissato", "fissata"), "book"),
+    **dict.fromkeys(("devuelto", "devuelta", "devolvido", "devolvida", "restituito", "restituita"), "refund"),
+    **dict.fromkeys(("verzonden", "versendet", "expédié", "expédiée", "spedito", "spedita"), "send"),
+    **dict.fromkeys(("entfernt",), "delete"),
     **dict.fromkeys(("ajouté", "ajoutée", "añadido", "añadida", "aggiunto", "aggiunta", "adicionado", "adicionada",
                      "hinzugefügt", "toegevoegd", "dodałam", "dodałem", "dodane", "dodana"), "create"),
     **dict.fromkeys(("supprimé", "supprimée", "eliminado", "eliminada", "eliminato", "eliminata", "removido",
@@ -4284,6 +4292,19 @@ _EU_VERBS = {
                      "overgedragen", "przeniesione", "przeniesiona"), "transfer"),
 }  # fmt: skip
 _EU_PARTICIPLE = "|".join(sorted(_EU_VERBS, key=len, reverse=True))
+#: participles whose passive or third person is as often a state or another verb (`ha devuelto el artículo`: the
+#: user returned it; `a été expédiée`: a lookup's shipping state; `ist 5 Minuten entfernt`: away; `è stato fissato`:
+#: a limit; `ha sido programado`: a flight's time), read as claims after a first-person auxiliary only (`le
+#: hemos devuelto 45 €`, `j'ai programmé`, `ho fissato l'appuntamento`, `ik heb … verzonden`)
+_EU_FIRST_ONLY = frozenset(
+    {"programmé", "programmée", "programado", "programada", "fissato", "fissata", "devuelto", "devuelta",
+     "devolvido", "devolvida", "restituito", "restituita", "verzonden", "versendet", "expédié", "expédiée",
+     "spedito", "spedita", "entfernt"}
+)  # fmt: skip
+_EU_FIRST_AUXILIARY = re.compile(
+    r"(?i)(?:j['’]ai|je\s+(?:vous|lui|leur|te|les|l['’])\s*ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|"
+    r"hemos|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben)\s"
+)
 _EU_AUXILIARY = (
     r"j['’]ai|je\s+(?:vous|lui|leur|te|les|l['’])\s*ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|"
     r"hemos|ha|han|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben|a\s+(?:bien\s+)?été|ont\s+(?:bien\s+)?été|wurde|wurden|"
@@ -4397,6 +4418,8 @@ def _eu_claim(sentence: str, opened: bool = False) -> str | None:
             continue  # a participle alone (`réservé aux membres`, `Le créneau réservé hier`) claims nothing
         if _EU_NOT.search(sentence, start, m.start("v")):
             return None
+        if m.group("v").casefold() in _EU_FIRST_ONLY and not _EU_FIRST_AUXILIARY.match(m.group(0)):
+            continue
         return _EU_VERBS.get(m.group("v").casefold())
     return None
 
@@ -4464,23 +4487,37 @@ def _verb_at(m: re.Match[str]) -> tuple[str, int]:
 
 def _claimed(sentence: str, verb: str, at: int) -> list[str]:
     """The action a claiming verb at `at` claims: its own (`_CLAIM_VERBS`), or for a verb that says it by its
-    noun (`_SENDING`, `_DOING`) the action of that noun: the closest of the words before it (`your £96 refund
-    has been issued`, `Refund: $3,925 has been processed`), else the first of the few after it (`I've issued a
-    refund`, `I've processed the cancellation of your booking`: a cancellation, not a booking). With none,
-    `issued` sends and `processed` and `initiated` claim nothing (`I've processed that`)."""
+    noun (`_SENDING`, `_DOING`) the action of the first noun of its subject (the words before it: `your £96
+    refund has been issued`, `Refund: $3,925 has been processed`), else of its object (the few after it:
+    `I've issued a prorated refund`) — an action's own noun before a thing's (`your booking cancellation`,
+    `the payment for your booking`, `your refund for order #1234`: a cancellation, a payment, a refund). `sent` claims a
+    refund only as the head of its object (`I've sent the $45 refund`, not `a copy of our refund policy`).
+    With none, `issued` and `sent` send and `processed` and `initiated` claim nothing (`I've processed
+    that`)."""
     word = fold(verb)
     if word not in _SENDING and word not in _DOING:
         return [_CLAIM_VERBS[word]]
-    objects = _SENT_OBJECTS if word in _SENDING else _DONE_OBJECTS
     before = [w.strip(_PUNCTUATION).lower() for w in sentence[:at].split()[-_NOUN_REACH_BEFORE:]]
     after = [w.strip(_PUNCTUATION).lower() for w in sentence[at + len(verb) :].split()[:_NOUN_REACH_AFTER]]
-    head = next((w for w in reversed(before) if w in objects), None)
-    head = head or next((w for w in after if w and w not in _DETERMINERS and not _has_digit(w)), None)
-    if head is not None and head in objects:
-        return [objects[head]]
+    if word == "sent":
+        head = next((w for w in after if w and w not in _DETERMINERS and not _has_digit(w)), "")
+        return [_SENT_OBJECTS.get(head, "send")]
+    objects = _SENT_OBJECTS if word in _SENDING else _DONE_OBJECTS
+    for words in (before, after):
+        nouns = [w for w in words if w in objects]
+        if nouns:
+            acts = [w for w in nouns if w not in _THING_NOUNS]
+            return [
+                objects[(acts or nouns)[0]]
+            ]  # the subject's head comes first: `the payment for the upgrade`
     return [_CLAIM_VERBS[word]] if word in _SENDING else []
 
 
+#: nouns that name a thing as well as an action (`booking`, `order`): an action's own noun beside one says the
+#: action (`your booking cancellation`, `the payment for your booking`)
+_THING_NOUNS = frozenset(
+    {"booking", "bookings", "order", "purchase", "transfer", "update", "updates", "change"}
+)
 _PUNCTUATION = "\"'’“”.,;:!?()[]*•-–—"
 _DETERMINERS = frozenset(
     {"a", "an", "the", "your", "you", "my", "our", "this", "that", "full", "partial", "new"}
@@ -4491,9 +4528,9 @@ def _has_digit(word: str) -> bool:
     return DIGIT.search(word) is not None
 
 
-#: the words before a light verb in which its subject's noun stands (`your refund of $9.86 for the 5x7s has
-#: been`), and after it in which its object's (`I've processed the full refund`)
-_NOUN_REACH_BEFORE = 8
+#: the words before a light verb in which its subject's noun stands (`your refund of $45 for the cancelled
+#: order has been`), and after it in which its object's (`I've processed the full refund`)
+_NOUN_REACH_BEFORE = 10
 _NOUN_REACH_AFTER = 4
 
 
@@ -4538,7 +4575,12 @@ def may_act(tool: str) -> bool:
         return False
     words = key_words(tool)
     reads = [i for i, w in enumerate(words) if w in _READ_NAME_WORDS]
-    return not reads or (reads[0] >= 2 and words[0] in _ACTION_VERBS) or words[0] in _PLAIN_ACTION_VERBS
+    return (
+        not reads
+        or (reads[0] >= 2 and words[0] in _ACTION_VERBS)
+        or words[0] in _PLAIN_ACTION_VERBS
+        or (words[0] in _SETTING_VERBS and words[reads[0]] in _SETTABLE)
+    )
 
 
 #: verbs that are no noun: a name they open acts on what follows, however short (`send_quote`, `approve_estimate`;
@@ -4546,6 +4588,10 @@ def may_act(tool: str) -> bool:
 _PLAIN_ACTION_VERBS = frozenset(
     {"send", "resend", "delete", "remove", "submit", "approve", "decline", "modify", "accept"}
 )  # fmt: skip
+#: a verb that sets what a lookup would read (`update_status`, `update_details`, `pay_balance`): it acts; not
+#: `update_history`, `refund_status` (a refund's status)
+_SETTING_VERBS = frozenset({"update", "set", "change", "edit", "pay", "reset"})
+_SETTABLE = frozenset({"status", "details", "detail", "balance", "info"})
 
 
 @lru_cache(maxsize=4_096)

@@ -835,6 +835,13 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "已将报价单SJ-Q250520-08发送至 chen.yu@163.com。",
         "LSN-30418はキャンセルいたしました。",
         "ご予約が完了しました！",
+        "예약이 취소되었습니다.",  # the second review: Korean's usual passive claim
+        "已为王女士取消预约。",
+        "如您所愿，已为您取消订单。",
+        "已为您取消过期的订单。",
+        "Le hemos devuelto 45 €.",  # first person: a refund (`ha devuelto el artículo` is the user's return)
+        "Ho fissato l'appuntamento per giovedì.",
+        "Ik heb de bevestiging naar u verzonden.",
         "キャンセル手続きが完了しました。",  # blind set 35
         "일시정지가 완료되었습니다.",
         "취소 처리되었습니다.",
@@ -2949,6 +2956,8 @@ def test_a_verb_that_is_no_noun_acts_on_what_follows_it() -> None:
     assert not evidence_module.may_act("order_status") and not evidence_module.may_act("transfer_balance")
     # a refund, an update: nouns too (the review of this round)
     assert not evidence_module.may_act("refund_status") and not evidence_module.may_act("update_history")
+    # setting what a lookup reads acts (the second review)
+    assert evidence_module.may_act("update_details") and evidence_module.may_act("pay_balance")
     steps = [
         ("user", "email me the quote"),
         ("call", ("calc_quote", {"metres": 12}, {"quote_id": "SJ-Q8"}, False)),
@@ -2966,6 +2975,13 @@ def test_a_verb_that_is_no_noun_acts_on_what_follows_it() -> None:
         ("I've sent a copy of our refund policy to your email.", ["send"]),
         ("I've processed the refund for order 1234 (RF-1).", ["refund"]),  # its head noun, not every noun
         ("I've processed the cancellation of your booking B-1.", ["cancel"]),
+        # the second review of this round: an action's own noun before a thing's, adjectives, a long subject
+        ("I've processed your booking cancellation for B-1.", ["cancel"]),
+        ("Your refund for order #1234 has been processed.", ["refund"]),
+        ("The payment for your booking B-1 has been processed.", ["pay"]),
+        ("I've issued a prorated refund of $45.", ["refund"]),
+        ("I've sent the $45 refund to your card.", ["refund"]),
+        ("your refund of $45 for the cancelled order has been issued.", ["refund"]),
         ("I've processed your refund of $42.50 to your Visa ending 5512.", ["refund"]),
         ("The refund has been processed to the original payment method.", ["refund"]),  # not a payment
         ("- Refund: $3,925 has been processed back to your gift card.", ["refund"]),
