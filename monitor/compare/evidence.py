@@ -4208,21 +4208,23 @@ _JA_DONE = re.compile(
     # しました確認メール`)
     "(?![からとので」』\u4e00-\u9fff\u30a0-\u30ff])"
 )
-#: Korean: an action noun done, in the polite past (`예약했습니다`, `예약이 취소되었습니다`, `일시정지가 완료되었습니다`); its
-#: negation (`취소하지 못했습니다`), a question (`했습니까`), a condition or a quote (`취소되었다면`, `예약했다고`) is
-#: none, nor what was so already (`해당 시간은 이미 예약되었습니다`: a slot taken, a lookup's state)
+#: Korean: an action noun done, in the polite past (`예약했습니다`, `취소했어요`), or completed or processed (`일시정지가
+#: 완료되었습니다`, `취소 처리되었습니다`); its negation (`취소하지 못했습니다`), a question (`했습니까`), a condition or a
+#: quote (`취소되었다면`, `…습니다라고 표시되면`) is none, nor a bare passive, as often a state (`요금이 변경되었습니다`:
+#: the fare changed; `해당 시간은 이미 예약되었습니다`: a slot taken)
 _KO_VERBS = {
     "취소": "cancel", "예약": "book", "변경": "update", "연장": "update", "환불": "refund", "전송": "send",
     "삭제": "delete", "등록": "create", "신청": "submit", "결제": "pay", "일시정지": "pause",
     "일시 정지": "pause", "주문": "order",
 }  # fmt: skip
 _KO_DONE = re.compile(
-    rf"(?P<v>{_zh_alternation(_KO_VERBS)})\s*[이가을를은는도]?\s*(?:(?:완료|처리)\s*)?(?:되었|됐|했|하였)(?:습니다|어요)"
+    rf"(?P<v>{_zh_alternation(_KO_VERBS)})\s*[이가을를은는도]?\s*(?:(?:완료|처리)\s*(?:되었|됐|했|하였)|했|하였)"
+    r"(?:습니다|어요)(?!\s*(?:라고|라는|면))"
 )
 
 
 #: before a Chinese claim: a negation (`未能为您办理`) or a condition (`如果您已申请退款`, `如已退票`)
-_ZH_NOT = re.compile("[不没未]|如果|假如|如已|如您已|若")
+_ZH_NOT = re.compile("[不没未]|如果|假如|若|(?<!例)如(?!您所愿|下|此|何|期|实)")  # not 如您所愿, 例如, 如下
 #: right after one: a relative clause (`已删除的照片无法恢复`, `您已申请的退款`), what was done before (`已申请过一次`), a
 #: slot full (`该时段已预约满`): what is so, no claim. (Not 的 after an object: `已为您取消张伟的名额` cancels his place.)
 _ZH_NO_CLAIM_AFTER = re.compile("的|过(?!期)|满")
@@ -4240,7 +4242,7 @@ def _cjk_claims(sentence: str) -> list[str]:
             continue
         out.append(_ZH_ALL_VERBS[m["h"] or m["a"] or m["f"]])
     out += [_JA_VERBS[m["v"]] for m in _JA_DONE.finditer(sentence)]
-    out += [_KO_VERBS[m["v"]] for m in _KO_DONE.finditer(sentence) if "이미" not in sentence[: m.start()]]
+    out += [_KO_VERBS[m["v"]] for m in _KO_DONE.finditer(sentence)]
     return out
 
 
@@ -4497,14 +4499,18 @@ def _claimed(sentence: str, verb: str, at: int) -> list[str]:
     word = fold(verb)
     if word not in _SENDING and word not in _DOING:
         return [_CLAIM_VERBS[word]]
-    before = [w.strip(_PUNCTUATION).lower() for w in sentence[:at].split()[-_NOUN_REACH_BEFORE:]]
+    subject = re.split(r"[,;]\s", sentence[:at])[
+        -1
+    ]  # its own clause's (`Following your cancellation, your …`)
+    before = [w.strip(_PUNCTUATION).lower() for w in subject.split()[-_NOUN_REACH_BEFORE:]]
     after = [w.strip(_PUNCTUATION).lower() for w in sentence[at + len(verb) :].split()[:_NOUN_REACH_AFTER]]
     if word == "sent":
-        head = next((w for w in after if w and w not in _DETERMINERS and not _has_digit(w)), "")
+        i = next((i for i, w in enumerate(after) if w and w not in _DETERMINERS and not _has_digit(w)), None)
+        head = after[i] if i is not None and _heads(after, i) else ""
         return [_SENT_OBJECTS.get(head, "send")]
     objects = _SENT_OBJECTS if word in _SENDING else _DONE_OBJECTS
     for words in (before, after):
-        nouns = [w for w in words if w in objects]
+        nouns = [w for i, w in enumerate(words) if w in objects and (words is before or _heads(words, i))]
         if nouns:
             acts = [w for w in nouns if w not in _THING_NOUNS]
             return [
@@ -4522,6 +4528,35 @@ _PUNCTUATION = "\"'’“”.,;:!?()[]*•-–—"
 _DETERMINERS = frozenset(
     {"a", "an", "the", "your", "you", "my", "our", "this", "that", "full", "partial", "new"}
 )
+
+
+#: words after a noun that leave it the head of its phrase (`a refund of $45`, `the refund to your card`); any
+#: other word after it makes it a modifier (`refund instructions`, `refund request form`)
+_AFTER_HEAD = frozenset(
+    {
+        "",
+        "of",
+        "to",
+        "for",
+        "back",
+        "into",
+        "via",
+        "on",
+        "onto",
+        "and",
+        "has",
+        "have",
+        "is",
+        "was",
+        "will",
+        "in",
+    }
+)
+
+
+def _heads(words: Sequence[str], i: int) -> bool:
+    """Whether `words[i]` heads its noun phrase: the last word, or followed by one that ends the phrase."""
+    return i + 1 >= len(words) or words[i + 1] in _AFTER_HEAD or _has_digit(words[i + 1])
 
 
 def _has_digit(word: str) -> bool:
@@ -4579,7 +4614,7 @@ def may_act(tool: str) -> bool:
         not reads
         or (reads[0] >= 2 and words[0] in _ACTION_VERBS)
         or words[0] in _PLAIN_ACTION_VERBS
-        or (words[0] in _SETTING_VERBS and words[reads[0]] in _SETTABLE)
+        or (len(words) == 2 and words[1] in _SETTABLE.get(words[0], ()))
     )
 
 
@@ -4590,8 +4625,14 @@ _PLAIN_ACTION_VERBS = frozenset(
 )  # fmt: skip
 #: a verb that sets what a lookup would read (`update_status`, `update_details`, `pay_balance`): it acts; not
 #: `update_history`, `refund_status` (a refund's status)
-_SETTING_VERBS = frozenset({"update", "set", "change", "edit", "pay", "reset"})
-_SETTABLE = frozenset({"status", "details", "detail", "balance", "info"})
+_SETTABLE: dict[str, frozenset[str]] = {
+    "update": frozenset({"status", "details", "detail", "info"}),
+    "set": frozenset({"status"}),
+    "change": frozenset({"status", "details"}),
+    "edit": frozenset({"details", "detail", "info"}),
+    "reset": frozenset({"status"}),
+    "pay": frozenset({"balance"}),
+}
 
 
 @lru_cache(maxsize=4_096)

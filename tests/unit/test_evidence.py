@@ -835,7 +835,7 @@ def test_a_replys_facts_need_support_but_its_measures_and_questions_do_not() -> 
         "已将报价单SJ-Q250520-08发送至 chen.yu@163.com。",
         "LSN-30418はキャンセルいたしました。",
         "ご予約が完了しました！",
-        "예약이 취소되었습니다.",  # the second review: Korean's usual passive claim
+        "예약을 취소했습니다.",
         "已为王女士取消预约。",
         "如您所愿，已为您取消订单。",
         "已为您取消过期的订单。",
@@ -1279,6 +1279,11 @@ def test_a_size_a_reply_says_as_a_plural_is_the_size_the_user_asked_for() -> Non
         "Der Fahrer ist jetzt nur noch 5 Minuten entfernt.",
         "Il limite massimo è stato fissato a 3 prenotazioni per cliente.",
         "Jeśli zamówienie zostało anulowane, zwrot nastąpi w ciągu 3 dni.",
+        # the third review: a condition after 如, a Korean bare passive (a fare changed, a seat someone else booked)
+        "如航班已取消，您可以申请全额退款。",
+        "요금이 변경되었습니다.",
+        "해당 좌석은 다른 고객님께 예약되었습니다.",
+        "예약이 취소되었습니다라고 표시되면 다시 연락 주세요.",
     ],
 )
 def test_no_done_claim_in_conditions_negations_or_states(text: str) -> None:
@@ -2958,6 +2963,7 @@ def test_a_verb_that_is_no_noun_acts_on_what_follows_it() -> None:
     assert not evidence_module.may_act("refund_status") and not evidence_module.may_act("update_history")
     # setting what a lookup reads acts (the second review)
     assert evidence_module.may_act("update_details") and evidence_module.may_act("pay_balance")
+    assert not evidence_module.may_act("pay_status") and not evidence_module.may_act("update_status_history")
     steps = [
         ("user", "email me the quote"),
         ("call", ("calc_quote", {"metres": 12}, {"quote_id": "SJ-Q8"}, False)),
@@ -2982,6 +2988,10 @@ def test_a_verb_that_is_no_noun_acts_on_what_follows_it() -> None:
         ("I've issued a prorated refund of $45.", ["refund"]),
         ("I've sent the $45 refund to your card.", ["refund"]),
         ("your refund of $45 for the cancelled order has been issued.", ["refund"]),
+        # the third review: a noun that modifies another is no head; an earlier clause's noun is not the subject's
+        ("I've sent refund instructions to your email.", ["send"]),
+        ("I've sent your refund request to billing.", ["send"]),
+        ("Following your cancellation last week, your new booking has been processed.", ["book"]),
         ("I've processed your refund of $42.50 to your Visa ending 5512.", ["refund"]),
         ("The refund has been processed to the original payment method.", ["refund"]),  # not a payment
         ("- Refund: $3,925 has been processed back to your gift card.", ["refund"]),
