@@ -4489,19 +4489,18 @@ def _verb_at(m: re.Match[str]) -> tuple[str, int]:
 
 def _claimed(sentence: str, verb: str, at: int) -> list[str]:
     """The action a claiming verb at `at` claims: its own (`_CLAIM_VERBS`), or for a verb that says it by its
-    noun (`_SENDING`, `_DOING`) the action of the first noun of its subject (the words before it: `your £96
-    refund has been issued`, `Refund: $3,925 has been processed`), else of its object (the few after it:
-    `I've issued a prorated refund`) — an action's own noun before a thing's (`your booking cancellation`,
-    `the payment for your booking`, `your refund for order #1234`: a cancellation, a payment, a refund). `sent` claims a
-    refund only as the head of its object (`I've sent the $45 refund`, not `a copy of our refund policy`).
-    With none, `issued` and `sent` send and `processed` and `initiated` claim nothing (`I've processed
-    that`)."""
+    noun (`_SENDING`, `_DOING`) the action of the first noun of its subject (the words before it in its own
+    clause: `your £96 refund has been issued`, `Refund: $3,925 has been processed`), else of the head of its
+    object (the few after it: `I've issued a prorated refund`, not `refund instructions`) — an action's own
+    noun before a thing's (`your booking cancellation`, `the payment for your booking`, `your refund for order
+    #1234`: a cancellation, a payment, a refund). `sent` claims a refund only as the head of its object (`I've
+    sent the $45 refund`, not `a copy of our refund policy`). With none, `issued` and `sent` send and
+    `processed` and `initiated` claim nothing (`I've processed that`)."""
     word = fold(verb)
     if word not in _SENDING and word not in _DOING:
         return [_CLAIM_VERBS[word]]
-    subject = re.split(r"[,;]\s", sentence[:at])[
-        -1
-    ]  # its own clause's (`Following your cancellation, your …`)
+    # its own clause's subject: `Following your cancellation last week, your new booking has been processed`
+    subject = re.split(r"[,;]\s", sentence[:at])[-1]
     before = [w.strip(_PUNCTUATION).lower() for w in subject.split()[-_NOUN_REACH_BEFORE:]]
     after = [w.strip(_PUNCTUATION).lower() for w in sentence[at + len(verb) :].split()[:_NOUN_REACH_AFTER]]
     if word == "sent":
@@ -4511,11 +4510,9 @@ def _claimed(sentence: str, verb: str, at: int) -> list[str]:
     objects = _SENT_OBJECTS if word in _SENDING else _DONE_OBJECTS
     for words in (before, after):
         nouns = [w for i, w in enumerate(words) if w in objects and (words is before or _heads(words, i))]
-        if nouns:
+        if nouns:  # the first: a subject's head comes first (`the payment for the upgrade`)
             acts = [w for w in nouns if w not in _THING_NOUNS]
-            return [
-                objects[(acts or nouns)[0]]
-            ]  # the subject's head comes first: `the payment for the upgrade`
+            return [objects[(acts or nouns)[0]]]
     return [_CLAIM_VERBS[word]] if word in _SENDING else []
 
 
@@ -4533,25 +4530,8 @@ _DETERMINERS = frozenset(
 #: words after a noun that leave it the head of its phrase (`a refund of $45`, `the refund to your card`); any
 #: other word after it makes it a modifier (`refund instructions`, `refund request form`)
 _AFTER_HEAD = frozenset(
-    {
-        "",
-        "of",
-        "to",
-        "for",
-        "back",
-        "into",
-        "via",
-        "on",
-        "onto",
-        "and",
-        "has",
-        "have",
-        "is",
-        "was",
-        "will",
-        "in",
-    }
-)
+    {"", "of", "to", "for", "back", "into", "via", "on", "onto", "and", "has", "have", "is", "was", "will", "in"}
+)  # fmt: skip
 
 
 def _heads(words: Sequence[str], i: int) -> bool:
