@@ -1840,9 +1840,8 @@ class Evidence:
         several things. The action's own words, or one the claim's action takes in (a pass transferred is
         moved: an update), of a thing the claim's clause names (`tickets_sent_to` backs `the e-tickets have
         been emailed`, `notification_sent` no `sent a replacement`; a reply in another language, any thing).
-        Not a call that does the action itself
-        (`doing`): its own result is the claim's support, counted apart (`Both … are cancelled` after one
-        cancellation)."""
+        Not a call that does the action itself (`doing`): its own result is the claim's support, counted apart
+        (`Both … are cancelled` after one cancellation)."""
         actions = {verb, *_TAKES_IN.get(verb, ())}
         stems = [stem for a in actions for stem in ACTIONS.get(a, (a,))]
         said_words = set(key_words(clause))
@@ -4047,10 +4046,8 @@ ACTION_WORDS: dict[str, frozenset[str]] = {
     "order": frozenset({"bestel", "bestellen", "zamow", "acquista", "acheter", "comprar"}),
     "enroll": frozenset({"inscribir", "inscrire", "matricular", "iscrivere", "iscrivi", "anmelden"}),
 }  # fmt: skip
-#: every verb an action is named by (`ACTIONS`), as a tool's name opens with it
-_ACTION_VERBS = frozenset(stem for stems in ACTIONS.values() for stem in stems) | frozenset().union(
-    *ACTION_WORDS.values()
-)
+#: every verb an action is named by (`ACTIONS`, `ACTION_WORDS`), as a tool's name opens with it
+_ACTION_VERBS = frozenset(stem for stems in ACTIONS.values() for stem in stems).union(*ACTION_WORDS.values())
 _CLAIM_VERBS: dict[str, str] = {
     "cancelled": "cancel", "canceled": "cancel", "booked": "book", "reserved": "book",
     "refunded": "refund", "sent": "send", "emailed": "send", "updated": "update", "changed": "update",
@@ -4134,6 +4131,7 @@ def _done_to_yours(sentence: str) -> re.Match[str] | None:
 #: whose present passive is as often a rule (`the balance is paid on the day`, `the permit is issued once the
 #: fee is paid`, `Your cancellation is scheduled`)
 _YOURS_NOW = frozenset({"cancel", "book", "update", "submit", "order", "create", "delete", "transfer"})
+_YOUR = re.compile(r"(?i)\W*your\b")
 
 
 def _yours_now(sentence: str) -> re.Match[str] | None:
@@ -4142,7 +4140,7 @@ def _yours_now(sentence: str) -> re.Match[str] | None:
     m = _done_to_yours(sentence)
     if m is None or _CLAIM_VERBS[fold(m["g"])] not in _YOURS_NOW:
         return None
-    return m if re.match(r"(?i)\W*your\b", sentence) or _named_ids(sentence[: m.start()]) else None
+    return m if _YOUR.match(sentence) or _named_ids(sentence[: m.start()]) else None
 
 
 _RULE_REACH = 30  # characters after the verb in which a rule's words say it is a rule
@@ -4172,9 +4170,8 @@ _ZH_ALL_VERBS = {**_ZH_VERBS, **_ZH_FOR_YOU_VERBS}
 #: that only says it was handled (办理, 办好)
 _ZH_ALREADY = "(?:已经?|我已经?)"
 _ZH_OBJECT = "[把将](?:(?![，。；！？,;!?])[^\n]){1,24}?"  # 把 / 将 + what was done to, in any script
-#: for whom: you, both of you, your family, a person by title (`已为您二位订好`, `已为您母亲预约好了`, `已为王女士取消`) —
-#: not any words, which would take in
-#: the agent's own verb (`已为您核实退款进度`: checked, not refunded)
+#: for whom: you, both of you, your family, a person by title (`已为您二位订好`, `已为您母亲预约好了`, `已为王女士取消`);
+#: not any words, which would take in the agent's own verb (`已为您核实退款进度`: checked, not refunded)
 _ZH_FOR = (
     "(?:为|帮|给)(?:(?:您|你)(?:们|二位|两位|三位|及家人|的?(?:母亲|父亲|家人|孩子|爱人|太太|先生|朋友|同事))?"
     "|[\u4e00-\u9fff]{1,3}(?:先生|女士|小姐|老师))"  # `已为张先生预订了`
@@ -4250,9 +4247,9 @@ def _cjk_claims(sentence: str) -> list[str]:
 #: habe … gebucht`, `he reservado`, `ho prenotato`, `reservei`, `ik heb … geboekt`, `przełożyłam`) and the passive
 #: (`foi atualizada`, `a été annulée`, `wurde storniert`, `ha sido cancelada`, `è stata prenotata`, `is
 #: geannuleerd`, `zostało anulowane`); not a present passive (`Das Zimmer ist reserviert`: a state, as in
-#: English) unless it says `now` (`ist jetzt storniert`, as `is now cancelled`). Not read: what is as often a
-#: state or another verb (`devuelto`: the user's return too; `expédié`, `spedito`: a lookup's shipping state;
-#: `entfernt`: away; `fissato`: a limit set; `übertragen`: data sent)
+#: English) unless it says `now` (`ist jetzt storniert`, as `is now cancelled`). What is as often a state or
+#: another verb is read after a first-person auxiliary only (`_EU_FIRST_ONLY`), or not at all (`übertragen`:
+#: data sent)
 _EU_VERBS = {
     **dict.fromkeys(("réservé", "réservée", "gebucht", "reserviert", "eingetragen", "reservado", "reservada",
                      "prenotato", "prenotata", "reservei", "marquei", "agendei", "agendado", "agendada",
@@ -4303,13 +4300,14 @@ _EU_FIRST_ONLY = frozenset(
      "devolvido", "devolvida", "restituito", "restituita", "verzonden", "versendet", "expédié", "expédiée",
      "spedito", "spedita", "entfernt"}
 )  # fmt: skip
-_EU_FIRST_AUXILIARY = re.compile(
-    r"(?i)(?:j['’]ai|je\s+(?:vous|lui|leur|te|les|l['’])\s*ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|"
-    r"hemos|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben)\s"
-)
-_EU_AUXILIARY = (
+#: the first person's auxiliaries of the perfect (`j'ai`, `ich habe`, `hemos`, `ho`, `ik heb`)
+_EU_FIRST_AUXILIARIES = (
     r"j['’]ai|je\s+(?:vous|lui|leur|te|les|l['’])\s*ai|nous\s+avons|ich\s+habe|habe\s+ich|wir\s+haben|he|"
-    r"hemos|ha|han|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben|a\s+(?:bien\s+)?été|ont\s+(?:bien\s+)?été|wurde|wurden|"
+    r"hemos|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben"
+)
+_EU_FIRST_AUXILIARY = re.compile(rf"(?i)(?:{_EU_FIRST_AUXILIARIES})\s")
+_EU_AUXILIARY = (
+    _EU_FIRST_AUXILIARIES + r"|ha|han|a\s+(?:bien\s+)?été|ont\s+(?:bien\s+)?été|wurde|wurden|"
     r"ha\s+sido|han\s+sido|è\s+stat[oa]|sono\s+stat[ie]|foi|foram|is|zijn|został[aoy]?|zostali|"
     # a present passive that says `now` (`Ihre Buchung ist jetzt storniert`, as `is now cancelled`)
     r"(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|jest|są)\s+(?:jetzt|nun|maintenant|désormais|ahora|"
