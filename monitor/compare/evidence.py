@@ -65,6 +65,7 @@ from monitor.compare.redaction import masked
 from monitor.compare.spoken import (
     WEEKDAY_CODES,
     WEEKDAY_NAMES,
+    any_of,
     clock_key,
     digits_of,
     named_days,
@@ -4179,14 +4180,10 @@ _ZH_FOR = (
 _ZH_HANDLED = "(?:办理|办好)了?"  # not 安排: 安排退款专员 arranges a person, not a refund
 
 
-def _zh_alternation(verbs: Mapping[str, str]) -> str:
-    return "|".join(sorted(verbs, key=len, reverse=True))  # the longest first: `安排好` before `安排`
-
-
 _ZH_DONE = re.compile(
-    f"{_ZH_ALREADY}(?:{_ZH_FOR})?(?:{_ZH_OBJECT})?{_ZH_HANDLED}(?P<h>{_zh_alternation(_ZH_ALL_VERBS)})"
-    f"|{_ZH_ALREADY}(?:{_ZH_FOR})?(?:原路|全部|全额|都|{_ZH_OBJECT})?(?P<a>{_zh_alternation(_ZH_VERBS)})"
-    f"|{_ZH_ALREADY}{_ZH_FOR}(?:{_ZH_OBJECT})?(?P<f>{_zh_alternation(_ZH_FOR_YOU_VERBS)})"
+    f"{_ZH_ALREADY}(?:{_ZH_FOR})?(?:{_ZH_OBJECT})?{_ZH_HANDLED}(?P<h>{any_of(_ZH_ALL_VERBS)})"
+    f"|{_ZH_ALREADY}(?:{_ZH_FOR})?(?:原路|全部|全额|都|{_ZH_OBJECT})?(?P<a>{any_of(_ZH_VERBS)})"
+    f"|{_ZH_ALREADY}{_ZH_FOR}(?:{_ZH_OBJECT})?(?P<f>{any_of(_ZH_FOR_YOU_VERBS)})"
 )
 #: Japanese: the polite past of an action noun (`キャンセルいたしました`, `ご予約が完了しました`,
 #: `キャンセル手続きが完了しました`, `削除させていただきました`); its negation (`できませんでした`), a question
@@ -4199,7 +4196,7 @@ _JA_VERBS = {
     "追加": "create", "申請": "submit", "申し込み": "submit", "注文": "order", "一時停止": "pause",
 }  # fmt: skip
 _JA_DONE = re.compile(
-    f"(?P<v>{_zh_alternation(_JA_VERBS)})(?:の?(?:お)?手続き)?[をがはも]?"
+    f"(?P<v>{any_of(_JA_VERBS)})(?:の?(?:お)?手続き)?[をがはも]?"
     "(?:(?:いた|致)し|させていただき|し|でき|完了(?:いたし|し)?)ました"
     # not a condition (`しましたら`), a reason (`ので`, `から`), a quote (`」`, `と`) or a relative clause (`お送り
     # しました確認メール`)
@@ -4215,7 +4212,7 @@ _KO_VERBS = {
     "일시 정지": "pause", "주문": "order",
 }  # fmt: skip
 _KO_DONE = re.compile(
-    rf"(?P<v>{_zh_alternation(_KO_VERBS)})\s*[이가을를은는도]?\s*(?:(?:완료|처리)\s*(?:되었|됐|했|하였)|했|하였)"
+    rf"(?P<v>{any_of(_KO_VERBS)})\s*[이가을를은는도]?\s*(?:(?:완료|처리)\s*(?:되었|됐|했|하였)|했|하였)"
     r"(?:습니다|어요)(?!\s*(?:라고|라는|면))"
 )
 

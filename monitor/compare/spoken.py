@@ -42,7 +42,7 @@ from monitor.compare.hints import DIGIT, fold, holds_any, stems_of, unaccented
 from monitor.compare.textcache import short_cached
 
 
-def _any_of(words: Iterable[str]) -> str:
+def any_of(words: Iterable[str]) -> str:
     """A regex alternation of these words, escaped, the longest first (`après-demain` before `demain`)."""
     return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
 
@@ -74,7 +74,7 @@ _ZH_DAY_WORDS = {
 _EU_DAY_WORDS = {"ce soir": 0, "hier soir": -1, "hier matin": -1}
 _EU_DAY_WORD = re.compile(
     r"(?i)(?<![\w'-])("
-    + _any_of(_EU_DAY_WORDS)
+    + any_of(_EU_DAY_WORDS)
     + r")(?![\w'-])|(?<![\w-])(?<!heute )(?<!gestern )(?-i:(morgen))(?![\w-])"
     r"|(?<![\w-])(?<!la )(?<!esta )(?<!cada )(?<!una )(?<!pasado )(mañana)(?![\w-])"
 )
@@ -105,9 +105,9 @@ _ZH_NUMERALS = "一二三四五六七八九十零〇两百千万第"
 #: English names as words; Chinese ones not inside other numerals (一五一十 is no May 1)
 _HOLIDAY = re.compile(
     r"(?i)(?<![\w'])("
-    + _any_of(h for h in _NAMED_DAYS if h.isascii())
+    + any_of(h for h in _NAMED_DAYS if h.isascii())
     + rf")(?![\w'])|(?<![{_ZH_NUMERALS}])("
-    + _any_of(h for h in _NAMED_DAYS if not h.isascii())
+    + any_of(h for h in _NAMED_DAYS if not h.isascii())
     + rf")(?![{_ZH_NUMERALS}])"
 )
 _HOLIDAY_STEMS = (
@@ -433,10 +433,10 @@ _EMAIL_WORDS = (
     "zavináč",
     "kukac",
 )
-_DOT = rf"(?:\s*\.(?=[a-z0-9])|\s+(?:{_any_of(_DOT_WORDS)})\s+)"
+_DOT = rf"(?:\s*\.(?=[a-z0-9])|\s+(?:{any_of(_DOT_WORDS)})\s+)"
 #: the address's `at` and its domain, which needs a dot (so `at home` is none); the local part before it
 #: is read from a short window (`_LOCAL_PART`): bounded, so a long text costs a scan, not a square of it
-_SPOKEN_AT = re.compile(rf"(?i)\s(?:{_any_of(_EMAIL_WORDS)})\s+([a-z0-9-]+(?:{_DOT}[a-z0-9-]+){{1,4}})\b")
+_SPOKEN_AT = re.compile(rf"(?i)\s(?:{any_of(_EMAIL_WORDS)})\s+([a-z0-9-]+(?:{_DOT}[a-z0-9-]+){{1,4}})\b")
 _LOCAL_PART = re.compile(rf"(?i)\b([a-z0-9_+-]+(?:{_DOT}[a-z0-9_+-]+){{0,4}})$")
 _SPOKEN_DOT = re.compile(_DOT, re.IGNORECASE)
 
