@@ -587,6 +587,11 @@ class Evidence:
         #: the second Tuesday of the month`: (2, 1) — nth, weekday), with the words of the sentence that says
         #: what happens then (`billed`): a reply's day that is one, beside one of them (`_monthly_day`)
         self._monthly: list[tuple[int, int, frozenset[str]]] = []
+        #: the weekdays and the days of the year (`MM-DD`) the system prompt says the business is closed
+        #: (`closed Sunday and Monday`, `Closed on Thanksgiving Day (Thursday, November 27, 2025)`): the
+        #: open day next to a stated closed one is where an agent moves a request (`_beside_closed`)
+        self._closed_weekdays: set[int] = set()
+        self._closed_days: set[str] = set()
         #: the numbers said plainly (`_spoken`) as read so far, and the replies whose numbers are not read yet
         self._spoken_read: set[float] = set()
         self._unread_replies: list[str] = []
@@ -639,6 +644,9 @@ class Evidence:
             self._add_offsets(text, counting_first=False)
             offsets |= _utc_offsets(text)
             self._monthly += _monthly_rules(text)
+            weekdays, days = _closures(text)
+            self._closed_weekdays |= weekdays
+            self._closed_days |= days
             self._tzs += _zones_named(text)
             self._said.append((text, True))
         self._tzs += [timezone(timedelta(minutes=m)) for m in sorted(offsets)]
@@ -935,9 +943,9 @@ class Evidence:
                 )
                 if week is not None:
                     return Provenance(path, value, kind, "user", week, checked)
-                computed = any(self._near(k) or self._weekly_day(k) for k in keys) or (
-                    bound and any(self._next_to_stated(k) for k in keys)
-                )
+                computed = any(
+                    self._near(k) or self._weekly_day(k) or self._beside_closed(k) for k in keys
+                ) or (bound and any(self._next_to_stated(k) for k in keys))
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
         return Provenance(path, value, kind, source, turn, checked, tainted)
@@ -1250,6 +1258,8 @@ class Evidence:
         if kind in ("date", "md") and self._named_beside(canon, original):
             return ("computed", None), None
         if kind in ("date", "md") and self._near(canon, reply=True):
+            return ("computed", None), None
+        if kind in ("date", "md") and self._beside_closed(canon):
             return ("computed", None), None
         if kind in ("date", "md") and self._deadline(canon[-5:]):
             return ("computed", None), None
@@ -1714,6 +1724,28 @@ class Evidence:
         near = (day + timedelta(days=k) for k in (*range(-6, 0), *range(1, 7)))
         return any(d.isoformat() != today and self._stated_day(d, yearless=False) for d in near)
 
+    def _beside_closed(self, date_key: str) -> bool:
+        """An open day next to a stated day the business is closed, with only closed days between: the first
+        open day after it (`next Monday` when closed on Mondays: Tuesday 11 March; a deadline on a holiday
+        moved to the day after) or the last one before it. The day itself must be open."""
+        if not self._closed_weekdays and not self._closed_days:
+            return False
+        day = _day_of(date_key, (self._today or "2000")[:4])  # a day with no year: the conversation's year
+        if day is None or not 1 < day.year < _MAX_YEAR or self._closed(day):
+            return False
+        for step in (timedelta(days=-1), timedelta(days=1)):
+            beside = day + step
+            for _ in range(_MAX_CLOSED_RUN):
+                if not self._closed(beside):
+                    break
+                if self._stated_day(beside, yearless=True):
+                    return True
+                beside += step
+        return False
+
+    def _closed(self, day: date) -> bool:
+        return day.weekday() in self._closed_weekdays or day.isoformat()[5:] in self._closed_days
+
     def _next_to_stated(self, date_key: str) -> bool:
         """A day next to a stated date: where a search's window starts or ends (`date_from` the day after a
         job's rained-off date), which agents set a day either side as they see fit. Not the day a lookup
@@ -1922,6 +1954,58 @@ class Evidence:
             if any(stated(d) and _working_days_on(d, n) == day for d in (start, *weekend)):
                 return True
         return False
+
+
+#: a word that says a business is closed (`closed`, `Ruhetag`, `fermé`, 休息), and `every day except`
+_CLOSED_WORD = re.compile(
+    r"(?i)\b(?:closed|geschlossen|ruhetage?|ferm[ée]e?s?|cerrad[oa]s?|chius[oa]|gesloten|nieczynne|zamknięte)\b"
+    r"|\b(?:every\s+day|daily|7\s+days(?:\s+a\s+week)?)\s*,?\s+except\b|休息|休业|闭馆|闭店|不营业|停业|定休日|休業|휴무"
+)
+_CLOSED_STEMS = (
+    "closed", "geschlossen", "ruhetag", "ferm", "cerrad", "chius", "gesloten", "nieczynne", "zamknięte",
+    "except", "休", "闭", "不营业", "停业", "휴무",
+)  # fmt: skip
+_CLOSURE_END = re.compile(r"[.;\n]|\b(?:open|but)\b")
+_CLOSURE_REACH = 120  # characters after a closed word read for its days
+_WEEKDAY_BEFORE = 16  # characters before it read for a weekday it follows (`Sundays: closed`, 星期一休息)
+_WEEKEND_WORD = re.compile(r"(?i)\b(?:weekends?|wochenenden?)\b|周末|週末")
+#: after a weekday's name, what makes it a date's (`Thursday, November 27`, `Monday 5 May`): not a day a week
+_DATE_AFTER = re.compile(r"(?i),?\s*(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)")
+_MAX_CLOSED_RUN = 3  # closed days in a row between a stated closed day and the open day beside it
+
+
+def _closures(text: str) -> tuple[set[int], set[str]]:
+    """The weekdays and the days of the year (`MM-DD`) a system prompt says the business is closed on:
+    `Tuesday-Saturday 10:00-17:00 (closed Sunday and Monday)`, `Closed Tuesday, Thursday, Sunday and bank
+    holidays`, `Sundays: closed`, `open every day except Monday`, `closed weekends`, 星期一休息, `Closed on
+    Thanksgiving Day (Thursday, November 27, 2025)` — a weekday beside a date is that date's, not a week's."""
+    weekdays: set[int] = set()
+    days: set[str] = set()
+    if not holds_any(fold(text), _CLOSED_STEMS):
+        return weekdays, days
+    names = _weekday_names()
+    for m in _CLOSED_WORD.finditer(text[:MAX_FACT_CHARS]):
+        clause = text[m.end() : m.end() + _CLOSURE_REACH]
+        end = _CLOSURE_END.search(clause)
+        clause = clause[: end.start()] if end else clause
+        before = text[max(0, m.start() - _WEEKDAY_BEFORE) : m.start()]
+        # `Sundays: closed`, `weekends closed`: a name right before the word, only separators between
+        said = [
+            w
+            for pattern in (_weekday_word(), _WEEKEND_WORD)
+            for w in pattern.finditer(before)
+            if not before[w.end() :].strip(" s:–—-\t")
+        ]
+        said += [w for w in _weekday_word().finditer(clause) if not _DATE_AFTER.match(clause, w.end())]
+        for w in said:
+            named = fold(w.group(0))
+            weekdays |= {5, 6} if _WEEKEND_WORD.fullmatch(named) else {names.get(named, -1)} - {-1}
+        if _WEEKEND_WORD.search(clause):
+            weekdays |= {5, 6}
+        for key in _fact_keys(clause) if DIGIT.search(clause) else ():
+            if key.startswith("md:"):
+                days.add(key[3:])
+    return weekdays, days
 
 
 def _recurring_weekday(padded: str, name: str) -> bool:

@@ -3072,3 +3072,42 @@ def test_a_cancellation_that_says_it_refunded_backs_the_refund_claimed(flag: str
     ]
     reply = "I've cancelled reservation ABC123 and your refund has been issued to your card."
     assert reply_claims(steps, reply, ["cancel_reservation", "issue_refund"]) == []
+
+
+def test_the_open_day_next_to_a_closed_day_a_user_asked_for_is_worked_out() -> None:
+    """A user asks for a day the system prompt says the business is closed; the agent checks the first
+    open day after it, or the last one before (grounding blind sets 11, 13, 17, 21 and 29: `next Monday`
+    at a clockmaker closed on Mondays, a touch-up deadline on a closed Sunday). Any other day stays the
+    agent's, and without the closure so does the day after."""
+    hours = "Hours: Tuesday-Saturday 10:00-17:00 (closed Sunday and Monday)."
+    ev = Evidence(system=[hours], today=TODAY)  # Friday 14 March 2025
+    ev.add_user(1, "Could I bring it in next Monday?")  # 17 March
+    dates = {"tue": "2025-03-18", "sat": "2025-03-15", "wed": "2025-03-19", "sun": "2025-03-16"}
+    got = {p.path: p.source for p in ev.provenance("check_slots", dates)}
+    assert got == {"tue": "computed", "sat": "computed", "wed": "agent", "sun": "agent"}
+    ev = Evidence(system=["Hours: Tuesday-Saturday 10:00-17:00."], today=TODAY)
+    ev.add_user(1, "Could I bring it in next Monday?")
+    assert [p.source for p in ev.provenance("check_slots", {"date": "2025-03-18"})] == ["agent"]
+    ev = Evidence(system=["Open weekends, closed Mondays."], today=TODAY)  # the weekend is open
+    ev.add_user(1, "Could I bring it in next Monday?")
+    got = {p.path: p.source for p in ev.provenance("check_slots", {"sun": "2025-03-16", "sat": "2025-03-15"})}
+    assert got == {"sun": "computed", "sat": "agent"}
+    assert (
+        _claims_under(hours, "Could I come next Monday?", "We're closed then; Tuesday 18 March is free.")
+        == []
+    )
+    assert _claims_under(hours, "Could I come next Monday?", "Wednesday 19 March is free.") == [
+        "fact: 19 March"
+    ]
+
+
+def test_a_weekday_beside_a_closed_date_closes_that_date_only() -> None:
+    """`Closed on Thanksgiving Day (Thursday, November 27, 2025)` (grounding blind set 13) closes that day:
+    `tomorrow` on the 26th moves to Friday the 28th; a Thursday of another week is open."""
+    holiday = "Closed, with no deliveries, on Thanksgiving Day (Thursday, November 27, 2025)."
+    ev = Evidence(system=[holiday], today="2025-11-26")
+    ev.add_user(1, "I need rolls for tomorrow")
+    assert [p.source for p in ev.provenance("t", {"date": "2025-11-28"})] == ["computed"]
+    ev = Evidence(system=[holiday], today="2025-11-26")
+    ev.add_user(1, "I need rolls for Thursday December 4")
+    assert [p.source for p in ev.provenance("t", {"date": "2025-12-05"})] == ["agent"]
