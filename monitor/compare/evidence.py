@@ -626,6 +626,9 @@ class Evidence:
         #: (`2025-03-13T16:30:00+01:00` as (date, HH:MM)): what puts a range's end after its start, a
         #: deadline before a start. Read from `_said` and `_done` when a reply first needs them (`_timing`)
         self._durations: set[int] = set()
+        #: the system prompt's deadlines at a time of day some days before a date (`before 17:00 the day
+        #: before the tour`, `until 15:00 two days (48 hours) before the arrival date`): (`HH:MM`, days)
+        self._policy_deadlines: set[tuple[str, int]] = set()
         self._datetimes: set[tuple[str, str]] = set()
         self._read: tuple[int, int] = (0, 0)  # how much of `_said` and of `_done` they hold
         #: the codes the conversation states in capitals (`JFK`), read from `_said` and `_done` when a code's
@@ -644,6 +647,7 @@ class Evidence:
             self._add_offsets(text, counting_first=False)
             offsets |= _utc_offsets(text)
             self._monthly += _monthly_rules(text)
+            self._policy_deadlines |= _policy_deadlines(text)
             weekdays, days = _closures(text)
             self._closed_weekdays |= weekdays
             self._closed_days |= days
@@ -1793,12 +1797,18 @@ class Evidence:
     def _deadline(self, mmdd: str) -> bool:
         """A day a stated length of whole days before a stated date-and-time, said with that time right
         after it: `free cancellation until Wednesday 12.03., 16:30` of a lesson at 2025-03-13T16:30 under
-        `free up to 24 hours before` (a day's slip alone, or with another time, is no deadline)."""
+        `free up to 24 hours before` (a day's slip alone, or with another time, is no deadline); or a
+        policy's deadline at its own time of day some days before a stated date, said with that time
+        (`50% refund until 17:00 Friday 14 March` of a Saturday tour under `before 17:00 the day before`)."""
         if self._reply_pairs is None:
             self._reply_pairs = _dated_times(self._reply_text, self._reply_facts)
         clocks = {clock for day, clock in self._reply_pairs if day == mmdd}
         if not clocks:
             return False
+        if self._policy_deadlines and (claimed := _day_of(f"md:{mmdd}", (self._today or "2000")[:4])):
+            for clock, days_before in self._policy_deadlines:  # the policy's own time, its days before
+                if clock in clocks and self._stated_day(claimed + timedelta(days=days_before), yearless=True):
+                    return True
         durations, datetimes = self._timing()
         days = {m // (24 * 60) for m in durations if m % (24 * 60) == 0}
         for day, clock in datetimes if days else ():
@@ -2502,6 +2512,47 @@ def _money_said(text: str) -> set[float]:
 
 
 _PAIR_GAP = 30  # characters between a day and the time said with it (`Mittwoch, 12.03., 16:30 Uhr`)
+
+
+#: the days a policy's deadline lies before a date: `the day before`, `three days before`, `two days (48
+#: hours) before`, `48 hours before` (whole days)
+_DEADLINE_DAYS = re.compile(
+    r"(?i)\bthe\s+(?:day|night|evening)\s+(?:before|prior)\b|\bthe\s+previous\s+day\b"
+    r"|\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)[\s-]+(?:calendar\s+)?days?"
+    r"(?:\s*\([^()]{1,20}\))?\s+(?:before|prior)\b"
+    r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\s+(?:before|prior)\b"
+)
+_DEADLINE_DAYS_STEMS = ("before", "prior", "previous")
+
+
+def _policy_deadlines(text: str) -> set[tuple[str, int]]:
+    """(`HH:MM`, days) of each sentence of a system prompt that sets a deadline at a time of day some whole
+    days before a date: `Full refund if cancelled before 17:00 three days before the tour date` (17:00, 3),
+    `… before 17:00 the day before` (17:00, 1), `Free cancellation until 15:00 two days (48 hours) before
+    the arrival date` (15:00, 2). A sentence with one time of day only: with two, which goes with the
+    days is not said."""
+    out: set[tuple[str, int]] = set()
+    if not holds_any(fold(text), _DEADLINE_DAYS_STEMS) or not DIGIT.search(text):
+        return out
+    for sentence in sentences(text[:MAX_FACT_CHARS]):
+        found = list(_DEADLINE_DAYS.finditer(sentence))
+        if not found:
+            continue
+        keys = _fact_keys(sentence)
+        clocks = {k[5:] for k in keys if k.startswith("time:") and len(k) == 10}
+        if len({k for k in keys if k.startswith("clock:")}) != 1:  # `2:00 PM`: 14:00 and 02:00, one time
+            continue
+        for m in found:
+            said = m["n"]
+            if m["h"]:
+                if int(m["h"]) % 24:
+                    continue
+                days = int(m["h"]) // 24
+            else:
+                days = (int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]) if said else 1
+            if 0 < days <= _MAX_OFFSET:
+                out |= {(clock, days) for clock in clocks}
+    return out
 
 
 def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:

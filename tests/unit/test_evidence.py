@@ -3111,3 +3111,29 @@ def test_a_weekday_beside_a_closed_date_closes_that_date_only() -> None:
     ev = Evidence(system=[holiday], today="2025-11-26")
     ev.add_user(1, "I need rolls for Thursday December 4")
     assert [p.source for p in ev.provenance("t", {"date": "2025-12-05"})] == ["agent"]
+
+
+def test_a_policy_deadline_at_its_own_time_days_before_a_date_is_worked_out() -> None:
+    """`before 17:00 the day before the tour`, `three days before`, `until 15:00 two days (48 hours) before
+    the arrival date` (grounding blind sets 13 and 23): a reply's deadline at the policy's time that many
+    days before a stated date is worked out; at another time, or another day, it is not."""
+    policy = (
+        "Full refund if cancelled before 17:00 three days before the tour date. "
+        "50% refund if cancelled after that but before 17:00 the day before the tour."
+    )
+    ev = Evidence(system=[policy], today="2025-03-09")  # a Sunday
+    ev.add_user(1, "The full day tour this Saturday for 4 of us, please")  # 15 March
+
+    def claims(reply: str) -> list[str]:
+        return [c.text for c in ev.unsupported(reply, [])]
+
+    assert (
+        claims("Free cancellation until 17:00 on Wednesday 12 March; 50% until 17:00 Friday 14 March.") == []
+    )
+    assert "14 March" in claims("50% refund until 12:00 Friday 14 March.")
+    assert claims("50% refund until 17:00 Thursday 13 March.") == ["13 March"]
+    hostel = "Free cancellation until 15:00 two days (48 hours) before the arrival date."
+    ev = Evidence(system=[hostel], today="2026-07-20")
+    ev.add_user(1, "Beds for this Friday and Saturday night")  # Friday 24 July
+    assert [c.text for c in ev.unsupported("You can cancel free until Wednesday 22 July at 15:00.", [])] == []
+    assert [c.text for c in ev.unsupported("You can cancel free until Tuesday 21 July at 15:00.", [])] != []
