@@ -575,6 +575,9 @@ class Evidence:
         #: stated one next to it
         self._said_working: set[int] = set()
         self._weekend = False  # a user said a weekend: its Saturday and Sunday are each other's
+        #: a user said a night (`Friday and Saturday night`, `is Saturday a good night?`): a stay's or a
+        #: rental's end the morning after a stated day is worked out (`check_out`, `return_date`)
+        self._nights = False
         #: the Mondays of the weeks a user named as a whole (`any day next week`), with the turn: each day of
         #: them is the user's. Not facts: a reply's date near one is no slip of it (`spoken`)
         self._weeks: dict[date, int] = {}
@@ -688,6 +691,8 @@ class Evidence:
             self._sources.add_fact(key, "user", turn)
         if _RELATIVE_DAY_HINT.search(text) and _RELATIVE_DAY.search(text):
             self._offsets.add(1)
+        if holds_any(fold(text), _NIGHT_STEMS) and _NIGHT.search(text):
+            self._nights = True
         if holds_any(fold(text), _WEEKEND_STEMS) and _WEEKEND.search(text):
             self._weekend = True
         self._add_offsets(text, counting_first=True)
@@ -947,9 +952,11 @@ class Evidence:
                 )
                 if week is not None:
                     return Provenance(path, value, kind, "user", week, checked)
-                computed = any(
-                    self._near(k) or self._weekly_day(k) or self._beside_closed(k) for k in keys
-                ) or (bound and any(self._next_to_stated(k) for k in keys))
+                computed = (
+                    any(self._near(k) or self._weekly_day(k) or self._beside_closed(k) for k in keys)
+                    or (bound and any(self._next_to_stated(k) for k in keys))
+                    or (self._nights and _end_key(key) and any(self._morning_after(k) for k in keys))
+                )
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
         return Provenance(path, value, kind, source, turn, checked, tainted)
@@ -1747,6 +1754,13 @@ class Evidence:
                 beside += step
         return False
 
+    def _morning_after(self, date_key: str) -> bool:
+        """The day after a stated day: a night's stay or rental ends the next morning."""
+        day = _day_of(date_key, None)
+        return (
+            day is not None and 1 < day.year < _MAX_YEAR and self._stated_day(day - timedelta(days=1), False)
+        )
+
     def _closed(self, day: date) -> bool:
         return day.weekday() in self._closed_weekdays or day.isoformat()[5:] in self._closed_days
 
@@ -1964,6 +1978,18 @@ class Evidence:
             if any(stated(d) and _working_days_on(d, n) == day for d in (start, *weekend)):
                 return True
         return False
+
+
+#: a night said (`Saturday night`, `two nights`, `overnight`, `la nuit`, `Nächte`): a stay's
+_NIGHT = re.compile(r"(?i)\b(?:(?:to|over)?nights?|nuits?|noches?|n(?:a|ä)chte?|nott[ei]|noites?|nachten)\b")
+_NIGHT_STEMS = ("night", "nuit", "noche", "nacht", "nächte", "nott", "noite")
+#: the words of a key that name a stay's or a rental's end (`check_out`, `return_date`, `end_date`, `date_to`)
+_END_WORDS = frozenset({"out", "checkout", "return", "end", "to", "until", "till", "departure", "dropoff"})
+
+
+@lru_cache(maxsize=4_096)
+def _end_key(key: str) -> bool:
+    return not _END_WORDS.isdisjoint(key_words(key))
 
 
 #: a word that says a business is closed (`closed`, `Ruhetag`, `fermé`, 休息), and `every day except`

@@ -3137,3 +3137,22 @@ def test_a_policy_deadline_at_its_own_time_days_before_a_date_is_worked_out() ->
     ev.add_user(1, "Beds for this Friday and Saturday night")  # Friday 24 July
     assert [c.text for c in ev.unsupported("You can cancel free until Wednesday 22 July at 15:00.", [])] == []
     assert [c.text for c in ev.unsupported("You can cancel free until Tuesday 21 July at 15:00.", [])] != []
+
+
+def test_a_stay_said_by_its_nights_ends_the_morning_after() -> None:
+    """`beds this Friday and Saturday night` (grounding blind set 13) is a stay from Friday to Sunday
+    morning: `check_out` the day after a stated night is worked out (blind set 23's Saturday-night
+    telescope rental `return_date` too). Only a key that names an end, only the day after, only when the
+    user spoke of nights."""
+    ev = Evidence(today="2026-07-20")  # a Monday
+    ev.add_user(1, "Three of us want beds this Friday and Saturday night")  # 24 and 25 July
+    stay = {"check_in": "2026-07-24", "check_out": "2026-07-26"}
+    assert {p.path: p.source for p in ev.provenance("check_availability", stay)} == {
+        "check_in": "user",
+        "check_out": "computed",
+    }
+    assert [p.source for p in ev.provenance("t", {"check_out": "2026-07-27"})] == ["agent"]
+    assert [p.source for p in ev.provenance("t", {"check_in": "2026-07-26"})] == ["agent"]
+    ev = Evidence(today="2026-07-20")
+    ev.add_user(1, "Three of us want beds this Friday and Saturday")
+    assert [p.source for p in ev.provenance("t", {"check_out": "2026-07-26"})] == ["agent"]
