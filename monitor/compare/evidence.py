@@ -1118,10 +1118,13 @@ class Evidence:
         for sentence, verb in done_claims(reply):
             tools = sorted({t for t in known_tools if does(t, verb) and may_act(t)})
             doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`,
-                # `enrollment_status`)
+                # `enrollment_status`); a call whose result says it did not happen (`"status": "waitlisted"`)
+                # does none
                 d
                 for d in self._done
-                if may_act(d.tool) and (does(d.tool, verb) or _says(d.arg_strings, verb))
+                if may_act(d.tool)
+                and (does(d.tool, verb) or _says(d.arg_strings, verb))
+                and not _status_undone(d.result, verb)
             ]
             # `XEHM4B and 59XX6W have been cancelled`: each by a call that does it; the ids of the clause
             # that says it (`I reported E-40917 (ticket MT-57740), and $1.60 has been refunded`: no refund
@@ -1571,7 +1574,7 @@ class Evidence:
         (`Both … are cancelled` after one cancellation)."""
         stems = ACTIONS.get(verb, (verb,))
         for d in self._done:
-            if d in doing:
+            if d in doing or _status_undone(d.result, verb):  # `cancellation_requested`: no state of it
                 continue
             values = [v for _, _, v in _leaves(d.result) if isinstance(v, str)]
             if named and not named <= {normalize_text(v) for v in (*values, *d.arg_strings)}:
@@ -3104,8 +3107,74 @@ _FAILED_VALUE = re.compile(r"(?i)\b(?:fail\w*|error|not|unable|declined|rejected
 
 
 def _done_value(value: str) -> bool:
-    """A string that says something was done, or names where it went (`deb@…`), not that it failed."""
-    return value.strip().casefold() not in _NOT_DONE_VALUES and _FAILED_VALUE.search(value) is None
+    """A string that says something was done, or names where it went (`deb@…`), not that it failed or
+    waits (`pending_manual_review`)."""
+    folded = value.strip().casefold()
+    if folded in _NOT_DONE_VALUES or _FAILED_VALUE.search(value) is not None or _undone(folded, ""):
+        return False
+    return len(folded) > _MAX_STATUS_CHARS or _WAITS.isdisjoint(key_words(folded))
+
+
+#: the words of a status that say the thing asked for did not happen, whatever it was: on a waiting list,
+#: refused, failed, held back (`waitlisted`, `declined`, `payment_failed`, `requires_action`, `not_sent`)
+_UNDONE_WORDS = frozenset(
+    {"waitlisted", "waitlist", "declined", "rejected", "denied", "refused", "failed", "failure", "error",
+     "requires", "unverified", "not", "provisional", "draft"}
+)  # fmt: skip
+#: the words of a status that say something waits (`pending_payment`, `awaiting_approval`, `under_review`):
+#: undone beside a decision (`_DECISION_WORDS`) or beside a word of the action claimed (`pending_payment`
+#: for a payment, `cancellation_requested` for a cancellation; not `pending_deposit` for the booking it holds)
+_WAITING_WORDS = frozenset({"pending", "awaiting", "requested", "under", "in", "ausstehend", "beantragt"})
+#: the waiting words that say a result's value is no effect yet (`cancellation_requested`, `pending_refund`)
+_WAITS = frozenset({"pending", "awaiting", "requested", "ausstehend", "beantragt"})
+_DECISION_WORDS = frozenset(
+    {"approval", "review", "verification", "confirmation", "manual", "authorisation", "authorization",
+     "authentication"}
+)  # fmt: skip
+#: the actions a waiting status is the outcome of: a request filed is `pending_approval`, a dispute
+#: `under_review`, a donation `logged_pending_review` (grounding blind sets 1, 3, 12 and 20)
+_ASKING_VERBS = frozenset({"submit", "transfer"})
+#: the keys whose value is a call's own outcome (`status`), and the last word of a thing's (`refund_status`)
+_STATUS_KEYS = frozenset({"status", "state", "outcome", "result"})
+_MAX_STATUS_CHARS = 40
+
+
+def _undone(status: str, verb: str) -> bool:
+    """Whether a status (folded) says the action `verb` claims did not happen (`_UNDONE_WORDS`; a waiting
+    word beside a decision or beside the action's own word: `_WAITING_WORDS`). `verb` "": any action."""
+    if len(status) > _MAX_STATUS_CHARS:
+        return False
+    words = set(key_words(status))
+    if not words or not _UNDONE_WORDS.isdisjoint(words) or {"on", "hold"} <= words:  # `on_hold`
+        return bool(words)
+    if _WAITING_WORDS.isdisjoint(words) or verb in _ASKING_VERBS:
+        return False
+    if not _DECISION_WORDS.isdisjoint(words):
+        return True
+    stems = ACTIONS.get(verb, (verb,)) if verb else ()
+    return any(w.startswith(stem) for w in words - _WAITING_WORDS for stem in stems)
+
+
+def _status_undone(result: Any, verb: str) -> bool:
+    """A result whose own status says the action claimed did not happen (`"status": "waitlisted"`,
+    `"status": "requires_action"`, `"refund_status": "pending_manual_review"` for a refund): the call that
+    gave it did not do it — grounding blind sets 4, 5, 10, 22, 23, 29, 30 and 35 planted claims of a booking, an
+    enrolment, a payment, a move or a refund after exactly such results. Only the result's top level."""
+    if not isinstance(result, dict):
+        return False
+    for key, value in result.items():
+        if not isinstance(value, str):
+            continue
+        words = key_words(str(key))
+        if not words or words[-1] not in _STATUS_KEYS:
+            continue
+        thing = words[:-1]  # `refund` of `refund_status`: the status of that action only
+        stems = ACTIONS.get(verb, (verb,))
+        if thing and not any(w.startswith(stem) for w in thing for stem in stems):
+            continue
+        if _undone(value.strip().casefold(), verb):
+            return True
+    return False
 
 
 def _effects(value: Any, depth: int = 0) -> Iterator[tuple[str, Any]]:

@@ -3156,3 +3156,43 @@ def test_a_stay_said_by_its_nights_ends_the_morning_after() -> None:
     ev = Evidence(today="2026-07-20")
     ev.add_user(1, "Three of us want beds this Friday and Saturday")
     assert [p.source for p in ev.provenance("t", {"check_out": "2026-07-26"})] == ["agent"]
+
+
+def test_a_call_whose_result_says_it_did_not_happen_backs_no_claim_that_it_did() -> None:
+    """`enrol_student` → `"status": "waitlisted"`, `pay_permit_fee` → `"status": "requires_action"`,
+    `cancel_visit` → `"status": "cancellation_requested"`, a cancellation whose `refund_status` is
+    `pending_manual_review` (grounding blind sets 10, 22, 29, 30 and 35): the reply that says enrolled,
+    paid, cancelled or refunded is unsupported. A status that only waits on something else backs it: a
+    booking `pending_deposit` is booked."""
+    tools = ["enrol_student", "pay_fee", "cancel_visit", "book_table"]
+
+    def claims(tool: str, result: Any, reply: str) -> list[str]:
+        steps = [("user", "go ahead please"), ("call", (tool, {"id": "AB-123"}, result, False))]
+        return reply_claims(steps, reply, tools)
+
+    assert (
+        claims("enrol_student", {"status": "waitlisted", "position": 2}, "I've enrolled you in Salsa 1.")
+        != []
+    )
+    assert claims("enrol_student", {"status": "enrolled"}, "I've enrolled you in Salsa 1.") == []
+    assert claims("pay_fee", {"status": "requires_action"}, "Your payment of €38 has been made.") != []
+    assert (
+        claims("cancel_visit", {"status": "cancellation_requested"}, "Visit AB-123 has been cancelled.") != []
+    )
+    assert claims("cancel_visit", {"status": "cancelled"}, "Visit AB-123 has been cancelled.") == []
+    assert claims("book_table", {"status": "pending_deposit"}, "I've booked table AB-123 for you.") == []
+    # a request filed waits on a decision: that is what filing it does (blind sets 1, 3, 12 and 20)
+    filed = [
+        ("user", "please file it"),
+        ("call", ("submit_request", {"id": "AB-123"}, {"status": "pending_approval"}, False)),
+    ]
+    assert (
+        reply_claims(filed, "I've submitted request AB-123; it's pending approval.", ["submit_request"]) == []
+    )
+    refund = {"status": "cancelled", "refund_status": "pending_manual_review"}
+    steps = [("user", "cancel it"), ("call", ("cancel_booking", {"id": "AB-123"}, refund, False))]
+    tools = ["cancel_booking", "refund_booking"]
+    assert reply_claims(steps, "Booking AB-123 has been cancelled.", tools) == []
+    assert (
+        reply_claims(steps, "Booking AB-123 has been cancelled and your refund has been issued.", tools) != []
+    )
