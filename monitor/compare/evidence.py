@@ -4323,7 +4323,7 @@ _DONE_CLAIM = re.compile(
     rf"|(?:has|have)\s+(?:now\s+|already\s+|also\s+)?been\s+(?:successfully\s+)?(?P<b>{_VERB})"
     rf"|(?:is|are)\s+now\s+(?P<c>{_VERB})|(?:was|were)\s+successfully\s+(?P<d>{_VERB})"
     rf"|went ahead and\s+(?P<e>{_VERB})"
-    rf"|\byou(?:['’]re| are)\s+(?:now\s+|all\s+|both\s+)?(?P<f>booked|reserved|scheduled|upgraded))\b"
+    rf"|\byou(?:['’]re| are)\s+(?:now\s+|all\s+|both\s+)?(?P<f>booked|reserved|scheduled|upgraded|enrolled|enroled))\b"
 )
 #: a present passive is a claim after an opener that says the work is done (`You're all set — your tune-up
 #: is moved to Friday`, `**Done** — it is cancelled`); without one it is as often a state (`Both flights are
@@ -4656,7 +4656,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     """(sentence, action) for each action a sentence of a reply plainly claims done: first person or
     passive perfect (`I've also scheduled`, and each action joined to it: `upgraded … and then
     canceled`, or claimed after it: `You're booked …, and I've cancelled your fitting`), `you're booked` /
-    `reserved` / `scheduled`, or action nouns
+    `reserved` / `scheduled` / `enrolled`, or action nouns
     before `has been completed`; no negation, condition, modal or question before the claim."""
     out = []
     opened = False  # the sentence before was only an opener (`All done!`)

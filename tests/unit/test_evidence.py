@@ -3196,3 +3196,21 @@ def test_a_call_whose_result_says_it_did_not_happen_backs_no_claim_that_it_did()
     assert (
         reply_claims(steps, "Booking AB-123 has been cancelled and your refund has been issued.", tools) != []
     )
+
+
+def test_youre_enrolled_is_a_claim_as_youre_booked_is() -> None:
+    """`Good news — you're enrolled in BIO 214 section 01` after an enrolment that came back `waitlisted`
+    (grounding blind sets 4 and 22) claims the enrolment; after one that enrolled it is backed."""
+    tools = ["enroll_section", "get_enrollment"]
+    waitlisted = [
+        ("user", "enrol me please"),
+        ("call", ("enroll_section", {"id": "S-41207"}, {"status": "waitlisted"}, False)),
+    ]
+    enrolled = [
+        ("user", "enrol me please"),
+        ("call", ("enroll_section", {"id": "S-41207"}, {"status": "enrolled"}, False)),
+    ]
+    reply = "Good news — you're enrolled in section S-41207."
+    assert reply_claims(waitlisted, reply, tools) == [f"done: {reply}"]
+    assert reply_claims(enrolled, reply, tools) == []
+    assert done_claims("Students enrolled in BIO 214 get lab access.") == ()
