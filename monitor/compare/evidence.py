@@ -1115,7 +1115,7 @@ class Evidence:
                     )
                 )
         claims += self._weekday_slips(reply)
-        for sentence, verb in done_claims(reply):
+        for sentence, verb in (*done_claims(reply), *self._counted_claims(reply)):
             tools = sorted({t for t in known_tools if does(t, verb) and may_act(t)})
             doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`,
                 # `enrollment_status`); a call whose result says it did not happen (`"status": "waitlisted"`)
@@ -1137,9 +1137,11 @@ class Evidence:
                 named = self._objects(_named_ids(sentence))
                 by = [d for d in self._done if may_act(d.tool)]  # `doing` among them
             used = {normalize_text(v) for d in by for v in (*d.arg_strings, *d.result_strings)}
-            # `Both appointments are cancelled`: two of them, so two calls that did it, or one on a list
-            two = len({d.arg_strings for d in doing}) >= 2 or any(d.several for d in doing)
-            enough = two if _of_both(clause, verb) else bool(doing)
+            # `Both appointments are cancelled`, `All three viewings are booked`: that many calls that did it,
+            # or one on a list
+            wanted = _how_many(clause, verb)
+            enough = len({d.arg_strings for d in doing}) >= wanted or any(d.several for d in doing)
+            enough = enough and bool(doing)
             if enough and named <= used:
                 continue
             if self._state_reported(verb, named, doing):  # `… has already been cancelled`, as a lookup showed
@@ -1188,6 +1190,32 @@ class Evidence:
             self._unread_replies.append(reply)
         self._reply_days = set()
         return claims
+
+    def _counted_claims(self, reply: str) -> list[tuple[str, str]]:
+        """(sentence, action) of each sentence `done_claims` does not read that claims an action only where
+        the agent tried it: a counted present passive (`Both appointments are cancelled`, `All three viewings
+        are booked`: `_COUNTED_PASSIVE`) or `you're enrolled in …` (`_YOU_ENROLLED`), when a call that does
+        that action was made since the user's message (it succeeded, or failed). Without one, the same words
+        report a state: `both courts are booked at 6pm`, `you're enrolled in autopay` after a lookup."""
+        folded = reply.casefold()
+        if "both" not in folded and "all " not in folded and "enrol" not in folded:
+            return []
+        read = {sentence for sentence, _ in done_claims(reply)}
+        tried = [d.tool for d in self._done if d.turn > self._last_user]
+        tried += [tool for turn, tool in self._failed if turn > self._last_user]
+        out = []
+        for sentence in sentences(reply):
+            if sentence in read:
+                continue
+            m = _COUNTED_PASSIVE.search(sentence) or _YOU_ENROLLED.search(sentence)
+            if m is None or act_of(sentence) == "ask" or _CONDITION.search(sentence, 0, m.start()):
+                continue
+            if _NOT_DONE.search(sentence, _clause_start(sentence, m.start()), m.end()):
+                continue
+            verb = _CLAIM_VERBS.get(m["v"].casefold())
+            if verb and any(may_act(tool) and does(tool, verb) for tool in tried):
+                out.append((sentence, verb))
+        return out
 
     def _nothing_done_since_user(self, known_tools: Iterable[str]) -> str:
         """Why a reply that opens by saying the work is done (`All sorted –`, `Done!`, `Erledigt:`) is
@@ -1983,8 +2011,12 @@ class Evidence:
         return False
 
 
-#: a night said (`Saturday night`, `two nights`, `overnight`, `la nuit`, `Nächte`): a stay's
-_NIGHT = re.compile(r"(?i)\b(?:(?:to|over)?nights?|nuits?|noches?|n(?:a|ä)chte?|nott[ei]|noites?|nachten)\b")
+#: a night said as a stay's (`Saturday night`, `two nights`, `overnight`, `a good night`, `la nuit`, `Nächte`;
+#: not `tonight`, `all night`, `last night`)
+_NIGHT = re.compile(
+    r"(?i)\b(?:nights|overnight|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+nights?|(?:a|one|per|each|the)\s+(?:\w+\s+)?night"
+    r"|night\s+of|nuits|(?:la|une|par)\s+nuit|noches|(?:una|la|por)\s+noche|nächte|notti|noites|nachten)\b"
+)
 _NIGHT_STEMS = ("night", "nuit", "noche", "nacht", "nächte", "nott", "noite")
 #: the words of a key that name a stay's or a rental's end (`check_out`, `return_date`, `end_date`, `date_to`)
 _END_WORDS = frozenset({"out", "checkout", "return", "end", "to", "until", "till", "departure", "dropoff"})
@@ -2011,6 +2043,11 @@ _WEEKEND_WORD = re.compile(r"(?i)\b(?:weekends?|wochenenden?)\b|周末|週末")
 #: after a weekday's name, what makes it a date's (`Thursday, November 27`, `Monday 5 May`): not a day a week
 _DATE_AFTER = re.compile(r"(?i),?\s*(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)")
 _MAX_CLOSED_RUN = 3  # closed days in a row between a stated closed day and the open day beside it
+#: what makes a closure part of a day, or of a range of days' hours: a time, a part of the day, lunch
+_PART_OF_DAY = re.compile(
+    r"(?i)\d:\d\d|\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\b(?:lunch|noon|midday|morning|afternoon|evening|night)s?\b"
+    r"|\b(?:to|through|till|until|bis|à|a)\b\s+\w+day\b"
+)
 
 
 def _closures(text: str) -> tuple[set[int], set[str]]:
@@ -2027,6 +2064,8 @@ def _closures(text: str) -> tuple[set[int], set[str]]:
         clause = text[m.end() : m.end() + _CLOSURE_REACH]
         end = _CLOSURE_END.search(clause)
         clause = clause[: end.start()] if end else clause
+        if _PART_OF_DAY.search(clause):  # `Closed for lunch 12:00-13:00 Monday to Friday`, `Monday mornings`
+            continue
         before = text[max(0, m.start() - _WEEKDAY_BEFORE) : m.start()]
         # `Sundays: closed`, `weekends closed`: a name right before the word, only separators between
         said = [
@@ -2552,26 +2591,25 @@ _DEADLINE_DAYS = re.compile(
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\s+(?:before|prior)\b"
 )
 _DEADLINE_DAYS_STEMS = ("before", "prior", "previous")
+_DEADLINE_TIME_REACH = 16  # characters before the days read for the deadline's time (`until 3:30 p.m. `)
 
 
 def _policy_deadlines(text: str) -> set[tuple[str, int]]:
-    """(`HH:MM`, days) of each sentence of a system prompt that sets a deadline at a time of day some whole
-    days before a date: `Full refund if cancelled before 17:00 three days before the tour date` (17:00, 3),
-    `… before 17:00 the day before` (17:00, 1), `Free cancellation until 15:00 two days (48 hours) before
-    the arrival date` (15:00, 2). A sentence with one time of day only: with two, which goes with the
-    days is not said."""
+    """(`HH:MM`, days) of each deadline a system prompt sets at a time of day some whole days before a date,
+    the time right before the days: `Full refund if cancelled before 17:00 three days before the tour
+    date` (17:00, 3), `… before 17:00 the day before` (17:00, 1), `Free cancellation until 15:00 two days
+    (48 hours) before the arrival date` (15:00, 2); not `up to 24 hours before, by phone until 18:00`."""
     out: set[tuple[str, int]] = set()
     if not holds_any(fold(text), _DEADLINE_DAYS_STEMS) or not DIGIT.search(text):
         return out
     for sentence in sentences(text[:MAX_FACT_CHARS]):
-        found = list(_DEADLINE_DAYS.finditer(sentence))
-        if not found:
-            continue
-        keys = _fact_keys(sentence)
-        clocks = {k[5:] for k in keys if k.startswith("time:") and len(k) == 10}
-        if len({k for k in keys if k.startswith("clock:")}) != 1:  # `2:00 PM`: 14:00 and 02:00, one time
-            continue
-        for m in found:
+        for m in _DEADLINE_DAYS.finditer(sentence):
+            # the time right before the days (`before 17:00 the day before`), not another of the sentence's
+            # (`up to 24 hours before, by phone until 18:00`)
+            keys = _fact_keys(sentence[max(0, m.start() - _DEADLINE_TIME_REACH) : m.start()])
+            clocks = {k[5:] for k in keys if k.startswith("time:") and len(k) == 10}
+            if len({k for k in keys if k.startswith("clock:")}) != 1:  # `2:00 PM`: 14:00 and 02:00, one
+                continue
             said = m["n"]
             if m["h"]:
                 if int(m["h"]) % 24:
@@ -3112,46 +3150,40 @@ def _done_value(value: str) -> bool:
     folded = value.strip().casefold()
     if folded in _NOT_DONE_VALUES or _FAILED_VALUE.search(value) is not None or _undone(folded, ""):
         return False
-    return len(folded) > _MAX_STATUS_CHARS or _WAITS.isdisjoint(key_words(folded))
+    return len(folded) > _MAX_STATUS_CHARS or _WAITING_WORDS.isdisjoint(key_words(folded))
 
 
 #: the words of a status that say the thing asked for did not happen, whatever it was: on a waiting list,
-#: refused, failed, held back (`waitlisted`, `declined`, `payment_failed`, `requires_action`, `not_sent`)
+#: refused, failed (`waitlisted`, `declined`, `payment_failed`, `requires_action`, `not_sent`) — not a
+#: `draft` (what creating an invoice makes) nor `on-hold` (an order placed, waiting for a bank transfer)
 _UNDONE_WORDS = frozenset(
     {"waitlisted", "waitlist", "declined", "rejected", "denied", "refused", "failed", "failure", "error",
-     "requires", "unverified", "not", "provisional", "draft"}
+     "requires", "unverified", "not"}
 )  # fmt: skip
-#: the words of a status that say something waits (`pending_payment`, `awaiting_approval`, `under_review`):
-#: undone beside a decision (`_DECISION_WORDS`) or beside a word of the action claimed (`pending_payment`
-#: for a payment, `cancellation_requested` for a cancellation; not `pending_deposit` for the booking it holds)
-_WAITING_WORDS = frozenset({"pending", "awaiting", "requested", "under", "in", "ausstehend", "beantragt"})
-#: the waiting words that say a result's value is no effect yet (`cancellation_requested`, `pending_refund`)
-_WAITS = frozenset({"pending", "awaiting", "requested", "ausstehend", "beantragt"})
-_DECISION_WORDS = frozenset(
-    {"approval", "review", "verification", "confirmation", "manual", "authorisation", "authorization",
-     "authentication"}
-)  # fmt: skip
-#: the actions a waiting status is the outcome of: a request filed is `pending_approval`, a dispute
-#: `under_review`, a donation `logged_pending_review` (grounding blind sets 1, 3, 12 and 20)
-_ASKING_VERBS = frozenset({"submit", "transfer"})
+#: the words of a status that say something waits (`pending_payment`, `cancellation_requested`): undone
+#: beside a word of the action claimed (for a payment, for a cancellation; not `pending_deposit` for the
+#: booking it holds). A wait on a decision (`pending_approval`, `under_review`) is what filing, opening,
+#: sending for approval or adding a review does: not read as undone (a review found each)
+_WAITING_WORDS = frozenset({"pending", "awaiting", "requested", "ausstehend", "beantragt"})
 #: the keys whose value is a call's own outcome (`status`), and the last word of a thing's (`refund_status`)
 _STATUS_KEYS = frozenset({"status", "state", "outcome", "result"})
 _MAX_STATUS_CHARS = 40
 
 
 def _undone(status: str, verb: str) -> bool:
-    """Whether a status (folded) says the action `verb` claims did not happen (`_UNDONE_WORDS`; a waiting
-    word beside a decision or beside the action's own word: `_WAITING_WORDS`). `verb` "": any action."""
+    """Whether a status (folded) says the action `verb` claims did not happen: a word of `_UNDONE_WORDS`, or
+    a waiting word beside the action's own word (`_WAITING_WORDS`) — unless it also says the action done
+    (`cancelled_pending_refund`, `booked_pending_deposit`: cancelled, booked). `verb` "": any action."""
     if len(status) > _MAX_STATUS_CHARS:
         return False
     words = set(key_words(status))
-    if not words or not _UNDONE_WORDS.isdisjoint(words) or {"on", "hold"} <= words:  # `on_hold`
-        return bool(words)
-    if _WAITING_WORDS.isdisjoint(words) or verb in _ASKING_VERBS:
+    if not words or (verb and any(_CLAIM_VERBS.get(w) == verb for w in words)):
         return False
-    if not _DECISION_WORDS.isdisjoint(words):
+    if not _UNDONE_WORDS.isdisjoint(words):
         return True
-    stems = ACTIONS.get(verb, (verb,)) if verb else ()
+    if _WAITING_WORDS.isdisjoint(words) or not verb:
+        return False
+    stems = ACTIONS.get(verb, (verb,))
     return any(w.startswith(stem) for w in words - _WAITING_WORDS for stem in stems)
 
 
@@ -4323,7 +4355,7 @@ _DONE_CLAIM = re.compile(
     rf"|(?:has|have)\s+(?:now\s+|already\s+|also\s+)?been\s+(?:successfully\s+)?(?P<b>{_VERB})"
     rf"|(?:is|are)\s+now\s+(?P<c>{_VERB})|(?:was|were)\s+successfully\s+(?P<d>{_VERB})"
     rf"|went ahead and\s+(?P<e>{_VERB})"
-    rf"|\byou(?:['’]re| are)\s+(?:now\s+|all\s+|both\s+)?(?P<f>booked|reserved|scheduled|upgraded|enrolled|enroled))\b"
+    rf"|\byou(?:['’]re| are)\s+(?:now\s+|all\s+|both\s+)?(?P<f>booked|reserved|scheduled|upgraded))\b"
 )
 #: a present passive is a claim after an opener that says the work is done (`You're all set — your tune-up
 #: is moved to Friday`, `**Done** — it is cancelled`); without one it is as often a state (`Both flights are
@@ -4656,7 +4688,7 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     """(sentence, action) for each action a sentence of a reply plainly claims done: first person or
     passive perfect (`I've also scheduled`, and each action joined to it: `upgraded … and then
     canceled`, or claimed after it: `You're booked …, and I've cancelled your fitting`), `you're booked` /
-    `reserved` / `scheduled` / `enrolled`, or action nouns
+    `reserved` / `scheduled`, or action nouns
     before `has been completed`; no negation, condition, modal or question before the claim."""
     out = []
     opened = False  # the sentence before was only an opener (`All done!`)
@@ -4860,22 +4892,38 @@ _CLAUSE_BREAK = re.compile(
     r";|:\s|,?\s+(?:and|but|then|plus)\s+(?=(?:I|I've|I'm|we|we've|it|it's|its|the|your|this|that|they|he|she)\b)"
 )
 #: a claim of two things done (`Both appointments are cancelled`, `resent both tickets`)
-_BOTH = re.compile(r"(?i)\bboth\b")
+_BOTH = re.compile(r"(?i)\bboth\b|\ball\s+(?P<n>two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\b")
 _ANY_CLAIM_WORD = re.compile(rf"(?i)\b(?:{_VERB})\b")
 
 
-def _of_both(clause: str, verb: str) -> bool:
-    """Whether the clause says this action was done to two things (`Both appointments are cancelled`,
-    `resent both tickets`): `both` in its subject or its object, not in another action's (`I've updated
-    the email and resent both tickets`: one update)."""
+def _how_many(clause: str, verb: str) -> int:
+    """How many things the clause says this action was done to (`Both appointments are cancelled`, `resent
+    both tickets`: 2; `All three viewings are booked`: 3; else 1): `both` or `all <number>` in its subject
+    or its object, not in another action's (`I've updated the email and resent both tickets`: one update)."""
     said = _CLAIM_WORDS.get(verb)
     m = said.search(clause) if said is not None else None
     if m is None or not _BOTH.search(clause):
-        return False
+        return 1
     others = [o for o in _ANY_CLAIM_WORD.finditer(clause) if o.start() != m.start()]
     start = max((o.end() for o in others if o.end() <= m.start()), default=0)
     end = min((o.start() for o in others if o.start() >= m.end()), default=len(clause))
-    return _BOTH.search(clause, start, end) is not None
+    q = _BOTH.search(clause, start, end)
+    if q is not None and q["n"] is not None and q.end() > m.start():  # `for all 6 outfits`: one call's items
+        q = _BOTH.search(clause, start, m.start())
+    if q is None:
+        return 1
+    n = q["n"]
+    return 2 if n is None else int(n) if n.isdigit() else _DURATION_WORDS.get(n.casefold(), 1)
+
+
+#: a present passive whose subject is counted (`Both appointments are cancelled`, `All three viewings are
+#: booked`, `Both are reserved`): as often a state (`both courts are booked at 6pm`), so a claim only where
+#: a call that does the action succeeded since the user's message (`_counted_claims`)
+_YOU_ENROLLED = re.compile(r"(?i)\byou(?:['’]re|\s+are)\s+(?:now\s+|all\s+|both\s+)?(?P<v>enroll?ed)\b")
+_COUNTED_PASSIVE = re.compile(
+    rf"(?i)\b(?:both|all\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d{{1,2}}))\b[^.;:!?]{{0,60}}?"
+    rf"\b(?:are|were)\s+(?:now\s+)?(?:all\s+|both\s+)?(?P<v>{_VERB})\b"
+)
 
 
 #: `, and` before a clause with a verb of its own (`The fine is paid (receipt RC-77120), and transcript

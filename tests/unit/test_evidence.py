@@ -3214,3 +3214,76 @@ def test_youre_enrolled_is_a_claim_as_youre_booked_is() -> None:
     assert reply_claims(waitlisted, reply, tools) == [f"done: {reply}"]
     assert reply_claims(enrolled, reply, tools) == []
     assert done_claims("Students enrolled in BIO 214 get lab access.") == ()
+
+
+def test_both_or_all_of_them_done_needs_that_many_calls_that_did_it() -> None:
+    """`Both appointments are cancelled` after one cancellation of two, `All three viewings are booked`
+    after two bookings (grounding blind sets 4, 5 and 20): the count the reply says needs that many calls
+    that did it, or one on a list. Said with no call of that action since the user's message, the same
+    words report a state (`both courts are booked at 6pm`), not a claim."""
+    tools = ["cancel_appointment", "book_viewing", "get_courts"]
+
+    def claims(calls: list[tuple[str, str]], reply: str) -> list[str]:
+        steps: list[tuple[str, Any]] = [("user", "please do it")]
+        steps += [("call", (tool, {"id": ident}, {"status": "ok"}, False)) for tool, ident in calls]
+        return reply_claims(steps, reply, tools)
+
+    one = [("cancel_appointment", "AP-71092")]
+    both = [*one, ("cancel_appointment", "AP-71340")]
+    assert claims(one, "Both appointments are cancelled.") == ["done: Both appointments are cancelled."]
+    assert claims(both, "Both appointments are cancelled.") == []
+    two = [("book_viewing", "V-1"), ("book_viewing", "V-2")]
+    assert claims(two, "All three viewings are booked.") == ["done: All three viewings are booked."]
+    assert claims([*two, ("book_viewing", "V-3")], "All three viewings are booked.") == []
+    assert claims([("get_courts", "C-1")], "Sorry, both courts are booked then.") == []
+
+
+def test_the_reviews_cases_of_closures_deadlines_nights_and_statuses() -> None:
+    """A review of the readers of closed days, policy deadlines, nights and results' statuses found each of
+    these read wrong by their first version."""
+
+    def done(tool: str, result: Any, reply: str, tools: Sequence[str] = ()) -> list[str]:
+        steps = [("user", "please go ahead"), ("call", (tool, {"id": "D-881"}, result, False))]
+        return reply_claims(steps, reply, tools or [tool])
+
+    # a status that says the action done and something else pending; a draft invoice; an order on hold
+    assert done("cancel_order", {"status": "cancelled_pending_refund"}, "I've cancelled order D-881.") == []
+    assert done("book_table", {"status": "booked_pending_deposit"}, "I've booked table D-881 for you.") == []
+    assert done("create_invoice", {"status": "draft"}, "Done — I've created invoice D-881 for Acme.") == []
+    assert (
+        done("place_order", {"status": "on-hold"}, "I've placed order D-881; it waits for your transfer.")
+        == []
+    )
+    # a wait on a decision is what opening a dispute or sending for approval does
+    assert (
+        done("open_dispute", {"status": "under_review"}, "I've opened dispute D-881; it's under review.")
+        == []
+    )
+    assert (
+        done("send_approval_request", {"status": "pending_approval"}, "I've sent request D-881 for approval.")
+        == []
+    )
+    # `you're enrolled` after a lookup reports a state
+    looked = [
+        ("user", "am I on autopay?"),
+        ("call", ("get_account", {"id": "D-881"}, {"autopay": True}, False)),
+    ]
+    assert (
+        reply_claims(looked, "You're enrolled in autopay already.", ["get_account", "enroll_autopay"]) == []
+    )
+    # the deadline's time is the one right before its days, not another of the sentence's
+    ev = Evidence(
+        system=["Cancel free of charge up to 24 hours before, by phone until 18:00."], today="2025-03-10"
+    )
+    ev.add_user(1, "Book me Thursday 13 March at 10:00")
+    assert [
+        c.text for c in ev.unsupported("You can cancel free until 18:00 on Wednesday 12 March.", [])
+    ] != []
+    # a closure of part of a day, or of a range's hours, closes no day
+    ev = Evidence(system=["Closed for lunch 12:00-13:00 Monday to Friday."], today=TODAY)
+    ev.add_user(1, "Can I come in Friday 21 March?")
+    assert [p.source for p in ev.provenance("t", {"date": "2025-03-22"})] == ["agent"]
+    # `tonight` is no stay's night
+    ev = Evidence(today=TODAY)
+    ev.add_user(1, "I land tonight. I need a car from Saturday 15 March, returning Monday 17 March.")
+    assert [p.source for p in ev.provenance("t", {"return_date": "2025-03-18"})] == ["agent"]
