@@ -268,7 +268,6 @@ class _Done:
     result: Any
     arg_strings: tuple[str, ...]  # the strings among the arguments' leaves
     result_strings: tuple[str, ...]  # the result's keys and strings (`_result_leaves`)
-    several: bool = False  # its arguments hold a list of two or more (two flights, two ids): several things
     args: Any = None
 
 
@@ -575,9 +574,10 @@ class Evidence:
         #: stated one next to it
         self._said_working: set[int] = set()
         self._weekend = False  # a user said a weekend: its Saturday and Sunday are each other's
-        #: a user said a night (`Friday and Saturday night`, `is Saturday a good night?`): a stay's or a
-        #: rental's end the morning after a stated day is worked out (`check_out`, `return_date`)
-        self._nights = False
+        #: the mornings after the nights a user named by their day (`Friday and Saturday night`, `is Saturday a
+        #: good night?`, `a room tonight`): a stay's or a rental's end then is worked out (`check_out`,
+        #: `return_date`), as `YYYY-MM-DD`
+        self._mornings: set[str] = set()
         #: the Mondays of the weeks a user named as a whole (`any day next week`), with the turn: each day of
         #: them is the user's. Not facts: a reply's date near one is no slip of it (`spoken`)
         self._weeks: dict[date, int] = {}
@@ -691,8 +691,8 @@ class Evidence:
             self._sources.add_fact(key, "user", turn)
         if _RELATIVE_DAY_HINT.search(text) and _RELATIVE_DAY.search(text):
             self._offsets.add(1)
-        if holds_any(fold(text), _NIGHT_STEMS) and _NIGHT.search(text):
-            self._nights = True
+        if holds_any(fold(text), _NIGHT_STEMS):
+            self._mornings |= _mornings_after(text, self._today)
         if holds_any(fold(text), _WEEKEND_STEMS) and _WEEKEND.search(text):
             self._weekend = True
         self._add_offsets(text, counting_first=True)
@@ -860,8 +860,7 @@ class Evidence:
         amounts: dict[str, list[float]] = {}  # the amounts of one key (each flight's `price`), in order
         result_leaves = _result_leaves(result)
         result_strings = tuple(x for x, _, _ in result_leaves if isinstance(x, str))
-        several = any("[1]" in path for path, _, _ in leaves)
-        self._done.append(_Done(turn, tool, result, arg_strings, result_strings, several, args))
+        self._done.append(_Done(turn, tool, result, arg_strings, result_strings, args))
         self._class_days |= _class_days(result_leaves)
         if any(key and _rate_key(key) for _, _, key in result_leaves):  # `coverage: 0.8`: 80% (20% left)
             self._sources.percents.update(_round(x * 100) for x in _rates(result))
@@ -955,7 +954,7 @@ class Evidence:
                 computed = (
                     any(self._near(k) or self._weekly_day(k) or self._beside_closed(k) for k in keys)
                     or (bound and any(self._next_to_stated(k) for k in keys))
-                    or (self._nights and _end_key(key) and any(self._morning_after(k) for k in keys))
+                    or (_end_key(key) and any(k[5:] in self._mornings for k in keys))
                 )
             return Provenance(path, value, kind, "computed" if computed else "agent", None, checked)
         (source, turn), tainted = found
@@ -1140,8 +1139,8 @@ class Evidence:
             # `Both appointments are cancelled`, `All three viewings are booked`: that many calls that did it,
             # or one on a list
             wanted = _how_many(clause, verb)
-            enough = len({d.arg_strings for d in doing}) >= wanted or any(d.several for d in doing)
-            enough = enough and bool(doing)
+            calls = {d.arg_strings: d for d in doing}.values()  # each distinct call once
+            enough = bool(doing) and (wanted == 1 or sum(_things_done(d, verb) for d in calls) >= wanted)
             if enough and named <= used:
                 continue
             if self._state_reported(verb, named, doing):  # `… has already been cancelled`, as a lookup showed
@@ -1195,8 +1194,9 @@ class Evidence:
         """(sentence, action) of each sentence `done_claims` does not read that claims an action only where
         the agent tried it: a counted present passive (`Both appointments are cancelled`, `All three viewings
         are booked`: `_COUNTED_PASSIVE`) or `you're enrolled in …` (`_YOU_ENROLLED`), when a call that does
-        that action was made since the user's message (it succeeded, or failed). Without one, the same words
-        report a state: `both courts are booked at 6pm`, `you're enrolled in autopay` after a lookup."""
+        that action was made since the user's message (it succeeded, or failed) — `you're enrolled` also
+        with no call at all, or said `now`. Otherwise the same words report a state: `both courts are booked
+        at 6pm`, `you're enrolled in autopay` after a lookup."""
         folded = reply.casefold()
         if "both" not in folded and "all " not in folded and "enrol" not in folded:
             return []
@@ -1207,13 +1207,17 @@ class Evidence:
         for sentence in sentences(reply):
             if sentence in read:
                 continue
-            m = _COUNTED_PASSIVE.search(sentence) or _YOU_ENROLLED.search(sentence)
+            counted = _COUNTED_PASSIVE.search(sentence)
+            m = counted or _YOU_ENROLLED.search(sentence)
             if m is None or act_of(sentence) == "ask" or _CONDITION.search(sentence, 0, m.start()):
                 continue
             if _NOT_DONE.search(sentence, _clause_start(sentence, m.start()), m.end()):
                 continue
             verb = _CLAIM_VERBS.get(m["v"].casefold())
-            if verb and any(may_act(tool) and does(tool, verb) for tool in tried):
+            # `you're enrolled` with no call at all since the user's message claims it too: no lookup showed
+            # a state (`you're now enrolled`, said of a change, is always one)
+            unlooked = counted is None and (not tried or m["now"] is not None)
+            if verb and (unlooked or any(may_act(tool) and does(tool, verb) for tool in tried)):
                 out.append((sentence, verb))
         return out
 
@@ -1785,13 +1789,6 @@ class Evidence:
                 beside += step
         return False
 
-    def _morning_after(self, date_key: str) -> bool:
-        """The day after a stated day: a night's stay or rental ends the next morning."""
-        day = _day_of(date_key, None)
-        return (
-            day is not None and 1 < day.year < _MAX_YEAR and self._stated_day(day - timedelta(days=1), False)
-        )
-
     def _closed(self, day: date) -> bool:
         return day.weekday() in self._closed_weekdays or day.isoformat()[5:] in self._closed_days
 
@@ -2011,13 +2008,37 @@ class Evidence:
         return False
 
 
-#: a night said as a stay's (`Saturday night`, `two nights`, `overnight`, `a good night`, `la nuit`, `Nächte`;
-#: not `tonight`, `all night`, `last night`)
+#: a night said (`Saturday night`, `tonight`, `overnight`, `la nuit`, `esta noche`, `heute Nacht`), not a
+#: count of them (`two nights`, `3 Nächte`: a duration, `_add_offsets`)
 _NIGHT = re.compile(
-    r"(?i)\b(?:nights|overnight|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+nights?|(?:a|one|per|each|the)\s+(?:\w+\s+)?night"
-    r"|night\s+of|nuits|(?:la|une|par)\s+nuit|noches|(?:una|la|por)\s+noche|nächte|notti|noites|nachten)\b"
+    r"(?i)\b(?:to-?night|overnight|nights?|nuits?|noches?|n(?:a|ä)chte?|nott[ei]|noites?|nachten?)\b"
 )
 _NIGHT_STEMS = ("night", "nuit", "noche", "nacht", "nächte", "nott", "noite")
+_NIGHT_COUNT = re.compile(
+    r"(?i)\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|deux|trois|dos|tres|zwei|drei|due|tre|duas)\s+$"
+)
+_NIGHT_REACH = 30  # characters before a night read for the day it is of (`this Friday and Saturday night`)
+
+
+def _mornings_after(text: str, today: str | None) -> set[str]:
+    """The mornings after the nights a user's message names by their day (`YYYY-MM-DD`): the days said in
+    the few words before each night word (`Friday and Saturday night`, `Saturday a good night`, `tonight`:
+    today), read as the message's own dates are (`spoken_keys`, `_fact_keys`). Not a count of nights."""
+    out: set[str] = set()
+    year = (today or "2000")[:4]
+    for m in _NIGHT.finditer(text[:MAX_FACT_CHARS]):
+        before = text[max(0, m.start() - _NIGHT_REACH) : m.start()]
+        if _NIGHT_COUNT.search(before):
+            continue
+        window = before + m.group(0)
+        keys = [*spoken_keys(window, today), *_fact_keys(window)] if today else list(_fact_keys(window))
+        for key in keys:
+            day = _day_of(key, year) if key.startswith(("date:", "md:")) else None
+            if day is not None and 1 < day.year < _MAX_YEAR:
+                out.add((day + timedelta(days=1)).isoformat())
+    return out
+
+
 #: the words of a key that name a stay's or a rental's end (`check_out`, `return_date`, `end_date`, `date_to`)
 _END_WORDS = frozenset({"out", "checkout", "return", "end", "to", "until", "till", "departure", "dropoff"})
 
@@ -2036,7 +2057,7 @@ _CLOSED_STEMS = (
     "closed", "geschlossen", "ruhetag", "ferm", "cerrad", "chius", "gesloten", "nieczynne", "zamknięte",
     "except", "休", "闭", "不营业", "停业", "휴무",
 )  # fmt: skip
-_CLOSURE_END = re.compile(r"[.;\n]|\b(?:open|but)\b")
+_CLOSURE_END = re.compile(r"[.;\n]|\b(?:open|reopen\w*|but)\b")
 _CLOSURE_REACH = 120  # characters after a closed word read for its days
 _WEEKDAY_BEFORE = 16  # characters before it read for a weekday it follows (`Sundays: closed`, 星期一休息)
 _WEEKEND_WORD = re.compile(r"(?i)\b(?:weekends?|wochenenden?)\b|周末|週末")
@@ -2064,7 +2085,8 @@ def _closures(text: str) -> tuple[set[int], set[str]]:
         clause = text[m.end() : m.end() + _CLOSURE_REACH]
         end = _CLOSURE_END.search(clause)
         clause = clause[: end.start()] if end else clause
-        if _PART_OF_DAY.search(clause):  # `Closed for lunch 12:00-13:00 Monday to Friday`, `Monday mornings`
+        if _PART_OF_DAY.search(clause.partition("(")[0]):  # `Closed for lunch 12:00-13:00 Monday to Friday`,
+            # `Monday mornings` (not a note in brackets: `Closed on Sundays (24h emergency line available)`)
             continue
         before = text[max(0, m.start() - _WEEKDAY_BEFORE) : m.start()]
         # `Sundays: closed`, `weekends closed`: a name right before the word, only separators between
@@ -2591,7 +2613,7 @@ _DEADLINE_DAYS = re.compile(
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\s+(?:before|prior)\b"
 )
 _DEADLINE_DAYS_STEMS = ("before", "prior", "previous")
-_DEADLINE_TIME_REACH = 16  # characters before the days read for the deadline's time (`until 3:30 p.m. `)
+_DEADLINE_TIME_REACH = 32  # characters before the days read for its time (`until 17:00 local time, `)
 
 
 def _policy_deadlines(text: str) -> set[tuple[str, int]]:
@@ -3150,7 +3172,7 @@ def _done_value(value: str) -> bool:
     folded = value.strip().casefold()
     if folded in _NOT_DONE_VALUES or _FAILED_VALUE.search(value) is not None or _undone(folded, ""):
         return False
-    return len(folded) > _MAX_STATUS_CHARS or _WAITING_WORDS.isdisjoint(key_words(folded))
+    return len(folded) > _MAX_STATUS_CHARS or _WAITS.isdisjoint(key_words(folded))
 
 
 #: the words of a status that say the thing asked for did not happen, whatever it was: on a waiting list,
@@ -3162,26 +3184,44 @@ _UNDONE_WORDS = frozenset(
 )  # fmt: skip
 #: the words of a status that say something waits (`pending_payment`, `cancellation_requested`): undone
 #: beside a word of the action claimed (for a payment, for a cancellation; not `pending_deposit` for the
-#: booking it holds). A wait on a decision (`pending_approval`, `under_review`) is what filing, opening,
-#: sending for approval or adding a review does: not read as undone (a review found each)
-_WAITING_WORDS = frozenset({"pending", "awaiting", "requested", "ausstehend", "beantragt"})
+#: booking it holds), or beside a decision (`_DECISION_WORDS`)
+_WAITING_WORDS = frozenset({"pending", "awaiting", "requested", "under", "in", "ausstehend", "beantragt"})
+#: a wait on someone's decision (`pending_approval`, `under_review`, `awaiting_confirmation`), and a booking
+#: only `provisional`: undone for what they hold back (a booking, a refund, an upgrade, an enrolment) — not
+#: for what filing, opening, escalating or sending a request does (`_FILING`): that wait is its outcome
+_DECISION_WORDS = frozenset(
+    {"approval", "review", "verification", "confirmation", "authorisation", "authorization",
+     "authentication", "manual"}
+)  # fmt: skip
+_FILING = frozenset({"submit", "create", "transfer", "send"})
+#: the waiting words that make a result's value no effect yet (`cancellation_requested`, `pending_refund`)
+_WAITS = frozenset({"pending", "awaiting", "requested", "ausstehend", "beantragt"})
 #: the keys whose value is a call's own outcome (`status`), and the last word of a thing's (`refund_status`)
 _STATUS_KEYS = frozenset({"status", "state", "outcome", "result"})
 _MAX_STATUS_CHARS = 40
 
 
 def _undone(status: str, verb: str) -> bool:
-    """Whether a status (folded) says the action `verb` claims did not happen: a word of `_UNDONE_WORDS`, or
-    a waiting word beside the action's own word (`_WAITING_WORDS`) — unless it also says the action done
-    (`cancelled_pending_refund`, `booked_pending_deposit`: cancelled, booked). `verb` "": any action."""
+    """Whether a status (folded) says the action `verb` claims did not happen ("": any action): a refusal, a
+    failure, a waiting list, `not_…` (`_UNDONE_WORDS`); a `draft` of anything but a thing created; unless it
+    also says the action done (`cancelled_pending_refund`, `booked_pending_deposit`), a wait beside the
+    action's own word (`_WAITING_WORDS`: `pending_payment` for a payment) or, but for filing (`_FILING`), a
+    wait on a decision or a booking only provisional (`pending_approval` for a refund)."""
     if len(status) > _MAX_STATUS_CHARS:
         return False
     words = set(key_words(status))
-    if not words or (verb and any(_CLAIM_VERBS.get(w) == verb for w in words)):
+    if not words:
         return False
-    if not _UNDONE_WORDS.isdisjoint(words):
+    if not _UNDONE_WORDS.isdisjoint(words) or ("draft" in words and verb != "create"):
         return True
-    if _WAITING_WORDS.isdisjoint(words) or not verb:
+    if not verb or any(_CLAIM_VERBS.get(w) == verb for w in words):
+        return False
+    if verb not in _FILING and (
+        "provisional" in words
+        or (not _DECISION_WORDS.isdisjoint(words) and not _WAITING_WORDS.isdisjoint(words))
+    ):
+        return True
+    if _WAITING_WORDS.isdisjoint(words):
         return False
     stems = ACTIONS.get(verb, (verb,))
     return any(w.startswith(stem) for w in words - _WAITING_WORDS for stem in stems)
@@ -4896,6 +4936,36 @@ _BOTH = re.compile(r"(?i)\bboth\b|\ball\s+(?P<n>two|three|four|five|six|seven|ei
 _ANY_CLAIM_WORD = re.compile(rf"(?i)\b(?:{_VERB})\b")
 
 
+_MAX_COUNTED = 50
+
+
+def _things_done(d: _Done, verb: str) -> int:
+    """How many things one call did, as its arguments and result say: a count under a key that says the
+    action done (`"tickets_cancelled": 2`; not `qty: 2`, two packets of one seed), the items of a list of
+    its arguments, or of its result under
+    a key that says the action done (`"cancelled": ["AP-1", "AP-2"]`; not `remaining_bookings`), or the ids
+    one of its arguments lists (`ids: "AP-1,AP-2"`; not a booking's id beside its customer's); at least
+    one."""
+    most = 1
+    for value, listed in ((d.args, True), (d.result, False)):
+        for path, key, leaf in _leaves(value):
+            words = key_words(key)
+            counted = isinstance(leaf, int) and not isinstance(leaf, bool) and 1 < leaf <= _MAX_COUNTED
+            if counted and any(_CLAIM_VERBS.get(w) == verb for w in words):  # `tickets_cancelled: 2`
+                most = max(most, int(leaf))
+            for name, index in _INDEXED.findall(path) if "[" in path else ():  # `flights[1].number`
+                if listed or any(_CLAIM_VERBS.get(w) == verb for w in key_words(name)):
+                    most = max(most, int(index) + 1)
+    for text in d.arg_strings if most == 1 else ():  # `ids: "AP-1,AP-2"`: one string that lists them
+        parts = [part.strip() for part in text.split(",")]
+        if len(parts) > 1 and all(_ID_LIKE.fullmatch(part) for part in parts):
+            most = max(most, len(parts))
+    return most
+
+
+_INDEXED = re.compile(r"(\w*)\[(\d+)\]")  # a list's key and an item's index in a leaf's path
+
+
 def _how_many(clause: str, verb: str) -> int:
     """How many things the clause says this action was done to (`Both appointments are cancelled`, `resent
     both tickets`: 2; `All three viewings are booked`: 3; else 1): `both` or `all <number>` in its subject
@@ -4919,7 +4989,9 @@ def _how_many(clause: str, verb: str) -> int:
 #: a present passive whose subject is counted (`Both appointments are cancelled`, `All three viewings are
 #: booked`, `Both are reserved`): as often a state (`both courts are booked at 6pm`), so a claim only where
 #: a call that does the action succeeded since the user's message (`_counted_claims`)
-_YOU_ENROLLED = re.compile(r"(?i)\byou(?:['’]re|\s+are)\s+(?:now\s+|all\s+|both\s+)?(?P<v>enroll?ed)\b")
+_YOU_ENROLLED = re.compile(
+    r"(?i)\byou(?:['’]re|\s+are)\s+(?:(?P<now>now)\s+|all\s+|both\s+)?(?P<v>enroll?ed)\b"
+)
 _COUNTED_PASSIVE = re.compile(
     rf"(?i)\b(?:both|all\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d{{1,2}}))\b[^.;:!?]{{0,60}}?"
     rf"\b(?:are|were)\s+(?:now\s+)?(?:all\s+|both\s+)?(?P<v>{_VERB})\b"

@@ -3287,3 +3287,55 @@ def test_the_reviews_cases_of_closures_deadlines_nights_and_statuses() -> None:
     ev = Evidence(today=TODAY)
     ev.add_user(1, "I land tonight. I need a car from Saturday 15 March, returning Monday 17 March.")
     assert [p.source for p in ev.provenance("t", {"return_date": "2025-03-18"})] == ["agent"]
+
+
+def test_the_second_reviews_cases_of_counts_statuses_enrolments_closures_and_nights() -> None:
+    """A second review, of the first one's fixes, found these read wrong."""
+
+    def done(calls: list[tuple[str, Any, Any]], reply: str, tools: Sequence[str]) -> list[str]:
+        steps: list[tuple[str, Any]] = [("user", "please go ahead")]
+        steps += [("call", (tool, args, result, False)) for tool, args, result in calls]
+        return reply_claims(steps, reply, tools)
+
+    # one call that did several things: a count it gives, a list of what it did, the ids it names
+    two = [("cancel_order", {"order_id": "ORD-5512"}, {"status": "cancelled", "tickets_cancelled": 2})]
+    assert done(two, "Done! Both tickets are cancelled.", ["cancel_order"]) == []
+    listed = [("cancel_appointments", {"week": "next"}, {"cancelled": ["AP-1", "AP-2", "AP-3"]})]
+    assert done(listed, "All three appointments are cancelled.", ["cancel_appointments"]) == []
+    named = [("cancel_appointments", {"ids": "AP-1,AP-2"}, {"status": "ok"})]
+    assert done(named, "Both appointments are cancelled.", ["cancel_appointments"]) == []
+    one = [("cancel_appointments", {"ids": "AP-1"}, {"status": "ok"})]
+    assert done(one, "Both appointments are cancelled.", ["cancel_appointments"]) != []
+    # `not_sent` is not sent; a decision pending holds back a refund, a draft holds back a mail
+    assert (
+        done(
+            [("send_email", {"id": "D-881"}, {"status": "not_sent"})],
+            "I've sent email D-881.",
+            ["send_email"],
+        )
+        != []
+    )
+    refund = [("issue_refund", {"id": "D-881"}, {"status": "pending_approval"})]
+    assert done(refund, "I've refunded order D-881.", ["issue_refund"]) != []
+    assert (
+        done([("send_email", {"id": "D-881"}, {"status": "draft"})], "I've sent email D-881.", ["send_email"])
+        != []
+    )
+    # `you're enrolled` with no call at all, or `now` after a lookup, is a claim
+    tools = ["get_account", "enroll_autopay"]
+    assert reply_claims([("user", "enrol me in autopay")], "You're enrolled in autopay.", tools) != []
+    looked = [("user", "enrol me"), ("call", ("get_account", {"id": "A-1"}, {"autopay": False}, False))]
+    assert reply_claims(looked, "Great news — you're now enrolled in autopay!", tools) != []
+    # a note in brackets or a reopening is no part of the closure; a deadline's time a few words before
+    ev = Evidence(system=["Closed Sundays and Mondays (reopening Tuesday 9am)."], today=TODAY)
+    ev.add_user(1, "Could I come next Monday?")  # 17 March
+    assert [p.source for p in ev.provenance("t", {"date": "2025-03-18"})] == ["computed"]
+    ev = Evidence(
+        system=["Free cancellation until 17:00 local time, two days before arrival."], today="2025-03-10"
+    )
+    ev.add_user(1, "We arrive Friday 14 March")
+    assert [c.text for c in ev.unsupported("Cancel free until 17:00 on Wednesday 12 March.", [])] == []
+    # a room tonight ends tomorrow morning
+    ev = Evidence(today="2025-03-10")
+    ev.add_user(1, "I need a room tonight, one guest.")
+    assert [p.source for p in ev.provenance("book_room", {"check_out": "2025-03-11"})] == ["computed"]
