@@ -1195,7 +1195,7 @@ class Evidence:
         the agent tried it: a counted present passive (`Both appointments are cancelled`, `All three viewings
         are booked`: `_COUNTED_PASSIVE`) or `you're enrolled in …` (`_YOU_ENROLLED`), when a call that does
         that action was made since the user's message (it succeeded, or failed) — `you're enrolled` also
-        with no call at all, or said `now`. Otherwise the same words report a state: `both courts are booked
+        with no call at all in the conversation, or said `now`. Otherwise the same words report a state: `both courts are booked
         at 6pm`, `you're enrolled in autopay` after a lookup."""
         folded = reply.casefold()
         if "both" not in folded and "all " not in folded and "enrol" not in folded:
@@ -1214,9 +1214,9 @@ class Evidence:
             if _NOT_DONE.search(sentence, _clause_start(sentence, m.start()), m.end()):
                 continue
             verb = _CLAIM_VERBS.get(m["v"].casefold())
-            # `you're enrolled` with no call at all since the user's message claims it too: no lookup showed
-            # a state (`you're now enrolled`, said of a change, is always one)
-            unlooked = counted is None and (not tried or m["now"] is not None)
+            # `you're enrolled` with no call at all in the conversation claims it too: no lookup showed a
+            # state (`you're now enrolled`, said of a change, is always one)
+            unlooked = counted is None and (not (self._done or self._failed) or m["now"] is not None)
             if verb and (unlooked or any(may_act(tool) and does(tool, verb) for tool in tried)):
                 out.append((sentence, verb))
         return out
@@ -2017,20 +2017,24 @@ _NIGHT_STEMS = ("night", "nuit", "noche", "nacht", "nächte", "nott", "noite")
 _NIGHT_COUNT = re.compile(
     r"(?i)\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|deux|trois|dos|tres|zwei|drei|due|tre|duas)\s+$"
 )
-_NIGHT_REACH = 30  # characters before a night read for the day it is of (`this Friday and Saturday night`)
+_NIGHT_REACH = (
+    60  # characters before a night read for the day it is of (`Saturday 15 March, … for the night`)
+)
+_NIGHT_AFTER = 30  # and after it (`the night of Saturday 15 March`, `la nuit du samedi 15 mars`)
 
 
 def _mornings_after(text: str, today: str | None) -> set[str]:
     """The mornings after the nights a user's message names by their day (`YYYY-MM-DD`): the days said in
-    the few words before each night word (`Friday and Saturday night`, `Saturday a good night`, `tonight`:
-    today), read as the message's own dates are (`spoken_keys`, `_fact_keys`). Not a count of nights."""
+    the few words around each night word (`Friday and Saturday night`, `Saturday a good night`, `the night
+    of Saturday 15 March`, `tonight`: today), read as the message's own dates are (`spoken_keys`,
+    `_fact_keys`). Not a count of nights."""
     out: set[str] = set()
     year = (today or "2000")[:4]
     for m in _NIGHT.finditer(text[:MAX_FACT_CHARS]):
         before = text[max(0, m.start() - _NIGHT_REACH) : m.start()]
         if _NIGHT_COUNT.search(before):
             continue
-        window = before + m.group(0)
+        window = before + text[m.start() : m.end() + _NIGHT_AFTER]  # `la nuit du samedi 15 mars`
         keys = [*spoken_keys(window, today), *_fact_keys(window)] if today else list(_fact_keys(window))
         for key in keys:
             day = _day_of(key, year) if key.startswith(("date:", "md:")) else None
@@ -2065,6 +2069,7 @@ _WEEKEND_WORD = re.compile(r"(?i)\b(?:weekends?|wochenenden?)\b|周末|週末")
 _DATE_AFTER = re.compile(r"(?i),?\s*(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)")
 _MAX_CLOSED_RUN = 3  # closed days in a row between a stated closed day and the open day beside it
 #: what makes a closure part of a day, or of a range of days' hours: a time, a part of the day, lunch
+_DAY_PART = re.compile(r"(?i)\b(?:lunch|noon|midday|morning|afternoon|evening|night)s?\b")
 _PART_OF_DAY = re.compile(
     r"(?i)\d:\d\d|\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\b(?:lunch|noon|midday|morning|afternoon|evening|night)s?\b"
     r"|\b(?:to|through|till|until|bis|à|a)\b\s+\w+day\b"
@@ -2085,8 +2090,9 @@ def _closures(text: str) -> tuple[set[int], set[str]]:
         clause = text[m.end() : m.end() + _CLOSURE_REACH]
         end = _CLOSURE_END.search(clause)
         clause = clause[: end.start()] if end else clause
-        if _PART_OF_DAY.search(clause.partition("(")[0]):  # `Closed for lunch 12:00-13:00 Monday to Friday`,
-            # `Monday mornings` (not a note in brackets: `Closed on Sundays (24h emergency line available)`)
+        # `Closed for lunch 12:00-13:00 Monday to Friday`, `Monday mornings`, `Mondays (mornings only)`; a time
+        # only before a bracket (not a note: `Closed on Sundays (24h emergency line available)`)
+        if _PART_OF_DAY.search(clause.partition("(")[0]) or _DAY_PART.search(clause):
             continue
         before = text[max(0, m.start() - _WEEKDAY_BEFORE) : m.start()]
         # `Sundays: closed`, `weekends closed`: a name right before the word, only separators between
@@ -3187,13 +3193,14 @@ _UNDONE_WORDS = frozenset(
 #: booking it holds), or beside a decision (`_DECISION_WORDS`)
 _WAITING_WORDS = frozenset({"pending", "awaiting", "requested", "under", "in", "ausstehend", "beantragt"})
 #: a wait on someone's decision (`pending_approval`, `under_review`, `awaiting_confirmation`), and a booking
-#: only `provisional`: undone for what they hold back (a booking, a refund, an upgrade, an enrolment) — not
-#: for what filing, opening, escalating or sending a request does (`_FILING`): that wait is its outcome
+#: only `provisional`: undone for the actions a decision gates (`_GATED`: a booking, a refund, an upgrade, an
+#: enrolment, a payment, a cancellation) — not for filing, opening, escalating or sending a request, whose
+#: outcome that wait is, nor for an update (`update_claim` → `in_review`: the claim's state, not the update's)
 _DECISION_WORDS = frozenset(
     {"approval", "review", "verification", "confirmation", "authorisation", "authorization",
      "authentication", "manual"}
 )  # fmt: skip
-_FILING = frozenset({"submit", "create", "transfer", "send"})
+_GATED = frozenset({"book", "schedule", "refund", "upgrade", "enroll", "pay", "order", "cancel"})
 #: the waiting words that make a result's value no effect yet (`cancellation_requested`, `pending_refund`)
 _WAITS = frozenset({"pending", "awaiting", "requested", "ausstehend", "beantragt"})
 #: the keys whose value is a call's own outcome (`status`), and the last word of a thing's (`refund_status`)
@@ -3203,20 +3210,20 @@ _MAX_STATUS_CHARS = 40
 
 def _undone(status: str, verb: str) -> bool:
     """Whether a status (folded) says the action `verb` claims did not happen ("": any action): a refusal, a
-    failure, a waiting list, `not_…` (`_UNDONE_WORDS`); a `draft` of anything but a thing created; unless it
-    also says the action done (`cancelled_pending_refund`, `booked_pending_deposit`), a wait beside the
-    action's own word (`_WAITING_WORDS`: `pending_payment` for a payment) or, but for filing (`_FILING`), a
-    wait on a decision or a booking only provisional (`pending_approval` for a refund)."""
+    failure, a waiting list, `not_…` (`_UNDONE_WORDS`); a `draft` of a thing to send; unless it also says
+    the action done (`cancelled_pending_refund`, `booked_pending_deposit`), a wait beside the action's own
+    word (`_WAITING_WORDS`: `pending_payment` for a payment) or, for an action a decision gates (`_GATED`),
+    a wait on a decision or a booking only provisional (`pending_approval` for a refund)."""
     if len(status) > _MAX_STATUS_CHARS:
         return False
     words = set(key_words(status))
     if not words:
         return False
-    if not _UNDONE_WORDS.isdisjoint(words) or ("draft" in words and verb != "create"):
+    if not _UNDONE_WORDS.isdisjoint(words) or ("draft" in words and verb == "send"):
         return True
     if not verb or any(_CLAIM_VERBS.get(w) == verb for w in words):
         return False
-    if verb not in _FILING and (
+    if verb in _GATED and (
         "provisional" in words
         or (not _DECISION_WORDS.isdisjoint(words) and not _WAITING_WORDS.isdisjoint(words))
     ):
@@ -4940,27 +4947,45 @@ _MAX_COUNTED = 50
 
 
 def _things_done(d: _Done, verb: str) -> int:
-    """How many things one call did, as its arguments and result say: a count under a key that says the
-    action done (`"tickets_cancelled": 2`; not `qty: 2`, two packets of one seed), the items of a list of
-    its arguments, or of its result under
-    a key that says the action done (`"cancelled": ["AP-1", "AP-2"]`; not `remaining_bookings`), or the ids
-    one of its arguments lists (`ids: "AP-1,AP-2"`; not a booking's id beside its customer's); at least
-    one."""
+    """How many things one call did, as its arguments and result say: a count under a key that names things
+    and the action done (`"tickets_cancelled": 2`; not `qty: 2`, two packets of one seed, nor an amount,
+    an hour or nights: `amount_refunded: 25`, `cancelled_at_hour: 14`, `nights_booked: 2`), the items of a
+    list of its arguments, or of its result under a key that says the action done (`"cancelled": ["AP-1",
+    "AP-2"]`; not `remaining_bookings`), or the ids an argument that names ids lists (`ids: "AP-1,AP-2"`;
+    not `notify: "EM-1,SMS-2"`, nor a booking's id beside its customer's); at least one."""
     most = 1
     for value, listed in ((d.args, True), (d.result, False)):
         for path, key, leaf in _leaves(value):
             words = key_words(key)
             counted = isinstance(leaf, int) and not isinstance(leaf, bool) and 1 < leaf <= _MAX_COUNTED
-            if counted and any(_CLAIM_VERBS.get(w) == verb for w in words):  # `tickets_cancelled: 2`
+            if counted and _counts_things(words, verb):  # `tickets_cancelled: 2`
                 most = max(most, int(leaf))
             for name, index in _INDEXED.findall(path) if "[" in path else ():  # `flights[1].number`
                 if listed or any(_CLAIM_VERBS.get(w) == verb for w in key_words(name)):
                     most = max(most, int(index) + 1)
-    for text in d.arg_strings if most == 1 else ():  # `ids: "AP-1,AP-2"`: one string that lists them
-        parts = [part.strip() for part in text.split(",")]
-        if len(parts) > 1 and all(_ID_LIKE.fullmatch(part) for part in parts):
-            most = max(most, len(parts))
+            listing = isinstance(leaf, str) and listed and most == 1 and "," in leaf
+            if listing and not _ID_LIST_WORDS.isdisjoint(words):  # `ids: "AP-1,AP-2"`
+                parts = [part.strip() for part in leaf.split(",")]
+                if all(_ID_LIKE.fullmatch(part) for part in parts):
+                    most = max(most, len(parts))
     return most
+
+
+def _counts_things(words: Sequence[str], verb: str) -> bool:
+    """A key that says how many things the action was done to: the action's done word and a word for things,
+    no amount, time or length (`tickets_cancelled`, `seats_booked`; not `amount_refunded`, `nights_booked`)."""
+    done = [w for w in words if _CLAIM_VERBS.get(w) == verb]
+    others = [w for w in words if w not in done]
+    return bool(done and others) and not any(
+        w in _GENERIC_KEY_WORDS or w in _CURRENCY_KEY_WORDS or w in MONEY_WORDS or w in _LENGTH_WORDS
+        for w in others
+    )
+
+
+#: the words of an argument's key that name several ids (`ids`, `booking_refs`, `appointment_numbers`)
+_ID_LIST_WORDS = frozenset({"ids", "refs", "references", "numbers", "codes", "bookings", "appointments",
+                            "orders", "tickets", "reservations", "items"})  # fmt: skip
+_LENGTH_WORDS = frozenset({"nights", "night", "weeks", "week", "months", "month", "years", "year", "hours"})
 
 
 _INDEXED = re.compile(r"(\w*)\[(\d+)\]")  # a list's key and an item's index in a leaf's path

@@ -487,7 +487,10 @@ def _holiday(name: str, year: int) -> date:
 
 
 def relative_dates(text: str, today: date) -> list[date]:
-    """The dates a text names relative to `today` (module docstring)."""
+    """The dates a text names relative to `today` (module docstring); none for a `today` at the calendar's
+    ends (a span stamped 9999-12-31: the week after it does not exist)."""
+    if not 1 < today.year < date.max.year:
+        return []
     out = named_days(text, today)
     low, ascii_only = fold(text), text.isascii()  # each scan below only where it can match
     for m in _WEEKDAY.finditer(text) if holds_any(low, ("day",)) else ():

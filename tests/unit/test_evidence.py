@@ -3339,3 +3339,53 @@ def test_the_second_reviews_cases_of_counts_statuses_enrolments_closures_and_nig
     ev = Evidence(today="2025-03-10")
     ev.add_user(1, "I need a room tonight, one guest.")
     assert [p.source for p in ev.provenance("book_room", {"check_out": "2025-03-11"})] == ["computed"]
+
+
+def test_the_third_reviews_cases_of_gated_waits_counts_nights_and_the_calendars_ends() -> None:
+    """A third review, of the second one's fixes, found these read wrong."""
+
+    def done(tool: str, args: Any, result: Any, reply: str) -> list[str]:
+        return reply_claims(
+            [("user", "please go ahead"), ("call", (tool, args, result, False))], reply, [tool]
+        )
+
+    # a thing's state after an update is no wait on the update; a draft updated is updated
+    claim = {"claim_id": "CLM-2231", "repair_cost": 450}
+    assert done("update_claim", claim, {"status": "in_review"}, "I've updated claim CLM-2231.") == []
+    draft = {"draft_id": "D-881", "subject": "Quarterly report"}
+    assert done("update_draft", draft, {"status": "draft"}, "I've updated draft D-881.") == []
+    # an amount, an hour or nights are no count of things; a list of channels is no list of ids
+    assert (
+        done(
+            "refund_order",
+            {"order_id": "ORD-1001"},
+            {"amount_refunded": 25},
+            "Both orders have been refunded.",
+        )
+        != []
+    )
+    hour = {"status": "cancelled", "cancelled_at_hour": 14}
+    assert done("cancel_booking", {"booking_id": "BK-1"}, hour, "Both bookings are cancelled.") != []
+    notify = {"booking_id": "BK-1", "notify": "EM-1,SMS-2"}
+    assert done("cancel_booking", notify, {"status": "cancelled"}, "Both bookings are cancelled.") != []
+    # a night's day after the night word, or a few words away
+    for said in ("Je voudrais une chambre pour la nuit du samedi 15 mars.",
+                 "A double room for Saturday 15 March, ideally with a sea view, just for the night."):  # fmt: skip
+        ev = Evidence(today="2025-03-10")
+        ev.add_user(1, said)
+        assert [p.source for p in ev.provenance("book_room", {"check_out": "2025-03-16"})] == ["computed"]
+    # `you're enrolled` after a lookup in an earlier turn reports that state
+    steps = [("user", "am I on autopay?"), ("call", ("get_account", {"id": "A-1"}, {"autopay": True}, False)),
+             ("user", "when is my next payment?")]  # fmt: skip
+    assert (
+        reply_claims(steps, "You're enrolled in autopay, so it's taken automatically.", ["enroll_autopay"])
+        == []
+    )
+    # a bracketed part of a day still makes a closure partial
+    ev = Evidence(system=["Closed Mondays (mornings only)."], today=TODAY)
+    ev.add_user(1, "Could I come next Monday?")
+    assert [p.source for p in ev.provenance("t", {"date": "2025-03-18"})] == ["agent"]
+    # a conversation dated at the calendar's end reads no relative day, and does not crash
+    ev = Evidence(today="9999-12-31")
+    ev.add_user(1, "Saturday night, or tomorrow")
+    assert [p.source for p in ev.provenance("book", {"check_out": "2025-03-15"})] == ["agent"]
