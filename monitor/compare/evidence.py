@@ -1136,8 +1136,8 @@ class Evidence:
                 named = self._objects(_named_ids(sentence))
                 by = [d for d in self._done if may_act(d.tool)]  # `doing` among them
             used = {normalize_text(v) for d in by for v in (*d.arg_strings, *d.result_strings)}
-            # `Both appointments are cancelled`, `All three viewings are booked`: that many calls that did it,
-            # or one on a list
+            # `Both appointments are cancelled`, `All three viewings are booked`: calls that did that many
+            # (`_things_done`: a list, a count, the ids one argument lists)
             wanted = _how_many(clause, verb)
             calls = {d.arg_strings: d for d in doing}.values()  # each distinct call once
             enough = bool(doing) and (wanted == 1 or sum(_things_done(d, verb) for d in calls) >= wanted)
@@ -1195,8 +1195,8 @@ class Evidence:
         the agent tried it: a counted present passive (`Both appointments are cancelled`, `All three viewings
         are booked`: `_COUNTED_PASSIVE`) or `you're enrolled in …` (`_YOU_ENROLLED`), when a call that does
         that action was made since the user's message (it succeeded, or failed) — `you're enrolled` also
-        with no call at all in the conversation, or said `now`. Otherwise the same words report a state: `both courts are booked
-        at 6pm`, `you're enrolled in autopay` after a lookup."""
+        with no call at all in the conversation, or said `now`. Otherwise the same words report a state:
+        `both courts are booked at 6pm`, `you're enrolled in autopay` after a lookup."""
         folded = reply.casefold()
         if "both" not in folded and "all " not in folded and "enrol" not in folded:
             return []
@@ -2017,9 +2017,8 @@ _NIGHT_STEMS = ("night", "nuit", "noche", "nacht", "nächte", "nott", "noite")
 _NIGHT_COUNT = re.compile(
     r"(?i)\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|deux|trois|dos|tres|zwei|drei|due|tre|duas)\s+$"
 )
-_NIGHT_REACH = (
-    60  # characters before a night read for the day it is of (`Saturday 15 March, … for the night`)
-)
+#: characters before a night read for the day it is of (`Saturday 15 March, … just for the night`)
+_NIGHT_REACH = 60
 _NIGHT_AFTER = 30  # and after it (`the night of Saturday 15 March`, `la nuit du samedi 15 mars`)
 
 
