@@ -3208,19 +3208,24 @@ _MAX_STATUS_CHARS = 40
 
 
 def _undone(status: str, verb: str) -> bool:
-    """Whether a status (folded) says the action `verb` claims did not happen ("": any action): a refusal, a
-    failure, a waiting list, `not_…` (`_UNDONE_WORDS`); a `draft` of a thing to send; unless it also says
-    the action done (`cancelled_pending_refund`, `booked_pending_deposit`), a wait beside the action's own
-    word (`_WAITING_WORDS`: `pending_payment` for a payment) or, for an action a decision gates (`_GATED`),
-    a wait on a decision or a booking only provisional (`pending_approval` for a refund)."""
+    """Whether a status (folded) says the action `verb` claims did not happen ("": any action). Not when it
+    says the action done (`cancelled_pending_refund`, `booked_pending_deposit`, `failed_before_moved`; not
+    `not_sent`). Else a refusal, a failure (not a failover), a waiting list, `not_…` (`_UNDONE_WORDS`); a
+    `draft` of a thing to send; a wait beside the action's own word (`_WAITING_WORDS`: `pending_payment`
+    for a payment) or, for an action a decision gates (`_GATED`), a wait on a decision or a booking only
+    provisional (`pending_approval` for a refund)."""
     if len(status) > _MAX_STATUS_CHARS:
         return False
-    words = set(key_words(status))
+    said = key_words(status)
+    negated = {b for a, b in itertools.pairwise(said) if a == "not"}  # `not_sent`, `cancelled_not_refunded`
+    if verb and any(_CLAIM_VERBS.get(w) == verb for w in said if w not in negated):
+        return False  # `cancelled_pending_refund`, `failed_before_moved`: the action's own done word
+    words = set(said) - ({"failed"} if "over" in said else set())  # `failed_over_to_backup`: a failover
     if not words:
         return False
     if not _UNDONE_WORDS.isdisjoint(words) or ("draft" in words and verb == "send"):
         return True
-    if not verb or any(_CLAIM_VERBS.get(w) == verb for w in words):
+    if not verb:
         return False
     if verb in _GATED and (
         "provisional" in words
