@@ -172,7 +172,15 @@ _DURATION_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "a": 1,
 }  # fmt: skip
-_DURATION_UNITS = ("day", "night", "week", "hour", "hr")  # `_DURATION` and `_POLICY_DURATION` need one
+_DURATION_UNITS = ("day", "night", "week", "hour", "hr")
+
+
+def _count_said(word: str) -> int:
+    """A count as said, in figures or in words (`3`, `three`: `_DURATION_WORDS`)."""
+    return int(word) if word.isdigit() else _DURATION_WORDS[fold(word)]
+
+
+# `_DURATION` and `_POLICY_DURATION` need one
 _DURATION = re.compile(
     r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+"
     r"(?:(?P<work>working|business)\s+|calendar\s+)?(?P<unit>days?|nights?|weeks?)\b"
@@ -659,6 +667,11 @@ class Evidence:
         self._tzs += [timezone(timedelta(minutes=m)) for m in sorted(offsets)]
 
     @property
+    def _year(self) -> str:
+        """The conversation's year: what a day said with none is in (`md:` keys, `_day_of`)."""
+        return (self._today or "2000")[:4]
+
+    @property
     def _spoken(self) -> set[float]:
         """Numbers said plainly — by the user, an error message, a calculator, the agent's earlier replies:
         what arithmetic may combine (a big tool result's numbers would make any sum possible). The
@@ -750,7 +763,7 @@ class Evidence:
                         self._offsets.add(days)
                 continue
             said, unit = m["n"] or m["n2"], m["unit"] or m["unit2"]
-            n = int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]
+            n = _count_said(said)
             if (m["work"] or m.groupdict().get("work2")) and unit.lower().startswith("day"):
                 if 0 < n <= _MAX_OFFSET:  # `2 working days`: Monday to Friday
                     working = self._reply_working if replies_only else self._working
@@ -1114,7 +1127,8 @@ class Evidence:
                     )
                 )
         claims += self._weekday_slips(reply)
-        for sentence, verb in (*done_claims(reply), *self._counted_claims(reply)):
+        read = done_claims(reply)
+        for sentence, verb in (*read, *self._counted_claims(reply, read)):
             tools = sorted({t for t in known_tools if does(t, verb) and may_act(t)})
             doing = [  # a lookup does no action its name or arguments mention (`get_upgrade_quote`,
                 # `enrollment_status`); a call whose result says it did not happen (`"status": "waitlisted"`)
@@ -1190,7 +1204,7 @@ class Evidence:
         self._reply_days = set()
         return claims
 
-    def _counted_claims(self, reply: str) -> list[tuple[str, str]]:
+    def _counted_claims(self, reply: str, read: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
         """(sentence, action) of each sentence `done_claims` does not read that claims an action only where
         the agent tried it: a counted present passive (`Both appointments are cancelled`, `All three viewings
         are booked`: `_COUNTED_PASSIVE`) or `you're enrolled in …` (`_YOU_ENROLLED`), when a call that does
@@ -1200,12 +1214,12 @@ class Evidence:
         folded = reply.casefold()
         if "both" not in folded and "all " not in folded and "enrol" not in folded:
             return []
-        read = {sentence for sentence, _ in done_claims(reply)}
+        claimed = {sentence for sentence, _ in read}  # (`done_claims` of the reply)
         tried = [d.tool for d in self._done if d.turn > self._last_user]
         tried += [tool for turn, tool in self._failed if turn > self._last_user]
         out = []
         for sentence in sentences(reply):
-            if sentence in read:
+            if sentence in claimed:
                 continue
             counted = _COUNTED_PASSIVE.search(sentence)
             m = counted or _YOU_ENROLLED.search(sentence)
@@ -1686,7 +1700,7 @@ class Evidence:
         (`ready from Good Friday, 18 April`), `tomorrow`'s, a day of the week named (`next week (19–24 May)`)."""
         text = self._reply_text
         at = text.find(original) if original else -1
-        day = _day_of(canon, (self._today or "2000")[:4])
+        day = _day_of(canon, self._year)
         if at < 0 or day is None or not 1 < day.year < _MAX_YEAR:
             return False
         before = text[max(0, at - _BESIDE_REACH) : at]
@@ -1716,7 +1730,7 @@ class Evidence:
         1 February; `the second Tuesday of the month`: Tuesday 10 February 2026)."""
         if not self._monthly:
             return False
-        day = _day_of(canon, (self._today or "2000")[:4])
+        day = _day_of(canon, self._year)
         if day is None:
             return False
         at = self._reply_text.find(original) if original else -1
@@ -1776,7 +1790,7 @@ class Evidence:
         moved to the day after) or the last one before it. The day itself must be open."""
         if not self._closed_weekdays and not self._closed_days:
             return False
-        day = _day_of(date_key, (self._today or "2000")[:4])  # a day with no year: the conversation's year
+        day = _day_of(date_key, self._year)
         if day is None or not 1 < day.year < _MAX_YEAR or self._closed(day):
             return False
         for step in (timedelta(days=-1), timedelta(days=1)):
@@ -1847,7 +1861,7 @@ class Evidence:
         clocks = {clock for day, clock in self._reply_pairs if day == mmdd}
         if not clocks:
             return False
-        if self._policy_deadlines and (claimed := _day_of(f"md:{mmdd}", (self._today or "2000")[:4])):
+        if self._policy_deadlines and (claimed := _day_of(f"md:{mmdd}", self._year)):
             for clock, days_before in self._policy_deadlines:  # the policy's own time, its days before
                 if clock in clocks and self._stated_day(claimed + timedelta(days=days_before), yearless=True):
                     return True
@@ -1979,7 +1993,7 @@ class Evidence:
             and not (reply and (self._long_offsets or self._inside))
         ):
             return False
-        day = _day_of(date_key, (self._today or "2000")[:4])  # a day with no year: the conversation's year
+        day = _day_of(date_key, self._year)
         if day is None or not 1 < day.year < _MAX_YEAR:  # `9999-12-31`: no day after it to count to
             return False
         if reply and day in self._inside:
@@ -2067,11 +2081,11 @@ _WEEKEND_WORD = re.compile(r"(?i)\b(?:weekends?|wochenenden?)\b|周末|週末")
 #: after a weekday's name, what makes it a date's (`Thursday, November 27`, `Monday 5 May`): not a day a week
 _DATE_AFTER = re.compile(r"(?i),?\s*(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)")
 _MAX_CLOSED_RUN = 3  # closed days in a row between a stated closed day and the open day beside it
-#: what makes a closure part of a day, or of a range of days' hours: a time, a part of the day, lunch
+#: what makes a closure part of a day, or of a range of days' hours: a part of the day, lunch (`_DAY_PART`,
+#: in the whole clause), a time or a range of weekdays (`_HOURS`, before a bracket)
 _DAY_PART = re.compile(r"(?i)\b(?:lunch|noon|midday|morning|afternoon|evening|night)s?\b")
-_PART_OF_DAY = re.compile(
-    r"(?i)\d:\d\d|\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\b(?:lunch|noon|midday|morning|afternoon|evening|night)s?\b"
-    r"|\b(?:to|through|till|until|bis|à|a)\b\s+\w+day\b"
+_HOURS = re.compile(
+    r"(?i)\d:\d\d|\d\s*(?:am|pm|a\.m\.|p\.m\.|h\b|uhr)|\b(?:to|through|till|until|bis|à|a)\b\s+\w+day\b"
 )
 
 
@@ -2091,7 +2105,7 @@ def _closures(text: str) -> tuple[set[int], set[str]]:
         clause = clause[: end.start()] if end else clause
         # `Closed for lunch 12:00-13:00 Monday to Friday`, `Monday mornings`, `Mondays (mornings only)`; a time
         # only before a bracket (not a note: `Closed on Sundays (24h emergency line available)`)
-        if _PART_OF_DAY.search(clause.partition("(")[0]) or _DAY_PART.search(clause):
+        if _HOURS.search(clause.partition("(")[0]) or _DAY_PART.search(clause):
             continue
         before = text[max(0, m.start() - _WEEKDAY_BEFORE) : m.start()]
         # `Sundays: closed`, `weekends closed`: a name right before the word, only separators between
@@ -2170,7 +2184,7 @@ def _working_days_said(text: str) -> set[int]:
     out = set()
     for m in _WORKING_DURATION.finditer(text):
         before = _BEFORE.match(text, m.end()) is not None
-        said = [int(x) if x.isdigit() else _DURATION_WORDS[fold(x)] for x in (m["lo"], m["n"]) if x]
+        said = [_count_said(x) for x in (m["lo"], m["n"]) if x]
         if len(said) == 2 and said[0] >= said[1]:  # `9-5 working days`: office hours, no range of days
             continue
         out |= {-n if before else n for n in said if 0 < n <= _MAX_OFFSET}
@@ -2643,7 +2657,7 @@ def _policy_deadlines(text: str) -> set[tuple[str, int]]:
                     continue
                 days = int(m["h"]) // 24
             else:
-                days = (int(said) if said.isdigit() else _DURATION_WORDS[fold(said)]) if said else 1
+                days = _count_said(said) if said else 1
             if 0 < days <= _MAX_OFFSET:
                 out |= {(clock, days) for clock in clocks}
     return out
@@ -3200,8 +3214,9 @@ _DECISION_WORDS = frozenset(
      "authentication", "manual"}
 )  # fmt: skip
 _GATED = frozenset({"book", "schedule", "refund", "upgrade", "enroll", "pay", "order", "cancel"})
-#: the waiting words that make a result's value no effect yet (`cancellation_requested`, `pending_refund`)
-_WAITS = frozenset({"pending", "awaiting", "requested", "ausstehend", "beantragt"})
+#: the waiting words that make a result's value no effect yet (`cancellation_requested`, `pending_refund`;
+#: not `under` or `in`, which wait only beside a decision)
+_WAITS = _WAITING_WORDS - {"under", "in"}
 #: the keys whose value is a call's own outcome (`status`), and the last word of a thing's (`refund_status`)
 _STATUS_KEYS = frozenset({"status", "state", "outcome", "result"})
 _MAX_STATUS_CHARS = 40
@@ -3245,6 +3260,7 @@ def _status_undone(result: Any, verb: str) -> bool:
     enrolment, a payment, a move or a refund after exactly such results. Only the result's top level."""
     if not isinstance(result, dict):
         return False
+    stems = ACTIONS.get(verb, (verb,))
     for key, value in result.items():
         if not isinstance(value, str):
             continue
@@ -3252,7 +3268,6 @@ def _status_undone(result: Any, verb: str) -> bool:
         if not words or words[-1] not in _STATUS_KEYS:
             continue
         thing = words[:-1]  # `refund` of `refund_status`: the status of that action only
-        stems = ACTIONS.get(verb, (verb,))
         if thing and not any(w.startswith(stem) for w in thing for stem in stems):
             continue
         if _undone(value.strip().casefold(), verb):
@@ -5012,7 +5027,7 @@ def _how_many(clause: str, verb: str) -> int:
     if q is None:
         return 1
     n = q["n"]
-    return 2 if n is None else int(n) if n.isdigit() else _DURATION_WORDS.get(n.casefold(), 1)
+    return 2 if n is None else _count_said(n)
 
 
 #: a present passive whose subject is counted (`Both appointments are cancelled`, `All three viewings are
