@@ -4692,7 +4692,8 @@ _EU_NOT = re.compile(
 )
 _EU_COURTESY = re.compile(
     r"(?i)^\W*(?:pas\s+de\s+probl[èe]me|no\s+hay\s+problema|kein\s+problem|nessun\s+problema|sem\s+problema|"
-    r"geen\s+probleem|sí|si|oui|ja|sim)\b\W*"
+    r"geen\s+probleem|sí|si|oui|ja|sim|alles\s+klar|d['’]accord|vale|va\s+bene|claro|certo|perfekt|parfait|"
+    r"perfecto|perfetto|perfeito)\b\W*"
 )
 _NOT_DONE = re.compile(
     r"(?i)\b(?:not|never|no(?!\s+(?:problem|worries)\b)|none|nothing|unable|cannot|can['’]t|couldn['’]t|won['’]t|"
@@ -4737,15 +4738,41 @@ def _eu_claim(sentence: str, opened: bool = False) -> str | None:
     opener = _EU_COURTESY.match(sentence)  # `Pas de problème, …`, `Sí, …`: no negation
     start = opener.end() if opener else 0
     said = _EU_OPENER.match(sentence, start)  # `Erledigt: Ihre Nummer ist hinterlegt`
-    own = opened and _EU_OWN_SUBJECT.match(sentence, said.end() if said else start) is not None
-    for m in (_EU_PRESENT if own else _EU_DONE).finditer(sentence, start):
+    yours = _EU_OWN_SUBJECT.match(sentence, said.end() if said else start) is not None
+    found = _eu_read(sentence, start, _EU_PRESENT if opened and yours else _EU_DONE)
+    if found is None and yours and not opened:
+        # `Ihre Buchung BF-7731 ist storniert`: the user's own thing in a present passive, as English reads
+        # `Your reservation AVH-58812 is cancelled` (`_yours_now`): of its actions only, and no rule after it
+        # (`Ihre Anmeldung ist bestätigt, sobald die Zahlung eingeht`)
+        found = _eu_read(sentence, start, _EU_PRESENT)
+        if (
+            found is None
+            or found[0] not in _YOURS_NOW
+            or found[2] in _EU_RECORDED
+            or _EU_NOT.search(sentence, found[1], found[1] + _RULE_REACH)
+        ):
+            return None
+    return found[0] if found else None
+
+
+#: participles that say a record exists, not which action made it (`Votre commande CK-8812 est enregistrée`:
+#: a new order; `Ihre Nummer ist hinterlegt`: a change): a claim after an opener only
+_EU_RECORDED = frozenset({"enregistré", "enregistrée", "gespeichert", "hinterlegt"})
+
+
+def _eu_read(sentence: str, start: int, pattern: re.Pattern[str]) -> tuple[str, int, str] | None:
+    """The action `pattern`'s first claiming participle says, where it ends, and the participle, lower-case
+    (`_eu_claim`); none after a negation or a condition."""
+    for m in pattern.finditer(sentence, start):
         if m.group(0) == m.group("v") and not _EU_FIRST_PERSON.fullmatch(m.group("v")):
             continue  # a participle alone (`réservé aux membres`, `Le créneau réservé hier`) claims nothing
         if _EU_NOT.search(sentence, start, m.start("v")):
             return None
         if m.group("v").casefold() in _EU_FIRST_ONLY and not _EU_FIRST_AUXILIARY.match(m.group(0)):
             continue
-        return _EU_VERBS.get(m.group("v").casefold())
+        said = m.group("v").casefold()
+        action = _EU_VERBS.get(said)
+        return (action, m.end(), said) if action is not None else None
     return None
 
 

@@ -3389,3 +3389,23 @@ def test_the_third_reviews_cases_of_gated_waits_counts_nights_and_the_calendars_
     ev = Evidence(today="9999-12-31")
     ev.add_user(1, "Saturday night, or tomorrow")
     assert [p.source for p in ev.provenance("book", {"check_out": "2025-03-15"})] == ["agent"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "claimed"),
+    [
+        ("Alles klar – dein Termin IW-6650 ist storniert.", ["cancel"]),
+        ("Ihre Buchung BF-7731 ist storniert.", ["cancel"]),
+        ("Su reserva está cancelada.", ["cancel"]),
+        ("Votre commande CK-8812 est enregistrée :", []),  # a record exists: a new order, or a change
+        ("Ihre Anmeldung ist gebucht, sobald die Zahlung eingeht.", []),  # a rule
+        ("Die Buchung ist storniert.", []),  # not the user's own: a state
+        ("Ihre Buchung ist nicht storniert.", []),
+    ],
+)
+def test_the_users_own_thing_in_a_european_present_passive_is_a_claim_as_in_english(
+    reply: str, claimed: list[str]
+) -> None:
+    """`Your reservation AVH-58812 is cancelled` is a claim in English (`_yours_now`); its German, French,
+    Spanish … forms are now too (blind sets 11 and 18: `dein Termin IW-6650 ist storniert` after a lookup)."""
+    assert [action for _, action in done_claims(reply)] == claimed
