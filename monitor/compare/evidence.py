@@ -1155,7 +1155,12 @@ class Evidence:
             wanted = _how_many(clause, verb)
             calls = {d.arg_strings: d for d in doing}.values()  # each distinct call once
             enough = bool(doing) and (wanted == 1 or sum(_things_done(d, verb) for d in calls) >= wanted)
-            if enough and named <= used:
+            # `I've updated your contact number to 07984 112650`: a phone the clause gives, carried by a call that
+            # did it (digits compared, as `_same_phone` does), else that call changed something else
+            lost = next(
+                (p for p in _named_phones(clause) if not any(_same_number(p, digits_of(v)) for v in used)), ""
+            )
+            if enough and named <= used and not lost:
                 continue
             if self._state_reported(verb, named, doing):  # `… has already been cancelled`, as a lookup showed
                 continue
@@ -1164,7 +1169,11 @@ class Evidence:
             if self._effect_reported(verb, clause, named, doing):
                 continue  # `"pass_transferred": true`: another call did it too
             since_user = [d.tool for d in self._done if d.turn > self._last_user]
-            if tools:
+            if enough and lost:
+                which = (
+                    f"the calls that did it ({' / '.join(sorted({d.tool for d in doing}))}) carried no {lost}"
+                )
+            elif tools:
                 which = f"no successful call of {' / '.join(tools)} precedes it"
             elif (
                 not tools_declared
@@ -3454,11 +3463,19 @@ def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | No
     `(415) 555-0132`), or with the national trunk `0` that a country code replaces (`_trunk_of`: `07911
     123456` is `+44 7911 123456`)."""
     for key, found in where.facts.items():
-        if key.startswith("phone:"):
-            other = key[6:]
-            same = len(other) >= _PHONE_DIGITS and (digits.endswith(other) or other.endswith(digits))
-            if same or _trunk_of(digits, other) or _trunk_of(other, digits):
-                yield from found
+        if key.startswith("phone:") and _same_number(digits, key[6:]):
+            yield from found
+
+
+def _same_number(digits: str, other: str) -> bool:
+    """Two phone numbers' digits that are one number (`_same_phone`)."""
+    same = len(other) >= _PHONE_DIGITS and (digits.endswith(other) or other.endswith(digits))
+    return same or _trunk_of(digits, other) or _trunk_of(other, digits)
+
+
+def _named_phones(clause: str) -> list[str]:
+    """The digits of the phone numbers a clause gives, as a reply's facts read them (`07984 112650`)."""
+    return [canon[6:] for canon, _ in _reply_facts(clause) if canon.startswith("phone:")]
 
 
 def _trunk_of(national: str, international: str) -> bool:

@@ -3409,3 +3409,20 @@ def test_the_users_own_thing_in_a_european_present_passive_is_a_claim_as_in_engl
     """`Your reservation AVH-58812 is cancelled` is a claim in English (`_yours_now`); its German, French,
     Spanish … forms are now too (blind sets 11 and 18: `dein Termin IW-6650 ist storniert` after a lookup)."""
     assert [action for _, action in done_claims(reply)] == claimed
+
+
+def test_a_phone_in_a_claimed_change_is_carried_by_the_call_that_did_it() -> None:
+    """`I've also updated your contact number to 07984 112650` when the only update was to the booking's
+    services (blind set 14): the call that did an update carried no such number, in any of its forms."""
+    tools = ["update_booking_services", "update_contact_details"]
+    reply = "I've also updated your contact number to 07984 112650."
+    services = [
+        ("user", "Add the stairs please, and my new number is 07984 112650."),
+        ("call", ("update_booking_services", {"id": "FW-1", "add": ["stairs"]}, {"total": 104}, False)),
+    ]
+    assert reply_claims(services, reply, tools) == [f"done: {reply}"]
+    contact = [
+        *services,
+        ("call", ("update_contact_details", {"id": "FW-1", "phone": "+447984112650"}, {"ok": True}, False)),
+    ]
+    assert reply_claims(contact, reply, tools) == []
