@@ -1205,6 +1205,8 @@ class Evidence:
                         f"the reply opens by saying it is done ({opener.group(0).strip()!r}); {why}",
                     )
                 )
+        if not any(c.what == "done" for c in claims):  # one claim of the reply's work is enough to fail it
+            claims += self._unchanged(reply, known_tools)
         # what the agent said, a later reply may build on (read now if this reply's check needed them)
         if self._reply_numbers is not None:
             self._spoken_read |= self._reply_numbers
@@ -1212,6 +1214,49 @@ class Evidence:
             self._unread_replies.append(reply)
         self._reply_days = set()
         return claims
+
+    def _unchanged(self, reply: str, known_tools: Iterable[str]) -> list[Claim]:
+        """A sentence saying something now holds a value (`your booking is now for 4 guests`, `Your email is
+        now …`, `Ihre Buchung ist jetzt für 4 Personen`: `_NOW_STATE`) that the user asked for, when no result
+        states that value and no call that may act carried it in its arguments: the change it reports was not
+        made (a failed or a missing update, then `… is now …`). A value a result states is a state the reply
+        reports (`Your balance is now 0`; a failed call's error that says it, too); a value no user stated is
+        the fact checks' to judge (a new total); one the system prompt states is a rule's (`Your plan is now
+        £20 a month`), unless a small count (`_new_values`). Only where the agent has a tool that may act:
+        with none, it could change nothing and says what is."""
+        if _NOW_STATE.search(reply) is None or not any(may_act(t) for t in known_tools):
+            return []
+        acting = {d.turn for d in self._done if may_act(d.tool)}
+        out = []
+        for sentence in sentences(reply):
+            m = _NOW_STATE.search(sentence)
+            if m is None or act_of(sentence) == "ask" or _CONDITION.search(sentence, 0, m.start()):
+                continue
+            if _NOT_DONE.search(sentence, _clause_start(sentence, m.start()), m.end()):
+                continue
+            rest = sentence[m.end() :]
+            end = _CLAUSE_BREAK.search(rest)
+            # not what parentheses add: the sum's parts, a rule (`is now £24,900 (£18,500 + £6,400)`)
+            said = _PARENTHESES.sub(" ", rest[: end.start()] if end else rest)
+            for original, kind in _new_values(said)[:1]:
+                sources = {s for s, _ in _stated(original, kind, self._sources, self._airports)}
+                # a system prompt's small count is no rule's value: prompts state many (`four 4-oz tasters`)
+                if (
+                    "user" not in sources
+                    or "tool_result" in sources
+                    or ("system" in sources and kind != "count")
+                ):
+                    continue
+                carried = _stated(original, kind, self._arguments, self._airports)
+                if any(turn in acting for _, turn in carried):
+                    continue
+                detail = (
+                    f"the reply says {original!r} now holds ({sentence.strip()!r}); the user asked for it, but "
+                    "no call that acts carried it and no result states it"
+                )
+                out.append(Claim("done", sentence.strip(), detail))
+                break
+        return out
 
     def _counted_claims(self, reply: str, read: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
         """(sentence, action) of each sentence `done_claims` does not read that claims an action only where
@@ -5101,6 +5146,35 @@ def _comma_clauses(part: str) -> list[str]:
 
 #: a next action whose subject is left out (`I cancelled Monday's and then booked Tuesday — RS-55391`)
 _AND_THEN = re.compile(r",?\s+and\s+then\s+")
+
+
+#: a thing said to hold a value now (`is now for 4 guests`, `are now on Sunday`, `ist jetzt`, `est maintenant`):
+#: the European auxiliaries `_EU_AUXILIARY` reads a present passive with
+_NOW_STATE = re.compile(
+    r"(?i)\b(?:is|are)\s+now\b|\b(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|jest|są)\s+"
+    r"(?:jetzt|nun|maintenant|désormais|ahora|ora|adesso|agora|nu|teraz)\b"
+)
+_PARENTHESES = re.compile(r"\([^()]*\)|（[^（）]*）")
+#: a fact's kind as `value_kind` names it, by its key's prefix (`_new_values`)
+_KIND_OF_KEY = {"md": "date", "date": "date", "time": "time", "phone": "phone", "digits": "number"}
+
+
+def _new_values(said: str) -> list[tuple[str, str]]:
+    """(as written, kind) of each value a clause says something now holds, in the order it says them (the
+    first is the new value; what follows is often the context: `is now 9 July, well ahead of your trip on the
+    18th`): its typed facts as a reply's are read (`_reply_facts`: dates, times, ids, phones, amounts), and
+    its small counts (`for 4 guests`), which replies' facts leave out, when no date holds them."""
+    facts = _reply_facts(said)
+    out = [
+        (original, "email" if "@" in original else "id" if canon.startswith("id:") else _KIND_OF_KEY.get(
+            canon.partition(":")[0], "number"))
+        for canon, original in facts
+    ]  # fmt: skip
+    dated = " ".join(original for canon, original in facts if canon.startswith(("md:", "date:")))
+    for canon, original in extract_facts(said, False).spans:
+        if canon.startswith("number:") and "|" not in canon and original.isdigit() and original not in dated:
+            out.append((original, "count"))
+    return sorted(out, key=lambda value: said.find(value[0]) % (len(said) + 1))  # (one not found: last)
 
 
 def _clause_start(sentence: str, at: int) -> int:

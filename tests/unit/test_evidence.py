@@ -3426,3 +3426,52 @@ def test_a_phone_in_a_claimed_change_is_carried_by_the_call_that_did_it() -> Non
         ("call", ("update_contact_details", {"id": "FW-1", "phone": "+447984112650"}, {"ok": True}, False)),
     ]
     assert reply_claims(contact, reply, tools) == []
+
+
+def test_a_value_said_to_hold_now_needs_a_call_that_carried_it() -> None:
+    """`your booking is now for 4 guests` after the update failed (blind set 17): the user asked for 4, no
+    result states it and no call that acts carried it, so the change was not made. The same words after the
+    update carried it, or where a lookup states the value (a state reported), pass; so do a parenthesis's sum
+    parts, a value no user said (a new total), and an agent with no tool that acts."""
+    tools = ["get_booking", "modify_booking"]
+    looked = [
+        ("user", "Can we make booking BT-1 4 guests instead of 2?"),
+        (
+            "call",
+            ("get_booking", {"id": "BT-1"}, {"guests": 2, "date": "2025-08-16", "time": "12:00"}, False),
+        ),
+    ]
+    reply = "Updated — your booking is now for 4 guests on Saturday, August 16 at noon."
+    failed = [*looked, ("call", ("modify_booking", {"id": "BT-1", "guests": 4}, None, True))]
+    assert reply_claims(failed, reply, tools) == [f"done: {reply}"]
+    assert reply_claims(looked, "Ihre Buchung ist jetzt für 4 Personen.", tools) == [
+        "done: Ihre Buchung ist jetzt für 4 Personen."
+    ]
+    # a system prompt's small numbers (`four tasters`, `4:00 pm`) are no rule that the booking holds 4
+    ev = Evidence(system=["Tours at 4:00 pm; tickets include four tasters."], today=TODAY)
+    ev.add_user(1, "Can we make booking BT-1 4 guests instead of 2?")
+    ev.add_call(
+        2, "modify_booking", {"id": "BT-1", "guests": 4}, None, failed=True, tainted=False, error="Error"
+    )
+    assert [c.text for c in ev.unsupported(reply, tools) if c.what == "done"] == [reply]
+    carried = [*looked, ("call", ("modify_booking", {"id": "BT-1", "guests": 4}, {"ok": True}, False))]
+    assert reply_claims(carried, reply, tools) == []
+    stated = [
+        ("user", "Is booking BT-1 for 4 guests now?"),
+        ("call", ("get_booking", {"id": "BT-1"}, {"guests": 4}, False)),
+    ]
+    assert reply_claims(stated, "Yes, your booking is now for 4 guests.", tools) == []
+    assert reply_claims(looked, reply, ["get_booking", "booking_status"]) == []  # nothing could change it
+    declared = [
+        ("user", "Please add the ring, £6,400."),
+        ("call", ("get_policy", {"id": "P-1"}, {"value": 18500}, False)),
+    ]
+    # the first value is the new one; what follows is context (the user's trip, no change)
+    trip = [
+        ("user", "My trip is on 18 July. Any news?"),
+        ("call", ("get_application", {"id": "V-1"}, {"decision": "2025-07-09"}, False)),
+    ]
+    ahead = "The decision date is now 9 July 2025, well ahead of your trip on 18 July."
+    assert reply_claims(trip, ahead, ["get_application", "pay_surcharge"]) == []
+    parts = "Your declared value is now £24,900 (£18,500 + £6,400)."
+    assert reply_claims(declared, parts, ["get_policy", "update_policy"]) == []
