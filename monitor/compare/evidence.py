@@ -1680,7 +1680,7 @@ class Evidence:
             if named and not named <= {normalize_text(v) for v in (*values, *d.arg_strings)}:
                 continue
             short = (v for v in values if len(v.split()) <= 2)
-            if any(w.startswith(stem) for v in short for w in key_words(v) for stem in stems):
+            if any(_names_state(key_words(v), stems) for v in short):
                 return True
         return False
 
@@ -3510,6 +3510,22 @@ def _same_phone(digits: str, where: _Sources) -> Iterator[tuple[Source, int | No
     for key, found in where.facts.items():
         if key.startswith("phone:") and _same_number(digits, key[6:]):
             yield from found
+
+
+def _names_state(words: Sequence[str], stems: Sequence[str]) -> bool:
+    """Whether a value's words say an action's state (`cancelled`, `already_cancelled`, `cancelled_by_user`):
+    a word of the action that ends the value or comes before a preposition — not one that describes a thing
+    (`raised_bed`, a plot's size, is no request raised; `booked_seats`)."""
+    return any(
+        any(w.startswith(stem) for stem in stems) and (i == len(words) - 1 or words[i + 1] in _AFTER_STATE)
+        for i, w in enumerate(words)
+    )
+
+
+#: what may follow a state's word in a status value (`cancelled_by_user`, `refunded_to_card`, `sent_at`)
+_AFTER_STATE = frozenset(
+    {"by", "at", "on", "to", "via", "for", "from", "in", "ok", "successfully", "already"}
+)
 
 
 def _same_number(digits: str, other: str) -> bool:

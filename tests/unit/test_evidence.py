@@ -3475,3 +3475,21 @@ def test_a_value_said_to_hold_now_needs_a_call_that_carried_it() -> None:
     assert reply_claims(trip, ahead, ["get_application", "pay_surcharge"]) == []
     parts = "Your declared value is now £24,900 (£18,500 + £6,400)."
     assert reply_claims(declared, parts, ["get_policy", "update_policy"]) == []
+
+
+def test_a_thing_described_by_an_actions_word_is_no_state_of_that_action() -> None:
+    """`"size": "raised_bed"` in a plot's lookup read as a request already raised (blind set 11: `I've
+    submitted a maintenance request` passed with submit_maintenance_request never called). A state is the
+    action's word that ends the value or comes before a preposition (`cancelled_by_user`)."""
+    tools = ["get_plot", "submit_maintenance_request"]
+    plot = [("user", "The tap by plot ES-R-04 leaks."),
+            ("call", ("get_plot", {"plot_id": "ES-R-04"}, {"size": "raised_bed", "tap": "TAP-ES-2"}, False))]  # fmt: skip
+    reply = "I've submitted a maintenance request for tap TAP-ES-2."
+    assert reply_claims(plot, reply, tools) == [f"done: {reply}"]
+    tools = ["get_booking", "cancel_booking"]
+    for status in ("cancelled", "cancelled_by_user", "already_cancelled"):
+        looked = [
+            ("user", "Is BK-1 still on?"),
+            ("call", ("get_booking", {"id": "BK-1"}, {"status": status}, False)),
+        ]
+        assert reply_claims(looked, "Booking BK-1 has been cancelled.", tools) == []
