@@ -1155,10 +1155,16 @@ class Evidence:
             wanted = _how_many(clause, verb)
             calls = {d.arg_strings: d for d in doing}.values()  # each distinct call once
             enough = bool(doing) and (wanted == 1 or sum(_things_done(d, verb) for d in calls) >= wanted)
-            # `I've updated your contact number to 07984 112650`: a phone the clause gives, carried by a call that
-            # did it (digits compared, as `_same_phone` does), else that call changed something else
+            # `I've updated your contact number to 07984 112650`: a phone the user gave (not a helpline, nor one a
+            # lookup showed) that the clause gives, carried by a call that did it (digit by digit, as
+            # `_same_phone` compares), else that call changed something else
             lost = next(
-                (p for p in _named_phones(clause) if not any(_same_number(p, digits_of(v)) for v in used)), ""
+                (
+                    said
+                    for said in _named_phones(clause)
+                    if self._asked_at(said, "phone") is not None and not self._carried(said, "phone", doing)
+                ),
+                "",
             )
             if enough and named <= used and not lost:
                 continue
@@ -1217,16 +1223,17 @@ class Evidence:
 
     def _unchanged(self, reply: str, known_tools: Iterable[str]) -> list[Claim]:
         """A sentence saying something now holds a value (`your booking is now for 4 guests`, `Your email is
-        now …`, `Ihre Buchung ist jetzt für 4 Personen`: `_NOW_STATE`) that the user asked for, when no result
-        states that value and no call that may act carried it in its arguments: the change it reports was not
-        made (a failed or a missing update, then `… is now …`). A value a result states is a state the reply
-        reports (`Your balance is now 0`; a failed call's error that says it, too); a value no user stated is
-        the fact checks' to judge (a new total); one the system prompt states is a rule's (`Your plan is now
-        £20 a month`), unless a small count (`_new_values`). Only where the agent has a tool that may act:
-        with none, it could change nothing and says what is."""
+        now …`, `Ihre Buchung ist jetzt für 4 Personen`: `_NOW_STATE`) that the user asked for, when no call
+        that may act carried it: the change it reports was not made (a failed or a missing update, then `… is
+        now …`). The value is the one right after `now` (`_NOW_GAP`: `for`, `on Sunday,`): `is now available
+        on 16 March`, `you are now number 3 in the queue` say a state, not what it changed to. It must be the
+        user's (`_asked_for`): one a result states is a state the reply reports, one no user stated the fact
+        checks' to judge. A call carried it when its arguments state it, or a count it makes with a stated
+        number (`add_guests: 2` to a booking of 2: `now for 4 guests`). Only where the agent has a tool that
+        may act: with none, it could change nothing and says what is."""
         if _NOW_STATE.search(reply) is None or not any(may_act(t) for t in known_tools):
             return []
-        acting = {d.turn for d in self._done if may_act(d.tool)}
+        acting = [d for d in self._done if may_act(d.tool)]
         out = []
         for sentence in sentences(reply):
             m = _NOW_STATE.search(sentence)
@@ -1237,26 +1244,59 @@ class Evidence:
             rest = sentence[m.end() :]
             end = _CLAUSE_BREAK.search(rest)
             # not what parentheses add: the sum's parts, a rule (`is now £24,900 (£18,500 + £6,400)`)
-            said = _PARENTHESES.sub(" ", rest[: end.start()] if end else rest)
-            for original, kind in _new_values(said)[:1]:
-                sources = {s for s, _ in _stated(original, kind, self._sources, self._airports)}
-                # a system prompt's small count is no rule's value: prompts state many (`four 4-oz tasters`)
-                if (
-                    "user" not in sources
-                    or "tool_result" in sources
-                    or ("system" in sources and kind != "count")
-                ):
-                    continue
-                carried = _stated(original, kind, self._arguments, self._airports)
-                if any(turn in acting for _, turn in carried):
-                    continue
-                detail = (
-                    f"the reply says {original!r} now holds ({sentence.strip()!r}); the user asked for it, but "
-                    "no call that acts carried it and no result states it"
-                )
-                out.append(Claim("done", sentence.strip(), detail))
-                break
+            said = _ASIDE.sub(" ", rest[: end.start()] if end else rest)
+            values = _new_values(said)
+            if not values:
+                continue
+            original, kind = values[0]
+            gap = said[: said.find(original)]
+            if not all(w in _NOW_GAP or w in _weekday_names() for w in normalize_text(gap).split()):
+                continue
+            asked = self._asked_at(original, kind)
+            if asked is None or self._carried(original, kind, acting):
+                continue
+            # a call that changes things since the user asked: done, however it wrote the value (a slot's id,
+            # an epoch, `row: 14, seat: "C"`)
+            if any(d.turn > asked and does(d.tool, "update") for d in acting):
+                continue
+            detail = (
+                f"the reply says {original!r} now holds ({sentence.strip()!r}); the user asked for it, but no "
+                "call that acts carried it and no result states it"
+            )
+            out.append(Claim("done", sentence.strip(), detail))
         return out
+
+    def _asked_at(self, original: str, kind: str) -> int | None:
+        """The first turn the user stated a value that no tool result and no system prompt states
+        (`_unchanged`): what the user asked a thing to change to, not a state a lookup showed, a helpline, or
+        a plan's price; else None. A small count a system prompt states counts as the user's: prompts state
+        many (`four 4-oz tasters`)."""
+        found = list(_stated(original, kind, self._sources, self._airports))
+        sources = {s for s, _ in found}
+        if "user" not in sources or "tool_result" in sources or ("system" in sources and kind != "count"):
+            return None
+        if kind == "phone":  # a result's number written without spaces (`07984112650`) is no phone fact
+            digits = digits_of(original)
+            if any(_same_number(digits, digits_of(v)) for d in self._done for v in d.result_strings):
+                return None
+        return min(t or 0 for s, t in found if s == "user")
+
+    def _carried(self, original: str, kind: str, calls: Sequence[_Done]) -> bool:
+        """Whether one of `calls` carried a value in its arguments: stated there, as the same phone's digits,
+        or as a count it makes with another stated number (`add_guests: 2` to a booking of 2 makes 4,
+        `adults: 2` and `children: 2` make 4)."""
+        turns = {d.turn for d in calls}
+        if any(turn in turns for _, turn in _stated(original, kind, self._arguments, self._airports)):
+            return True
+        if kind == "phone":
+            digits = digits_of(original)
+            return any(_same_number(digits, digits_of(v)) for d in calls for v in d.arg_strings)
+        target = _as_number(original)
+        if kind != "count" or target is None:
+            return False
+        carried = {n for n, found in self._arguments.numbers.items() if any(t in turns for _, t in found)}
+        stated = carried | set(self._sources.numbers)
+        return any(a + b == target or abs(a - b) == target for a in carried for b in stated)
 
     def _counted_claims(self, reply: str, read: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
         """(sentence, action) of each sentence `done_claims` does not read that claims an action only where
@@ -1671,8 +1711,9 @@ class Evidence:
         """An earlier result shows the action's state (`"status": "cancelled"`: a value of a word or two, not
         a key such as `email`) for what the claim names: the reply reports a state, it claims no action. Not
         the result of a call that did the action (`doing`): that one is the claim's support, counted apart
-        (`Both … are cancelled` after one cancellation)."""
-        stems = ACTIONS.get(verb, (verb,))
+        (`Both … are cancelled` after one cancellation). A state in the reply's language too (`"status":
+        "storniert"`: `_EU_PARTICIPLES`)."""
+        stems = (*ACTIONS.get(verb, (verb,)), *_EU_PARTICIPLES.get(verb, ()))
         for d in self._done:
             if d in doing or _status_undone(d.result, verb):  # `cancellation_requested`: no state of it
                 continue
@@ -3535,8 +3576,8 @@ def _same_number(digits: str, other: str) -> bool:
 
 
 def _named_phones(clause: str) -> list[str]:
-    """The digits of the phone numbers a clause gives, as a reply's facts read them (`07984 112650`)."""
-    return [canon[6:] for canon, _ in _reply_facts(clause) if canon.startswith("phone:")]
+    """The phone numbers a clause gives, as written, as a reply's facts read them (`07984 112650`)."""
+    return [said for canon, said in _reply_facts(clause) if canon.startswith("phone:")]
 
 
 def _trunk_of(national: str, international: str) -> bool:
@@ -4694,6 +4735,11 @@ _EU_VERBS = {
                      "overgedragen", "przeniesione", "przeniesiona"), "transfer"),
 }  # fmt: skip
 _EU_PARTICIPLE = "|".join(sorted(_EU_VERBS, key=len, reverse=True))
+#: action -> its participles (`cancel`: `storniert`, `annulée`, …): a state a result writes in them
+_EU_PARTICIPLES: dict[str, tuple[str, ...]] = {
+    action: tuple(p for p, a in _EU_VERBS.items() if a == action and " " not in p)
+    for action in set(_EU_VERBS.values())
+}
 #: participles whose passive or third person is as often a state or another verb (`ha devuelto el artículo`: the
 #: user returned it; `a été expédiée`: a lookup's shipping state; `ist 5 Minuten entfernt`: away; `è stato fissato`:
 #: a limit; `ha sido programado`: a flight's time), read as claims after a first-person auxiliary only (`le
@@ -4768,10 +4814,15 @@ _EU_NOT = re.compile(
     r"ningun\w*|nessun\w*|si|wenn|falls|sobald|als|indien|caso|quand|lorsque|cuando|quando|jeśli|jeżeli|gdy|"
     r"kiedy|automatisch|automatiquement|automáticamente|automaticamente|automatycznie)\b"
 )
+#: the words of `_EU_NOT` that make a condition (`…, sobald die Zahlung eingeht`), not a negation of another
+#: thing (`…, es fallen keine Gebühren an`)
+_EU_IF = re.compile(
+    r"(?i)\b(?:si|wenn|falls|sobald|indien|caso|quand|lorsque|cuando|quando|jeśli|jeżeli|gdy|kiedy)\b"
+)
 _EU_COURTESY = re.compile(
     r"(?i)^\W*(?:pas\s+de\s+probl[èe]me|no\s+hay\s+problema|kein\s+problem|nessun\s+problema|sem\s+problema|"
     r"geen\s+probleem|sí|si|oui|ja|sim|alles\s+klar|d['’]accord|vale|va\s+bene|claro|certo|perfekt|parfait|"
-    r"perfecto|perfetto|perfeito)\b\W*"
+    r"perfecto|perfetto|perfeito|gut|okay|ok)\b\W*"
 )
 _NOT_DONE = re.compile(
     r"(?i)\b(?:not|never|no(?!\s+(?:problem|worries)\b)|none|nothing|unable|cannot|can['’]t|couldn['’]t|won['’]t|"
@@ -4825,14 +4876,17 @@ def _eu_claim(sentence: str, opened: bool = False) -> str | None:
         found = _eu_read(sentence, start, _EU_PRESENT)
         if (
             found is None
-            or found[0] not in _YOURS_NOW
+            or found[0] not in _EU_YOURS_NOW
             or found[2] in _EU_RECORDED
-            or _EU_NOT.search(sentence, found[1], found[1] + _RULE_REACH)
+            or _EU_IF.search(sentence, found[1], found[1] + _RULE_REACH)
         ):
             return None
     return found[0] if found else None
 
 
+#: the actions `_YOURS_NOW` reads in English but a booking's: `votre table est réservée pour le 16 mars`,
+#: `Ihr Kind ist angemeldet` after a lookup that showed it report it as often as they claim it
+_EU_YOURS_NOW = _YOURS_NOW - {"book"}
 #: participles that say a record exists, not which action made it (`Votre commande CK-8812 est enregistrée`:
 #: a new order; `Ihre Nummer ist hinterlegt`: a change): a claim after an opener only
 _EU_RECORDED = frozenset({"enregistré", "enregistrée", "gespeichert", "hinterlegt"})
@@ -5170,7 +5224,14 @@ _NOW_STATE = re.compile(
     r"(?i)\b(?:is|are)\s+now\b|\b(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|jest|są)\s+"
     r"(?:jetzt|nun|maintenant|désormais|ahora|ora|adesso|agora|nu|teraz)\b"
 )
-_PARENTHESES = re.compile(r"\([^()]*\)|（[^（）]*）")
+#: what parentheses add, unless only digits (`(415) 555-0132`: an area code)
+_ASIDE = re.compile(r"\((?=[^()]*[^\d\s()])[^()]*\)|（[^（）]*）")
+#: the words that may stand between `now` and the value a thing now holds (`now for 4 guests`, `jetzt für`,
+#: `now on Sunday 16 March`, `maintenant pour le 16 mars`)
+_NOW_GAP = frozenset(
+    {"for", "on", "at", "to", "in", "until", "till", "the", "set", "due", "back", "für", "am", "um", "auf", "bis",
+     "pour", "le", "la", "à", "a", "au", "para", "el", "en", "per", "il", "op", "voor", "de", "del", "du", "do"}
+)  # fmt: skip
 #: a fact's kind as `value_kind` names it, by its key's prefix (`_new_values`)
 _KIND_OF_KEY = {"md": "date", "date": "date", "time": "time", "phone": "phone", "digits": "number"}
 

@@ -3493,3 +3493,65 @@ def test_a_thing_described_by_an_actions_word_is_no_state_of_that_action() -> No
             ("call", ("get_booking", {"id": "BK-1"}, {"status": status}, False)),
         ]
         assert reply_claims(looked, "Booking BK-1 has been cancelled.", tools) == []
+
+
+def test_the_review_of_the_now_phone_and_european_passive_rules() -> None:
+    """A review's cases (137753e, 41f30a5, 41c9451). Good replies that must pass: a phone a call wrote
+    without spaces or a bracketed area code; a count an update made from its own number (`add_guests: 2`);
+    an update since the user asked that wrote the value otherwise (a slot's id); a `now` that reports a state
+    (`is now available on 16 March`, `now number 3`); a phone that is not the changed value (a lookup's
+    number, a helpline); a booking in a European present passive after a lookup showed it; a German status
+    in a result. False claims that must fail: a negation of another thing after the claim (`es fallen keine
+    Gebühren an`), `Gut,` / `Okay,` before it."""
+    phone = [("user", "My new number is +44 7984 112650."),
+             ("call", ("update_contact", {"phone": "07984112650"}, {"ok": True}, False))]  # fmt: skip
+    assert reply_claims(phone, "Your phone number is now +44 7984 112650.", ["update_contact"]) == []
+    area = [
+        ("user", "Use (415) 555-0132 please."),
+        ("call", ("update_contact", {"phone": "4155550132"}, {"ok": True}, False)),
+    ]
+    assert reply_claims(area, "Your phone number is now (415) 555-0132.", ["update_contact"]) == []
+    added = [("user", "Can booking BT-1 be 4 guests?"), ("call", ("get_booking", {"id": "BT-1"}, {"guests": 2}, False)),
+             ("call", ("add_guests", {"id": "BT-1", "count": 2}, {"ok": True}, False))]  # fmt: skip
+    assert reply_claims(added, "Your booking BT-1 is now for 4 guests.", ["get_booking", "add_guests"]) == []
+    slot = [("user", "Please move my table TB-4 to 8pm."),
+            ("call", ("modify_booking", {"id": "TB-4", "slot": "S9"}, {"ok": True}, False))]  # fmt: skip
+    assert reply_claims(slot, "Your table is now at 8pm.", ["get_availability", "modify_booking"]) == []
+    free = [
+        ("user", "A table for 4 on 16 March?"),
+        ("call", ("check_availability", {"date": "2025-03-16"}, {"available": True}, False)),
+    ]
+    assert (
+        reply_claims(
+            free,
+            "Good news — a table for 4 is now available on 16 March.",
+            ["check_availability", "book_table"],
+        )
+        == []
+    )
+    queue = [("user", "I'm 3rd in line?"), ("call", ("queue", {"id": "Q"}, {"ahead_of_you": 2}, False))]
+    assert reply_claims(queue, "Yes, you are now number 3 in the queue.", ["queue", "book_table"]) == []
+    helpline = [
+        ("user", "Cancel BT-1 please."),
+        ("call", ("cancel_booking", {"id": "BT-1"}, {"status": "cancelled"}, False)),
+    ]
+    reply = "Your booking BT-1 has been cancelled — any questions, call 0800 123 4567."
+    assert [c for c in reply_claims(helpline, reply, ["cancel_booking"]) if c.startswith("done")] == []
+    tools = ["get_booking", "cancel_booking", "book_table"]
+    shown = [
+        ("user", "Is my table reserved?"),
+        ("call", ("get_booking", {"id": "BF-7731"}, {"status": "confirmed", "date": "2025-03-16"}, False)),
+    ]
+    assert reply_claims(shown, "Oui, votre table est réservée pour le 16 mars.", tools) == []
+    german = [
+        ("user", "Ist BF-7731 storniert?"),
+        ("call", ("get_booking", {"id": "BF-7731"}, {"status": "storniert"}, False)),
+    ]
+    assert reply_claims(german, "Ihre Buchung BF-7731 ist storniert.", tools) == []
+    failed = [
+        ("user", "Bitte stornieren Sie BF-7731."),
+        ("call", ("cancel_booking", {"id": "BF-7731"}, None, True)),
+    ]
+    for reply in ("Ihre Buchung BF-7731 ist storniert, es fallen keine Gebühren an.",
+                  "Gut, Ihre Buchung BF-7731 ist storniert.", "Okay, Ihre Buchung BF-7731 ist storniert."):  # fmt: skip
+        assert reply_claims(failed, reply, tools) == [f"done: {reply}"]
