@@ -1156,12 +1156,14 @@ class Evidence:
             calls = {d.arg_strings: d for d in doing}.values()  # each distinct call once
             enough = bool(doing) and (wanted == 1 or sum(_things_done(d, verb) for d in calls) >= wanted)
             # `I've updated your contact number to 07984 112650`: a phone the user gave (not a helpline, nor one a
-            # lookup showed) that the clause gives, carried by a call that did it (digit by digit, as
-            # `_same_phone` compares), else that call changed something else
+            # lookup showed) that the clause gives, where a tool that does it keeps contact details
+            # (`update_contact_details`): carried by a call that did it (digit by digit, as `_same_phone`
+            # compares), else that call changed something else — not a number to reach the user on (`I've moved
+            # it to 8pm - we'll ring you on 07984 112650`) where no such tool is
             lost = next(
                 (
                     said
-                    for said in _named_phones(clause)
+                    for said in (_named_phones(clause) if any(_keeps_contact(t) for t in tools) else ())
                     if self._asked_at(said, "phone") is not None and not self._carried(said, "phone", doing)
                 ),
                 "",
@@ -1226,45 +1228,62 @@ class Evidence:
         now …`, `Ihre Buchung ist jetzt für 4 Personen`: `_NOW_STATE`) that the user asked for, when no call
         that may act carried it: the change it reports was not made (a failed or a missing update, then `… is
         now …`). The value is the one right after `now` (`_NOW_GAP`: `for`, `on Sunday,`): `is now available
-        on 16 March`, `you are now number 3 in the queue` say a state, not what it changed to. It must be the
-        user's (`_asked_for`): one a result states is a state the reply reports, one no user stated the fact
+        on 16 March`, `you are now number 3 in the queue` say a state, not what it changed to; so does the
+        user's news the reply builds on (`Since your flight is now at 14:30`: `_PREMISE`). It must be the
+        user's (`_asked_at`): one a result states is a state the reply reports, one no user stated the fact
         checks' to judge. A call carried it when its arguments state it, or a count it makes with a stated
-        number (`add_guests: 2` to a booking of 2: `now for 4 guests`). Only where the agent has a tool that
-        may act: with none, it could change nothing and says what is."""
+        number (`add_guests: 2` to a booking of 2: `now for 4 guests`); a call that acts, made since the user
+        asked, did it however it wrote it. Only where the agent has a tool that may act: with none, it could
+        change nothing and says what is. Every `now` of a sentence is read."""
         if _NOW_STATE.search(reply) is None or not any(may_act(t) for t in known_tools):
             return []
         acting = [d for d in self._done if may_act(d.tool)]
         out = []
         for sentence in sentences(reply):
-            m = _NOW_STATE.search(sentence)
-            if m is None or act_of(sentence) == "ask" or _CONDITION.search(sentence, 0, m.start()):
+            if act_of(sentence) == "ask":
                 continue
-            if _NOT_DONE.search(sentence, _clause_start(sentence, m.start()), m.end()):
-                continue
-            rest = sentence[m.end() :]
-            end = _CLAUSE_BREAK.search(rest)
-            # not what parentheses add: the sum's parts, a rule (`is now £24,900 (£18,500 + £6,400)`)
-            said = _ASIDE.sub(" ", rest[: end.start()] if end else rest)
-            values = _new_values(said)
-            if not values:
-                continue
-            original, kind = values[0]
-            gap = said[: said.find(original)]
-            if not all(w in _NOW_GAP or w in _weekday_names() for w in normalize_text(gap).split()):
-                continue
-            asked = self._asked_at(original, kind)
-            if asked is None or self._carried(original, kind, acting):
-                continue
-            # a call that changes things since the user asked: done, however it wrote the value (a slot's id,
-            # an epoch, `row: 14, seat: "C"`)
-            if any(d.turn > asked and does(d.tool, "update") for d in acting):
-                continue
-            detail = (
-                f"the reply says {original!r} now holds ({sentence.strip()!r}); the user asked for it, but no "
-                "call that acts carried it and no result states it"
-            )
-            out.append(Claim("done", sentence.strip(), detail))
+            for m in _NOW_STATE.finditer(sentence):  # `… is now confirmed, and it is now for 4 guests`
+                claim = self._unchanged_at(sentence, m, acting)
+                if claim is not None:
+                    out.append(claim)
+                    break
         return out
+
+    def _unchanged_at(self, sentence: str, m: re.Match[str], acting: Sequence[_Done]) -> Claim | None:
+        """`_unchanged` of one `now` of a sentence."""
+        start = _clause_start(sentence, m.start())
+        if _CONDITION.search(sentence, 0, m.start()) or _NOT_DONE.search(sentence, start, m.end()):
+            return None
+        if _PREMISE.search(
+            sentence, start, m.start()
+        ):  # `Since your flight is now at 14:30, …`: the user's news
+            return None
+        rest = sentence[m.end() :]
+        end = _CLAUSE_BREAK.search(rest)
+        # not what parentheses add: the sum's parts, a rule (`is now £24,900 (£18,500 + £6,400)`)
+        said = _ASIDE.sub(" ", rest[: end.start()] if end else rest)
+        values = _new_values(said)
+        if not values:
+            return None
+        original, kind = values[0]
+        at = said.find(original)
+        if at < 0:  # read otherwise than written (`four`, `1.500,00 €`): from its first digit or number word
+            first = [x.start() for x in (DIGIT.search(said), NUMBER_WORD.search(said)) if x is not None]
+            at = min(first, default=0)
+        if not all(w in _NOW_GAP or w in _weekday_names() for w in normalize_text(said[:at]).split()):
+            return None
+        asked = self._asked_at(original, kind)
+        if asked is None or self._carried(original, kind, acting):
+            return None
+        # a call that acts since the user asked: done, however it wrote the value (a slot's id, an epoch, `row:
+        # 14, seat: "C"`; a class cancelled and another booked; a loan renewed)
+        if any(d.turn > asked for d in acting):
+            return None
+        detail = (
+            f"the reply says {original!r} now holds ({sentence.strip()!r}); the user asked for it, but no call "
+            "that acts carried it or was made since, and no result states it"
+        )
+        return Claim("done", sentence.strip(), detail)
 
     def _asked_at(self, original: str, kind: str) -> int | None:
         """The first turn the user stated a value that no tool result and no system prompt states
@@ -1720,7 +1739,7 @@ class Evidence:
             values = [v for _, _, v in _leaves(d.result) if isinstance(v, str)]
             if named and not named <= {normalize_text(v) for v in (*values, *d.arg_strings)}:
                 continue
-            short = (v for v in values if len(v.split()) <= 2)
+            short = (v.lower() if v.isupper() else v for v in values if len(v.split()) <= 2)  # `CANCELLED`
             if any(_names_state(key_words(v), stems) for v in short):
                 return True
         return False
@@ -3558,21 +3577,35 @@ def _names_state(words: Sequence[str], stems: Sequence[str]) -> bool:
     a word of the action that ends the value or comes before a preposition — not one that describes a thing
     (`raised_bed`, a plot's size, is no request raised; `booked_seats`)."""
     return any(
-        any(w.startswith(stem) for stem in stems) and (i == len(words) - 1 or words[i + 1] in _AFTER_STATE)
+        any(w.startswith(stem) for stem in stems)
+        and (i == len(words) - 1 or words[i + 1] in _AFTER_STATE or words[i + 1] in _CLAIM_VERBS)
         for i, w in enumerate(words)
     )
 
 
-#: what may follow a state's word in a status value (`cancelled_by_user`, `refunded_to_card`, `sent_at`)
+#: what may follow a state's word in a status value: a preposition (`cancelled_by_user`, `refunded_to_card`,
+#: `sent_at`), or a word that says it done (`refund_issued`, `cancellation_confirmed`, `cancelled_late`; an
+#: action's own word too, `_CLAIM_VERBS`: `cancelled_refunded`)
 _AFTER_STATE = frozenset(
-    {"by", "at", "on", "to", "via", "for", "from", "in", "ok", "successfully", "already"}
-)
+    {"by", "at", "on", "to", "via", "for", "from", "in", "ok", "successfully", "already", "confirmed", "complete",
+     "received", "success", "successful", "late", "early", "free"}
+) | _DONE_WORDS  # fmt: skip
 
 
 def _same_number(digits: str, other: str) -> bool:
     """Two phone numbers' digits that are one number (`_same_phone`)."""
     same = len(other) >= _PHONE_DIGITS and (digits.endswith(other) or other.endswith(digits))
     return same or _trunk_of(digits, other) or _trunk_of(other, digits)
+
+
+def _keeps_contact(tool: str) -> bool:
+    """A tool whose name says it keeps a phone number or contact details (`update_contact_details`,
+    `update_customer_contact`, `set_mobile_number`, `telefon_aendern`)."""
+    return not _CONTACT_WORDS.isdisjoint(key_words(tool))
+
+
+_CONTACT_WORDS = frozenset({"contact", "contacts", "phone", "mobile", "telephone", "number", "kontakt", "telefon",
+                            "handynummer", "telefono", "numero", "telefone"})  # fmt: skip
 
 
 def _named_phones(clause: str) -> list[str]:
@@ -4817,7 +4850,8 @@ _EU_NOT = re.compile(
 #: the words of `_EU_NOT` that make a condition (`…, sobald die Zahlung eingeht`), not a negation of another
 #: thing (`…, es fallen keine Gebühren an`)
 _EU_IF = re.compile(
-    r"(?i)\b(?:si|wenn|falls|sobald|indien|caso|quand|lorsque|cuando|quando|jeśli|jeżeli|gdy|kiedy)\b"
+    r"(?i)\b(?:si|wenn|falls|sobald|indien|caso|quand|lorsque|cuando|quando|jeśli|jeżeli|gdy|kiedy|automatisch|"
+    r"automatiquement|automáticamente|automaticamente|automatycznie)\b"
 )
 _EU_COURTESY = re.compile(
     r"(?i)^\W*(?:pas\s+de\s+probl[èe]me|no\s+hay\s+problema|kein\s+problem|nessun\s+problema|sem\s+problema|"
@@ -5224,6 +5258,9 @@ _NOW_STATE = re.compile(
     r"(?i)\b(?:is|are)\s+now\b|\b(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|jest|są)\s+"
     r"(?:jetzt|nun|maintenant|désormais|ahora|ora|adesso|agora|nu|teraz)\b"
 )
+#: words before a `now` that make it the user's news the reply builds on (`Since your flight is now at 14:30`,
+#: `Understood - your flight is now …`), not a change it reports
+_PREMISE = re.compile(r"(?i)\b(?:since|because|given|now\s+that|understood|noted|i\s+see)\b")
 #: what parentheses add, unless only digits (`(415) 555-0132`: an area code)
 _ASIDE = re.compile(r"\((?=[^()]*[^\d\s()])[^()]*\)|（[^（）]*）")
 #: the words that may stand between `now` and the value a thing now holds (`now for 4 guests`, `jetzt für`,
@@ -5249,7 +5286,8 @@ def _new_values(said: str) -> list[tuple[str, str]]:
     ]  # fmt: skip
     dated = " ".join(original for canon, original in facts if canon.startswith(("md:", "date:")))
     for canon, original in extract_facts(said, False).spans:
-        if canon.startswith("number:") and "|" not in canon and original.isdigit() and original not in dated:
+        written = original.isdigit() or NUMBER_WORD.fullmatch(original) is not None  # `4`, `four`
+        if canon.startswith("number:") and "|" not in canon and written and original not in dated:
             out.append((original, "count"))
     return sorted(out, key=lambda value: said.find(value[0]) % (len(said) + 1))  # (one not found: last)
 

@@ -3555,3 +3555,62 @@ def test_the_review_of_the_now_phone_and_european_passive_rules() -> None:
     for reply in ("Ihre Buchung BF-7731 ist storniert, es fallen keine Gebühren an.",
                   "Gut, Ihre Buchung BF-7731 ist storniert.", "Okay, Ihre Buchung BF-7731 ist storniert."):  # fmt: skip
         assert reply_claims(failed, reply, tools) == [f"done: {reply}"]
+
+
+def test_the_second_review_of_the_now_phone_and_state_rules() -> None:
+    """A second review's cases (cadf8d4). Good replies that must pass: the user's own news (`Understood -
+    your flight is now at 14:30`); a change made by calls that do not say `update` (a class cancelled and
+    another booked, a loan renewed); a number to reach the user on where no tool keeps contact details; a
+    state a lookup showed as `refund_issued`, `cancellation_confirmed`, `CANCELLED`; a rule that runs
+    automatically. False claims that must fail: a count in words, a European amount, a second `now`."""
+    flight = [("user", "The airline moved my flight to 14:30. Can you push my transfer TR-12 later?"),
+              ("call", ("get_booking", {"id": "TR-12"}, {"pickup": "11:00"}, False))]  # fmt: skip
+    assert (
+        reply_claims(flight, "Understood - your flight is now at 14:30.", ["get_booking", "modify_booking"])
+        == []
+    )
+    spin = [("user", "Can you switch me from the 9:00 spin class to the 10:30 one on Friday?"),
+            ("call", ("cancel_class", {"class_id": "SPIN-FRI-0900"}, {"ok": True}, False)),
+            ("call", ("book_class", {"class_id": "SPIN-FRI-1030"}, {"ok": True}, False))]  # fmt: skip
+    assert reply_claims(spin, "Your Friday spin class is now at 10:30.", ["cancel_class", "book_class"]) == []
+    loan = [
+        ("user", "Can I renew loan L-4 so it's due on 28 March?"),
+        ("call", ("renew_loan", {"id": "L-4"}, {"ok": True}, False)),
+    ]
+    assert reply_claims(loan, "Loan L-4 is now due on 28 March.", ["get_loan", "renew_loan"]) == []
+    ring = [("user", "Can you move booking BK-1 to 8pm? Best number to reach me today is 07984 112650."),
+            ("call", ("modify_booking", {"id": "BK-1", "time": "20:00"}, {"ok": True}, False))]  # fmt: skip
+    reply = "I've moved booking BK-1 to 8pm - we'll ring you on 07984 112650 if there's any problem."
+    assert reply_claims(ring, reply, ["get_booking", "modify_booking"]) == []
+    for status, reply, tools in (
+        ("refund_issued", "Your refund for order 55123 has been issued.", ["get_order", "refund_order"]),
+        ("cancellation_confirmed", "Your order 55123 has been cancelled.", ["get_order", "cancel_order"]),
+        ("CANCELLED", "Ja, Ihre Bestellung 55123 ist storniert.", ["get_order", "cancel_order"]),
+    ):
+        looked = [
+            ("user", "Any news on order 55123?"),
+            ("call", ("get_order", {"id": "55123"}, {"id": "55123", "status": status}, False)),
+        ]
+        assert reply_claims(looked, reply, tools) == []
+    unpaid = [
+        ("user", "Et si je ne paie pas la commande 55123 ?"),
+        ("call", ("get_order", {"id": "55123"}, {"status": "awaiting_payment"}, False)),
+    ]
+    rule = "Votre commande 55123 est annulée automatiquement sans paiement."
+    assert reply_claims(unpaid, rule, ["get_order", "cancel_order"]) == []
+    failed = [
+        ("user", "Can you change booking BK-1 to 4 guests?"),
+        ("call", ("modify_booking", {"id": "BK-1", "guests": 4}, None, True)),
+    ]
+    for reply in (
+        "Your booking BK-1 is now for four guests.",
+        "Your booking BK-1 is now confirmed, and it is now for 4 guests.",
+    ):
+        assert reply_claims(failed, reply, ["get_booking", "modify_booking"]) == [f"done: {reply}"]
+    limit = [
+        ("user", "Bitte erhöhen Sie mein Tageslimit auf 1.500,00 €."),
+        ("call", ("set_card_limit", {"id": "C-1", "limit": 1500}, None, True)),
+    ]
+    assert reply_claims(limit, "Ihr Tageslimit ist jetzt 1.500,00 €.", ["get_card", "set_card_limit"]) == [
+        "done: Ihr Tageslimit ist jetzt 1.500,00 €."
+    ]
