@@ -1235,8 +1235,8 @@ class Evidence:
         number (`add_guests: 2` to a booking of 2: `now for 4 guests`); a call that acts, made since the user
         asked, did it however it wrote it. Only where the agent has a tool that may act: with none, it could
         change nothing and says what is. Every `now` of a sentence is read."""
-        if _NOW_STATE.search(reply) is None or not any(may_act(t) for t in known_tools):
-            return []
+        if not holds_any(fold(reply), _NOW_HINTS) or not any(may_act(t) for t in known_tools):
+            return []  # (the cheap test first: `_NOW_STATE` costs 50 µs a reply)
         acting = [d for d in self._done if may_act(d.tool)]
         out = []
         for sentence in sentences(reply):
@@ -5269,6 +5269,10 @@ _NOW_GAP = frozenset(
     {"for", "on", "at", "to", "in", "until", "till", "the", "set", "due", "back", "für", "am", "um", "auf", "bis",
      "pour", "le", "la", "à", "a", "au", "para", "el", "en", "per", "il", "op", "voor", "de", "del", "du", "do"}
 )  # fmt: skip
+#: the words `_NOW_STATE` needs, after the space before them (every value a thing now holds follows its `now`
+#: after a space too: ` ora ` and ` nu ` so, as `ora` and `nu` are in many words)
+_NOW_HINTS = (" now", "\nnow", " jetzt", " nun", " maintenant", " désormais", " ahora", " ora ", " adesso",
+              " agora", " nu ", " teraz")  # fmt: skip
 #: a fact's kind as `value_kind` names it, by its key's prefix (`_new_values`)
 _KIND_OF_KEY = {"md": "date", "date": "date", "time": "time", "phone": "phone", "digits": "number"}
 
