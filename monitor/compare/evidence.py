@@ -4903,7 +4903,7 @@ def _eu_claim(sentence: str, opened: bool = False) -> str | None:
     said = _EU_OPENER.match(sentence, start)  # `Erledigt: Ihre Nummer ist hinterlegt`
     yours = _EU_OWN_SUBJECT.match(sentence, said.end() if said else start) is not None
     found = _eu_read(sentence, start, _EU_PRESENT if opened and yours else _EU_DONE)
-    if found is None and yours and not opened:
+    if found is None and yours and not opened and not (opener and _EU_YES.match(opener.group(0))):
         # `Ihre Buchung BF-7731 ist storniert`: the user's own thing in a present passive, as English reads
         # `Your reservation AVH-58812 is cancelled` (`_yours_now`): of its actions only, and no rule after it
         # (`Ihre Anmeldung ist bestätigt, sobald die Zahlung eingeht`)
@@ -4918,9 +4918,13 @@ def _eu_claim(sentence: str, opened: bool = False) -> str | None:
     return found[0] if found else None
 
 
-#: the actions `_YOURS_NOW` reads in English but a booking's: `votre table est réservée pour le 16 mars`,
-#: `Ihr Kind ist angemeldet` after a lookup that showed it report it as often as they claim it
-_EU_YOURS_NOW = _YOURS_NOW - {"book"}
+#: the actions `_YOURS_NOW` reads in English but a booking, a change and a deletion: `votre table est réservée
+#: pour le 16 mars` after a lookup that showed it, `Ihr Flug LH-123 ist verschoben` (the airline moved it),
+#: `Ihre Adresse ist geändert` (the user changed it online), `Ihr altes Konto ist gelöscht` report what others
+#: did as often as they claim it
+_EU_YOURS_NOW = _YOURS_NOW - {"book", "update", "delete"}
+#: a courtesy that answers yes (`Ja, Ihre Buchung ist storniert`): the reply answers a question about a state
+_EU_YES = re.compile(r"(?i)\W*(?:ja|oui|sí|si|sim)\b")
 #: participles that say a record exists, not which action made it (`Votre commande CK-8812 est enregistrée`:
 #: a new order; `Ihre Nummer ist hinterlegt`: a change): a claim after an opener only
 _EU_RECORDED = frozenset({"enregistré", "enregistrée", "gespeichert", "hinterlegt"})
@@ -5255,7 +5259,7 @@ _AND_THEN = re.compile(r",?\s+and\s+then\s+")
 #: a thing said to hold a value now (`is now for 4 guests`, `are now on Sunday`, `ist jetzt`, `est maintenant`):
 #: the European auxiliaries `_EU_AUXILIARY` reads a present passive with
 _NOW_STATE = re.compile(
-    r"(?i)\b(?:is|are)\s+now\b|\b(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|jest|są)\s+"
+    r"(?i)\b(?:is|are)\s+now\b|\b(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|is|zijn|jest|są)\s+"
     r"(?:jetzt|nun|maintenant|désormais|ahora|ora|adesso|agora|nu|teraz)\b"
 )
 #: words before a `now` that make it the user's news the reply builds on (`Since your flight is now at 14:30`,
@@ -5267,12 +5271,29 @@ _ASIDE = re.compile(r"\((?=[^()]*[^\d\s()])[^()]*\)|（[^（）]*）")
 #: `now on Sunday 16 March`, `maintenant pour le 16 mars`)
 _NOW_GAP = frozenset(
     {"for", "on", "at", "to", "in", "until", "till", "the", "set", "due", "back", "für", "am", "um", "auf", "bis",
-     "pour", "le", "la", "à", "a", "au", "para", "el", "en", "per", "il", "op", "voor", "de", "del", "du", "do"}
+     "pour", "le", "la", "à", "a", "au", "para", "el", "en", "per", "il", "op", "voor", "de", "del", "du", "do",
+     "na", "dla", "w"}
 )  # fmt: skip
-#: the words `_NOW_STATE` needs, after the space before them (every value a thing now holds follows its `now`
-#: after a space too: ` ora ` and ` nu ` so, as `ora` and `nu` are in many words)
-_NOW_HINTS = (" now", "\nnow", " jetzt", " nun", " maintenant", " désormais", " ahora", " ora ", " adesso",
-              " agora", " nu ", " teraz")  # fmt: skip
+#: the words `_NOW_STATE` needs, after the whitespace before them (every value a thing now holds follows its
+#: `now` after a space too: ` ora ` and ` nu ` so, as `ora` and `nu` are in many words); a space, a line's end,
+#: a tab, a non-breaking or a narrow space (text carried over from HTML)
+_NOW_HINTS = tuple(
+    f"{space}{word}"
+    for word in (
+        "now",
+        "jetzt",
+        "nun",
+        "maintenant",
+        "désormais",
+        "ahora",
+        "ora ",
+        "adesso",
+        "agora",
+        "nu ",
+        "teraz",
+    )
+    for space in (" ", "\n", "\t", "\r", "\xa0", "\u202f")
+)
 #: a fact's kind as `value_kind` names it, by its key's prefix (`_new_values`)
 _KIND_OF_KEY = {"md": "date", "date": "date", "time": "time", "phone": "phone", "digits": "number"}
 

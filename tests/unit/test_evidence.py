@@ -3614,3 +3614,28 @@ def test_the_second_review_of_the_now_phone_and_state_rules() -> None:
     assert reply_claims(limit, "Ihr Tageslimit ist jetzt 1.500,00 €.", ["get_card", "set_card_limit"]) == [
         "done: Ihr Tageslimit ist jetzt 1.500,00 €."
     ]
+
+
+def test_the_third_review_of_the_now_rule_and_the_european_passive() -> None:
+    """A third review's cases (ceea77f). A `now` after a non-breaking space, in Dutch (`is nu voor`) and in
+    Polish (`jest teraz na`) is read; a European present passive of a change or a deletion, which others
+    make as often (`Ihr Flug LH-123 ist verschoben`: the airline; `Ihre Adresse ist geändert`: the user,
+    online), or after a `Ja,` that answers a question, is no claim — as `Yes, your booking …` is none."""
+    failed = [
+        ("user", "Can you change booking BK-1 to 4 guests?"),
+        ("call", ("modify_booking", {"id": "BK-1", "guests": 4}, None, True)),
+    ]
+    tools = ["get_booking", "modify_booking"]
+    for reply in ("Your booking BK-1 is\u00a0now for 4 guests.", "Uw reservering BK-1 is nu voor 4 personen.",
+                  "Pana rezerwacja BK-1 jest teraz na 4 osoby."):  # fmt: skip
+        assert reply_claims(failed, reply, tools) == [f"done: {reply}"]
+    delayed = [("user", "Was ist mit meinem Flug LH-123?"),
+               ("call", ("get_flight", {"id": "LH-123"}, {"status": "delayed", "new_departure": "16:30"}, False))]  # fmt: skip
+    for reply in ("Ihr Flug LH-123 ist verschoben, neue Abflugzeit 16:30.", "Ihre Adresse ist geändert."):
+        assert reply_claims(delayed, reply, ["get_flight", "change_flight", "update_address"]) == []
+    asked = [
+        ("user", "Ist Buchung BF-7731 storniert?"),
+        ("call", ("cancel_booking", {"id": "BF-7731"}, None, True)),
+    ]
+    assert done_claims("Ja, Ihre Buchung BF-7731 ist storniert.") == ()
+    assert reply_claims(asked, "Ihre Buchung BF-7731 ist storniert.", ["cancel_booking"]) != []
