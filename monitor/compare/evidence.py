@@ -1254,9 +1254,8 @@ class Evidence:
         start = _clause_start(sentence, m.start())
         if _CONDITION.search(sentence, 0, m.start()) or _NOT_DONE.search(sentence, start, m.end()):
             return None
-        if _PREMISE.search(
-            sentence, start, m.start()
-        ):  # `Since your flight is now at 14:30, …`: the user's news
+        # `Since your flight is now at 14:30, …`: the user's news the reply builds on
+        if _PREMISE.search(sentence, start, m.start()):
             return None
         rest = sentence[m.end() :]
         end = _CLAUSE_BREAK.search(rest)
@@ -1294,10 +1293,8 @@ class Evidence:
         sources = {s for s, _ in found}
         if "user" not in sources or "tool_result" in sources or ("system" in sources and kind != "count"):
             return None
-        if kind == "phone":  # a result's number written without spaces (`07984112650`) is no phone fact
-            digits = digits_of(original)
-            if any(_same_number(digits, digits_of(v)) for d in self._done for v in d.result_strings):
-                return None
+        if kind == "phone" and _phone_in(original, (v for d in self._done for v in d.result_strings)):
+            return None  # a result's number written without spaces (`07984112650`) is no phone fact
         return min(t or 0 for s, t in found if s == "user")
 
     def _carried(self, original: str, kind: str, calls: Sequence[_Done]) -> bool:
@@ -1308,8 +1305,7 @@ class Evidence:
         if any(turn in turns for _, turn in _stated(original, kind, self._arguments, self._airports)):
             return True
         if kind == "phone":
-            digits = digits_of(original)
-            return any(_same_number(digits, digits_of(v)) for d in calls for v in d.arg_strings)
+            return _phone_in(original, (v for d in calls for v in d.arg_strings))
         target = _as_number(original)
         if kind != "count" or target is None:
             return False
@@ -3598,6 +3594,13 @@ def _same_number(digits: str, other: str) -> bool:
     return same or _trunk_of(digits, other) or _trunk_of(other, digits)
 
 
+def _phone_in(phone: str, texts: Iterable[str]) -> bool:
+    """Whether a text holds the phone number's digits as one number (`_same_number`): `07984112650` for
+    `07984 112650`, `+447984112650` too."""
+    digits = digits_of(phone)
+    return any(_same_number(digits, digits_of(text)) for text in texts)
+
+
 def _keeps_contact(tool: str) -> bool:
     """A tool whose name says it keeps a phone number or contact details (`update_contact_details`,
     `update_customer_contact`, `set_mobile_number`, `telefon_aendern`)."""
@@ -4788,12 +4791,13 @@ _EU_FIRST_AUXILIARIES = (
     r"hemos|ho|abbiamo|ik\s+heb|heb\s+ik|we\s+hebben"
 )
 _EU_FIRST_AUXILIARY = re.compile(rf"(?i)(?:{_EU_FIRST_AUXILIARIES})\s")
+#: `now` in the languages claims are read in, after an auxiliary (`ist jetzt`, `est maintenant`, `is nu`)
+_EU_NOW_WORDS = ("jetzt", "nun", "maintenant", "désormais", "ahora", "ora", "adesso", "agora", "nu", "teraz")
 _EU_AUXILIARY = (
     _EU_FIRST_AUXILIARIES + r"|ha|han|a\s+(?:bien\s+)?été|ont\s+(?:bien\s+)?été|wurde|wurden|"
     r"ha\s+sido|han\s+sido|è\s+stat[oa]|sono\s+stat[ie]|foi|foram|is|zijn|został[aoy]?|zostali|"
     # a present passive that says `now` (`Ihre Buchung ist jetzt storniert`, as `is now cancelled`)
-    r"(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|jest|są)\s+(?:jetzt|nun|maintenant|désormais|ahora|"
-    r"ora|adesso|agora|nu|teraz)"
+    rf"(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|jest|są)\s+(?:{'|'.join(_EU_NOW_WORDS)})"
 )
 _EU_DONE = re.compile(rf"(?i)(?:\b(?:{_EU_AUXILIARY})\s+(?:[\w'’-]+\s+){{0,8}}?|\b)(?P<v>{_EU_PARTICIPLE})\b")
 #: after an opener (`_EU_OPENER`), the present passive's auxiliaries too
@@ -4842,16 +4846,16 @@ _EU_FIRST_PERSON = re.compile(
     + r")\b"
 )
 _EU_HINTS = tuple(w.casefold() for w in _EU_VERBS)  # a claim holds its participle: the cheap test first
-_EU_NOT = re.compile(
-    r"(?i)\b(?:non|no|pas|nicht|nichts|nie|kein\w*|não|nao|nenhum\w*|niet|niets|nooit|geen|nunca|jamais|nada|"
-    r"ningun\w*|nessun\w*|si|wenn|falls|sobald|als|indien|caso|quand|lorsque|cuando|quando|jeśli|jeżeli|gdy|"
-    r"kiedy|automatisch|automatiquement|automáticamente|automaticamente|automatycznie)\b"
-)
 #: the words of `_EU_NOT` that make a condition (`…, sobald die Zahlung eingeht`), not a negation of another
 #: thing (`…, es fallen keine Gebühren an`)
-_EU_IF = re.compile(
-    r"(?i)\b(?:si|wenn|falls|sobald|indien|caso|quand|lorsque|cuando|quando|jeśli|jeżeli|gdy|kiedy|automatisch|"
-    r"automatiquement|automáticamente|automaticamente|automatycznie)\b"
+_EU_IF_WORDS = (
+    r"si|wenn|falls|sobald|indien|caso|quand|lorsque|cuando|quando|jeśli|jeżeli|gdy|kiedy|automatisch|"
+    r"automatiquement|automáticamente|automaticamente|automatycznie"
+)
+_EU_IF = re.compile(rf"(?i)\b(?:{_EU_IF_WORDS})\b")
+_EU_NOT = re.compile(
+    r"(?i)\b(?:non|no|pas|nicht|nichts|nie|kein\w*|não|nao|nenhum\w*|niet|niets|nooit|geen|nunca|jamais|nada|"
+    rf"ningun\w*|nessun\w*|als|{_EU_IF_WORDS})\b"
 )
 _EU_COURTESY = re.compile(
     r"(?i)^\W*(?:pas\s+de\s+probl[èe]me|no\s+hay\s+problema|kein\s+problem|nessun\s+problema|sem\s+problema|"
@@ -5260,7 +5264,7 @@ _AND_THEN = re.compile(r",?\s+and\s+then\s+")
 #: the European auxiliaries `_EU_AUXILIARY` reads a present passive with
 _NOW_STATE = re.compile(
     r"(?i)\b(?:is|are)\s+now\b|\b(?:ist|sind|est|sont|es|son|está|están|è|sono|é|são|is|zijn|jest|są)\s+"
-    r"(?:jetzt|nun|maintenant|désormais|ahora|ora|adesso|agora|nu|teraz)\b"
+    rf"(?:{'|'.join(_EU_NOW_WORDS)})\b"
 )
 #: words before a `now` that make it the user's news the reply builds on (`Since your flight is now at 14:30`,
 #: `Understood - your flight is now …`), not a change it reports
@@ -5278,20 +5282,8 @@ _NOW_GAP = frozenset(
 #: `now` after a space too: ` ora ` and ` nu ` so, as `ora` and `nu` are in many words); a space, a line's end,
 #: a tab, a non-breaking or a narrow space (text carried over from HTML)
 _NOW_HINTS = tuple(
-    f"{space}{word}"
-    for word in (
-        "now",
-        "jetzt",
-        "nun",
-        "maintenant",
-        "désormais",
-        "ahora",
-        "ora ",
-        "adesso",
-        "agora",
-        "nu ",
-        "teraz",
-    )
+    f"{space}{word}{' ' if word in ('ora', 'nu') else ''}"
+    for word in ("now", *_EU_NOW_WORDS)
     for space in (" ", "\n", "\t", "\r", "\xa0", "\u202f")
 )
 #: a fact's kind as `value_kind` names it, by its key's prefix (`_new_values`)
