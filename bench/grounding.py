@@ -85,9 +85,26 @@ def write(convs: Sequence[Mapping[str, Any]], rendering: str, out: Path, tools: 
     return folder
 
 
+#: the bench's replay config: reports unredacted, so a labelled email or card number a root cause names is
+#: found (`blind_report`); what is judged does not depend on redaction, only what a report shows of it
+CONFIG = "redaction:\n  enabled: false\n"
+
+
 def replay(traffic: Path, out: Path, policy: Path | None) -> dict[str, dict[str, Any]]:
     reports = out / f"{traffic.name}-{'policy' if policy else 'builtin'}.jsonl"
-    cmd = [sys.executable, "-m", "monitor", "replay", str(traffic), "--out", str(reports)]
+    config = out / "bench-config.yaml"
+    config.write_text(CONFIG)
+    cmd = [
+        sys.executable,
+        "-m",
+        "monitor",
+        "replay",
+        str(traffic),
+        "--out",
+        str(reports),
+        "--config",
+        str(config),
+    ]
     if policy is not None:
         cmd += ["--policy", str(policy)]
     done = subprocess.run(cmd, capture_output=True, text=True)
