@@ -590,6 +590,11 @@ def reply_claims(steps: list[tuple[str, Any]], reply: str, tools: Sequence[str] 
     return [c.what + ": " + c.text for c in ev.unsupported(reply, tools)]
 
 
+def done_of(claims: list[str]) -> list[str]:
+    """The done-claims among `reply_claims`."""
+    return [c for c in claims if c.startswith("done: ")]
+
+
 def test_a_booking_confirmation_names_the_id_the_result_gave() -> None:
     steps = [("user", "book HAT001 on 2025-05-17"),
              ("call", ("book_reservation", {"flight": "HAT001"}, {"reservation_id": "ZX9Q2L"}, False))]  # fmt: skip
@@ -618,6 +623,56 @@ def test_an_opener_that_says_done_needs_a_tool_that_acts_and_a_lookup_named_by_i
     assert reply_claims(email, "Done! Your email is now a@b.com.", ["update_contact_details"]) == [
         "done: Done!"
     ]
+
+
+def test_a_reply_that_gives_a_failed_calls_values_and_says_nothing_of_the_failure_is_unsupported() -> None:
+    """The first reply after a call that acts failed, with no later call of that tool that did it, which gives
+    the call's own values and says nothing of the failure: its outcome presented as done, whatever the words
+    (`a sua estadia PL-7734 vai até domingo` is no claim the reply's wording is read for; grounding
+    blind sets 14, 26, 29: `your homestay is extended until Sunday 30 August` after an error)."""
+    tools = ["get_placement", "extend_placement"]
+    failed = [("user", "Can I stay two more weeks, until 30 August?"),
+              ("call", ("extend_placement", {"placement_id": "PL-7734", "until": "2026-08-30"}, None, True))]  # fmt: skip
+    for reply, claimed in (
+        ("Good news! Your homestay is extended until Sunday 30 August.", "Your homestay is extended until"),
+        ("Ótimas notícias: a sua estadia PL-7734 vai até domingo.", "Ótimas notícias"),
+        ("안녕하세요. 숙박(PL-7734)이 연장되었습니다.", "숙박(PL-7734)"),
+    ):
+        [claim] = done_of(reply_claims(failed, reply, tools))
+        assert claimed in claim
+    # it says so (a negation, a regret, a question), in the languages read: no claim
+    for reply in (
+        "Unfortunately the Walsh family is away from 23 August, so I couldn't extend it to 30 August.",
+        "Leider ist die Familie ab dem 23. August verreist; eine Verlängerung bis zum 30. August geht nicht.",
+        "很抱歉，寄宿家庭8月23日起不在，无法延长到8月30日。",
+        "Shall I look for another host until 30 August?",
+        # τ-bench: a booking refused for its payment, the next reply a new breakdown, or the retry announced
+        "The stay until 30 August is £420. Please confirm if you would like to proceed with this payment.",
+        "It seems there was an oversight: the total until 30 August is £420. I will proceed with that amount.",
+    ):
+        assert done_of(reply_claims(failed, reply, tools)) == []
+    # a reply that gives none of the call's values speaks of something else
+    assert done_of(reply_claims(failed, "Your course runs on as planned.", tools)) == []
+    # a later call of the tool that did it recovers the failure (one recovery model)
+    done = {"placement_id": "PL-7734", "until": "2026-08-30"}
+    retried = [*failed, ("call", ("extend_placement", done, {"ok": 1}, False))]
+    assert done_of(reply_claims(retried, "Your homestay is extended until Sunday 30 August.", tools)) == []
+
+
+def test_a_result_that_says_the_call_was_not_done_is_a_failure_the_reply_must_report() -> None:
+    """`"status": "waitlisted"`: the booking was not made; `You're in for Friday's firing (October 3)` gives
+    the call's firing and says nothing of the waiting list (grounding blind set 18). The next reply, after the
+    user's next message, answers that message, not the failure."""
+    tools = ["check_firing_schedule", "book_firing"]
+    steps = [("user", "Book me 3 half shelves in Friday's firing please"),
+             ("call", ("book_firing", {"firing_id": "F-1003-C6", "date": "2025-10-03", "half_shelves": 3},
+                       {"status": "waitlisted", "position": 2}, False))]  # fmt: skip
+    reply = "You're in for Friday's cone 6 firing (October 3): 3 half shelves at $15 each."
+    assert done_of(reply_claims(steps, reply, tools)) == [f"done: {reply}"]
+    waiting = "You're number 2 on the waitlist for the October 3 firing."
+    assert done_of(reply_claims(steps, waiting, tools)) == []
+    later = [*steps, ("user", "What time should I drop them off?")]
+    assert done_of(reply_claims(later, "Drop your 3 half shelves off by 6 pm on October 3.", tools)) == []
 
 
 def test_a_claim_names_the_tools_that_could_have_done_it_not_a_lookup_named_by_its_object() -> None:
