@@ -653,10 +653,42 @@ def test_a_reply_that_gives_a_failed_calls_values_and_says_nothing_of_the_failur
         assert done_of(reply_claims(failed, reply, tools)) == []
     # a reply that gives none of the call's values speaks of something else
     assert done_of(reply_claims(failed, "Your course runs on as planned.", tools)) == []
-    # a later call of the tool that did it recovers the failure (one recovery model)
+    # a closing courtesy neither says so nor asks (review): the claim before it stands
+    closing = "숙박(PL-7734)이 연장되었습니다. Let me know if you need anything else!"
+    assert done_of(reply_claims(failed, closing, tools)) != []
+    # a later call that acted and carried the value did it: the same call retried, or another tool (review)
     done = {"placement_id": "PL-7734", "until": "2026-08-30"}
-    retried = [*failed, ("call", ("extend_placement", done, {"ok": 1}, False))]
-    assert done_of(reply_claims(retried, "Your homestay is extended until Sunday 30 August.", tools)) == []
+    for tool, args, reply in (
+        ("extend_placement", done, "Your homestay is extended until Sunday 30 August."),
+        ("create_placement", {"until": "2026-08-30"}, "I've found you the Brown family until 30 August."),
+    ):
+        recovered = [*failed, ("call", (tool, args, {"ok": 1}, False))]
+        assert done_of(reply_claims(recovered, reply, [*tools, "create_placement"])) == []
+
+
+def test_a_failure_the_reply_passes_over_is_read_value_by_value_and_in_more_languages() -> None:
+    """Review of the rule above: one success of a tool does not recover its failure on another thing; a lone
+    word or a count is said of too many things to tie a reply to the call; a refusal, an error and a need
+    in other languages say so (a polite `bitte`, 请, ください is not: confirmations give instructions)."""
+    tools = ["cancel_reservation", "get_reservation"]
+    two = [("user", "Please cancel ABC123 and DEF456"),
+           ("call", ("cancel_reservation", {"reservation_id": "ABC123"}, None, True)),
+           ("call", ("cancel_reservation", {"reservation_id": "DEF456"}, {"status": "cancelled"}, False))]  # fmt: skip
+    reply = "All done: reservations ABC123 and DEF456 are off your account."
+    assert done_of(reply_claims(two, reply, tools)) == [f"done: {reply}"]
+    bags = [("user", "Add 2 bags in economy to ZFA04Y"),
+            ("call", ("update_bags", {"cabin": "economy", "passengers": 2}, None, True))]  # fmt: skip
+    for reply in ("Economy fares on that route start at $120.", "I see 2 reservations on your profile."):
+        assert done_of(reply_claims(bags, reply, ["update_bags"])) == []
+    failed = [("user", "Can I stay until 30 August?"),
+              ("call", ("extend_placement", {"placement_id": "PL-7734", "until": "2026-08-30"}, None, True))]  # fmt: skip
+    for reply in (
+        "La prolongation de PL-7734 jusqu'au 30 août a été refusée par la famille.",
+        "Es imposible extender PL-7734 hasta el 30 de agosto.",
+        "延长PL-7734到8月30日时系统出错了。",
+        "Für die Verlängerung von PL-7734 brauche ich eine andere Karte.",
+    ):
+        assert done_of(reply_claims(failed, reply, ["extend_placement"])) == []
 
 
 def test_a_result_that_says_the_call_was_not_done_is_a_failure_the_reply_must_report() -> None:
