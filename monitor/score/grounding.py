@@ -200,6 +200,7 @@ _UNSURE = {
     "code": "a two-letter code is most often the standard code of a name said (a state, a country), which "
     "grounding does not look up, so it is for review, not failed",
     "reading": "a size, a multiplier or a number joined to a word, not an identifier: for review, not failed",
+    "passed_over": "the sentence has no word that says it was done either, so it is for review, not failed",
 }
 
 

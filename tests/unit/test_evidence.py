@@ -578,7 +578,8 @@ def test_computed_amounts_of_a_small_result() -> None:
     assert not computable(152, {150.0, 2.0}, [])  # an amount and a count add up to nothing
 
 
-def reply_claims(steps: list[tuple[str, Any]], reply: str, tools: Sequence[str] = ()) -> list[str]:
+def evidence_after(steps: list[tuple[str, Any]]) -> Evidence:
+    """The evidence of these steps: `("user", text)`, or `("call", (tool, args, result, failed))`."""
     ev = Evidence(today=TODAY)
     for i, (kind, what) in enumerate(steps, start=1):
         if kind == "user":
@@ -586,8 +587,17 @@ def reply_claims(steps: list[tuple[str, Any]], reply: str, tools: Sequence[str] 
         else:
             name, args, result, failed = what
             ev.add_call(i, name, args, result, failed=failed, tainted=False, error="Error" if failed else "")
+    return ev
+
+
+def reply_claims(steps: list[tuple[str, Any]], reply: str, tools: Sequence[str] = ()) -> list[str]:
     tools = tools or ["cancel_reservation", "book_reservation", "get_reservation"]
-    return [c.what + ": " + c.text for c in ev.unsupported(reply, tools)]
+    return [c.what + ": " + c.text for c in evidence_after(steps).unsupported(reply, tools)]
+
+
+def passed_over(steps: list[tuple[str, Any]], reply: str, tools: Sequence[str]) -> list[Any]:
+    """The claims of a failure the reply passes over (`_unreported_failure`), with whether each is unsure."""
+    return [c for c in evidence_after(steps).unsupported(reply, tools) if c.kind == "passed_over"]
 
 
 def done_of(claims: list[str]) -> list[str]:
@@ -633,13 +643,25 @@ def test_a_reply_that_gives_a_failed_calls_values_and_says_nothing_of_the_failur
     tools = ["get_placement", "extend_placement"]
     failed = [("user", "Can I stay two more weeks, until 30 August?"),
               ("call", ("extend_placement", {"placement_id": "PL-7734", "until": "2026-08-30"}, None, True))]  # fmt: skip
-    for reply, claimed in (
-        ("Good news! Your homestay is extended until Sunday 30 August.", "Your homestay is extended until"),
-        ("Ótimas notícias: a sua estadia PL-7734 vai até domingo.", "Ótimas notícias"),
-        ("안녕하세요. 숙박(PL-7734)이 연장되었습니다.", "숙박(PL-7734)"),
+    for reply, claimed, unsure in (
+        ("안녕하세요. 숙박(PL-7734)이 연장되었습니다.", "숙박(PL-7734)", False),
+        ("Ótimas notícias: a sua estadia PL-7734 agora vai até domingo.", "Ótimas notícias", False),
+        # no word that says it was done either (`vai até domingo`: runs until Sunday): for review, not failed
+        ("Ótimas notícias: a sua estadia PL-7734 vai até domingo.", "Ótimas notícias", True),
     ):
-        [claim] = done_of(reply_claims(failed, reply, tools))
-        assert claimed in claim
+        [claim] = passed_over(failed, reply, tools)
+        assert claimed in claim.text and claim.unsure is unsure
+    # said done in a sentence before the one that gives the value, or by a passive's auxiliary (`a été`, `foi`)
+    for reply in (
+        "Great news — that's confirmed! Stay PL-7734: the Walsh family.",
+        "Le paiement du séjour PL-7734 a bien été effectué.",
+    ):
+        [claim] = passed_over(failed, reply, tools)
+        assert not claim.unsure
+    # in English the claim's words are read already (`is extended`): that rule's claim is the reply's one
+    assert done_of(
+        reply_claims(failed, "Good news! Your homestay is extended until Sunday 30 August.", tools)
+    )
     # it says so (a negation, a regret, a question), in the languages read: no claim
     for reply in (
         "Unfortunately the Walsh family is away from 23 August, so I couldn't extend it to 30 August.",
@@ -664,6 +686,42 @@ def test_a_reply_that_gives_a_failed_calls_values_and_says_nothing_of_the_failur
     ):
         recovered = [*failed, ("call", (tool, args, {"ok": 1}, False))]
         assert done_of(reply_claims(recovered, reply, [*tools, "create_placement"])) == []
+
+
+def test_a_second_review_of_a_failure_the_reply_passes_over() -> None:
+    """Failure words the lists lacked (`tried`, `invalid`, `ungültig`, 期限切れ); a courtesy read without its
+    courtesy words, not dropped (`Sorry, …, but let me know …` says so; `… - enjoy the extra two weeks!`
+    still claims); a part's status is no undoing of a call whose name says no action; a number a later call
+    carried as a string."""
+    tools = ["extend_placement", "apply_promo_code", "renew_membership", "issue_refund", "issue_store_credit"]
+    failed = [("user", "Can I stay until 30 August?"),
+              ("call", ("extend_placement", {"placement_id": "PL-7734", "until": "2026-08-30"}, None, True))]  # fmt: skip
+    for reply in (
+        "I tried to extend PL-7734 to 30 August, but the host family is away from 23 August.",
+        "Your placement PL-7734 ends on 16 August. Sorry, the host is away after that, but let me know if "
+        "you'd like a different host.",
+    ):
+        assert passed_over(failed, reply, tools) == []
+    [claim] = passed_over(
+        failed, "Your stay PL-7734 now runs until 30 August - enjoy the extra two weeks!", tools
+    )
+    assert not claim.unsure
+    promo = [("user", "Use SAVE20 on #W123"),
+             ("call", ("apply_promo_code", {"order_id": "#W123", "code": "SAVE20"}, None, True))]  # fmt: skip
+    for reply in (
+        "The code SAVE20 is invalid for order #W123.",
+        "Der Code SAVE20 ist ungültig.",
+        "SAVE20は期限切れです。",
+    ):
+        assert passed_over(promo, reply, tools) == []
+    renewed = [("user", "Renew M-12 please"),
+               ("call", ("renew_membership", {"membership_id": "M-12"},
+                         {"status": "renewed", "reminder_sms_status": "not_sent"}, False))]  # fmt: skip
+    assert passed_over(renewed, "Membership M-12 is renewed until March 2026.", tools) == []
+    credit = [("user", "Refund me $45.50"),
+              ("call", ("issue_refund", {"amount": 45.5}, None, True)),
+              ("call", ("issue_store_credit", {"amount": "45.50"}, {"ok": True}, False))]  # fmt: skip
+    assert passed_over(credit, "You'll receive $45.50 as store credit, done.", tools) == []
 
 
 def test_a_failure_the_reply_passes_over_is_read_value_by_value_and_in_more_languages() -> None:
