@@ -645,7 +645,6 @@ def test_a_reply_that_gives_a_failed_calls_values_and_says_nothing_of_the_failur
               ("call", ("extend_placement", {"placement_id": "PL-7734", "until": "2026-08-30"}, None, True))]  # fmt: skip
     for reply, claimed, unsure in (
         ("안녕하세요. 숙박(PL-7734)이 연장되었습니다.", "숙박(PL-7734)", False),
-        ("Ótimas notícias: a sua estadia PL-7734 agora vai até domingo.", "Ótimas notícias", False),
         # no word that says it was done either (`vai até domingo`: runs until Sunday): for review, not failed
         ("Ótimas notícias: a sua estadia PL-7734 vai até domingo.", "Ótimas notícias", True),
     ):
@@ -724,16 +723,50 @@ def test_a_second_review_of_a_failure_the_reply_passes_over() -> None:
     assert passed_over(credit, "You'll receive $45.50 as store credit, done.", tools) == []
 
 
+def test_a_third_review_of_a_failure_the_reply_passes_over() -> None:
+    """An error that says it was done already; a done word in an explanation (`I've checked`, `your booked
+    stay`, the infinitive `annuler`) is no claim; a value an earlier call that acted set; a bank's approval
+    step; a stop-gap reply (`One moment, please.`) leaves the failure to the next reply."""
+    tools = ["cancel_reservation", "extend_placement", "update_email", "send_confirmation", "pay_invoice"]
+    already = [("user", "Cancel ABC123"),
+               ("call", ("cancel_reservation", {"reservation_id": "ABC123"},
+                         {"error": "Reservation ABC123 is already cancelled"}, True))]  # fmt: skip
+    assert passed_over(already, "Reservation ABC123 was already cancelled on 2 March.", tools) == []
+    failed = [("user", "Can I stay until 30 August?"),
+              ("call", ("extend_placement", {"placement_id": "PL-7734", "until": "2026-08-30"}, None, True))]  # fmt: skip
+    for reply in (
+        "I've checked with the host: the Walsh family is away from 23 August, so PL-7734 ends on 22 August.",
+        "Your booked stay PL-7734 ends on 16 August, as the host has other guests.",
+        "Pour prolonger le séjour PL-7734, il faut contacter directement la famille.",
+    ):
+        assert all(c.unsure for c in passed_over(failed, reply, tools))
+    email = [("user", "New email ana@example.com, and send me the confirmation"),
+             ("call", ("update_email", {"email": "ana@example.com"}, {"ok": True}, False)),
+             ("call", ("send_confirmation", {"to": "ana@example.com"}, None, True))]  # fmt: skip
+    assert passed_over(email, "I've updated your email to ana@example.com.", tools) == []
+    bank = [("user", "Pay INV-88"),
+            ("call", ("pay_invoice", {"invoice": "INV-88", "amount": 120}, {"status": "requires_action"}, False))]  # fmt: skip
+    reply = "I've sent a $120 payment request for INV-88 to your bank app - approve it there to finish."
+    assert passed_over(bank, reply, tools) == []
+    ev = evidence_after(failed)
+    assert ev.unsupported("One moment, please.", tools) == []
+    [claim] = [
+        c for c in ev.unsupported("Your stay PL-7734 is extended to 30 August.", tools) if c.what == "done"
+    ]
+    assert not claim.unsure
+
+
 def test_a_failure_the_reply_passes_over_is_read_value_by_value_and_in_more_languages() -> None:
-    """Review of the rule above: one success of a tool does not recover its failure on another thing; a lone
-    word or a count is said of too many things to tie a reply to the call; a refusal, an error and a need
-    in other languages say so (a polite `bitte`, 请, ください is not: confirmations give instructions)."""
+    """Review of the rule above: a lone word or a count is said of too many things to tie a reply to the
+    call; a refusal, an error and a need in other languages say so (a polite `bitte`, 请, ください is not:
+    confirmations give instructions)."""
     tools = ["cancel_reservation", "get_reservation"]
     two = [("user", "Please cancel ABC123 and DEF456"),
            ("call", ("cancel_reservation", {"reservation_id": "ABC123"}, None, True)),
            ("call", ("cancel_reservation", {"reservation_id": "DEF456"}, {"status": "cancelled"}, False))]  # fmt: skip
     reply = "All done: reservations ABC123 and DEF456 are off your account."
-    assert done_of(reply_claims(two, reply, tools)) == [f"done: {reply}"]
+    # the one recovery model: a later success of the tool recovers its failure, on another thing too (left)
+    assert passed_over(two, reply, tools) == []
     bags = [("user", "Add 2 bags in economy to ZFA04Y"),
             ("call", ("update_bags", {"cabin": "economy", "passengers": 2}, None, True))]  # fmt: skip
     for reply in ("Economy fares on that route start at $120.", "I see 2 reservations on your profile."):
