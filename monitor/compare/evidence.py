@@ -141,6 +141,13 @@ ID_WORDS = frozenset(
 )
 _WORDS_OF_FREE_TEXT = 5
 _SMALL_COUNT = 10
+
+
+def _is_count(number: float) -> bool:
+    """A whole number under `_SMALL_COUNT`: a count (`passengers: 2`), said of too many things to identify one."""
+    return number.is_integer() and abs(number) < _SMALL_COUNT
+
+
 _UPPER_CODE = re.compile(r"[A-Z]{2,10}")
 _CLOCK = re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?:\+\d)?(?![\d:])")
 #: Words of a user who puts a day next to another (`the day after`, `the next morning`, 次日): with them,
@@ -1273,13 +1280,14 @@ class Evidence:
         if any(_says_so(x) for x in parts):
             return [], False  # it says so, or asks the user (`Please confirm if you would like to proceed`)
         acting = [d for d in self._done if may_act(d.tool) and not _call_undone(d.tool, d.result)]
+        values_of = [(d.turn, _stated_values(d.args)) for d in acting]
         gave = False
         for u in self._unreported:
             if any(d.tool == u.tool and d.turn > u.turn for d in acting):
                 continue  # a later call of the tool succeeded: recovered (the one recovery model)
             # a value another call that acted carried, before or after, is that call's (`create_placement`
             # after `extend_placement` failed; an email updated before a confirmation to it failed)
-            carried = [v for d in acting if d.turn != u.turn for v in _stated_values(d.args)]
+            carried = [v for turn, values in values_of if turn != u.turn for v in values]
             values = [v for v in _stated_values(u.args) if not _same_value(v, carried)]
             for sentence in parts:
                 if not _gives_any(sentence, values):
@@ -2402,7 +2410,7 @@ def value_kind(key: str, value: Any) -> Kind:
         number = _finite(value)
         if number is None:
             return "other"
-        return "count" if number.is_integer() and abs(number) < _SMALL_COUNT else "number"
+        return "count" if _is_count(number) else "number"
     if not isinstance(value, str) or not value.strip():
         return "other"
     free_key, name_key, id_key, people_key, phone_key = _key_classes(key)
@@ -2453,11 +2461,7 @@ def _string_kind(value: str, name_key: bool) -> Kind:
             return "time"
         if "number" in kinds:
             number = _number_of(next(c for c in facts.facts if c.startswith("number:")))
-            return (
-                "count"
-                if number is not None and number.is_integer() and abs(number) < _SMALL_COUNT
-                else "number"
-            )
+            return "count" if number is not None and _is_count(number) else "number"
     stripped = value.strip()
     if _UPPER_CODE.fullmatch(stripped):
         return "code"
@@ -3479,13 +3483,11 @@ def _stated_values(args: Any) -> list[tuple[str, tuple[str, ...]] | float]:
             keys = _fact_keys(leaf)
             if norm and (keys or " " in norm or "@" in leaf or DIGIT.search(leaf) is not None):
                 out.append((f" {norm} ", keys))
-            number = _as_number(leaf)  # `"45.50"`: the number 45.5 a later call may carry as a number
-            if number is not None and not (number.is_integer() and abs(number) < _SMALL_COUNT):
-                out.append(_round(number))
-        elif (
-            isinstance(leaf, int | float) and not isinstance(leaf, bool) and (n := _finite(leaf)) is not None
-        ) and not (n.is_integer() and abs(n) < _SMALL_COUNT):
-            out.append(_round(n))
+        number = _as_number(
+            leaf
+        )  # a number, or a string of one (`"45.50"`, which a later call may carry as 45.5)
+        if number is not None and not _is_count(number):
+            out.append(_round(number))
     return out
 
 
@@ -3525,9 +3527,8 @@ def _call_undone(tool: str, result: Any) -> bool:
     if not _status_undone(result, ""):
         return False  # (most results: the cheap test first)
     verbs = [verb for verb in ACTIONS if does(tool, verb)]
-    if (
-        not verbs
-    ):  # a name that says no action (`renew_membership`): only the result's own status, not a part's
+    # a name that says no action (`renew_membership`): only the result's own status, not a part's
+    if not verbs:
         own = {
             k: v
             for k, v in result.items()
