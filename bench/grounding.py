@@ -31,8 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
-import sys
 import tempfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -94,24 +92,12 @@ def replay(traffic: Path, out: Path, policy: Path | None) -> dict[str, dict[str,
     reports = out / f"{traffic.name}-{'policy' if policy else 'builtin'}.jsonl"
     config = out / "bench-config.yaml"
     config.write_text(CONFIG)
-    cmd = [
-        sys.executable,
-        "-m",
-        "monitor",
-        "replay",
-        str(traffic),
-        "--out",
-        str(reports),
-        "--config",
-        str(config),
-    ]
-    if policy is not None:
-        cmd += ["--policy", str(policy)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"agent-monitor replay failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    with reports.open() as f:
-        return {r["conversation_id"]: r for r in map(json.loads, f) if r.get("version", 1) >= 1}
+    options = ["--config", str(config)] + (["--policy", str(policy)] if policy is not None else [])
+    return {
+        r["conversation_id"]: r
+        for r in taubench.run_replay(traffic, reports, *options)
+        if r.get("version", 1) >= 1
+    }
 
 
 def caught(report: Mapping[str, Any] | None, label: Mapping[str, Any]) -> bool:

@@ -241,31 +241,28 @@ def _without_replies(traj: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def replay(
-    traffic: Path, gold: Path, out: Path, config: Path | None = None, policy: Path | None = None
-) -> dict[str, dict[str, Any]]:
-    """The real CLI, as a user runs it; the latest report of each conversation."""
-    reports = out / "reports.jsonl"
-    cmd = [
-        sys.executable,
-        "-m",
-        "monitor",
-        "replay",
-        str(traffic),
-        "--gold",
-        str(gold),
-        "--out",
-        str(reports),
-    ]
-    if config is not None:
-        cmd += ["--config", str(config)]
-    if policy is not None:
-        cmd += ["--policy", str(policy)]
+def run_replay(traffic: Path, reports: Path, *options: str) -> list[dict[str, Any]]:
+    """`agent-monitor replay traffic --out reports [options]`, the real CLI as a user runs it: every report
+    line it wrote; its stderr's end on failure."""
+    cmd = [sys.executable, "-m", "monitor", "replay", str(traffic), "--out", str(reports), *options]
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     if done.returncode != 0:
         raise SystemExit(f"agent-monitor replay failed ({done.returncode}):\n{done.stderr[-3000:]}")
     with reports.open() as f:
-        return {k: dict(v) for k, v in latest_reports(json.loads(line) for line in f if line.strip()).items()}
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def replay(
+    traffic: Path, gold: Path, out: Path, config: Path | None = None, policy: Path | None = None
+) -> dict[str, dict[str, Any]]:
+    """The latest report of each conversation, scored against `gold`."""
+    options = ["--gold", str(gold)]
+    if config is not None:
+        options += ["--config", str(config)]
+    if policy is not None:
+        options += ["--policy", str(policy)]
+    reports = run_replay(traffic, out / "reports.jsonl", *options)
+    return {k: dict(v) for k, v in latest_reports(reports).items()}
 
 
 CATEGORIES = {
