@@ -3,7 +3,8 @@
 In: the WordNet database folder (Debian `wordnet-base`: /usr/share/wordnet/data.noun, data.adj,
 cntlist.rev, in the wndb(5) format), the `airportsdata` package and Babel's copy of the Unicode CLDR. Out:
 `monitor/data/lexicon.json` and `monitor/data/airports.tsv`, read at run time by `monitor.compare.lexicon`,
-and `monitor/data/calendar.tsv` (the day words and weekday names of `CALENDAR_LANGUAGES`), read by
+and `monitor/data/calendar.tsv` (the day words, weekday names, month names and long date pattern of
+`CALENDAR_LANGUAGES`), read by
 `monitor.compare.spoken`; the runtime never needs WordNet, nltk, airportsdata or Babel.
 
 Kept: noun synsets of the lexicographer files that tool arguments and replies are about (business,
@@ -35,8 +36,9 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 OUT = DATA / "lexicon.json"
 AIRPORTS_OUT = DATA / "airports.tsv"
 CALENDAR_OUT = DATA / "calendar.tsv"
-#: the languages whose day words (`내일`, `i morgon`, `pojutrze`) and weekday names (`torsdag`, `金曜日`)
-#: users are read in: the languages of customer service most agents speak, in the scripts `spoken` reads
+#: the languages whose day words (`내일`, `i morgon`, `pojutrze`), weekday names (`torsdag`, `金曜日`) and
+#: dates (`30 de agosto`, `8월 30일`) users and agents are read in: the languages of customer service most
+#: agents speak, in the scripts `spoken` reads
 CALENDAR_LANGUAGES = ("en", "zh", "ja", "ko", "de", "fr", "es", "pt", "it", "nl", "sv", "da", "nb", "fi", "pl",
                       "cs", "sk", "hu", "ro", "el", "tr", "ru", "uk", "id", "vi")  # fmt: skip
 _AIRPORT_WORDS = re.compile(
@@ -275,8 +277,10 @@ def build_airports() -> str:
 
 def build_calendar() -> str:
     """`language, kind, value, word` lines from the CLDR (via Babel): each language's words for the days
-    around today (`day`, the offset: `-2` … `2`: `i förrgår` … `i övermorgon`) and its weekday names
-    (`weekday`, Monday 0: the wide forms, as a date says them and as they stand alone)."""
+    around today (`day`, the offset: `-2` … `2`: `i förrgår` … `i övermorgon`), its weekday names
+    (`weekday`, Monday 0) and month names (`month`, January 1) — the wide forms, as a date says them and as
+    they stand alone (`sierpnia`, `sierpień`) — and how a date is written in full (`date`, value 0: the long
+    date pattern, `d 'de' MMMM 'de' y`)."""
     import babel  # build time only: the `lexicon` extra
     from babel import Locale
 
@@ -292,6 +296,10 @@ def build_calendar() -> str:
         for width in ("format", "stand-alone"):
             for index, name in sorted(locale.days[width]["wide"].items()):
                 lines.append(f"{language}\tweekday\t{index}\t{name}")
+        for width in ("format", "stand-alone"):
+            for index, name in sorted(locale.months[width]["wide"].items()):
+                lines.append(f"{language}\tmonth\t{index}\t{name}")
+        lines.append(f"{language}\tdate\t0\t{locale.date_formats['long'].pattern}")
     return "\n".join(dict.fromkeys(lines)) + "\n"  # a name both widths give, once
 
 
