@@ -67,6 +67,7 @@ from monitor.compare.spoken import (
     WEEKDAY_NAMES,
     any_of,
     clock_key,
+    day_months,
     digits_of,
     named_days,
     number_words,
@@ -1140,9 +1141,18 @@ class Evidence:
                 if similar:
                     detail += f" (the conversation states {similar})"
                 reading = kind == "id" and not similar and bool(_NO_IDENTIFIER.fullmatch(original.strip()))
-                unsure = only_uncertain(kind, similar) or reading
+                # a day written in another language (`hasta el martes 3 de marzo (72 horas antes)`): the
+                # lengths of time it may be counted by are read in English only (`_DURATION`, `_deadline`)
+                written = kind in ("date", "md") and any(said == original for _, said in _written_days(reply))
+                unsure = only_uncertain(kind, similar) or reading or written
                 claims.append(
-                    Claim("fact", original, detail, unsure=unsure, kind="reading" if reading else kind)
+                    Claim(
+                        "fact",
+                        original,
+                        detail,
+                        unsure=unsure,
+                        kind="reading" if reading else "written_day" if written else kind,
+                    )
                 )
             elif found[1] is not None:
                 claims.append(
@@ -4237,6 +4247,7 @@ def _read_keys(text: str) -> tuple[str, ...]:
     days = _month_days(text)
     keys += [key for key, _ in days]  # `Aug 20`: abbreviated months too
     keys += [key for key, _ in _de_day_months(text)]  # `der 14.11.`, `Dienstag, 4.11.`
+    keys += [key for key, _ in day_months(text)]  # `30 de agosto`, `31. Mai`, `8월 30일`
     keys += _listed_days(text, days)  # `June 5th and 6th`
     for m in _digit_runs(text):  # `138 0013 8000`, `839 214`: one number written in groups
         digits = digits_of(m.group(0))
@@ -4455,6 +4466,8 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
         reply = "\n".join(x for x in parts if act_of(x) != "ask")
     spans = extract_facts(reply, False).spans
     days = _month_days(reply)  # `May 18th`: a month and its day, checked together
+    written = _written_days(reply)  # `30 de agosto`, `31. Mai`, `8월 30일`
+    days += written
     said_days = {key[-2:].lstrip("0") for key, _ in days}
     runs = _digit_runs(reply)  # a number in groups is one fact: a phone number from 7 digits
     out = [
@@ -4472,6 +4485,8 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
         kind = canon.partition(":")[0]
         if german and kind == "number" and any(original.strip() == said for _, said in german):
             continue
+        if written and _inside_written(original.strip(), written):
+            continue  # the `11` of `11월 20일`, the month and year of `30. November 2025`: that date's parts
         if kind not in _REPLY_FACT_KINDS or any(original.strip() in m.group(0) for m in runs):
             continue
         if kind == "number" and original.strip().rstrip("stndrh") in said_days:
@@ -4487,6 +4502,38 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
             continue
         out.append((canon, original))
     return tuple(out)
+
+
+def _inside_written(part: str, written: Sequence[tuple[str, str]]) -> bool:
+    """Whether a fact the reader found (`11`, `November 2025`) is a whole part of a written date."""
+    edge = r"\d" if part.isdigit() else r"\w"  # `11` of `11월`, but not `1` of `11월`
+    return bool(part) and any(
+        re.search(rf"(?<!{edge}){re.escape(part)}(?!{edge})", said) is not None for _, said in written
+    )
+
+
+@short_cached(maxsize=4_096)
+def _written_days(reply: str) -> tuple[tuple[str, str], ...]:
+    """The days a reply writes with their month's name as its language's table reads them (`day_months`:
+    `30 de agosto`, `31. Mai`, `8월 30일`) and the English reading does not (`_month_days`, and the fact
+    reader's dates: `15 December 2025`): as a date when the year is written, else as a day of its month."""
+    written = day_months(reply)
+    if not written:
+        return ()
+    days = _month_days(reply)
+    english = {key for key, _ in days}
+    for key in extract_facts(reply, False).facts:
+        if key.startswith("date:") and len(key) == 15:
+            english |= {key, f"md:{key[-5:]}"}
+    # a date the English reading reads is judged as before, whole (`2025. november 22.`: its `november 22`)
+    dated = {said for key, said in written if key.startswith("date:")}
+    return tuple(
+        (key, said)
+        for key, said in written
+        if key not in english
+        and not (key[:3] == "md:" and said in dated)
+        and not any(other in said for _, other in days)
+    )
 
 
 #: after a number, words that make it a duration or a policy's constant, not a fact of this conversation

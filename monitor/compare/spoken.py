@@ -16,6 +16,9 @@ words mean beyond what `facts.extract_facts` reads on its own:
   Not `next week`: its seven days would each be a stated date that a reply's date up to nine days off is
   taken for a slip of (grounding blind set 4: `August 1` after `the surgery is next week`);
 - the days a Chinese month's day lists after it (`10月18号、19号`: October 19 too);
+- `day_months(text)`: dates written with their month's name as the table's languages write them, read
+  from its month names and long date patterns (the CLDR's: `30 de agosto de 2025`, `31. Mai`, `piątek, 21
+  listopada`, `augusztus 30.`, `8월 30일`), as `md:` keys and, with the year, `date:` keys;
 - times said in words or as a bare hour: `half past two`, `quarter to eight`, `five o'clock`, `after 5`,
   `at 7` — as `clock:` keys, the time of day on a 12-hour dial (`17:00` and `5:00` are one clock key), so
   a value `17:00` is grounded by `after 5` and a reply's `6:00` by a result's `18:00`;
@@ -29,6 +32,7 @@ words mean beyond what `facts.extract_facts` reads on its own:
 
 from __future__ import annotations
 
+import calendar
 import itertools
 import re
 from collections.abc import Iterable
@@ -334,6 +338,8 @@ def _calendar() -> tuple[_Words, _Words, dict[int, tuple[str, ...]]]:
         if not line or line.startswith("#"):
             continue
         language, kind, value, word = line.split("\t")
+        if kind not in ("day", "weekday"):  # months and date patterns: `_date_forms`
+            continue
         typed_plain = language in _UNACCENTED
         if kind == "weekday":
             names.setdefault(int(value), []).extend(sorted(_forms(word, typed_plain) - _NOT_DAYS))
@@ -347,6 +353,141 @@ def _calendar() -> tuple[_Words, _Words, dict[int, tuple[str, ...]]]:
 
 #: read at import, as the patterns are compiled: a first user message pays no start-up
 _DAY_TABLE, _WEEKDAY_TABLE, _WEEKDAY_NAMES = _calendar()
+
+#: the languages whose written dates `day_months` does not read from the table: English (`facts` and
+#: `evidence._month_days` read its many forms: `May 18th`, `the 3rd of May`, `Aug 20`), Chinese and
+#: Japanese (`facts` reads 年月日)
+_OWN_DATES = frozenset(("en", "zh", "ja"))
+#: a CLDR date pattern's parts: a quoted literal (`'de'`), a field (`d`, `MMMM`, `y`), other literals
+_CLDR_PART = re.compile(r"'[^']*'|([a-zA-Z])\1*|[^'a-zA-Z]+")
+
+
+def _cldr_literal(part: str) -> str:
+    """A literal of a date pattern as a regex: spaces may be left out or doubled, a dot or a comma left
+    out (`30 августа`, `8월30일`); a quoted word is as written (`de`)."""
+    if part.startswith("'"):
+        return re.escape(part.strip("'"))
+    return "".join(
+        r"\s*" if c.isspace() else rf"{re.escape(c)}?" if c in ".," else re.escape(c) for c in part
+    )
+
+
+def _cldr_regex(pattern: str) -> str | None:
+    """A language's long date pattern (`d 'de' MMMM 'de' y`, `y년 MMMM d일`) as a regex of its day and
+    month, with the year and the literals between optional on its side, and what follows the day or month
+    that ends the date too (Korean `일`; a dot, as everywhere, optional). Groups `d@`, `m@`, `y@` (`@` for
+    the pattern's number); the month's names, and what comes before them, left as `{names}`, `{before}`.
+    None for a pattern of other fields (a weekday's `EEEE`) or with the year between day and month."""
+    parts = [m.group(0) for m in _CLDR_PART.finditer(pattern)]
+    fields = {k: p[0] for k, p in enumerate(parts) if p[0].isascii() and p[0].isalpha()}
+    if sorted(fields.values()) != ["M", "d", "y"] or "MMMM" not in parts:
+        return None
+    first, last = min(k for k, f in fields.items() if f != "y"), max(k for k, f in fields.items() if f != "y")
+    year = next(k for k, f in fields.items() if f == "y")
+    if first < year < last:
+        return None
+    read = {  # a day not of an id (`ORD-30`, `#12`), its ordinal's mark (`1er`, `1º`); a month's name as a
+        # word (`{before}`: after no letter, or after no digit when the names start with one: `2025년12월`)
+        "d": r"(?<![\d.,:/#])(?<![^\W\d_]-)(?P<d@>[0-3]?\d)(?!\d)(?:er|º|°|ª)?",
+        "M": r"{before}(?P<m@>{names})(?![^\W\d_])",
+        "y": r"(?P<y@>(?:19|20)\d\d)(?!\d)",
+    }
+
+    def run(ks: range) -> str:
+        return "".join(read[fields[k]] if k in fields else _cldr_literal(parts[k]) for k in ks)
+
+    core = run(range(first, last + 1))
+    if year > last:  # `30 de agosto [de 2025]`
+        return f"{core}(?:{run(range(last + 1, year + 1))})?"
+    # `[2025년 ]8월 30일`, `[2025. ]augusztus 30[.]`: what ends the date too (`8월 3박` is no day), a dot optional
+    return f"(?:{run(range(year, first))})?{core}{run(range(last + 1, len(parts)))}"
+
+
+@dataclass(frozen=True)
+class _DateForms:
+    """The written dates of the table's languages: one regex of every distinct long date pattern
+    (`_cldr_regex`), each with the month names of the languages that write it, and every name's month."""
+
+    pattern: re.Pattern[str] | None
+    shapes: int
+    months: dict[str, int]
+    #: the words of the names (`août`; `tháng` of `tháng 8`, `월` of `8월`): a text holds one before the
+    #: pattern's scan is worth its cost (a set lookup of its words is a tenth of it)
+    words: frozenset[str]
+
+    def read(self, text: str) -> list[tuple[int, int, int | None, str]]:
+        """(month, day, year or None, as written) of each date the text writes."""
+        if self.pattern is None or DIGIT.search(text) is None:
+            return []
+        if self.words.isdisjoint(_LETTERS.findall(fold(text))):
+            return []
+        out = []
+        for m in self.pattern.finditer(text):
+            i = next(k for k in range(self.shapes) if m[f"d{k}"] is not None)
+            month, year = self.months.get(_plain(m[f"m{i}"])), m[f"y{i}"]
+            if month is not None:
+                out.append((month, int(m[f"d{i}"]), int(year) if year else None, m.group(0)))
+        return out
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _date_forms() -> _DateForms:
+    """The table's month names (a name two languages give different months, left out) and long date
+    patterns, but for `_OWN_DATES`; French, Spanish, Italian and Portuguese names also without their
+    accents (`aout`, `marco`). Languages that write dates alike share one alternative of the regex."""
+    names: dict[str, set[int]] = {}
+    by_language: dict[str, list[str]] = {}
+    patterns: dict[str, str] = {}
+    for line in CALENDAR_PATH.read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        language, kind, value, word = line.split("\t")
+        if language in _OWN_DATES or kind not in ("month", "date"):
+            continue
+        if kind == "date":
+            patterns[language] = word
+            continue
+        forms = _forms(word, language in _UNACCENTED)
+        for form in forms:
+            names.setdefault(form, set()).add(int(value))
+        # as written too: folding decomposes some letters (Greek `Μαΐου`), and the scan reads the text as is
+        by_language.setdefault(language, []).extend((*forms, word.lower()))
+    months = {name: next(iter(found)) for name, found in names.items() if len(found) == 1}
+    shapes: dict[str, set[str]] = {}
+    for language, written in sorted(patterns.items()):
+        if (shape := _cldr_regex(written)) is not None:
+            shapes.setdefault(shape, set()).update(
+                n for n in by_language.get(language, ()) if months.get(_plain(n)) is not None
+            )
+    alternatives = [
+        shape.replace("@", str(i))
+        .replace("{before}", r"(?<!\d)" if all(n[0].isdigit() for n in found) else r"(?<![^\W\d_])")
+        .replace("{names}", any_of(found))
+        for i, (shape, found) in enumerate((s, f) for s, f in shapes.items() if f)
+    ]
+    regex = re.compile("(?i)" + "|".join(f"(?:{a})" for a in alternatives)) if alternatives else None
+    words = frozenset(w for found in shapes.values() for name in found for w in _LETTERS.findall(name))
+    return _DateForms(regex, len(alternatives), months, words)
+
+
+_DATE_FORMS = _date_forms()
+
+
+def day_months(text: str) -> list[tuple[str, str]]:
+    """The days a text writes with their month's name in the table's languages (`30 août`, `16 de junho de
+    2025`, `31. Mai`, `piątek, 21 listopada`, `8월 30일`, `augusztus 30.`): an `md:MM-DD` key each, and a
+    `date:` key when the year is written, with the date as written. A day its month does not have
+    (`31 de junho`) is none."""
+    out: list[tuple[str, str]] = []
+    for month, day, year, said in _DATE_FORMS.read(text):
+        if not 1 <= day <= calendar.monthrange(year or 2000, month)[1]:  # 2000: a leap year
+            continue
+        out.append((f"md:{month:02d}-{day:02d}", said.strip()))
+        if year is not None:
+            out.append((f"date:{year:04d}-{month:02d}-{day:02d}", said.strip()))
+    return out
 
 
 #: a weekday as a tool takes it (`MON`, `Tu`, `SAT`): its index, Monday first

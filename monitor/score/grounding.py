@@ -201,6 +201,8 @@ _UNSURE = {
     "grounding does not look up, so it is for review, not failed",
     "reading": "a size, a multiplier or a number joined to a word, not an identifier: for review, not failed",
     "passed_over": "the sentence has no word that says it was done either, so it is for review, not failed",
+    "written_day": "the lengths of time a day may be counted by (`72 horas antes`, `14 dni przed`) are read in "
+    "English only, so a day written in another language is for review, not failed",
 }
 
 

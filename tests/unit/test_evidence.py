@@ -3817,3 +3817,43 @@ def test_the_third_review_of_the_now_rule_and_the_european_passive() -> None:
     ]
     assert done_claims("Ja, Ihre Buchung BF-7731 ist storniert.") == ()
     assert reply_claims(asked, "Ihre Buchung BF-7731 ist storniert.", ["cancel_booking"]) != []
+
+
+def test_a_day_written_with_its_months_name_in_another_language_is_that_day() -> None:
+    """Blind sets 9, 14, 18, 21, 25 and 28 wrote dates as their languages do (`31. Mai`, `vendredi 13
+    février`, `terça-feira, 16 de junho`): such a day is that day of that month, as `August 30` is. The
+    call's date the user said so is the user's, and a reply that gives the results' day passes. A reply's
+    day nothing states is for review, never failed: the lengths of time such a day may be counted by
+    (`hasta el martes 3 de marzo (72 horas antes)`) are read in English only — blind sets 11–35 had 18 such
+    good replies, and the English `15 December 2025` is failed as before."""
+    ev = Evidence(today="2025-08-01")
+    ev.add_user(1, "Je voudrais réserver pour le samedi 30 août, s'il vous plaît.")
+    assert {p.path: p.source for p in ev.provenance("book", {"date": "2025-08-30"})} == {"date": "user"}
+    result = {"booking_id": "BK-1", "date": "2025-08-30"}
+    ev.add_call(2, "book", {"date": "2025-08-30"}, result, failed=False, tainted=False)
+    good = (
+        "C'est réservé pour le samedi 30 août.",
+        "Reservado para el 30 de agosto de 2025.",
+        "Gebucht für Samstag, den 30. August.",
+        "8월 30일로 예약되었습니다.",
+        "Foglalva: augusztus 30.",
+    )
+    for reply in good:
+        assert ev.unsupported(reply, ["book"]) == [], reply
+    for reply, said in (
+        ("C'est réservé pour le dimanche 31 août.", "31 août"),
+        ("Reservado para el 31 de agosto de 2025.", "31 de agosto de 2025"),
+        ("Gebucht für Sonntag, den 31. August.", "31. August"),
+        ("8월 31일로 예약되었습니다.", "8월 31일"),
+    ):
+        assert [(c.text, c.unsure, c.kind) for c in ev.unsupported(reply, ["book"])] == [
+            (said, True, "written_day")
+        ], reply
+    english = ev.unsupported("It is booked for Sunday, 31 August 2025.", ["book"])
+    assert [(c.text, c.unsure) for c in english] == [("31 August 2025", False)]
+    # one claim a date: not its month's number (`11월`) or its month and year (`November 2025`) besides
+    for reply, said in (
+        ("11월 20일로 예약되었습니다.", "11월 20일"),
+        ("Gebucht für den 30. November 2025.", "30. November 2025"),
+    ):
+        assert [c.text for c in ev.unsupported(reply, ["book"])] == [said], reply
