@@ -15,7 +15,7 @@ from typing import Any
 #: how Logfire replaces an attribute value its scrubbing matched (its keys with `session`, `auth`, …)
 SCRUBBED = "[Scrubbed due to "
 #: what redaction writes in place of a value: the Collector's redaction processor `****`, and the usual words
-#: (not the bare word `redacted`: a value an export tool's `mode` may take)
+#: (not the bare word `redacted`: a value an export tool's `mode` may take); each starts with `[` or `<`
 _MASKS = frozenset({"[redacted]", "<redacted>", "[masked]", "<masked>", "[filtered]"})
 
 
@@ -25,7 +25,10 @@ def masked(value: Any) -> bool:
     if not isinstance(value, str):
         return False
     text = value.strip()
-    return text.startswith(SCRUBBED) or (len(text) >= 3 and set(text) == {"*"}) or text.lower() in _MASKS
+    first = text[:1]  # every mask starts with one of three characters: most values are none (asked of each)
+    if first == "*":
+        return len(text) >= 3 and not text.strip("*")
+    return first in ("[", "<") and (text.startswith(SCRUBBED) or text.lower() in _MASKS)
 
 
 def unmasked(predicted: Any, gold: Any) -> tuple[Any, bool]:
