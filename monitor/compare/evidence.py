@@ -1143,7 +1143,9 @@ class Evidence:
                 reading = kind == "id" and not similar and bool(_NO_IDENTIFIER.fullmatch(original.strip()))
                 # a day written in another language (`hasta el martes 3 de marzo (72 horas antes)`): the
                 # lengths of time it may be counted by are read in English only (`_DURATION`, `_deadline`)
-                written = kind in ("date", "md") and any(said == original for _, said in _written_days(reply))
+                written = kind in ("date", "md") and any(
+                    said == original for _, said in _written_days(reply[:MAX_FACT_CHARS])
+                )
                 unsure = only_uncertain(kind, similar) or reading or written
                 claims.append(
                     Claim(
