@@ -3495,9 +3495,8 @@ def _stated_values(args: Any) -> list[tuple[str, tuple[str, ...]] | float]:
             keys = _fact_keys(leaf)
             if norm and (keys or " " in norm or "@" in leaf or DIGIT.search(leaf) is not None):
                 out.append((f" {norm} ", keys))
-        number = _as_number(
-            leaf
-        )  # a number, or a string of one (`"45.50"`, which a later call may carry as 45.5)
+        # a number, or a string of one (`"45.50"`, which a later call may carry as 45.5)
+        number = _as_number(leaf)
         if number is not None and not _is_count(number):
             out.append(_round(number))
     return out
