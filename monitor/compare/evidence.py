@@ -642,6 +642,8 @@ class Evidence:
         #: and its days with the time of day said right after them: (`MM-DD`, `HH:MM`), read when needed
         self._reply_facts: tuple[tuple[str, str], ...] = ()
         self._reply_pairs: set[tuple[str, str]] | None = None
+        #: and its days and times that are a length of time from a call's date-and-time (`_lengths_apart`)
+        self._reply_lengths: set[tuple[str, str]] | None = None
         self._reply_weekdays: list[tuple[str, int, int, int, int | None]] | None = None  # `weekday_dates`
         #: the working days each of its sentences says, by the days it states (`_working_days_by_day`)
         self._reply_working_said: dict[str, set[int]] | None = None
@@ -1114,11 +1116,16 @@ class Evidence:
         self._reply_numbers = None  # read when a check needs them (`_reply`)
         self._reply_facts = facts  # what `_deadline` pairs, when a date needs it
         self._reply_pairs = None
+        self._reply_lengths = None
         self._reply_weekdays = None
         self._reply_working_said = None
         self._reply_text = reply
         for canon, original in facts:
             found = self._fact_source(canon, original)
+            if found is None and (slip := self._miscounted(canon)):
+                detail = f"the reply states {original!r}, but its own figures give {slip}"
+                claims.append(Claim("fact", original, detail, kind="number"))
+                continue
             # a day computed from a rule's offset too (`due 7 days after`): the field the words name says which
             # (blind sets 1-15: computed days so contradicted were all planted errors; computed sums were not)
             computed_day = (
@@ -1530,6 +1537,8 @@ class Evidence:
             return ("computed", None), None
         if kind in ("date", "md") and self._deadline(canon[-5:]):
             return ("computed", None), None
+        if kind in ("date", "md", "time") and _said_in(canon, self._lengths_apart()):
+            return ("computed", None), None
         if kind in ("date", "md") and self._rule_weekday(canon[-5:]):
             return ("computed", None), None
         if kind == "time" and len(canon) == 10 and self._time_apart(canon[5:], _dial(original)):
@@ -1553,6 +1562,59 @@ class Evidence:
         products = _products_said(self._reply_text)
         if _subset_sum(number, self._reply | products, _minus_amounts(self._reply_text), parts | products):
             return ("computed", None), None
+        return None
+
+    def _miscounted(self, canon: str) -> str | None:
+        """An amount of the reply's (`number:151.74|usd`) that nothing supports (no source, and no arithmetic
+        `_fact_source` follows), the last amount of its sentence, one slip (`_one_slip`, in cents, of three
+        digits or more: `€86` for `€76` is as often a discount unsaid) from what the amounts of its
+        currency the reply says before it give as a result (`_results`: two or more of them added, the last
+        two added or taken apart, a percentage stated in the evidence or before it in the reply, of the
+        last), and itself no figure they give in one step (`_figures`), nor a share of them by a count: the
+        reply worked it out and wrote it wrong. `net spend $151.74` after `$165.23` and a `$12.49` refund
+        ($152.74), `£60.45 including VAT` after `£50.45` under `VAT 20%` (£60.54), `50% of the £688.50
+        booking, so £334.25` (£344.25). Not where its sentence names an adjustment it does not quantify
+        (`after your loyalty credit`, `with the family discount`). The figure, as written plainly; None for
+        any other fact. Only what comes before it counts: a reply shows its work, then the result (checked
+        against amounts after it, a wrong net would make the right total look garbled). Blind sets 1-39:
+        any one-step figure as the slip's source failed 10 good conversations for 12 catches, each a
+        coincidence (`£75 plus £45 for each of the other two, so £165` beside 3 × £45)."""
+        number, unit = _number_of(canon), canon.partition("|")[2]
+        if number is None or not is_currency(unit) or number <= 0:
+            return None
+        before: list[float] = []
+        percents = set(self._sources.percents)
+        found = False
+        for part in sentences(self._reply_text[:MAX_FACT_CHARS]):
+            for key, said in extract_facts(part, False).spans:
+                n = _number_of(key)
+                if n is None or n <= 0:
+                    continue
+                if found:  # an amount after it in its sentence: it is no result
+                    if key.partition("|")[2] == unit:
+                        return None
+                elif key == canon:
+                    found = True
+                    if _unquantified_adjustment(part, said):
+                        return None
+                elif key.endswith("|percent"):
+                    percents.add(n)
+                elif key.partition("|")[2] == unit:
+                    before.append(n)
+            if found:
+                break
+        if not found or not before or len(before) > _MAX_FIGURES:
+            return None
+        # the counts it says, however many (`1,000円 × 22名 = 22,000円`), and shares of them (`$79.60 — $19.90
+        # each for the four of you`)
+        plain = self._reply - _money_said(self._reply_text)
+        counts = self._counts_said() | {int(n) for n in plain if n.is_integer() and 2 <= n < _MAX_COUNT}
+        shares = {a / n for a in before for n in counts}
+        if any(abs(number - x) <= _CENT for x in _figures(sorted(set(before)), percents, counts) | shares):
+            return None
+        for result in sorted(_results(before, percents), key=lambda x: abs(x - number)):  # the nearest
+            if 0.5 <= number / result <= 2 and _one_slip(*_in_cents(number, result), _SLIP_DIGITS):
+                return _plain(result)
         return None
 
     def _product_plus_amount(self, number: float, parts: set[float]) -> bool:
@@ -1763,10 +1825,11 @@ class Evidence:
 
     def lookalike(self, key: str, besides: set[float] | frozenset[float] = frozenset()) -> str | None:
         """A stated number, date, time or id one slip away from `key` (a fact key: `number:140|usd`,
-        `date:2024-05-25`, `md:05-25`, `time:19:15`, `id:bk54988`): a number of three digits or more, of like size, with
-        one digit changed, added, dropped or two swapped (none of `besides`); a date up to `_SLIP_DAYS` off
-        (a reply's: `_replaced`); a time one digit off; an id one character changed, added, dropped or two
-        swapped.
+        `date:2024-05-25`, `md:05-25`, `time:19:15`, `id:bk54988`): a number of three digits or more, of
+        like size, with one digit changed, added, dropped or two swapped (none of `besides`; not two digits
+        swapped in a number of two: `84` croissants are the stated `48` and three dozen, as any number and a
+        multiple of nine may be); a date up to `_SLIP_DAYS` off (a reply's: `_replaced`); a time one digit
+        off; an id one character changed, added, dropped or two swapped.
         What garbling a stated value looks like — where a value with no such neighbour may be a computation
         grounding does not follow."""
         kind = key.partition(":")[0]
@@ -2086,6 +2149,33 @@ class Evidence:
             if (stated - claimed).days in days:
                 return True
         return False
+
+    def _lengths_apart(self) -> set[tuple[str, str]]:
+        """The days the reply being checked says with a time of day beside them (`_clocked_days`, whatever
+        the words), as (`MM-DD`, `HH:MM`), that together are a stated length of time (not of whole days)
+        before or after a successful call's date-and-time: when a fast starts (`eat nothing from 23:50 on
+        Monday 2 March` before a 07:50 test under `8 hours of fasting`), when a 36-hour hire from Tuesday
+        09:00 ends (`Wednesday 10 June at 21:00`). The day and the time both come out of the sum. A length of
+        whole days keeps the time, so it would explain a day's slip at the booked time (`See you at 9:00 on
+        Friday, July 10` of a Saturday 9:00 start under `free up to 24 hours before`): that is a deadline
+        only with its words (`_deadline`)."""
+        if self._reply_lengths is not None:
+            return self._reply_lengths
+        pairs = _clocked_days(self._reply_text, self._reply_facts)
+        durations, datetimes = self._timing() if pairs else (set(), set())
+        lengths = [m for m in durations if m % (24 * 60)]
+        out: set[tuple[str, str]] = set()
+        for day, clock in datetimes if lengths else ():
+            try:
+                at = datetime.fromisoformat(f"{day}T{clock}")
+            except ValueError:
+                continue
+            for minutes in lengths:
+                for moved in (at - timedelta(minutes=minutes), at + timedelta(minutes=minutes)):
+                    if (said := (moved.strftime("%m-%d"), moved.strftime("%H:%M"))) in pairs:
+                        out.add(said)
+        self._reply_lengths = out
+        return out
 
     def _timing(self) -> tuple[set[int], set[tuple[str, str]]]:
         """The lengths of time said or in successful calls that act (not lookups), and the calls'
@@ -2738,8 +2828,9 @@ _MAX_DURATION = 31 * 24 * 60
 #: minutes`, `Eine Fahrstunde dauert 90 Minuten`), not a menu's (`women's cut ¥168 (60 minutes)`)
 _OFFSET_WORDS = re.compile(
     r"(?i)\b(?:before|after|prior|ahead|earlier|later|advance|beforehand|notice|vor|nach|vorher|avant|après|apres|"
-    r"antes|después|despues|prima|dopo|voor|na|lasts?|takes|long|dauert|dauern|dure|durent|dura|duran|duurt)\b"
-    r"|提前|之前|以前|之后|以后|时长|历时"
+    r"antes|después|despues|prima|dopo|voor|na|lasts?|takes|long|dauert|dauern|dure|durent|dura|duran|duurt|"
+    r"fast|fasting|ayuno|ayunas|nüchtern|jeûne|jeun|digiuno|jejum)\b"
+    r"|提前|之前|以前|之后|以后|时长|历时|禁食|空腹"
 )
 _OFFSET_REACH = 30  # characters from the length of time to the word that makes it an offset
 
@@ -2909,6 +3000,37 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
                 out.add((day, clocks[i][1]))
             i += 1
     return out
+
+
+def _said_in(canon: str, pairs: set[tuple[str, str]]) -> bool:
+    """Whether a day's (`date:`, `md:`) or a time's (`time:HH:MM`) fact key is a part of one of these
+    (`MM-DD`, `HH:MM`) pairs."""
+    if canon.startswith("time:"):
+        return len(canon) == 10 and any(clock == canon[5:] for _, clock in pairs)
+    return any(day == canon[-5:] for day, _ in pairs)
+
+
+def _clocked_days(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """(`MM-DD`, `HH:MM`) of each day a reply states with a time of day said within `_PAIR_GAP` characters
+    before or after it (`from 23:50 on Monday 2 March`, `Monday 2 March, 23:50`), whatever words say
+    what the time is."""
+    text = reply[:MAX_FACT_CHARS]
+    days: list[tuple[int, int, str]] = []
+    clocks: list[tuple[int, int, str]] = []
+    for canon, original in dict.fromkeys(facts):
+        dated = canon.startswith(("date:", "md:"))
+        if (not dated and not (canon.startswith("time:") and len(canon) == 10)) or not original:
+            continue
+        at = text.find(original)
+        while at >= 0:
+            (days if dated else clocks).append((at, at + len(original), canon[-5:]))
+            at = text.find(original, at + len(original))
+    return {
+        (day, clock)
+        for start, end, day in days
+        for at, to, clock in clocks
+        if end <= at <= end + _PAIR_GAP or start - _PAIR_GAP <= to <= start
+    }
 
 
 #: what says a deadline before a day: `until`, `by`, `before`, `bis`, `jusqu'au`, `hasta el`, `fino al`
@@ -3430,9 +3552,9 @@ def _undone(status: str, verb: str) -> bool:
     """Whether a status (folded) says the action `verb` claims did not happen ("": any action). Not when it
     says the action done (`cancelled_pending_refund`, `booked_pending_deposit`, `failed_before_moved`; not
     `not_sent`). Else a refusal, a failure (not a failover), a waiting list, `not_…` (`_UNDONE_WORDS`); a
-    `draft` of a thing to send; a wait beside the action's own word (`_WAITING_WORDS`: `pending_payment`
-    for a payment) or, for an action a decision gates (`_GATED`), a wait on a decision or a booking only
-    provisional (`pending_approval` for a refund)."""
+    `draft` of a thing to send or submit (`draft_saved`); a wait beside the action's own word
+    (`_WAITING_WORDS`: `pending_payment` for a payment) or, for an action a decision gates (`_GATED`), a
+    wait on a decision or a booking only provisional (`pending_approval` for a refund)."""
     if len(status) > _MAX_STATUS_CHARS:
         return False
     said = key_words(status)
@@ -3442,7 +3564,7 @@ def _undone(status: str, verb: str) -> bool:
     words = set(said) - ({"failed"} if "over" in said else set())  # `failed_over_to_backup`: a failover
     if not words:
         return False
-    if not _UNDONE_WORDS.isdisjoint(words) or ("draft" in words and verb == "send"):
+    if not _UNDONE_WORDS.isdisjoint(words) or ("draft" in words and verb in ("send", "submit")):
         return True
     if not verb:
         return False
@@ -3457,15 +3579,24 @@ def _undone(status: str, verb: str) -> bool:
     return any(w.startswith(stem) for w in words - _WAITING_WORDS for stem in stems)
 
 
+def _participle(key: Any) -> str:
+    """A result key as the participle it may be (`cancelled`, `is_cancelled`, `wasCancelled`: `cancelled`)."""
+    words = [w.lower() for w in key_words(str(key))]
+    return "_".join(words[1:] if len(words) > 1 and words[0] in ("is", "was", "has", "been") else words)
+
+
 def _status_undone(result: Any, verb: str) -> bool:
     """A result whose own status says the action claimed did not happen (`"status": "waitlisted"`,
     `"status": "requires_action"`, `"refund_status": "pending_manual_review"` for a refund): the call that
     gave it did not do it — grounding blind sets 4, 5, 10, 22, 23, 29, 30 and 35 planted claims of a booking, an
-    enrolment, a payment, a move or a refund after exactly such results. Only the result's top level."""
+    enrolment, a payment, a move or a refund after exactly such results; so does the action's own participle
+    as a key set false (`"cancelled": false`, blind set 40). Only the result's top level."""
     if not isinstance(result, dict):
         return False
     stems = ACTIONS.get(verb, (verb,))
     for key, value in result.items():
+        if value is False and _CLAIM_VERBS.get(_participle(key)) == verb:
+            return True  # `"cancelled": false`, `"is_cancelled": false`: the thing was not cancelled
         if not isinstance(value, str):
             continue
         words = key_words(str(key))
@@ -3878,6 +4009,79 @@ _SLIP_DAYS = 1
 #: date and stated nowhere is more likely the stated one garbled (`May 24` / `May 28`) than an arithmetic
 #: grounding missed — unless the reply says that stated date too, and counts from it (`_replaced`).
 _REPLY_SLIP_DAYS = 9
+
+
+#: the most amounts of one reply `_miscounted` combines: a long price list would give every sum
+_MAX_FIGURES = 12
+_ADJUSTMENT_REACH = 20  # characters on each side of an adjustment's word read for its amount
+#: an adjustment a sentence names, which its amount may include unquantified (`after your loyalty credit`)
+_ADJUSTMENT = re.compile(
+    r"(?i)\b(?:discount\w*|voucher\w*|coupon\w*|credit\w*|promo\w*|loyalty|rebate\w*|off|reduc\w*|waiv\w*|"
+    r"less|minus|deduct\w*|adjust\w*|prorat\w*)\b"
+)
+_MAX_COUNT = 1000  # a count a reply multiplies an amount by (`× 22名`), short of an amount itself
+_CENT = 0.011  # an amount a cent from a figure is that figure rounded (`$26.54` of $79.60 split three ways)
+
+
+def _figures(amounts: Sequence[float], percents: Iterable[float], counts: Iterable[int]) -> set[float]:
+    """What a reply's amounts give in one step of the arithmetic a reply shows: the sum of two or three of
+    them, the difference of two (or two less the third, or one less the two others), an amount times a
+    count the reply says, and a percentage of an amount or of such a sum (`percents`), added to it or taken
+    off it (VAT, a deposit, a discount). Positive, rounded to cents."""
+    out: set[float] = set()
+    sums: set[float] = set()
+    for i, a in enumerate(amounts):
+        out |= {a * n for n in counts}
+        for j in range(i + 1, len(amounts)):
+            b = amounts[j]
+            sums.add(a + b)
+            out.add(abs(a - b))
+            for c in amounts[j + 1 :]:
+                total = a + b + c  # and `$349 + $99 − $100`, `£300 − £20 − £45`
+                sums.add(total)
+                out |= {*(total - 2 * x for x in (a, b, c)), *(2 * x - total for x in (a, b, c))}
+    out |= sums
+    for whole in (*amounts, *sums):  # a percentage of an amount or of a sum (VAT on a subtotal)
+        for p in percents:
+            share = whole * p / 100
+            out |= {share, whole + share, whole - share}
+    return {round(x, 2) for x in out if x > 0}
+
+
+def _unquantified_adjustment(sentence: str, result: str) -> bool:
+    """Whether a sentence names an adjustment (`_ADJUSTMENT`) its amount `result` (as read) may hold but the
+    sentence does not give before it: one after the result (`you pay $163 after your $2 loyalty credit`),
+    or one with no amount right beside it (`with the family discount you pay $65`; not `After your $750
+    collision deductible, you'll receive $1,750.00`). Where the result cannot be placed, any adjustment."""
+    at = sentence.find(result)
+    for m in _ADJUSTMENT.finditer(sentence):
+        if at < 0 or m.start() > at:
+            return True
+        beside = sentence[max(0, m.start() - _ADJUSTMENT_REACH) : min(at, m.end() + _ADJUSTMENT_REACH)]
+        if not _money_said(beside):
+            return True
+    return False
+
+
+def _results(amounts: Sequence[float], percents: Iterable[float]) -> set[float]:
+    """What amounts said in this order give as a reply's result: two or more of them all added (`€60` and
+    `€16`: `€76 altogether`), the last two added or one taken from the other (a refund off a total), a
+    percentage of the last, added to it or taken off it (`£17,100` and a 30 % deposit). Positive."""
+    last = amounts[-1]
+    out = set()
+    if len(amounts) > 1:  # one amount alone is no sum (`£38 per person against the £32 each you paid`)
+        out |= {round(sum(amounts), 2), round(last + amounts[-2], 2), round(abs(last - amounts[-2]), 2)}
+    for p in percents:
+        out |= {round(last * p / 100, 2), round(last * (1 + p / 100), 2), round(last * (1 - p / 100), 2)}
+    return {x for x in out if x > 0}
+
+
+def _in_cents(a: float, b: float) -> tuple[str, str]:
+    """Two amounts' digits as a slip is looked for in them: whole amounts as written (`86`, `76`), else
+    both in cents (`60.45` / `60.54`: `6045` / `6054`; `51` / `55.10`: `5100` / `5510`, no slip)."""
+    if float(a).is_integer() and float(b).is_integer():
+        return str(int(a)), str(int(b))
+    return f"{a:.2f}".replace(".", ""), f"{b:.2f}".replace(".", "")
 
 
 def _digit_form(x: float) -> str:
@@ -4782,7 +4986,12 @@ _DONE_CLAIM = re.compile(
 #: a present passive is a claim after an opener that says the work is done (`You're all set — your tune-up
 #: is moved to Friday`, `**Done** — it is cancelled`); without one it is as often a state (`Both flights are
 #: scheduled to depart on time`) or a rule (`Fixed-term plans are renewed automatically`)
-_OPENER = r"(?:done|all\s+done|all\s+set|you(?:['’]re| are)\s+all\s+set|fixed)"
+#: (and `All sorted:`, `That's all confirmed -`: blind set 40; not `That's confirmed` or `All confirmed:`, as
+#: often said of what a lookup showed)
+_OPENER = (
+    r"(?:done|all\s+done|all\s+set|you(?:['’]re| are)\s+all\s+set|fixed|all\s+sorted|sorted|"
+    r"that(?:['’]s|\s+is)\s+(?:all\s+)?(?:done|sorted)|that(?:['’]s|\s+is)\s+all\s+confirmed)"
+)
 _OPENER_PASSIVE = re.compile(
     rf"(?i)^\W*{_OPENER}\W*\s*[—–:,!-]\s+[^.!?]*?"
     rf"\b(?:is|are)\s+(?:now\s+)?(?:both\s+|all\s+)?(?P<g>{_VERB})\b"
@@ -4792,10 +5001,16 @@ _OPENER_ALONE = re.compile(rf"(?i)^\W*{_OPENER}\W*$")
 #: after a lone opener, a present passive is a claim of what was done to the user's things (`The buffet …
 #: are both added to your booking`), not a rule or a schedule (`Refunds are issued within 5 days`, `Both
 #: flights are scheduled to depart on time`, `Checked bags are charged at $35 each`)
-_OWN_SUBJECT = re.compile(r"(?i)^\W*(?:your|the|it|its|this|that|these|those|my|our)\b")
+_OWN_SUBJECT = re.compile(
+    r"(?i)^\W*(?:your|the|it|its|this|that|these|those|my|our"
+    r"|(?!(?:here|there|it|that|what|let|who|where|how|he|she)['’])[^\W\d_]+['’]s)\b"
+)  # a thing named by a possessive too (`Tomorrow's visit MED-7702`), not a contraction (`Here's`, `It's`)
 #: what a timetable says of a booking (`scheduled to depart`): a rule or a state, no action done
 _TIMETABLE = r"depart|arrive|leave|start|begin|run"
-_RULE_WORDS = re.compile(rf"(?i)\b(?:to\s+(?:{_TIMETABLE}|be|take)|within|before|each|every|automatically)\b")
+_RULE_WORDS = re.compile(
+    rf"(?i)\b(?:to\s+(?:{_TIMETABLE}|be|take)|within|before|each|every|automatically"
+    r"|up|solid|full|by\s+the|due\s+to|because)\b"
+)  # and a state or news (`booked up`, `cancelled by the airline`, `cancelled due to weather`)
 
 
 def _done_to_yours(sentence: str) -> re.Match[str] | None:
@@ -4838,7 +5053,7 @@ _ZH_VERBS = {
     "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
     "更改": "update", "退款": "refund", "退回": "refund", "退还": "refund", "退票": "refund", "发送": "send",
     "发出": "send", "寄出": "send", "邮寄": "send", "提交": "submit", "申请": "submit",
-    "下单": "order", "转账": "pay", "开通": "create", "办理": "create", "办好": "create", "开具": "create",
+    "下单": "order", "购买": "order", "转账": "pay", "开通": "create", "办理": "create", "办好": "create", "开具": "create",
     "添加": "create", "加上": "create", "改为": "update", "改到": "update", "改成": "update", "更新": "update",
     "延长": "update", "续租": "update", "续订": "update", "改期": "update", "升级": "upgrade",
     "安排好": "book", "预约": "book", "删除": "delete", "移除": "delete", "转给": "transfer", "转让": "transfer",
@@ -4901,6 +5116,13 @@ _KO_DONE = re.compile(
 )
 
 
+#: a Korean bare passive of the actions a present passive claims of a thing named by its id (`_YOURS_NOW`)
+_KO_PASSIVE = re.compile(
+    rf"(?P<v>{any_of({k for k, v in _KO_VERBS.items() if v in ('cancel', 'book')})})\s*"
+    r"(?:되었|됐)(?:습니다|어요)(?!\s*(?:라고|라는|면))"
+)
+#: before it: already (a slot taken: `해당 시간은 이미 예약되었습니다`), a contrast or an attempt (`변경하려고 했지만`)
+_KO_NOT_PASSIVE = re.compile("이미|지만|려고")
 #: before a Chinese claim: a negation (`未能为您办理`) or a condition (`如果您已申请退款`, `如已退票`)
 _ZH_NOT = re.compile("[不没未]|如果|假如|若|(?<!例)如(?!您所愿|下|此|何|期|实)")  # not 如您所愿, 例如, 如下
 #: right after one: a relative clause (`已删除的照片无法恢复`, `您已申请的退款`), what was done before (`已申请过一次`), a
@@ -4921,6 +5143,12 @@ def _cjk_claims(sentence: str) -> list[str]:
         out.append(_ZH_ALL_VERBS[m["h"] or m["a"] or m["f"]])
     out += [_JA_VERBS[m["v"]] for m in _JA_DONE.finditer(sentence)]
     out += [_KO_VERBS[m["v"]] for m in _KO_DONE.finditer(sentence)]
+    # a bare passive of the user's thing named by its id, as English `_yours_now` (`예약(HSG-7720)이 취소되었습니다`)
+    out += [
+        _KO_VERBS[m["v"]]
+        for m in _KO_PASSIVE.finditer(sentence)
+        if _named_ids(sentence[: m.start()]) and not _KO_NOT_PASSIVE.search(sentence, 0, m.start())
+    ]
     return out
 
 
@@ -5083,6 +5311,14 @@ _SAYS_SO = re.compile(
     r"못|않|없|죄송|실패|불가|오류|거절|어렵|만료|유효하지|ません|できな|申し訳|失敗|ない|エラー|断ら|拒否|期限切れ|無効|"
     r"过期|无效"
 )
+#: a thing said to cost nothing: no failure reported (`there's no charge for the change`, `at no extra cost`,
+#: `no fees apply`); not a charge that did not happen (`No charge went through`, `No fees have been refunded`)
+_NO_COST = re.compile(
+    r"(?i)\b(?:at\s+no\s+(?:extra\s+|additional\s+)?(?:charge|cost)"
+    r"|(?:there(?:['’]s|\s+is|\s+will\s+be)|with)\s+no\s+(?:extra\s+|additional\s+|further\s+|late\s+)?"
+    r"(?:charges?|fees?|costs?)(?:\s+for\s+(?:the|this|that|it)\b[^,.;]*)?"
+    r"|no\s+(?:extra\s+|additional\s+|further\s+|late\s+)?(?:charges?|fees?|costs?)\s+(?:will\s+)?apply)\b"
+)
 #: a reply's courtesy (`Let me know if you need anything else.`, `Is there anything else I can help with?`,
 #: `Don't hesitate to call`): it says nothing of what was done, so its words neither report a failure nor ask
 _COURTESY_LINE = re.compile(
@@ -5134,7 +5370,10 @@ _MAX_ALREADY_CHARS = 2_000  # of a failed call's error and result, read for it
 def _says_so(sentence: str) -> bool:
     """Whether a sentence says a call did not go as asked (`_SAYS_SO`) or asks the user (`act_of`). A courtesy
     (`Let me know if you need anything else.`, `Is there anything else I can help with?`) is read without its
-    courtesy words and its question mark: what else it holds (`Sorry, …, but let me know …`) still counts."""
+    courtesy words and its question mark: what else it holds (`Sorry, …, but let me know …`) still counts;
+    so is a thing said to cost nothing (`there's no charge for the change`: `_NO_COST`)."""
+    if _NO_COST.search(sentence) is not None:
+        sentence = _NO_COST.sub(" ", sentence)
     if _COURTESY_LINE.search(sentence) is None:
         return _SAYS_SO.search(sentence) is not None or act_of(sentence) == "ask"
     rest = _COURTESY_LINE.sub(" ", sentence).replace("?", " ").replace("？", " ")

@@ -3857,3 +3857,146 @@ def test_a_day_written_with_its_months_name_in_another_language_is_that_day() ->
         ("Gebucht für den 30. November 2025.", "30. November 2025"),
     ):
         assert [c.text for c in ev.unsupported(reply, ["book"])] == [said], reply
+
+
+def test_a_day_and_time_a_stated_length_before_a_booked_time_is_computed() -> None:
+    """Grounding blind set 13 (a good conversation, flagged): `8 hours of fasting` before a blood test
+    booked for Tuesday 3 March at 07:50 — `eat nothing from 23:50 on Monday 2 March`. The day and its time
+    are worked out together across midnight; another day or another time is not."""
+    prompt = ["Glucose and lipid profile need 8 hours of fasting (water allowed)."]
+    visit = {"appointment_id": "CITA-55120", "date": "2026-03-03", "time": "07:50"}
+
+    def claims(reply: str) -> list[str]:
+        ev = Evidence(prompt, today="2026-02-25")
+        ev.add_user(1, "Can you move CITA-55120 to next Tuesday, first thing?")
+        ev.add_call(2, "reschedule_appointment", visit, {**visit, "status": "confirmed"}, False, False)
+        return [c.text for c in ev.unsupported(reply, []) if not c.unsure]
+
+    assert claims("Booked for Tuesday 3 March at 07:50. Eat nothing from 23:50 on Monday 2 March.") == []
+    assert claims("Booked. Fasting starts at 23:50 the evening before, Monday 2 March.") == []
+    assert claims("Booked. Eat nothing from 23:50 on Sunday 1 March.") == ["1 March"]
+    assert claims("Booked. Eat nothing from 21:50 on Monday 2 March.") == ["2 March"]
+    es = Evidence(["Para glucosa se requieren 8 horas de ayuno."], today="2026-02-25")
+    es.add_user(1, "¿Me la podéis pasar al martes que viene a primera hora?")
+    es.add_call(2, "reschedule_appointment", visit, {**visit, "status": "confirmada"}, False, False)
+    assert es.unsupported("No comas nada desde las 23:50 del lunes 2 de marzo.", []) == []
+
+
+def test_an_amount_one_slip_from_what_the_replys_own_figures_give_fails() -> None:
+    """Grounding blind sets 1-39: a total, a net or a VAT-inclusive price the reply works out from the amounts
+    it has just said, written with a digit changed or two swapped, was only for review (nothing similar is
+    stated): `£60.45 including VAT` of `£50.45` under `VAT is 20%` (£60.54), `net spend $151.74` after
+    `$165.23` and a `$12.49` refund ($152.74), `50% of the £688.50 booking, so £334.25` (£344.25). Right,
+    they pass; a total worked out in two steps (`£65 each plus the £30 fee, so £160`, two horses) is no
+    slip of its one-step `£130`; the amounts before the result are not checked against it."""
+
+    def failing(reply: str, texts: bool = False) -> list[str]:
+        ev = Evidence(["VAT is 20%. Yard visit fee £30. Routine exam £65 per horse."], today="2025-11-05")
+        ev.add_user(1, "Two horses please, and what do we pay on FL-C-1874?")
+        ev.add_call(2, "get_contract", {"contract_id": "FL-C-1874"}, {"monthly_ex_vat": 50.45}, False, False)
+        ev.add_call(3, "get_booking", {"booking_id": "EVB-50731"}, {"total_ex_vat": 688.5}, False, False)
+        return [c.text if texts else c.detail for c in ev.unsupported(reply, []) if not c.unsure]
+
+    assert failing("That's £50.45 a month ex VAT, or £60.45 including VAT.") == [
+        "the reply states '£60.45', but its own figures give 60.54"
+    ]
+    assert failing("That's £50.45 a month ex VAT, or £60.54 including VAT.") == []
+    assert failing("The fee would be 50% of the £688.50 booking, so £334.25 + VAT.") == [
+        "the reply states '£334.25', but its own figures give 344.25"
+    ]
+    assert failing("The fee would be 50% of the £688.50 booking, so £344.25 + VAT.") == []
+    spent = "Your purchases total $165.23, and you got a $12.49 refund, so your net spend is ${}."
+    assert failing(spent.format("151.74"), texts=True) == ["$151.74"]
+    assert failing(spent.format("152.74"), texts=True) == []
+    assert failing("Two routine exams are £65 each plus the £30 visit fee, so £160 in total.") == []
+    # an adjustment the sentence gives before the result is part of the work (blind set 1)
+    paid = "Claim approved for $2,400.00. After your $750 collision deductible, you'll receive ${}."
+    assert failing(paid.format("1,750.00"), texts=True) == ["$1,750.00"]
+    assert failing(paid.format("1,650.00"), texts=True) == []
+
+
+def test_a_two_digit_number_or_a_month_and_day_swapped_is_no_look_alike() -> None:
+    """Tried on blind sets 1-40 and dropped: `84` croissants after the stated `48` and three dozen more
+    (any number and a multiple of nine swap its digits), `1958-12-03` for a birth date said `03/12/1958`
+    (read month first, so an agent's right reading looks swapped), the 31st for the 13th (the 31st is
+    a month's end, the day most often computed). Each stays for review."""
+    ev = Evidence(today="2026-03-02")
+    ev.add_user(1, "Pause it from the 13th to the end of the month. It's 48 croissants, born 03/12/1958.")
+    assert ev.lookalike_of(84, "number") is None
+    assert ev.lookalike_of("1958-12-03", "date") is None
+    assert ev.lookalike_of("2026-03-31", "date") is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "claimed"),
+    [
+        # grounding blind set 40 (each a planted false claim that read as nothing): an opener that says the
+        # work is done in other words, a thing named by a possessive, Chinese 购买, a Korean bare passive of
+        # a reservation named by its id
+        ("All sorted: tomorrow's visit MED-7702 is cancelled, with the £30 late fee.", True),
+        ("That's all confirmed - Dancer is booked in for remedial shoeing on Wednesday at 3pm.", True),
+        ("Tomorrow's visit MED-7702 is cancelled.", True),
+        ("疗程已购买成功,6次复诊都已经记在您的账户上了。", True),
+        ("내일 오전 10시 진료 예약(HSG-7720)이 취소되었습니다.", True),
+        # not claims: a slot taken (no id), a rule, a possessive that is a state
+        ("해당 시간은 이미 예약되었습니다.", False),
+        ("Today's slots are booked up, I'm afraid.", False),
+        ("Friday's class is scheduled to start at 6pm.", False),
+    ],
+)
+def test_claims_said_with_other_openers_possessives_and_in_chinese_and_korean(
+    reply: str, claimed: bool
+) -> None:
+    assert bool(done_claims(reply)) is claimed
+
+
+def test_a_result_that_says_the_action_is_false_or_a_failure_passed_over_with_no_cost_is_caught() -> None:
+    """Grounding blind set 40: `cancel_appointment` → `"cancelled": false` (a late fee to agree first), then
+    `… 취소되었습니다`; `reschedule_job` failed, then `All moved - job FF-26-0461 is now on Wednesday 17 June …,
+    and there's no charge for the change` — `no charge` says no failure."""
+    undone = {"ref": "HSG-7720", "cancelled": False, "status": "late_cancellation_fee_consent_required"}
+    steps = [("user", "취소해 주세요"), ("call", ("cancel_appointment", {"ref": "HSG-7720"}, undone, False))]
+    assert reply_claims(steps, "예약(HSG-7720)이 취소되었습니다.", ["cancel_appointment"]) != []
+    done = {"ref": "HSG-7720", "cancelled": True}
+    steps = [("user", "취소해 주세요"), ("call", ("cancel_appointment", {"ref": "HSG-7720"}, done, False))]
+    assert reply_claims(steps, "예약(HSG-7720)이 취소되었습니다.", ["cancel_appointment"]) == []
+    ev = Evidence(today="2026-06-14")
+    ev.add_user(1, "The forecast is awful - can we move FF-26-0461?")
+    args = {"job_ref": "FF-26-0461", "new_date": "2026-06-17"}
+    ev.add_call(2, "reschedule_job", args, {"error": "SLOT_CONFLICT"}, True, False, error="SLOT_CONFLICT")
+    reply = "All moved - job FF-26-0461 is now on Wednesday 17 June, and there's no charge for the change."
+    assert "passed_over" in [c.kind for c in ev.unsupported(reply, ["reschedule_job"]) if not c.unsure]
+    assert evidence_module._says_so("Sorry, there's no slot left on the 17th.")
+
+
+def test_the_reviews_cases_of_the_rounds_amounts_claims_and_failure_words() -> None:
+    """The review of the round (a reader who had not written the rules), each failing on its first version:
+    a reply's correct totals that must not fail (VAT on a subtotal; a credit said after the total; two
+    currencies); possessives that are contractions or news, a slot taken, a Korean attempt; a charge that did
+    not happen is still a failure word; `"is_cancelled": false` undoes a cancellation."""
+
+    def failing(reply: str) -> list[str]:
+        ev = Evidence(["VAT is 20%."], today="2026-03-02")
+        ev.add_user(1, "How much for the shirt and the cap, and can you confirm RZ-4410 is still on?")
+        ev.add_call(2, "get_reservation", {"ref": "RZ-4410"}, {"status": "confirmed"}, False, False)
+        return [
+            c.text for c in ev.unsupported(reply, ["get_reservation", "cancel_reservation"]) if not c.unsure
+        ]
+
+    assert failing("All confirmed: your table RZ-4410 for 4 is on Friday at 7pm.") == []
+    assert failing("The shirt is £25 and the cap £20; with 20% VAT that's £54.") == []
+    assert failing("The coat is $120 and the scarf $45, so you pay $163 after your $2 loyalty credit.") == []
+    assert failing("The tour costs €85 and the transfer €40 — about $135 in total.") == []
+    assert failing("The coat is $120 and the scarf $45, so you pay $156.") == ["$156"]
+    for news in (
+        "Here's the latest: flight BA117 is cancelled by the airline, and I've rebooked you on BA119.",
+        "Sunday's class YG-204 is cancelled due to weather, so I can't move you into it.",
+        "Tomorrow's 9am visit (MED-7702) is booked solid.",
+        "HSG-7720 예약을 화요일 10시로 변경하려고 했지만 해당 시간은 이미 예약되었습니다.",
+    ):
+        assert not [a for _, a in done_claims(news) if a in ("cancel", "book")], news
+    for failure in ("No charge went through - the card was returned.", "No fees have been refunded yet."):
+        assert evidence_module._says_so(failure), failure
+    undone = {"ref": "AB-123", "is_cancelled": False}
+    steps = [("user", "cancel it"), ("call", ("cancel_booking", {"ref": "AB-123"}, undone, False))]
+    assert reply_claims(steps, "Booking AB-123 has been cancelled.", ["cancel_booking"]) != []
