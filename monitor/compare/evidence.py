@@ -1607,7 +1607,7 @@ class Evidence:
             return None
         # the counts it says, however many (`1,000円 × 22名 = 22,000円`), and shares of them (`$79.60 — $19.90
         # each for the four of you`)
-        plain = self._reply - _money_said(self._reply_text)
+        plain = (self._reply | set(_numbers(self._last_user_text))) - _money_said(self._reply_text)
         counts = self._counts_said() | {int(n) for n in plain if n.is_integer() and 2 <= n < _MAX_COUNT}
         shares = {a / n for a in before for n in counts}
         if any(abs(number - x) <= _CENT for x in _figures(sorted(set(before)), percents, counts) | shares):
@@ -2152,18 +2152,20 @@ class Evidence:
 
     def _lengths_apart(self) -> set[tuple[str, str]]:
         """The days the reply being checked says with a time of day beside them (`_clocked_days`, whatever
-        the words), as (`MM-DD`, `HH:MM`), that together are a stated length of time (not of whole days)
-        before or after a successful call's date-and-time: when a fast starts (`eat nothing from 23:50 on
-        Monday 2 March` before a 07:50 test under `8 hours of fasting`), when a 36-hour hire from Tuesday
-        09:00 ends (`Wednesday 10 June at 21:00`). The day and the time both come out of the sum. A length of
-        whole days keeps the time, so it would explain a day's slip at the booked time (`See you at 9:00 on
-        Friday, July 10` of a Saturday 9:00 start under `free up to 24 hours before`): that is a deadline
-        only with its words (`_deadline`)."""
+        the words), as (`MM-DD`, `HH:MM`), that together are a stated length of time under a day, and not of
+        whole hours' days, before a successful call's date-and-time: when a fast starts (`eat nothing from
+        23:50 on Monday 2 March` before a 07:50 test under `8 hours of fasting`), when check-in closes
+        (`23:30 on Monday` for a 01:30 flight on Tuesday, 2 hours before). The day and the time both come
+        out of the sum. Only before: a length after a start is as often the wrong way round (a hire's end
+        put before its start). A length of whole days keeps the time, so it would explain a day's slip at
+        the booked time (`See you at 9:00 on Friday, July 10` of a Saturday 9:00 start under `free up to 24
+        hours before`): that is a deadline only with its words (`_deadline`). The pair grounds the day's
+        `md:` key, so every mention of that day in the reply (one key per day)."""
         if self._reply_lengths is not None:
             return self._reply_lengths
         pairs = _clocked_days(self._reply_text, self._reply_facts)
         durations, datetimes = self._timing() if pairs else (set(), set())
-        lengths = [m for m in durations if m % (24 * 60)]
+        lengths = [m for m in durations if m % (24 * 60) and m < 24 * 60]
         out: set[tuple[str, str]] = set()
         for day, clock in datetimes if lengths else ():
             try:
@@ -2171,9 +2173,9 @@ class Evidence:
             except ValueError:
                 continue
             for minutes in lengths:
-                for moved in (at - timedelta(minutes=minutes), at + timedelta(minutes=minutes)):
-                    if (said := (moved.strftime("%m-%d"), moved.strftime("%H:%M"))) in pairs:
-                        out.add(said)
+                moved = at - timedelta(minutes=minutes)
+                if (said := (moved.strftime("%m-%d"), moved.strftime("%H:%M"))) in pairs:
+                    out.add(said)
         self._reply_lengths = out
         return out
 
@@ -3595,7 +3597,7 @@ def _status_undone(result: Any, verb: str) -> bool:
         return False
     stems = ACTIONS.get(verb, (verb,))
     for key, value in result.items():
-        if value is False and _CLAIM_VERBS.get(_participle(key)) == verb:
+        if value is False and verb != "update" and _CLAIM_VERBS.get(_participle(key)) == verb:
             return True  # `"cancelled": false`, `"is_cancelled": false`: the thing was not cancelled
         if not isinstance(value, str):
             continue
@@ -4014,6 +4016,9 @@ _REPLY_SLIP_DAYS = 9
 #: the most amounts of one reply `_miscounted` combines: a long price list would give every sum
 _MAX_FIGURES = 12
 _ADJUSTMENT_REACH = 20  # characters on each side of an adjustment's word read for its amount
+_ROUGHLY = re.compile(
+    r"(?i)(?:\b(?:about|around|roughly|approx\w*|circa|some)\s*|[~≈]\s*)$"
+)  # before an amount
 #: an adjustment a sentence names, which its amount may include unquantified (`after your loyalty credit`)
 _ADJUSTMENT = re.compile(
     r"(?i)\b(?:discount\w*|voucher\w*|coupon\w*|credit\w*|promo\w*|loyalty|rebate\w*|off|reduc\w*|waiv\w*|"
@@ -4024,24 +4029,26 @@ _CENT = 0.011  # an amount a cent from a figure is that figure rounded (`$26.54`
 
 
 def _figures(amounts: Sequence[float], percents: Iterable[float], counts: Iterable[int]) -> set[float]:
-    """What a reply's amounts give in one step of the arithmetic a reply shows: the sum of two or three of
-    them, the difference of two (or two less the third, or one less the two others), an amount times a
-    count the reply says, and a percentage of an amount or of such a sum (`percents`), added to it or taken
-    off it (VAT, a deposit, a discount). Positive, rounded to cents."""
+    """What a reply's amounts give in one or two steps of the arithmetic a reply shows: the sum of all, of
+    two or three of them, the difference of two (or two less the third, or one less the two others), an
+    amount times a count the reply or the user says, plus or less another (`2 × $200 + $48`), a count times
+    two added or apart, and a percentage of any of these (`percents`), added to it or taken off it (VAT,
+    a deposit, a discount). Positive, rounded to cents."""
     out: set[float] = set()
-    sums: set[float] = set()
+    wholes: set[float] = {sum(amounts)}  # what a percentage may be of: an amount, a sum, a difference
     for i, a in enumerate(amounts):
         out |= {a * n for n in counts}
         for j in range(i + 1, len(amounts)):
             b = amounts[j]
-            sums.add(a + b)
-            out.add(abs(a - b))
+            wholes |= {a + b, abs(a - b)}
+            # a count times a rate, and a fee or a discount (`2 × $200 + $48`, `2 × ($200 − $20)`)
+            out |= {n * x + sign * y for n in counts for x, y in ((a, b), (b, a)) for sign in (1, -1)}
+            out |= {n * (a + b) for n in counts} | {n * abs(a - b) for n in counts}
             for c in amounts[j + 1 :]:
                 total = a + b + c  # and `$349 + $99 − $100`, `£300 − £20 − £45`
-                sums.add(total)
-                out |= {*(total - 2 * x for x in (a, b, c)), *(2 * x - total for x in (a, b, c))}
-    out |= sums
-    for whole in (*amounts, *sums):  # a percentage of an amount or of a sum (VAT on a subtotal)
+                wholes |= {total, *(total - 2 * x for x in (a, b, c)), *(2 * x - total for x in (a, b, c))}
+    out |= wholes
+    for whole in (*amounts, *wholes):  # a percentage of any of them (VAT on a subtotal, tax after a voucher)
         for p in percents:
             share = whole * p / 100
             out |= {share, whole + share, whole - share}
@@ -4052,8 +4059,11 @@ def _unquantified_adjustment(sentence: str, result: str) -> bool:
     """Whether a sentence names an adjustment (`_ADJUSTMENT`) its amount `result` (as read) may hold but the
     sentence does not give before it: one after the result (`you pay $163 after your $2 loyalty credit`),
     or one with no amount right beside it (`with the family discount you pay $65`; not `After your $750
-    collision deductible, you'll receive $1,750.00`). Where the result cannot be placed, any adjustment."""
+    collision deductible, you'll receive $1,750.00`); or rounds it (`so about $163 all in`). Where the
+    result cannot be placed, any adjustment."""
     at = sentence.find(result)
+    if at > 0 and _ROUGHLY.search(sentence, max(0, at - _ADJUSTMENT_REACH), at):
+        return True  # `so about $163 all in`: a rounding
     for m in _ADJUSTMENT.finditer(sentence):
         if at < 0 or m.start() > at:
             return True
@@ -4064,13 +4074,12 @@ def _unquantified_adjustment(sentence: str, result: str) -> bool:
 
 
 def _results(amounts: Sequence[float], percents: Iterable[float]) -> set[float]:
-    """What amounts said in this order give as a reply's result: two or more of them all added (`€60` and
-    `€16`: `€76 altogether`), the last two added or one taken from the other (a refund off a total), a
-    percentage of the last, added to it or taken off it (`£17,100` and a 30 % deposit). Positive."""
+    """What amounts said in this order give as a reply's result: the last two one taken from the other (a
+    refund off a total, a deductible off a payout), a percentage of the last, added to it or taken off it
+    (`£17,100` and a 30 % deposit). Not their sum: a total of parts is as often a count times a rate
+    (`$200 a night, two nights, plus the $48 fee: $448` is one digit from `$248`). Positive."""
     last = amounts[-1]
-    out = set()
-    if len(amounts) > 1:  # one amount alone is no sum (`£38 per person against the £32 each you paid`)
-        out |= {round(sum(amounts), 2), round(last + amounts[-2], 2), round(abs(last - amounts[-2]), 2)}
+    out = {round(abs(last - amounts[-2]), 2)} if len(amounts) > 1 else set()
     for p in percents:
         out |= {round(last * p / 100, 2), round(last * (1 + p / 100), 2), round(last * (1 - p / 100), 2)}
     return {x for x in out if x > 0}
@@ -5001,16 +5010,14 @@ _OPENER_ALONE = re.compile(rf"(?i)^\W*{_OPENER}\W*$")
 #: after a lone opener, a present passive is a claim of what was done to the user's things (`The buffet …
 #: are both added to your booking`), not a rule or a schedule (`Refunds are issued within 5 days`, `Both
 #: flights are scheduled to depart on time`, `Checked bags are charged at $35 each`)
-_OWN_SUBJECT = re.compile(
-    r"(?i)^\W*(?:your|the|it|its|this|that|these|those|my|our"
-    r"|(?!(?:here|there|it|that|what|let|who|where|how|he|she)['’])[^\W\d_]+['’]s)\b"
-)  # a thing named by a possessive too (`Tomorrow's visit MED-7702`), not a contraction (`Here's`, `It's`)
+_OWN_SUBJECT = re.compile(r"(?i)^\W*(?:your|the|it|its|this|that|these|those|my|our)\b")
 #: what a timetable says of a booking (`scheduled to depart`): a rule or a state, no action done
 _TIMETABLE = r"depart|arrive|leave|start|begin|run"
 _RULE_WORDS = re.compile(
     rf"(?i)\b(?:to\s+(?:{_TIMETABLE}|be|take)|within|before|each|every|automatically"
-    r"|up|solid|full|by\s+the|due\s+to|because)\b"
-)  # and a state or news (`booked up`, `cancelled by the airline`, `cancelled due to weather`)
+    r"|due\s+to|because\s+of|by\s+the\s+(?:airline|venue|operator|carrier|organi[sz]ers?|hotel|clinic|provider))\b"
+)  # and news (`cancelled by the airline`, `cancelled due to weather`)
+_BOOKED_UP = re.compile(r"(?i)\s+(?:up|solid|out)\b")  # right after the verb: a state (`booked up`)
 
 
 def _done_to_yours(sentence: str) -> re.Match[str] | None:
@@ -5019,6 +5026,8 @@ def _done_to_yours(sentence: str) -> re.Match[str] | None:
     if m is None:
         return None
     comma = sentence.find(",", m.end())
+    if _BOOKED_UP.match(sentence, m.end()):
+        return None
     if _RULE_WORDS.search(
         sentence, m.end(), min(m.end() + _RULE_REACH, comma if comma >= 0 else len(sentence))
     ):
@@ -5053,7 +5062,7 @@ _ZH_VERBS = {
     "取消": "cancel", "撤销": "cancel", "预订": "book", "预定": "book", "订好": "book", "修改": "update",
     "更改": "update", "退款": "refund", "退回": "refund", "退还": "refund", "退票": "refund", "发送": "send",
     "发出": "send", "寄出": "send", "邮寄": "send", "提交": "submit", "申请": "submit",
-    "下单": "order", "购买": "order", "转账": "pay", "开通": "create", "办理": "create", "办好": "create", "开具": "create",
+    "下单": "order", "购买成功": "order", "转账": "pay", "开通": "create", "办理": "create", "办好": "create", "开具": "create",
     "添加": "create", "加上": "create", "改为": "update", "改到": "update", "改成": "update", "更新": "update",
     "延长": "update", "续租": "update", "续订": "update", "改期": "update", "升级": "upgrade",
     "安排好": "book", "预约": "book", "删除": "delete", "移除": "delete", "转给": "transfer", "转让": "transfer",
@@ -5116,13 +5125,12 @@ _KO_DONE = re.compile(
 )
 
 
-#: a Korean bare passive of the actions a present passive claims of a thing named by its id (`_YOURS_NOW`)
-_KO_PASSIVE = re.compile(
-    rf"(?P<v>{any_of({k for k, v in _KO_VERBS.items() if v in ('cancel', 'book')})})\s*"
-    r"(?:되었|됐)(?:습니다|어요)(?!\s*(?:라고|라는|면))"
-)
-#: before it: already (a slot taken: `해당 시간은 이미 예약되었습니다`), a contrast or an attempt (`변경하려고 했지만`)
-_KO_NOT_PASSIVE = re.compile("이미|지만|려고")
+#: a Korean bare passive of a reservation's cancelling, the reservation named by its id (`_YOURS_NOW`:
+#: `예약(HSG-7720)이 취소되었습니다`); not a booking's (`… 10시로 예약되었습니다` is as often what a lookup shows)
+_KO_PASSIVE = re.compile(r"예약[^.!?。]*?(?P<v>취소)\s*(?:되었|됐)(?:습니다|어요)(?!\s*(?:라고|라는|면))")
+#: before it: already, a contrast or an attempt (`변경하려고 했지만`), a cause or a source (news: `기상 악화로
+#: 취소되었습니다`, `항공사에 따르면`, `조회 결과`)
+_KO_NOT_PASSIVE = re.compile(r"이미|지만|려고|따르면|결과|때문|인해|사정|로\s*$")
 #: before a Chinese claim: a negation (`未能为您办理`) or a condition (`如果您已申请退款`, `如已退票`)
 _ZH_NOT = re.compile("[不没未]|如果|假如|若|(?<!例)如(?!您所愿|下|此|何|期|实)")  # not 如您所愿, 例如, 如下
 #: right after one: a relative clause (`已删除的照片无法恢复`, `您已申请的退款`), what was done before (`已申请过一次`), a
@@ -5147,7 +5155,7 @@ def _cjk_claims(sentence: str) -> list[str]:
     out += [
         _KO_VERBS[m["v"]]
         for m in _KO_PASSIVE.finditer(sentence)
-        if _named_ids(sentence[: m.start()]) and not _KO_NOT_PASSIVE.search(sentence, 0, m.start())
+        if _named_ids(sentence[: m.start("v")]) and not _KO_NOT_PASSIVE.search(sentence[: m.start("v")])
     ]
     return out
 
@@ -5315,8 +5323,9 @@ _SAYS_SO = re.compile(
 #: `no fees apply`); not a charge that did not happen (`No charge went through`, `No fees have been refunded`)
 _NO_COST = re.compile(
     r"(?i)\b(?:at\s+no\s+(?:extra\s+|additional\s+)?(?:charge|cost)"
-    r"|(?:there(?:['’]s|\s+is|\s+will\s+be)|with)\s+no\s+(?:extra\s+|additional\s+|further\s+|late\s+)?"
-    r"(?:charges?|fees?|costs?)(?:\s+for\s+(?:the|this|that|it)\b[^,.;]*)?"
+    r"|(?:there(?:['’]s|\s+is|\s+are|\s+will\s+be)|with)\s+no\s+"
+    r"(?:extra\s+|additional\s+|further\s+|late\s+|change\s+|cancellation\s+|booking\s+)?"
+    r"(?:charges?|fees?|costs?)(?:\s+for\s+(?:the|this|that|it)(?:\s+\w+)?)?"
     r"|no\s+(?:extra\s+|additional\s+|further\s+|late\s+)?(?:charges?|fees?|costs?)\s+(?:will\s+)?apply)\b"
 )
 #: a reply's courtesy (`Let me know if you need anything else.`, `Is there anything else I can help with?`,

@@ -3913,6 +3913,10 @@ def test_an_amount_one_slip_from_what_the_replys_own_figures_give_fails() -> Non
     paid = "Claim approved for $2,400.00. After your $750 collision deductible, you'll receive ${}."
     assert failing(paid.format("1,750.00"), texts=True) == ["$1,750.00"]
     assert failing(paid.format("1,650.00"), texts=True) == []
+    # a word of rounding elsewhere in the sentence is none of the amount's (blind set 10)
+    deposit = "Total £17,100 inc VAT. The 30% deposit would be £{}, and the lead time is about 6 weeks."
+    assert failing(deposit.format("5,310"), texts=True) == ["£5,310"]
+    assert failing(deposit.format("5,130"), texts=True) == []
 
 
 def test_a_two_digit_number_or_a_month_and_day_swapped_is_no_look_alike() -> None:
@@ -3935,13 +3939,16 @@ def test_a_two_digit_number_or_a_month_and_day_swapped_is_no_look_alike() -> Non
         # a reservation named by its id
         ("All sorted: tomorrow's visit MED-7702 is cancelled, with the £30 late fee.", True),
         ("That's all confirmed - Dancer is booked in for remedial shoeing on Wednesday at 3pm.", True),
-        ("Tomorrow's visit MED-7702 is cancelled.", True),
         ("疗程已购买成功,6次复诊都已经记在您的账户上了。", True),
         ("내일 오전 10시 진료 예약(HSG-7720)이 취소되었습니다.", True),
-        # not claims: a slot taken (no id), a rule, a possessive that is a state
+        # not claims: a slot taken, news, a rule, a possessive (as often a state: `Sarah's appointment APT-2231
+        # is booked for Friday, so I can't give you that slot`), the user's own purchase
         ("해당 시간은 이미 예약되었습니다.", False),
+        ("KE-123편 예약은 기상 악화로 취소되었습니다.", False),
+        ("Tomorrow's visit MED-7702 is cancelled.", False),
         ("Today's slots are booked up, I'm afraid.", False),
         ("Friday's class is scheduled to start at 6pm.", False),
+        ("您已购买6次疗程，目前还剩3次。", False),
     ],
 )
 def test_claims_said_with_other_openers_possessives_and_in_chinese_and_korean(
@@ -3987,7 +3994,12 @@ def test_the_reviews_cases_of_the_rounds_amounts_claims_and_failure_words() -> N
     assert failing("The shirt is £25 and the cap £20; with 20% VAT that's £54.") == []
     assert failing("The coat is $120 and the scarf $45, so you pay $163 after your $2 loyalty credit.") == []
     assert failing("The tour costs €85 and the transfer €40 — about $135 in total.") == []
-    assert failing("The coat is $120 and the scarf $45, so you pay $156.") == ["$156"]
+    assert failing("Your purchases come to $165.23; less a $12.49 return that's $152.74.") == []
+    assert failing("Your purchases come to $165.23 and a $12.49 return, so you paid $151.74.") == ["$151.74"]
+    # the second review: a count times a rate and a fee, in the reply or the user's words; a rounding
+    assert failing("2 × $200 + $48 = $448.") == []
+    assert failing("At $200 a night plus the $48 cleaning fee, two nights come to $448.") == []
+    assert failing("The coat is $120 and the scarf $43.40, so about $163 all in.") == []
     for news in (
         "Here's the latest: flight BA117 is cancelled by the airline, and I've rebooked you on BA119.",
         "Sunday's class YG-204 is cancelled due to weather, so I can't move you into it.",
@@ -3995,8 +4007,18 @@ def test_the_reviews_cases_of_the_rounds_amounts_claims_and_failure_words() -> N
         "HSG-7720 예약을 화요일 10시로 변경하려고 했지만 해당 시간은 이미 예약되었습니다.",
     ):
         assert not [a for _, a in done_claims(news) if a in ("cancel", "book")], news
-    for failure in ("No charge went through - the card was returned.", "No fees have been refunded yet."):
+    for failure in (
+        "No charge went through - the card was returned.",
+        "No fees have been refunded yet.",
+        "There's no charge for the booking because it didn't go through.",
+    ):
         assert evidence_module._says_so(failure), failure
+    # a setting turned off is no action undone (`"enabled": false` after `I've updated … autopay is now off`)
+    off = [
+        ("user", "turn autopay off"),
+        ("call", ("update_autopay", {"id": "AC-1"}, {"enabled": False}, False)),
+    ]
+    assert reply_claims(off, "I've updated account AC-1 so autopay is now off.", ["update_autopay"]) == []
     undone = {"ref": "AB-123", "is_cancelled": False}
     steps = [("user", "cancel it"), ("call", ("cancel_booking", {"ref": "AB-123"}, undone, False))]
     assert reply_claims(steps, "Booking AB-123 has been cancelled.", ["cancel_booking"]) != []
