@@ -1566,19 +1566,20 @@ class Evidence:
 
     def _miscounted(self, canon: str) -> str | None:
         """An amount of the reply's (`number:151.74|usd`) that nothing supports (no source, and no arithmetic
-        `_fact_source` follows), the last amount of its sentence, one slip (`_one_slip`, in cents, of three
-        digits or more: `€86` for `€76` is as often a discount unsaid) from what the amounts of its
-        currency the reply says before it give as a result (`_results`: two or more of them added, the last
-        two added or taken apart, a percentage stated in the evidence or before it in the reply, of the
-        last), and itself no figure they give in one step (`_figures`), nor a share of them by a count: the
-        reply worked it out and wrote it wrong. `net spend $151.74` after `$165.23` and a `$12.49` refund
-        ($152.74), `£60.45 including VAT` after `£50.45` under `VAT 20%` (£60.54), `50% of the £688.50
-        booking, so £334.25` (£344.25). Not where its sentence names an adjustment it does not quantify
-        (`after your loyalty credit`, `with the family discount`). The figure, as written plainly; None for
-        any other fact. Only what comes before it counts: a reply shows its work, then the result (checked
-        against amounts after it, a wrong net would make the right total look garbled). Blind sets 1-39:
-        any one-step figure as the slip's source failed 10 good conversations for 12 catches, each a
-        coincidence (`£75 plus £45 for each of the other two, so £165` beside 3 × £45)."""
+        `_fact_source` follows), the last amount of its currency in its sentence, one slip (`_one_slip`, in
+        cents, of three digits or more: `€86` for `€76` is as often a discount unsaid) from what the amounts
+        of its currency the reply says before it give as a result (`_results`: the last two taken apart, or
+        a percentage stated in the evidence or before it in the reply, of the last), and itself no figure
+        they give in a step or two (`_figures`), nor a share of them by a count: the reply worked it out and
+        wrote it wrong. `net spend $151.74` after `$165.23` and a `$12.49` refund ($152.74), `£60.45
+        including VAT` after `£50.45` under `VAT 20%` (£60.54), `50% of the £688.50 booking, so £334.25`
+        (£344.25). Not where its sentence names an adjustment it does not give before it, or rounds it
+        (`_unquantified_adjustment`). The figure, as written plainly; None for any other fact. Only what
+        comes before it counts: a reply shows its work, then the result (checked against amounts after it,
+        a wrong net would make the right total look garbled). Blind sets 1-39: any one-step figure as the
+        slip's source failed 10 good conversations for 12 catches, each a coincidence (`£75 plus £45 for
+        each of the other two, so £165` beside 3 × £45); the parts' sum too (`2 × $200 + $48 = $448` is one
+        digit from `$248`)."""
         number, unit = _number_of(canon), canon.partition("|")[2]
         if number is None or not is_currency(unit) or number <= 0:
             return None
@@ -3592,7 +3593,8 @@ def _status_undone(result: Any, verb: str) -> bool:
     `"status": "requires_action"`, `"refund_status": "pending_manual_review"` for a refund): the call that
     gave it did not do it — grounding blind sets 4, 5, 10, 22, 23, 29, 30 and 35 planted claims of a booking, an
     enrolment, a payment, a move or a refund after exactly such results; so does the action's own participle
-    as a key set false (`"cancelled": false`, blind set 40). Only the result's top level."""
+    as a key set false (`"cancelled": false`, blind set 40; not for an update, whose `"enabled": false` is a
+    setting). Only the result's top level."""
     if not isinstance(result, dict):
         return False
     stems = ACTIONS.get(verb, (verb,))
