@@ -2968,22 +2968,14 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
     text = reply[:MAX_FACT_CHARS]
     if not _DEADLINE_WORDS.search(text) and not _UP_TO.search(text):
         return set()
-    days: list[tuple[int, int, str]] = []
-    clocks: list[tuple[int, str]] = []
-    for canon, original in dict.fromkeys(facts):  # each fact once: its places are all found below
-        dated = canon.startswith(("date:", "md:"))
-        if (not dated and not (canon.startswith("time:") and len(canon) == 10)) or not original:
-            continue
-        at = text.find(original)
-        while at >= 0:  # each place it is said (`16:30–18:00 … until Wednesday 12.03., 16:30`)
-            if not dated:
-                clocks.append((at, canon[5:]))
-            elif _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at) or _UP_TO_DAY.search(
-                text, max(0, at - _PAIR_GAP), at
-            ):
-                days.append((at, at + len(original), canon[-5:]))
-            at = text.find(original, at + len(original))
-    clocks.sort()
+    placed_days, placed_clocks = _day_and_clock_places(text, facts)
+    days = [  # the days said after a deadline's word
+        (at, end, day)
+        for at, end, day in placed_days
+        if _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at)
+        or _UP_TO_DAY.search(text, max(0, at - _PAIR_GAP), at)
+    ]
+    clocks = sorted((at, clock) for at, _, clock in placed_clocks)
     out = set()
     for start, end, day in days:  # the clocks said within `_PAIR_GAP` after the day, or before it
         i = bisect.bisect_left(clocks, (end, ""))
@@ -3013,11 +3005,12 @@ def _said_in(canon: str, pairs: set[tuple[str, str]]) -> bool:
     return any(day == canon[-5:] for day, _ in pairs)
 
 
-def _clocked_days(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-    """(`MM-DD`, `HH:MM`) of each day a reply states with a time of day said within `_PAIR_GAP` characters
-    before or after it (`from 23:50 on Monday 2 March`, `Monday 2 March, 23:50`), whatever words say
-    what the time is."""
-    text = reply[:MAX_FACT_CHARS]
+def _day_and_clock_places(
+    text: str, facts: Iterable[tuple[str, str]]
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+    """Where a reply's text says each of its days (`date:`, `md:` facts, as `MM-DD`) and its times of day
+    (`time:HH:MM`, as `HH:MM`): (start, end, value) at each place each is said (`16:30–18:00 … until
+    Wednesday 12.03., 16:30`), each fact looked for once."""
     days: list[tuple[int, int, str]] = []
     clocks: list[tuple[int, int, str]] = []
     for canon, original in dict.fromkeys(facts):
@@ -3028,6 +3021,14 @@ def _clocked_days(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str
         while at >= 0:
             (days if dated else clocks).append((at, at + len(original), canon[-5:]))
             at = text.find(original, at + len(original))
+    return days, clocks
+
+
+def _clocked_days(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """(`MM-DD`, `HH:MM`) of each day a reply states with a time of day said within `_PAIR_GAP` characters
+    before or after it (`from 23:50 on Monday 2 March`, `Monday 2 March, 23:50`), whatever words say
+    what the time is."""
+    days, clocks = _day_and_clock_places(reply[:MAX_FACT_CHARS], facts)
     return {
         (day, clock)
         for start, end, day in days
