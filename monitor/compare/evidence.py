@@ -57,6 +57,7 @@ from monitor.compare.facts import (
     normalize_text,
     sentences,
     valid_day,
+    writes_dotted_times,
     zh_number,
 )
 from monitor.compare.hints import DIGIT, fold, holds_any, unaccented
@@ -178,7 +179,7 @@ _WEEKEND_STEMS = ("week", "wochenende", "semana", "settimana", "周末", "週末
 _BEFORE = re.compile(r"(?i)\s*(?:before|prior|in\s+advance|ahead)\b")
 _DURATION_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "a": 1,
+    "ten": 10, "a": 1, "an": 1,
 }  # fmt: skip
 _DURATION_UNITS = ("day", "night", "week", "hour", "hr")
 
@@ -190,7 +191,8 @@ def _count_said(word: str) -> int:
 
 # `_DURATION` and `_POLICY_DURATION` need one
 _DURATION = re.compile(
-    r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a)[\s-]+"
+    r"(?i)\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|an?)[\s-]+"
+    r"(?:(?:more|extra|additional|further)\s+)?"  # `one more night`, `two extra days`: a stay made longer
     r"(?:(?P<work>working|business)\s+|calendar\s+)?(?P<unit>days?|nights?|weeks?)\b"
     r"|\b(?P<h>\d{2,3})[\s-]*(?:hours?|hrs?)\b"
 )
@@ -211,6 +213,9 @@ _POLICY_DURATION = re.compile(
     r"(?!\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)"
 )
 _OR_MORE = re.compile(r"(?i)\bor\s+more\b")
+#: `more than` right before a policy's days (`cancel more than 14 days before arrival`)
+_MORE_THAN = re.compile(r"(?i)\b(?:more|longer)\s+than\s+$")
+_MORE_THAN_REACH = 14
 #: working days said with or without a preposition, as a figure or a range's bounds (`Express (3 working
 #: days)`, `1-3 business days to metro areas`, `within 5 to 7 business days`): a span between dates, never
 #: a frequency (not `5 working days a week`)
@@ -625,6 +630,10 @@ class Evidence:
         #: open day next to a stated closed one is where an agent moves a request (`_beside_closed`)
         self._closed_weekdays: set[int] = set()
         self._closed_days: set[str] = set()
+        #: the days (`MM-DD`) strictly inside a range of written dates the system prompt gives (`no lessons in
+        #: half-term week (27 October - 2 November)`): a reply's day among them that its sentence says there is
+        #: nothing on is the prompt's (`no lesson on 1 November because of half-term`), not one it booked
+        self._closed_range: set[str] = set()
         #: the numbers said plainly (`_spoken`) as read so far, and the replies whose numbers are not read yet
         self._spoken_read: set[float] = set()
         self._unread_replies: list[str] = []
@@ -686,6 +695,8 @@ class Evidence:
             weekdays, days = _closures(text)
             self._closed_weekdays |= weekdays
             self._closed_days |= days
+            # `closed 24-27 December`: the days inside, for a reply that says there is nothing on one
+            self._closed_range |= {key[-5:] for key in _days_between(text, today, relative=False)}
             self._tzs += _zones_named(text)
             self._said.append((text, True))
         self._tzs += [timezone(timedelta(minutes=m)) for m in sorted(offsets)]
@@ -801,7 +812,9 @@ class Evidence:
                     self._offsets |= {n, n - 1} - {0}
                 continue
             lo = int(m.groupdict().get("lo") or n)
-            for k in range(lo, n + 1) if weeks and lo < n else {lo, n}:
+            # `more than 14 days before arrival`: the last day that is, 15 days before, too
+            beyond = not weeks and _MORE_THAN.search(text, max(0, m.start() - _MORE_THAN_REACH), m.start())
+            for k in range(lo, n + 1) if weeks and lo < n else {lo, n} | ({n + 1} if beyond else set()):
                 days = k * 7 if weeks else k
                 if not 0 < days <= (_MAX_POLICY_WEEKS * 7 if weeks else _MAX_OFFSET):
                     continue
@@ -1525,6 +1538,10 @@ class Evidence:
                 return self._pick(hits)
         if canon in self._worked_out:
             return ("computed", None), None
+        if kind == "number" and "|" not in canon:  # `lisäksi 16.20`, `torstaina 13.11.`: a time, a day
+            for reading in _dotted_readings(original, self._reply_text):
+                if (found := self._fact_source(reading, original)) is not None:
+                    return found
         if kind in ("id", "digits") and (m := _ID_RANGE.fullmatch(original.strip())) and self._ends_stated(m):
             return ("computed", None), None
         if kind in ("date", "md") and self._monthly_day(canon, original):
@@ -1535,6 +1552,8 @@ class Evidence:
             return ("computed", None), None
         if kind in ("date", "md") and self._beside_closed(canon):
             return ("computed", None), None
+        if kind in ("date", "md") and canon[-5:] in self._closed_range and self._nothing_on(original):
+            return ("system", None), None
         if kind in ("date", "md") and self._deadline(canon[-5:]):
             return ("computed", None), None
         if kind in ("date", "md", "time") and _said_in(canon, self._lengths_apart()):
@@ -2075,6 +2094,13 @@ class Evidence:
                 beside += step
         return False
 
+    def _nothing_on(self, original: str) -> bool:
+        """Whether the reply's sentence that says this day says there is nothing on it (`There's no lesson on 1
+        November`, `we're closed on the 25th`)."""
+        return any(
+            original in s and _NOTHING_ON.search(s) for s in sentences(self._reply_text[:MAX_FACT_CHARS])
+        )
+
     def _closed(self, day: date) -> bool:
         return day.weekday() in self._closed_weekdays or day.isoformat()[5:] in self._closed_days
 
@@ -2166,16 +2192,31 @@ class Evidence:
             return self._reply_lengths
         pairs = _clocked_days(self._reply_text, self._reply_facts)
         durations, datetimes = self._timing() if pairs else (set(), set())
-        lengths = [m for m in durations if m % (24 * 60) and m < 24 * 60]
+        # each length with the pairs it may give: a length under a day, any of them; one of whole days, only
+        # the pairs of the sentence that says it (`from 1:30pm on Wednesday 8 October, so they've been out
+        # for 24 hours`: the reply counts it itself)
+        lengths = [(m, pairs) for m in durations if m % (24 * 60) and m < 24 * 60]
+        if pairs and datetimes:
+            for sentence in sentences(self._reply_text[:MAX_FACT_CHARS]):
+                whole = [
+                    m
+                    for part in _FOR_LENGTH.findall(
+                        sentence
+                    )  # `so it's been out for 24 hours`, not `24-hour hire`
+                    for m in _said_durations(part)
+                    if not m % (24 * 60) and m <= _MAX_OFFSET * 24 * 60
+                ]
+                if whole and (own := _clocked_days(sentence, self._reply_facts)):
+                    lengths += [(m, own) for m in whole]
         out: set[tuple[str, str]] = set()
         for day, clock in datetimes if lengths else ():
             try:
                 at = datetime.fromisoformat(f"{day}T{clock}")
             except ValueError:
                 continue
-            for minutes in lengths:
+            for minutes, given in lengths:
                 moved = at - timedelta(minutes=minutes)
-                if (said := (moved.strftime("%m-%d"), moved.strftime("%H:%M"))) in pairs:
+                if (said := (moved.strftime("%m-%d"), moved.strftime("%H:%M"))) in given:
                     out.add(said)
         self._reply_lengths = out
         return out
@@ -2629,6 +2670,16 @@ def _stated(
             if all(any(f in evidence for f in said) for said in forms):
                 found = True
                 yield source, turn
+        if not found:  # `Rezerwacja na Katarzynę Wójcik`: a Slavic name in another case, said by the user
+            declined = [(*said, *(f" {d} " for d in _declined(said[0].strip()))) for said in forms]
+            for source, turn, evidence in where.texts:
+                if (
+                    source == "user"
+                    and _SLAVIC.search(evidence)
+                    and all(any(f in evidence for f in said) for said in declined)
+                ):
+                    found = True
+                    yield source, turn
         if not found:  # `Malik Wright`: `His name's Malik` after `Name's Jamal Wright` — each word the user's
             latest: list[tuple[Source, int | None]] = []
             for spellings in forms:  # the user's own words (a doctor's surname in a result is no son's)
@@ -2699,6 +2750,39 @@ def _other_genders(word: str) -> tuple[str, ...]:
         elif word.endswith(b) and len(word) - len(b) >= 3:
             out.append(word[: len(word) - len(b)] + a)
     return tuple(out)
+
+
+#: the endings a name takes in the cases of Polish, Czech, Slovak and Russian (`Katarzyna`: `Katarzynę`,
+#: `Katarzyny`; `Piotr`: `Piotrowi`, `Piotrem`; `Kowalski`: `Kowalskiego`): a name in a user's sentence is in
+#: the case the sentence puts it in, and a call takes it in the nominative
+#: Only endings that make no other given name: not `-e`, `-ie`, `-o`, `-i` (`Marie`, `Lucie`, `Julie`, `Annie`,
+#: `Carlo`, `Paulo` are names of their own, and `Maria` for `Marie` a slip), nor `-a` after a consonant
+#: (`Martina` is no `Martin`, `Roberta` no `Robert`)
+_A_CASES = ("ę", "y", "ą", "ou", "ej", "u", "у", "ы", "ой")
+_YA_CASES = ("ю", "и", "ей")  # Russian `Мария`: `Марию`, `Марии`
+_CONSONANT_CASES = ("u", "owi", "ovi", "em", "om", "iem", "у", "ом")
+_ADJECTIVE_CASES = {"ski": ("skiego", "skiemu", "skim"), "ska": ("ską", "skiej"), "ský": ("ského", "skému",
+                    "ským"), "ská": ("skou", "ské"), "cki": ("ckiego", "ckiemu", "ckim"), "cka": ("cką", "ckiej")}  # fmt: skip
+#: a letter only Slavic languages write (Polish, Czech, Slovak, Croatian, Slovenian) or Cyrillic: the text
+#: declines names
+_SLAVIC = re.compile("[ąęćłńśźżčďěňřšťůžľĺŕ\u0400-\u04ff]", re.IGNORECASE)
+
+
+def _declined(word: str) -> tuple[str, ...]:
+    """A name's forms in the other cases (`_A_CASES`, `_CONSONANT_CASES`, `_ADJECTIVE_CASES`); none for a
+    word of under 3 letters, or one that ends in another vowel."""
+    if len(word) < 3 or not word.isalpha():
+        return ()
+    for end, cases in _ADJECTIVE_CASES.items():
+        if word.endswith(end):
+            return tuple(word[: -len(end)] + c for c in cases)
+    if word[-1] in "aа":
+        return tuple(word[:-1] + c for c in _A_CASES)
+    if word[-1] == "я":
+        return tuple(word[:-1] + c for c in _YA_CASES)
+    if word[-1] not in "eiouyáéíóúýěаеиоуыэю":
+        return tuple(word + c for c in _CONSONANT_CASES)
+    return ()
 
 
 _MAX_NAME_CHARS = 4  # a Chinese name's characters: a surname of one or two, a given name of one or two
@@ -2836,6 +2920,13 @@ _OFFSET_WORDS = re.compile(
     r"|提前|之前|以前|之后|以后|时长|历时|禁食|空腹"
 )
 _OFFSET_REACH = 30  # characters from the length of time to the word that makes it an offset
+
+
+#: a length of time a sentence gives as one (`for 24 hours`, `so it's out 48 hours`), not a thing's kind (`a
+#: 24-hour hire`)
+_FOR_LENGTH = re.compile(
+    r"(?i)\b(?:for|so|since|giving|that's|that is|which is)\s+(?:\w+\s+){0,4}?\d+\s+(?:hours?|days?)\b"
+)
 
 
 def _said_durations(text: str, policy: bool = False) -> set[int]:
@@ -2985,15 +3076,42 @@ def _dated_times(reply: str, facts: Iterable[tuple[str, str]]) -> set[tuple[str,
         i = bisect.bisect_left(clocks, (max(0, start - _PAIR_GAP), ""))
         while i < len(clocks) and clocks[i][0] < start:
             at = clocks[i][0]
-            if _UNTIL_WORDS.search(text, max(0, at - _PAIR_GAP), at) or (
-                (
-                    _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at)
-                    or _UP_TO_CLOCK.search(text, max(0, at - _PAIR_GAP), at)
+            if (
+                _UNTIL_WORDS.search(text, max(0, at - _PAIR_GAP), at)
+                or (
+                    (
+                        _DEADLINE_WORDS.search(text, max(0, at - _PAIR_GAP), at)
+                        or _UP_TO_CLOCK.search(text, max(0, at - _PAIR_GAP), at)
+                    )
+                    and _CANCEL_WORDS.search(text, max(0, at - _CANCEL_REACH), at)
                 )
-                and _CANCEL_WORDS.search(text, max(0, at - _CANCEL_REACH), at)
+                or _TELL_US_BY.search(text, max(0, at - _PAIR_GAP), at)
             ):
                 out.add((day, clocks[i][1]))
             i += 1
+    return out
+
+
+#: a number of two parts with a dot between (`16.20`, `13.11`, `1.11`)
+_DOTTED_PAIR = re.compile(r"(\d{1,2})\.(\d{1,2})")
+
+
+def _dotted_readings(original: str, reply: str) -> list[str]:
+    """The other readings of a number written with a dot between two small numbers, as many languages write a
+    time of day and a day of a month — the fact reader takes them for decimals: `time:16:20` in a reply that
+    writes its times so (`klo 17.00, 17.40 ja 18.20 (lisäksi 16.20)`: its last time has no `klo` before it;
+    not `The fee is 14.30`), `md:11-13` for a day with the dot after it and the sentence going on
+    (`torstaina 13.11. klo 12.00`; not `The fee is 24.12.`, the sentence's end)."""
+    m = _DOTTED_PAIR.fullmatch(original.strip())
+    if m is None:
+        return []
+    a, b = int(m[1]), int(m[2])
+    out = []
+    if a <= 23 and len(m[2]) == 2 and b <= 59 and writes_dotted_times(reply[:MAX_FACT_CHARS]):
+        out.append(f"time:{a:02d}:{b:02d}")
+    day = rf"(?<![\d.]){re.escape(original.strip())}\.\s+[a-z\d]"
+    if 1 <= a <= 31 and 1 <= b <= 12 and re.search(day, reply[:MAX_FACT_CHARS]):
+        out.append(f"md:{b:02d}-{a:02d}")
     return out
 
 
@@ -3051,13 +3169,20 @@ _UP_TO_DAY = re.compile(
 
 
 #: a deadline's words when its time comes before its day (`until 9:00 a.m. on Friday`); `by` and `before` only
-#: after a word of cancelling or changing (`cancel … before 10 AM on Wednesday`): they say when to arrive as
+#: after a word of cancelling or changing (`cancel … before 10 AM on Wednesday`), or right after telling the
+#: business (`let us know by 19:15 on Thursday`, `_TELL_US_BY`): they say when to arrive as
 #: often (`arrive by 9:00 a.m. on Friday`)
 _UNTIL_WORDS = re.compile(
     r"(?i)\b(?:until|till|no later than|bis|jusqu|hasta|fino|entro|até|tot|uiterlijk)\b"
 )
 _CANCEL_WORDS = re.compile(
     r"(?i)\b(?:cancel\w*|chang\w*|reschedul\w*|amend\w*|modif\w*|refund\w*|free|stornier\w*|annul\w*)\b"
+)
+#: telling the business right before a deadline's `by` or `before` (`just let us know by 19:15 on Thursday`; not
+#: `We'll notify the instructor. Please arrive by 19:15`)
+_TELL_US_BY = re.compile(
+    r"(?i)\b(?:let\s+(?:us|me)\s+know|tell\s+(?:us|me)|notify\s+(?:us|me)|inform\s+(?:us|me))\s+(?:\w+\s+){0,2}?"
+    r"(?:by|before|no\s+later\s+than)\s+$"
 )
 _CANCEL_REACH = 80  # characters before the time read for such a word
 
@@ -3319,6 +3444,11 @@ _DAY_BEFORE = re.compile(
     r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
     r"|\d{1,2}\.?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s*$"
 )
+#: what says there is nothing on a day (`no lesson`, `closed`, `kein Unterricht`, `pas de cours`, 休息)
+_NOTHING_ON = re.compile(
+    r"(?i)\b(?:no|not|none|closed|shut|without|kein\w*|geschlossen|pas|aucun\w*|fermé\w*|nessun\w*|chiuso|ningún|"
+    r"ninguna|cerrado|nie|ei|geen|gesloten|inget|ingen)\b|n['’]t\b|没有|休息|不"
+)
 _DAY_RANGE_HINT = ("to", "th", "ti", "bis", "au", "al", "-", "–", "—", "~", "到", "至")
 _LEADING_DAY = re.compile(
     r"\s*(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b(?![.,:/]?\d)(?!\s*(?:am|pm|h\b|hours?|uhr|heures?|horas?|[:.]))"
@@ -3333,10 +3463,12 @@ _MAX_RANGE_ITEMS = 20  # the objects of a result's list read for ranges
 _MAX_YEAR = 9000  # dates past it are left alone: a day after 9999-12-31 does not exist
 
 
-def _days_between(text: str, today: str | None) -> list[str]:
+def _days_between(text: str, today: str | None, relative: bool = True) -> list[str]:
     """The dates between the two days of a range a user's message says (`Monday to Wednesday`, 下周一到周三:
     the Tuesday; `_DAY_RANGE`): each day the words before the range's word name, to each day the words
-    after it name, when that is 2 to `_MAX_RANGE_DAYS` days later."""
+    after it name, when that is 2 to `_MAX_RANGE_DAYS` days later. Not `relative`: of days written as dates
+    only (a system prompt's `no lessons in half-term week (27 October - 2 November)`, not its `open Monday to
+    Friday`, a week's hours and no days of this week)."""
     if not holds_any(fold(text), _DAY_RANGE_HINT):
         return []
     out = []
@@ -3346,9 +3478,9 @@ def _days_between(text: str, today: str | None) -> list[str]:
         bare = _TRAILING_DAY.search(text, max(0, start - _RANGE_SIDE), start)
         if not bare and not _DAY_BEFORE.search(text, max(0, start - _RANGE_SIDE - 16), start):
             continue
-        left = _dates_said(text[max(0, start - _RANGE_SIDE) : start], today)
+        left = _dates_said(text[max(0, start - _RANGE_SIDE) : start], today, relative)
         after = text[end : end + _RANGE_SIDE]
-        right = _dates_said(after, today)
+        right = _dates_said(after, today, relative)
         if bare:  # `vom 3. bis 6. April`, `3 to 6 April`: the first day in the month of the second
             n = int(bare[1])
             firsts = [d.replace(day=n) for d in right if 0 < d.day - n <= _MAX_RANGE_DAYS]
@@ -3432,10 +3564,13 @@ def _range_days(value: Any, depth: int = 0, stays_only: bool = False) -> list[da
     return out
 
 
-def _dates_said(text: str, today: str | None) -> list[date]:
-    """The dates a few words name: written, relative to `today`, or a month and day in `today`'s year."""
+def _dates_said(text: str, today: str | None, relative: bool = True) -> list[date]:
+    """The dates a few words name: written, relative to `today` (when `relative`), or a month and day in
+    `today`'s year."""
     year = today[:4] if today else None
-    days = (_day_of(key, year) for key in (*_fact_keys(text), *spoken_keys(text, today)))
+    days = (
+        _day_of(key, year) for key in (*_fact_keys(text), *(spoken_keys(text, today) if relative else ()))
+    )
     return [day for day in days if day is not None]
 
 
@@ -4706,6 +4841,8 @@ def _read_reply_facts(reply: str) -> tuple[tuple[str, str], ...]:
             continue  # the `11` of `11월 20일`, the month and year of `30. November 2025`: that date's parts
         if kind not in _REPLY_FACT_KINDS or any(original.strip() in m.group(0) for m in runs):
             continue
+        if kind == "number" and any(digits_of(original) == digits_of(m.group(0)) for m in runs):
+            continue  # `1 780 €`, read as 1780 € too: its digits' run, once
         if kind == "number" and original.strip().rstrip("stndrh") in said_days:
             continue  # the day of a `May 18th` above
         if kind == "number":

@@ -185,6 +185,9 @@ _UNITS: dict[str, tuple[str, float]] = {
     "sgd": ("sgd", 1),
     "hkd": ("hkd", 1),
     "zar": ("zar", 1),
+    "idr": ("idr", 1),
+    "rupiah": ("idr", 1),
+    "vnd": ("vnd", 1),
     "rmb": ("cny", 1),
     "yuan": ("cny", 1),
     "km": ("m", 1000),
@@ -342,7 +345,9 @@ _UNIT_ALT = "|".join(
 _MULT_ALT = "|".join(sorted(_MULTIPLIERS, key=len, reverse=True))
 _CURRENCY_MULT_ALT = "|".join(sorted(_CURRENCY_MULTIPLIERS, key=len, reverse=True))
 #: ISO codes written before an amount (`JPY 5000`, `CNY 100`): the amount's unit, as after it.
-_CODES = ("usd", "eur", "gbp", "jpy", "cny", "rmb", "chf", "cad", "aud", "inr", "krw", "sgd", "hkd", "zar")
+_CODES = (
+    "usd", "eur", "gbp", "jpy", "cny", "rmb", "chf", "cad", "aud", "inr", "krw", "sgd", "hkd", "zar", "idr", "vnd",
+)  # fmt: skip
 #: A word character that is not CJK (Han, kana, hangul): Chinese and Japanese have no spaces, so an
 #: identifier or a number ends where the ideographs start ("订单A123物流" holds the identifier A123).
 _W = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]"
@@ -1376,6 +1381,12 @@ _EU_CENTS = re.compile(
 )
 
 
+#: A whole amount with its thousands set apart by spaces right before a currency that writes it so (`1 780 €`,
+#: `12 500 zł`, `3 200 kr`; NFKC makes a no-break space a space): one amount, not a count and an amount.
+_SPACED_THOUSANDS = re.compile(rf"(?i)(?<![\d.,])\d{{1,3}}(?: \d{{3}})+(?![\d.,]\d)(?=\s?{_EU_CURRENCY})")
+_SPACED_THOUSANDS_HINT = re.compile(r"\d \d{3}")
+
+
 def _eu_cents(m: re.Match[str]) -> str:
     if m["i"]:
         return f"{m['pre']}{m['i'].replace(' ', '')}.{m['f']}"
@@ -1413,6 +1424,81 @@ _ALWAYS = re.compile(r"(?<![\d/])24\s?/\s?7(?![\d/])")
 _EURO_THOUSANDS = re.compile(
     r"(?i)(?<![\d.,])(?P<n>[1-9]\d{0,2}(?:\.\d{3})+)(?![\d.,]*\d)(?=\s?(?:€|eur\b|euros?\b))"
 )
+#: A number with two groups of thousands or more after dots (`1.500.000`, `$2.300.000 CLP`): one number,
+#: since no number has two decimal points — not an IPv4 address (`10.120.200.255`: four parts, none above 255).
+_DOT_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3}){2,}(?![\d.,]*\d)")
+#: Amounts in the currencies written with dots between thousands and no cents, the rupiah's and the đồng's
+#: (`Rp400.000`, `Rp 75.000`, `IDR 1.500.000`, `250.000₫`, `1.250.000 đ`, `75.000 rupiah`): their figures.
+_DOT_CURRENCY = re.compile(
+    r"(?<![^\W\d_])(?:Rp\.?|IDR)\s?(?P<n>\d{1,3}(?:\.\d{3})+|\d+)(?:,(?P<f>\d{2}))?(?![\d.,]*\d)"
+    r"|(?<![\d.,])(?P<n2>\d{1,3}(?:\.\d{3})+|\d+)(?:,(?P<f2>\d{2}))?\s?(?P<c>₫|đ|VND|đồng|rupiah)(?![^\W\d_])"
+)
+_DOT_CURRENCY_HINT = ("rp", "idr", "₫", "đ", "vnd", "rupiah")
+#: A time of day written with a dot after a word that says a time follows (`klo 17.00`, `kl. 9.30`, `um 16.30`,
+#: `jam 08.30`, `pukul 23.59`, `alle 16.30`, `om 16.30`) with the times listed after it (`klo 17.00, 17.40 ja
+#: 18.20`), or before a word that says it was one (`16.30 Uhr`, `16.30 uur`): as `17:00`.
+_CLOCK_DOT = r"(?:[01]?\d|2[0-3])\.[0-5]\d"
+#: (no unit or currency after it: `steigt um 2.50 Euro`, `om 2.45 km`, `alle 18.00, 4.50 euro` are no times)
+_NO_UNIT_AFTER = r"(?![\d.,]*\d)(?!\s?(?:%|€|\$|£|¥|₫|euros?\b|eur\b|kr\b|zł|kč|ft\b|lei\b|km\b|kg\b|cm\b|mm\b|m\b|l\b|g\b))"
+_DOT_CLOCK = re.compile(
+    rf"(?i)\b(?:klo|kl\.?|um|jam|pukul|alle|dalle|ore|om)\s+{_CLOCK_DOT}{_NO_UNIT_AFTER}"
+    r"(?:\s*(?:,|–|-|—|ja|tai|og|och|eller|dan|atau|sampai|und|oder|bis|e|o|en|of|and|or)\s*"
+    rf"{_CLOCK_DOT}{_NO_UNIT_AFTER})*"
+    rf"|(?<![\d.,]){_CLOCK_DOT}(?=\s?(?:Uhr|uur)\b)"
+)
+_DOT_CLOCK_HINT = ("klo", "kl", "um", "jam", "pukul", "alle", "ore", "om", "uhr", "uur")
+_CLOCK_DOT_PART = re.compile(r"(\d{1,2})\.(\d{2})")
+
+
+def writes_dotted_times(text: str) -> bool:
+    """Whether a text writes a time of day with a dot after a word that says one (`_DOT_CLOCK`: `klo 17.00`)."""
+    return holds_any(fold(text), _DOT_CLOCK_HINT) and _DOT_CLOCK.search(text) is not None
+
+
+def _dotted(text: str, low: str) -> str:
+    """`_DOT_THOUSANDS`, `_DOT_CURRENCY` and `_DOT_CLOCK` read (each where its words or digits are; `low`: the
+    text folded before the readings above, which add none of their words)."""
+    if "." in text and _DOT_THOUSANDS_HINT.search(text):
+        text = _DOT_THOUSANDS.sub(_undotted, text)
+    if holds_any(low, _DOT_CURRENCY_HINT):
+        text = _DOT_CURRENCY.sub(_dot_currency, text)
+    if holds_any(low, _DOT_CLOCK_HINT):
+        text = _DOT_CLOCK.sub(lambda m: _CLOCK_DOT_PART.sub(r"\1:\2", m.group(0)), text)
+    return text
+
+
+_DOT_THOUSANDS_HINT = re.compile(r"\d\.\d{3}\.\d{3}")
+
+
+def _undotted(m: re.Match[str]) -> str:
+    """One number, but an IPv4 address, a phone number after its country's code (`+34 612.345.678`), and three
+    groups of three with no currency beside them (`612.345.678`: a phone number as Spain writes it)."""
+    parts = m.group(0).split(".")
+    if len(parts) == 4 and all(int(p) <= 255 for p in parts):  # an IPv4 address
+        return m.group(0)
+    before = m.string[max(0, m.start() - _BESIDE) : m.start()]
+    if _CALLING_CODE_BEFORE.search(before):
+        return m.group(0)
+    if len(parts[0]) == 3 and not (
+        _CURRENCY_BEFORE.search(before) or _CURRENCY_AFTER.match(m.string, m.end())
+    ):
+        return m.group(0)
+    return "".join(parts)
+
+
+_BESIDE = 8
+_CALLING_CODE_BEFORE = re.compile(r"\+\d{1,3}[\s.-]?$")
+_CURRENCY_BEFORE = re.compile(r"(?:[$€£¥₹₩₫]|R\$|Rp\.?|\b[A-Z]{3})\s?$")
+_CURRENCY_AFTER = re.compile(r"\s?(?:[$€£¥₹₩₫]|đ\b|[A-Z]{3}\b|(?i:euros?|pesos?|dollars?|rupiah|đồng)\b)")
+
+
+def _dot_currency(m: re.Match[str]) -> str:
+    if m["n"]:
+        return f"IDR {m['n'].replace('.', '')}{'.' + m['f'] if m['f'] else ''}"
+    code = "IDR" if m["c"].casefold() == "rupiah" else "VND"
+    return f"{m['n2'].replace('.', '')}{'.' + m['f2'] if m['f2'] else ''} {code}"
+
+
 #: A code said in groups of three or four digits after a word that names a code (`pickup code 482
 #: 910`, 取件码 620 418) is the one written run together.
 _CODE_GROUPS = re.compile(
@@ -1489,12 +1575,16 @@ def _extract_facts(value: str, day_first: bool) -> Facts:
         text = _EUROPEAN_DECIMAL.sub(lambda m: m["i"].replace(".", "") + "." + m["f"], text)  # 2.500,00 EUR
     if "," in text and _EURO_CUE.search(text) and not has_cjk(text):
         text = _EU_CENTS.sub(_eu_cents, text)  # 148,20 €, R$ 380,50
+    if " " in text and _SPACED_THOUSANDS_HINT.search(text) and _EURO_CUE.search(text):
+        text = _SPACED_THOUSANDS.sub(lambda m: m.group(0).replace(" ", ""), text)  # 1 780 €, 12 500 zł
     if digits and " " in text and _DIGIT_GROUPS_HINT.search(text) and _DIGIT_GROUPS.search(text):
         text = _DIGIT_GROUPS.sub(lambda m: m["cue"] + m["n"].replace(" ", ""), text)
     if ("code" in folded or "pin" in folded or "码" in text) and _CODE_GROUPS.search(text):
         text = _CODE_GROUPS.sub(lambda m: m["cue"] + m["sep"] + m["n"].replace(" ", ""), text)
     if "€" in text or "eur" in folded:
         text = _EURO_THOUSANDS.sub(lambda m: m["n"].replace(".", ""), text)
+    if "." in text or holds_any(folded, _DOT_CURRENCY_HINT):  # `1.500.000`, `Rp400.000`, `klo 17.00`
+        text = _dotted(text, folded)
     if holds_any(fold(text), _PERIOD_WORDS):
         text = _A_PERIOD.sub(_a_period, _PER_A_PERIOD.sub(r"\g<amount> per \g<unit>", text))
     if "/" in text:
