@@ -1198,6 +1198,7 @@ class Evidence:
                 if may_act(d.tool)
                 and (does(d.tool, verb) or _says(d.arg_strings, verb))
                 and not _status_undone(d.result, verb)
+                and not _requested_only(d.tool, d.result, verb)
             ]
             # `XEHM4B and 59XX6W have been cancelled`: each by a call that does it; the ids of the clause
             # that says it (`I reported E-40917 (ticket MT-57740), and $1.60 has been refunded`: no refund
@@ -3737,6 +3738,8 @@ def _status_undone(result: Any, verb: str) -> bool:
     for key, value in result.items():
         if value is False and verb != "update" and _CLAIM_VERBS.get(_participle(key)) == verb:
             return True  # `"cancelled": false`, `"is_cancelled": false`: the thing was not cancelled
+        if value is False and verb in _CONFIRMED_BY and _participle(key) == "confirmed":
+            return True  # `"status": "pending", "confirmed": false` from `enrol_child`: no place yet
         if not isinstance(value, str):
             continue
         words = key_words(str(key))
@@ -3748,6 +3751,31 @@ def _status_undone(result: Any, verb: str) -> bool:
         if _undone(value.strip().casefold(), verb):
             return True
     return False
+
+
+#: the actions a result's `"confirmed": false` says were not done: a booking, an enrolment, an order held but
+#: not confirmed (a move too); not a cancellation or a refund, whose `confirmed` is the user's to give
+_CONFIRMED_BY = frozenset({"book", "schedule", "enroll", "order", "update"})
+
+
+def _requested_only(tool: str, result: Any, verb: str) -> bool:
+    """A call that only asks for the action (`request_install_reschedule`, `submit_change_request`: its name
+    opens with a request) whose result's own status waits (`"status": "pending"`, `"awaiting_planner"`):
+    the move, booking or refund it asks for is not done — only the request is (`submit`)."""
+    words = key_words(tool)
+    if (
+        verb == "submit"
+        or not words
+        or words[0] not in ("request", "submit", "requested")
+        or not isinstance(result, dict)
+    ):
+        return False
+    return any(
+        isinstance(v, str)
+        and key_words(str(k))[-1:] == ("status",)
+        and not _WAITS.isdisjoint(key_words(v.casefold()))
+        for k, v in result.items()
+    )
 
 
 #: how much of a failed call's error a detail quotes
@@ -5066,6 +5094,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "pause": ("pause", "suspend", "freeze", "froz"),  # `froz`: a result's `"status": "frozen"`
     "resume": ("resume", "unpause", "unfreeze", "reactivate", "reinstate"),
     "enroll": ("enrol", "enroll", "subscribe"),
+    "approve": ("approve", "accept"),  # `approve_estimate`, `accept_quote`: what `I've approved` claims
 }
 #: The same actions' verbs in the languages replies are read in, as whole words of a tool's name: an agent's
 #: tools are often named in its users' language (`termin_stornieren`, `anuluj_zlecenie`, `wijzig_reservering`,
@@ -5099,7 +5128,8 @@ _CLAIM_VERBS: dict[str, str] = {
     "extended": "update", "activated": "update", "deactivated": "update", "unsubscribed": "update",
     "resent": "send", "re-sent": "send", "paused": "pause", "frozen": "pause", "froze": "pause",
     "resumed": "resume", "unpaused": "resume", "unfrozen": "resume", "reactivated": "resume",
-    "enrolled": "enroll", "enroled": "enroll", "subscribed": "enroll", "processed": "", "initiated": "",
+    "enrolled": "enroll", "enroled": "enroll", "subscribed": "enroll", "approved": "approve",
+    "processed": "", "initiated": "",
 }  # fmt: skip
 #: verbs that say an action by the noun they do it to (`I've issued a refund`, `your refund has been processed`):
 #: that noun's action (`_claimed`); with none, `issued` and `sent` send and `processed` and `initiated` claim
@@ -5121,7 +5151,7 @@ _CONSEQUENCES = frozenset({"refund", "pay"})
 #: since September`), which a lookup's `"status": "blocked"` does not show as the same word
 _FIRST_PERSON_ONLY = frozenset(
     {"paused", "frozen", "froze", "resumed", "unpaused", "unfrozen", "reactivated", "enrolled", "enroled",
-     "subscribed"}
+     "subscribed", "approved"}
 )  # fmt: skip
 _VERB = "|".join(sorted((v for v in _CLAIM_VERBS if v not in _FIRST_PERSON_ONLY), key=len, reverse=True))
 _VERB_FIRST = "|".join(sorted(_CLAIM_VERBS, key=len, reverse=True))
@@ -5147,6 +5177,12 @@ _OPENER_PASSIVE = re.compile(
 )
 #: a sentence that is only the opener (`All done!`): the present passive of the next one is a claim
 _OPENER_ALONE = re.compile(rf"(?i)^\W*{_OPENER}\W*$")
+#: `All moved — your game is now on Saturday`, `All booked!`: an opener that names the action it says is done
+#: (not `All booked up for Saturday`, full)
+_ALL_DONE = re.compile(
+    r"(?i)^\W*all\s+(?P<v>moved|booked|cancelled|canceled|changed|updated|rescheduled|reserved|sent|refunded|"
+    r"scheduled|arranged)\s*(?:[—–:,!.-]|$)"
+)
 #: after a lone opener, a present passive is a claim of what was done to the user's things (`The buffet …
 #: are both added to your booking`), not a rule or a schedule (`Refunds are issued within 5 days`, `Both
 #: flights are scheduled to depart on time`, `Checked bags are charged at $35 each`)
@@ -5635,6 +5671,9 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
     for sentence in sentences(reply):
         after_opener, opened = opened, bool(_OPENER_ALONE.match(sentence))
         if act_of(sentence) == "ask":
+            continue
+        if (done := _ALL_DONE.match(sentence)) is not None:
+            out.append((sentence, _CLAIM_VERBS[done["v"].casefold()]))
             continue
         m = (
             _DONE_CLAIM.search(sentence)

@@ -3972,7 +3972,9 @@ def test_a_result_that_says_the_action_is_false_or_a_failure_passed_over_with_no
     args = {"job_ref": "FF-26-0461", "new_date": "2026-06-17"}
     ev.add_call(2, "reschedule_job", args, {"error": "SLOT_CONFLICT"}, True, False, error="SLOT_CONFLICT")
     reply = "All moved - job FF-26-0461 is now on Wednesday 17 June, and there's no charge for the change."
-    assert "passed_over" in [c.kind for c in ev.unsupported(reply, ["reschedule_job"]) if not c.unsure]
+    # read as the claim it is since blind set 41 (`All moved —`), or as a failure passed over: it fails
+    claims = [c for c in ev.unsupported(reply, ["reschedule_job"]) if not c.unsure]
+    assert any(c.what == "done" or c.kind == "passed_over" for c in claims)
     assert evidence_module._says_so("Sorry, there's no slot left on the 17th.")
 
 

@@ -217,3 +217,48 @@ def test_the_reviews_cases_keep_failing_or_read_as_before() -> None:
         "time:09:30",
         "time:18:00",
     )
+
+
+def test_english_done_claims_the_fresh_sets_passed() -> None:
+    """Blind sets 41 and 42: `I've enrolled Oliver` after `"status": "pending", "confirmed": false`; `All moved
+    —` after a failed reschedule; `I've approved the estimate` with `approve_estimate` never called; `has been
+    moved` after `request_install_reschedule` answered `"status": "pending"`. Each still passes once done."""
+
+    def claims(call: tuple[str, Any, Any, bool], reply: str, tools: list[str]) -> list[str]:
+        ev = Evidence(today="2025-09-02")
+        ev.add_user(1, "Please do it.")
+        tool, args, result, failed = call
+        ev.add_call(2, tool, args, result, failed=failed, tainted=False)
+        return [c.what for c in ev.unsupported(reply, tools) if not c.unsure]
+
+    held = {"request_id": "RLC-7724", "status": "pending", "confirmed": False}
+    enrolled = {"request_id": "RLC-7724", "status": "enrolled", "confirmed": True}
+    said = "I've enrolled Oliver in Stage 3, request RLC-7724."
+    assert claims(("enrol_child", {"child": "Oliver"}, held, False), said, ["enrol_child"]) == ["done"]
+    assert claims(("enrol_child", {"child": "Oliver"}, enrolled, False), said, ["enrol_child"]) == []
+    moved = "All moved — your game MT-30551 is now on Saturday 24 January at 8:30pm."
+    failed = ("reschedule_booking", {"booking_ref": "MT-30551"}, {"error": "slot taken"}, True)
+    assert "done" in claims(failed, moved, ["reschedule_booking"])
+    assert "done" not in claims(
+        ("get_slots", {}, {"slots": []}, False), "All booked up for Saturday, sorry.", ["book_slot"]
+    )
+    approved = "Great — I've approved the estimate EST-9153-A."
+    looked = (
+        "get_estimate",
+        {"request_id": "RQ-9153"},
+        {"estimate_id": "EST-9153-A", "status": "awaiting_approval"},
+        False,
+    )
+    assert claims(looked, approved, ["get_estimate", "approve_estimate"]) == ["done"]
+    done = (
+        "approve_estimate",
+        {"estimate_id": "EST-9153-A"},
+        {"estimate_id": "EST-9153-A", "status": "approved"},
+        False,
+    )
+    assert claims(done, approved, ["get_estimate", "approve_estimate"]) == []
+    request = {"request_id": "RR-3391", "status": "pending", "requested_date": "2025-11-03"}
+    asked = ("request_install_reschedule", {"order_ref": "SOL-55102"}, request, False)
+    tools = ["request_install_reschedule"]
+    assert claims(asked, "Your installation has been moved to Monday 3 November.", tools) == ["done"]
+    assert claims(asked, "I've submitted your request RR-3391 to move it to Monday 3 November.", tools) == []
