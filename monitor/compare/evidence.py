@@ -3738,7 +3738,7 @@ def _status_undone(result: Any, verb: str) -> bool:
     for key, value in result.items():
         if value is False and verb != "update" and _CLAIM_VERBS.get(_participle(key)) == verb:
             return True  # `"cancelled": false`, `"is_cancelled": false`: the thing was not cancelled
-        if value is False and verb in _CONFIRMED_BY and _participle(key) == "confirmed":
+        if value is False and verb in _CONFIRMED_BY and _participle(key) == "confirmed" and _waits(result):
             return True  # `"status": "pending", "confirmed": false` from `enrol_child`: no place yet
         if not isinstance(value, str):
             continue
@@ -3753,29 +3753,47 @@ def _status_undone(result: Any, verb: str) -> bool:
     return False
 
 
-#: the actions a result's `"confirmed": false` says were not done: a booking, an enrolment, an order held but
-#: not confirmed (a move too); not a cancellation or a refund, whose `confirmed` is the user's to give
-_CONFIRMED_BY = frozenset({"book", "schedule", "enroll", "order", "update"})
+#: the actions a result's `"confirmed": false` says were not done, beside a status that waits or none: a booking,
+#: an enrolment, an order held but not confirmed; not an update (`update_email` → `"confirmed": false`: the
+#: address is not verified yet), a cancellation or a refund
+_CONFIRMED_BY = frozenset({"book", "schedule", "enroll", "order"})
+
+
+def _waits(result: dict[Any, Any]) -> bool:
+    """Whether a result's own status, if it gives one, waits (`"status": "pending"`; not `"status": "booked"`
+    beside `"confirmed": false`, a confirmation the customer still gives)."""
+    statuses = [
+        v for k, v in result.items() if isinstance(v, str) and key_words(str(k)) in (("status",), ("state",))
+    ]
+    return all(not _REQUEST_WAITS.isdisjoint(key_words(v.casefold())) for v in statuses)
 
 
 def _requested_only(tool: str, result: Any, verb: str) -> bool:
     """A call that only asks for the action (`request_install_reschedule`, `submit_change_request`: its name
-    opens with a request) whose result's own status waits (`"status": "pending"`, `"awaiting_planner"`):
-    the move, booking or refund it asks for is not done — only the request is (`submit`)."""
+    opens with a request) whose result's own status waits on a decision (`"pending_approval"`: any action), or
+    waits (`"pending"`, `"awaiting_planner"`, `"submitted"`) where someone else decides it (`_DECIDED`): the
+    move, booking or transfer it asks for is not done — only the request is (`submit`)."""
     words = key_words(tool)
-    if (
-        verb == "submit"
-        or not words
-        or words[0] not in ("request", "submit", "requested")
-        or not isinstance(result, dict)
-    ):
+    if verb == "submit" or not words or words[0] not in ("request", "submit") or not isinstance(result, dict):
         return False
-    return any(
-        isinstance(v, str)
-        and key_words(str(k))[-1:] == ("status",)
-        and not _WAITS.isdisjoint(key_words(v.casefold()))
-        for k, v in result.items()
-    )
+    for key, value in result.items():
+        if not isinstance(value, str) or key_words(str(key)) not in (("status",), ("state",)):
+            continue
+        said = set(key_words(value.casefold()))
+        if not _DECISION_WORDS.isdisjoint(said) and not _REQUEST_WAITS.isdisjoint(said):
+            return True  # `request_transfer` → `pending_approval`
+        if verb in _DECIDED and not _REQUEST_WAITS.isdisjoint(said):
+            return True
+    return False
+
+
+#: the actions someone else decides after a request (a move, a booking, a cancellation, an enrolment): not an
+#: order or a refund, which `submit_order` and `request_refund` do themselves (`"status": "pending"`: settling)
+_DECIDED = frozenset({"update", "book", "schedule", "cancel", "enroll"})
+#: what a request's own status says while it waits (`pending`, `submitted`, `received`, `in_review`, `open`)
+_REQUEST_WAITS = frozenset(
+    {"pending", "awaiting", "requested", "submitted", "received", "review", "open", "queued"}
+)
 
 
 #: how much of a failed call's error a detail quotes
@@ -5094,7 +5112,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "pause": ("pause", "suspend", "freeze", "froz"),  # `froz`: a result's `"status": "frozen"`
     "resume": ("resume", "unpause", "unfreeze", "reactivate", "reinstate"),
     "enroll": ("enrol", "enroll", "subscribe"),
-    "approve": ("approve", "accept"),  # `approve_estimate`, `accept_quote`: what `I've approved` claims
+    "approve": ("approv", "accept"),  # `approve_estimate`, `accept_quote`: what `I've approved` claims
 }
 #: The same actions' verbs in the languages replies are read in, as whole words of a tool's name: an agent's
 #: tools are often named in its users' language (`termin_stornieren`, `anuluj_zlecenie`, `wijzig_reservering`,
@@ -5179,9 +5197,14 @@ _OPENER_PASSIVE = re.compile(
 _OPENER_ALONE = re.compile(rf"(?i)^\W*{_OPENER}\W*$")
 #: `All moved — your game is now on Saturday`, `All booked!`: an opener that names the action it says is done
 #: (not `All booked up for Saturday`, full)
+#: (not `All booked, I'm afraid — Saturday is full`; not `changed` or `scheduled`, as often news or a timetable:
+#: `All changed — the airline retimed both flights`, `All scheduled: Yoga on Monday`)
 _ALL_DONE = re.compile(
-    r"(?i)^\W*all\s+(?P<v>moved|booked|cancelled|canceled|changed|updated|rescheduled|reserved|sent|refunded|"
-    r"scheduled|arranged)\s*(?:[—–:,!.-]|$)"
+    r"(?i)^\W*all\s+(?P<v>moved|booked|cancelled|canceled|updated|rescheduled|reserved|sent|refunded)"
+    r"\s*(?:[—–:,!.-]|$)"
+)
+_FULL = re.compile(
+    r"(?i)\b(?:afraid|sorry|unfortunately|full|fully|nothing\s+(?:left|free)|no\s+(?:free|more|slots?|space|availability))\b"
 )
 #: after a lone opener, a present passive is a claim of what was done to the user's things (`The buffet …
 #: are both added to your booking`), not a rule or a schedule (`Refunds are issued within 5 days`, `Both
@@ -5281,7 +5304,7 @@ _JA_VERBS = {
 }  # fmt: skip
 _JA_DONE = re.compile(
     f"(?P<v>{any_of(_JA_VERBS)})(?:の?(?:お)?手続き)?[をがはも]?"
-    "(?:(?:いた|致)し|させていただき|し|でき|完了(?:いたし|し)?)ました"
+    "(?:(?:いた|致)し|させていただき|し|でき|完了(?:いたし|し)?|済み)ました"  # `手配も済みました`
     # not a condition (`しましたら`), a reason (`ので`, `から`), a quote (`」`, `と`) or a relative clause (`お送り
     # しました確認メール`)
     "(?![からとので」』\u4e00-\u9fff\u30a0-\u30ff])"
@@ -5603,6 +5626,38 @@ _ENGLISH = re.compile(  # not `The Westin` inside a French sentence
 )
 
 
+#: Indonesian: `sudah` (already) and the verb, active with its doer (`Sudah saya ubah jadi 6 orang`, `sudah kami
+#: batalkan`) or passive (`sudah dipesan`, `sudah terdaftar`, `sudah terkonfirmasi`), `berhasil` (successfully)
+#: and a passive (`berhasil dibatalkan`), or an action's noun and `berhasil` (`Pemesanan berhasil!`); not after
+#: `belum` (not yet), nor in a condition (`kalau sudah dibayar`, `setelah`, `jika`); not `tercatat` (recorded)
+_ID_VERBS = {
+    "ubah": "update", "ganti": "update", "perpanjang": "update", "jadwal ulang": "update",
+    "batalkan": "cancel", "batal": "cancel", "pesan": "book", "pesankan": "book", "booking": "book",
+    "konfirmasi": "book", "kirim": "send", "kirimkan": "send", "daftar": "enroll", "daftarkan": "enroll",
+    "kembalikan": "refund", "refund": "refund", "bayar": "pay", "jadwalkan": "schedule",
+}  # fmt: skip
+_ID_NOUNS = {"pemesanan": "book", "pembatalan": "cancel", "perubahan": "update", "pendaftaran": "enroll",
+             "pengiriman": "send", "pembayaran": "pay", "pengembalian dana": "refund"}  # fmt: skip
+_ID_DONE = re.compile(
+    rf"(?i)\bsudah\s+(?:(?:saya|kami|aku)\s+(?P<a>{any_of(_ID_VERBS)})|(?:di|ter)(?P<p>{any_of(_ID_VERBS)}))\b"
+    rf"|\bberhasil\s+(?:di|ter)(?P<b>{any_of(_ID_VERBS)})\b"
+    rf"|\b(?P<n>{any_of(_ID_NOUNS)})\s+(?:\w+\s+){{0,3}}?berhasil\b"
+)
+_ID_NOT = re.compile(r"(?i)\b(?:belum|tidak|tak|gagal|kalau|jika|apabila|setelah|begitu|bila)\b")
+
+
+def _id_claim(sentence: str) -> str | None:
+    """The action an Indonesian sentence claims done (`_ID_DONE`), after no negation or condition (`_ID_NOT`)."""
+    if "sudah" not in sentence.casefold() and "berhasil" not in sentence.casefold():
+        return None
+    m = _ID_DONE.search(sentence)
+    if m is None or _ID_NOT.search(sentence, 0, m.start()):
+        return None
+    if m["n"]:
+        return _ID_NOUNS[m["n"].casefold()]
+    return _ID_VERBS[(m["a"] or m["p"] or m["b"]).casefold()]
+
+
 def _eu_claim(sentence: str, opened: bool = False) -> str | None:
     """The action a French, German, Spanish, Italian, Portuguese or Dutch sentence claims done (`_EU_DONE`):
     a participle after its auxiliary, or a Portuguese first-person past; no negation or condition before.
@@ -5672,9 +5727,10 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         after_opener, opened = opened, bool(_OPENER_ALONE.match(sentence))
         if act_of(sentence) == "ask":
             continue
-        if (done := _ALL_DONE.match(sentence)) is not None:
-            out.append((sentence, _CLAIM_VERBS[done["v"].casefold()]))
-            continue
+        if (done := _ALL_DONE.match(sentence)) is not None and not _FULL.search(sentence):
+            out.append(
+                (sentence, _CLAIM_VERBS[done["v"].casefold()])
+            )  # and the sentence's other claims below
         m = (
             _DONE_CLAIM.search(sentence)
             or _OPENER_PASSIVE.search(sentence)
@@ -5702,6 +5758,10 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         cjk = _cjk_claims(sentence) if not sentence.isascii() else []
         if cjk:
             out += [(sentence, action) for action in cjk]
+            continue
+        indonesian = None if english else _id_claim(sentence)
+        if indonesian is not None:
+            out.append((sentence, indonesian))
             continue
         # `Erledigt: Ihre Nummer ist hinterlegt`: in the sentence an opener opens, a present passive claims
         eu = None if english else _eu_claim(sentence, _EU_OPENER.match(sentence) is not None)

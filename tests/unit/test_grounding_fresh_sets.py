@@ -262,3 +262,44 @@ def test_english_done_claims_the_fresh_sets_passed() -> None:
     tools = ["request_install_reschedule"]
     assert claims(asked, "Your installation has been moved to Monday 3 November.", tools) == ["done"]
     assert claims(asked, "I've submitted your request RR-3391 to move it to Monday 3 November.", tools) == []
+
+
+def test_the_second_reviews_cases_of_the_done_claims() -> None:
+    """A second reviewer's cases: an opener's claim leaves the sentence's other claims read; a waiting
+    approval is none; `confirmed: false` beside a status that says it done, or on an update, undoes nothing;
+    a request tool that does the action itself (`submit_order`, `request_refund`) does it; `All booked, I'm
+    afraid` says full."""
+
+    def claims(calls: list[tuple[str, Any, Any, bool]], reply: str, tools: list[str]) -> list[str]:
+        ev = Evidence(today="2025-09-02")
+        ev.add_user(1, "Please do it.")
+        for turn, (tool, args, result, failed) in enumerate(calls, start=2):
+            ev.add_call(turn, tool, args, result, failed=failed, tainted=False)
+        return [c.what for c in ev.unsupported(reply, tools) if not c.unsure]
+
+    moved = (
+        "reschedule_booking",
+        {"booking_ref": "MT-30551"},
+        {"booking_ref": "MT-30551", "status": "rescheduled"},
+        False,
+    )
+    both = "All moved — MT-30551 is on the new day now, and I've cancelled your Friday lesson."
+    assert claims([moved], both, ["reschedule_booking", "cancel_lesson"]) == ["done"]
+    waiting = ("approve_estimate", {"estimate_id": "EST-1"}, {"status": "pending_second_approval"}, False)
+    assert claims([waiting], "I've approved estimate EST-1.", ["approve_estimate"]) == ["done"]
+    for result in ({"status": "booked", "confirmed": False}, {"status": "reserved", "is_confirmed": False}):
+        booked = ("book_table", {"party": 4}, result, False)
+        assert claims([booked], "Your table is booked — I've booked it for 7pm.", ["book_table"]) == []
+    email = (
+        "update_email",
+        {"email": "ana@example.com"},
+        {"email": "ana@example.com", "confirmed": False},
+        False,
+    )
+    assert claims([email], "I've updated your email address to ana@example.com.", ["update_email"]) == []
+    order = ("submit_order", {"sku": "A1"}, {"order_id": "ORD-4410", "status": "pending_fulfilment"}, False)
+    assert claims([order], "I've placed your order ORD-4410.", ["submit_order"]) == []
+    refund = ("request_refund", {"charge": "ch_1"}, {"refund_id": "re_9", "status": "pending"}, False)
+    assert claims([refund], "I've refunded $20.00 to your card (refund re_9).", ["request_refund"]) == []
+    full: tuple[str, Any, Any, bool] = ("get_availability", {"date": "2025-09-06"}, {"slots": []}, False)
+    assert claims([full], "All booked, I'm afraid — Saturday has no free slots.", ["book_slot"]) == []
