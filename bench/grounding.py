@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         const=BLIND,
         type=Path,
         help="a blind set, its folder or its conversations.jsonl (default: bench/data/grounding_blind; also "
-        "grounding_blind_2 … grounding_blind_42) instead of τ-bench",
+        "grounding_blind_2 … grounding_blind_44) instead of τ-bench",
     )
     args = ap.parse_args(argv)
     if args.blind:
