@@ -61,7 +61,7 @@ from monitor.compare.facts import (
     zh_number,
 )
 from monitor.compare.hints import DIGIT, fold, holds_any, unaccented
-from monitor.compare.lexicon import Airports, load_airports
+from monitor.compare.lexicon import Airports, load_airports, load_currencies
 from monitor.compare.redaction import masked
 from monitor.compare.spoken import (
     WEEKDAY_CODES,
@@ -2730,6 +2730,10 @@ def _stated(
         for name in _airport_names(text.strip().upper(), airports):
             for k in where.holding(name):
                 yield where.texts[k][:2]
+    if kind == "code" and len(code := text.strip()) == 3:  # `currency: "CHF"` for `Swiss francs`, `瑞士法郎`
+        for name in _currency_names(code.upper()):
+            for k in where.holding(name):
+                yield where.texts[k][:2]
 
 
 _MAX_NAME_WORDS = 4
@@ -2737,6 +2741,14 @@ _MAX_NAME_WORDS = 4
 #: `Novák`, Russian `Ivanova` / `Ivanov`): a mother's surname is her son's in the other form
 _GENDER_ENDINGS = (("ska", "ski"), ("cka", "cki"), ("dzka", "dzki"), ("ova", "ov"), ("eva", "ev"),
                    ("ská", "ský"), ("cká", "cký"), ("skaya", "skiy"))  # fmt: skip
+
+
+@lru_cache(maxsize=512)
+def _currency_names(code: str) -> tuple[str, ...]:
+    """A currency's names as the evidence's texts are held (`normalize_text`; padded, but Chinese and Japanese,
+    written without spaces between words: `我想换澳大利亚元`): `load_currencies`."""
+    names = dict.fromkeys(normalize_text(name) for name in load_currencies().get(code, ()))
+    return tuple(n if has_cjk(n) else f" {n} " for n in names if n)
 
 
 def _other_genders(word: str) -> tuple[str, ...]:

@@ -201,6 +201,7 @@ def load_lexicon(path: Path = PATH) -> Lexicon:
 
 
 AIRPORTS_PATH = PATH.parent / "airports.tsv"
+CURRENCIES_PATH = PATH.parent / "currencies.tsv"
 #: Chinese names of the airports Chinese travellers name most (by hand; airportsdata has English only).
 AIRPORTS_ZH_PATH = PATH.parent / "airports_zh.tsv"
 ALIASES_PATH = PATH.parent / "aliases.json"
@@ -243,6 +244,18 @@ def load_airports(path: Path = AIRPORTS_PATH, chinese: Path = AIRPORTS_ZH_PATH) 
                 names[code] = names.get(code, ()) + tuple(f for f in forms.split("|") if f)
     codes = {form: code for code, forms in names.items() for form in forms}
     return Airports(names=names, codes=codes)
+
+
+@cache
+def load_currencies(path: Path = CURRENCIES_PATH) -> dict[str, tuple[str, ...]]:
+    """ISO 4217 code -> its names in the calendar's languages (`CHF`: `swiss francs`, `швейцарских франков`,
+    `瑞士法郎`), folded: `monitor/data/currencies.tsv`, from the CLDR at build time (`lexicon_build`)."""
+    names: dict[str, tuple[str, ...]] = {}
+    for line in _read(path).splitlines():
+        if line and not line.startswith("#"):
+            code, _, name = line.partition("\t")
+            names[code] = (*names.get(code, ()), name)
+    return names
 
 
 @cache

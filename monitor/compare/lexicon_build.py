@@ -5,7 +5,8 @@ cntlist.rev, in the wndb(5) format), the `airportsdata` package and Babel's copy
 `monitor/data/lexicon.json` and `monitor/data/airports.tsv`, read at run time by `monitor.compare.lexicon`,
 and `monitor/data/calendar.tsv` (the day words, weekday names, month names and long date pattern of
 `CALENDAR_LANGUAGES`), read by
-`monitor.compare.spoken`; the runtime never needs WordNet, nltk, airportsdata or Babel.
+`monitor.compare.spoken`, and `monitor/data/currencies.tsv` (currencies' names in those languages), read by
+`monitor.compare.lexicon`; the runtime never needs WordNet, nltk, airportsdata or Babel.
 
 Kept: noun synsets of the lexicographer files that tool arguments and replies are about (business,
 time, travel, places, people, quantities, artifacts, communication …), the attested adjective and
@@ -36,6 +37,9 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 OUT = DATA / "lexicon.json"
 AIRPORTS_OUT = DATA / "airports.tsv"
 CALENDAR_OUT = DATA / "calendar.tsv"
+CURRENCIES_OUT = DATA / "currencies.tsv"
+#: the day the currencies in use are taken on (`build_currencies`): fixed, so that the output is the CLDR's alone
+CURRENCIES_ON = "2025-01-01"
 #: the languages whose day words (`내일`, `i morgon`, `pojutrze`), weekday names (`torsdag`, `金曜日`) and
 #: dates (`30 de agosto`, `8월 30일`) users and agents are read in: the languages of customer service most
 #: agents speak, in the scripts `spoken` reads
@@ -303,12 +307,46 @@ def build_calendar() -> str:
     return "\n".join(dict.fromkeys(lines)) + "\n"  # a name both widths give, once
 
 
+def build_currencies() -> str:
+    """`code, name` lines from the CLDR (via Babel): each currency some territory has as legal tender on
+    `CURRENCIES_ON`, by its names in each of `CALENDAR_LANGUAGES` — the display name and its plural forms, as
+    an amount says them (`Swiss francs`, `швейцарских франков`, `dolary australijskie`, `澳大利亚元`), folded.
+    What a user names a currency by, where a call takes its ISO code (`currency: "CHF"`)."""
+    import unicodedata
+    from datetime import date
+
+    import babel  # build time only: the `lexicon` extra
+    from babel import Locale
+    from babel.numbers import get_currency_name, get_territory_currencies
+
+    on = date.fromisoformat(CURRENCIES_ON)
+    codes = sorted(
+        {c for t in Locale("en").territories for c in get_territory_currencies(t, start_date=on, tender=True)}
+    )
+    rows: set[tuple[str, str]] = set()
+    for language in CALENDAR_LANGUAGES:
+        for code in codes:
+            for count in (None, 1, 2, 5, 1.5):  # the plural categories: one, few, many, other
+                name = unicodedata.normalize(
+                    "NFKC", get_currency_name(code, count, locale=language)
+                ).casefold()
+                if name != code.casefold() and len(name) >= 3:
+                    rows.add((code, " ".join(name.split())))
+    lines = [
+        f"# ISO 4217 code -> a name of it, from the Unicode CLDR in Babel {babel.__version__} (see calendar.LICENSE)",
+        "# code\tname",
+        *(f"{code}\t{name}" for code, name in sorted(rows)),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--wordnet", type=Path, default=DEFAULT_WORDNET, help="WordNet dict folder")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--airports-out", type=Path, default=AIRPORTS_OUT)
     ap.add_argument("--calendar-out", type=Path, default=CALENDAR_OUT)
+    ap.add_argument("--currencies-out", type=Path, default=CURRENCIES_OUT)
     ap.add_argument("--check", action="store_true", help="fail if --out differs from what WordNet gives")
     args = ap.parse_args(argv)
     if not (args.wordnet / "data.noun").is_file():
@@ -321,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         (args.out, serialize(build(args.wordnet))),
         (args.airports_out, build_airports()),
         (args.calendar_out, build_calendar()),
+        (args.currencies_out, build_currencies()),
     ]
     differ = 0
     for path, text in outputs:

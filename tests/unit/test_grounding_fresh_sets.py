@@ -303,3 +303,19 @@ def test_the_second_reviews_cases_of_the_done_claims() -> None:
     assert claims([refund], "I've refunded $20.00 to your card (refund re_9).", ["request_refund"]) == []
     full: tuple[str, Any, Any, bool] = ("get_availability", {"date": "2025-09-06"}, {"slots": []}, False)
     assert claims([full], "All booked, I'm afraid — Saturday has no free slots.", ["book_slot"]) == []
+
+
+def test_a_currency_named_in_words_grounds_its_code() -> None:
+    """Blind set 43 (bureaux de change): `I'd like 400 euros`, `Swiss francs` and the call's `currency: "EUR"`,
+    `"CHF"` failed as codes nothing states. The CLDR's names of each currency in the calendar's languages
+    ground its ISO code (`monitor/data/currencies.tsv`); another currency's code still fails."""
+    for said, code in (
+        ("I'd like 400 euros for Saturday.", "EUR"),
+        ("Do you have Swiss francs?", "CHF"),
+        ("Хочу купить 500 швейцарских франков.", "CHF"),
+        ("我想换澳大利亚元。", "AUD"),
+    ):
+        ev = Evidence(today="2025-10-11")
+        ev.add_user(1, said)
+        assert [p.source for p in ev.provenance("get_rate", {"currency": code})] == ["user"], said
+        assert [p.source for p in ev.provenance("get_rate", {"currency": "GBP"})] == ["agent"], said
