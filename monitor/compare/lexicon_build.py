@@ -321,7 +321,11 @@ def build_currencies() -> str:
 
     on = date.fromisoformat(CURRENCIES_ON)
     codes = sorted(
-        {c for t in Locale("en").territories for c in get_territory_currencies(t, start_date=on, tender=True)}
+        {
+            c
+            for t in Locale("en").territories
+            for c in get_territory_currencies(str(t), start_date=on, tender=True)
+        }
     )
     rows: set[tuple[str, str]] = set()
     for language in CALENDAR_LANGUAGES:
