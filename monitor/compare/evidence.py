@@ -2730,10 +2730,13 @@ def _stated(
         for name in _airport_names(text.strip().upper(), airports):
             for k in where.holding(name):
                 yield where.texts[k][:2]
-    if kind == "code" and len(code := text.strip()) == 3:  # `currency: "CHF"` for `Swiss francs`, `瑞士法郎`
-        for name in _currency_names(code.upper()):
-            for k in where.holding(name):
-                yield where.texts[k][:2]
+    if kind == "code" and len(code := text.strip()) == 3 and (named := _currency_names(code.upper())):
+        # `currency: "CHF"` for the user's `Swiss francs`, `瑞士法郎` (a result or a call gives the code itself)
+        for source, turn, said in where.texts:
+            if source != "tool_result" and any(
+                w in said and any(n in said for n in names) for w, names in named
+            ):
+                yield source, turn
 
 
 _MAX_NAME_WORDS = 4
@@ -2744,11 +2747,17 @@ _GENDER_ENDINGS = (("ska", "ski"), ("cka", "cki"), ("dzka", "dzki"), ("ova", "ov
 
 
 @lru_cache(maxsize=512)
-def _currency_names(code: str) -> tuple[str, ...]:
+def _currency_names(code: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """A currency's names as the evidence's texts are held (`normalize_text`; padded, but Chinese and Japanese,
-    written without spaces between words: `我想换澳大利亚元`): `load_currencies`."""
-    names = dict.fromkeys(normalize_text(name) for name in load_currencies().get(code, ()))
-    return tuple(n if has_cjk(n) else f" {n} " for n in names if n)
+    written without spaces between words: `我想换澳大利亚元`), grouped by a word each must hold (its last, or
+    the whole name in Chinese or Japanese): a text is searched for a name only where it holds that word
+    (`load_currencies`)."""
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(normalize_text(n) for n in load_currencies().get(code, ())):
+        if name:
+            word = name if has_cjk(name) else f" {name.rsplit(' ', 1)[-1]} "
+            groups.setdefault(word, []).append(name if has_cjk(name) else f" {name} ")
+    return tuple((word, tuple(names)) for word, names in groups.items())
 
 
 def _other_genders(word: str) -> tuple[str, ...]:

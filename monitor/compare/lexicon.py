@@ -253,8 +253,8 @@ def load_currencies(path: Path = CURRENCIES_PATH) -> dict[str, tuple[str, ...]]:
     names: dict[str, tuple[str, ...]] = {}
     for line in _read(path).splitlines():
         if line and not line.startswith("#"):
-            code, _, name = line.partition("\t")
-            names[code] = (*names.get(code, ()), name)
+            code, _, forms = line.partition("\t")
+            names[code] = tuple(forms.split("|"))
     return names
 
 

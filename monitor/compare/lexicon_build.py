@@ -308,7 +308,7 @@ def build_calendar() -> str:
 
 
 def build_currencies() -> str:
-    """`code, name` lines from the CLDR (via Babel): each currency some territory has as legal tender on
+    """`code, names` lines from the CLDR (via Babel): each currency some territory has as legal tender on
     `CURRENCIES_ON`, by its names in each of `CALENDAR_LANGUAGES` — the display name and its plural forms, as
     an amount says them (`Swiss francs`, `швейцарских франков`, `dolary australijskie`, `澳大利亚元`), folded.
     What a user names a currency by, where a call takes its ISO code (`currency: "CHF"`)."""
@@ -336,10 +336,13 @@ def build_currencies() -> str:
                 ).casefold()
                 if name != code.casefold() and len(name) >= 3:
                     rows.add((code, " ".join(name.split())))
+    names: dict[str, list[str]] = {}
+    for code, name in sorted(rows):
+        names.setdefault(code, []).append(name)
     lines = [
-        f"# ISO 4217 code -> a name of it, from the Unicode CLDR in Babel {babel.__version__} (see calendar.LICENSE)",
-        "# code\tname",
-        *(f"{code}\t{name}" for code, name in sorted(rows)),
+        f"# ISO 4217 code -> its names, from the Unicode CLDR in Babel {babel.__version__} (see calendar.LICENSE)",
+        "# code\tname|name|…",
+        *(f"{code}\t{'|'.join(forms)}" for code, forms in names.items()),
     ]
     return "\n".join(lines) + "\n"
 
