@@ -2199,11 +2199,10 @@ class Evidence:
         lengths = [(m, pairs) for m in durations if m % (24 * 60) and m < 24 * 60]
         if pairs and datetimes:
             for sentence in sentences(self._reply_text[:MAX_FACT_CHARS]):
+                # `so it's been out for 24 hours`, not `a 24-hour hire`
                 whole = [
                     m
-                    for part in _FOR_LENGTH.findall(
-                        sentence
-                    )  # `so it's been out for 24 hours`, not `24-hour hire`
+                    for part in _FOR_LENGTH.findall(sentence)
                     for m in _said_durations(part)
                     if not m % (24 * 60) and m <= _MAX_OFFSET * 24 * 60
                 ]
@@ -3783,10 +3782,14 @@ _CONFIRMED_BY = frozenset({"book", "schedule", "enroll", "order"})
 def _waits(result: dict[Any, Any]) -> bool:
     """Whether a result's own status, if it gives one, waits (`"status": "pending"`; not `"status": "booked"`
     beside `"confirmed": false`, a confirmation the customer still gives)."""
-    statuses = [
+    return all(not _REQUEST_WAITS.isdisjoint(key_words(v.casefold())) for v in _own_statuses(result))
+
+
+def _own_statuses(result: dict[Any, Any]) -> list[str]:
+    """The values of a result's own `status` or `state` (not a part's: `payment_status`)."""
+    return [
         v for k, v in result.items() if isinstance(v, str) and key_words(str(k)) in (("status",), ("state",))
     ]
-    return all(not _REQUEST_WAITS.isdisjoint(key_words(v.casefold())) for v in statuses)
 
 
 def _requested_only(tool: str, result: Any, verb: str) -> bool:
@@ -3797,9 +3800,7 @@ def _requested_only(tool: str, result: Any, verb: str) -> bool:
     words = key_words(tool)
     if verb == "submit" or not words or words[0] not in ("request", "submit") or not isinstance(result, dict):
         return False
-    for key, value in result.items():
-        if not isinstance(value, str) or key_words(str(key)) not in (("status",), ("state",)):
-            continue
+    for value in _own_statuses(result):
         said = set(key_words(value.casefold()))
         if not _DECISION_WORDS.isdisjoint(said) and not _REQUEST_WAITS.isdisjoint(said):
             return True  # `request_transfer` → `pending_approval`
@@ -5669,7 +5670,8 @@ _ID_NOT = re.compile(r"(?i)\b(?:belum|tidak|tak|gagal|kalau|jika|apabila|setelah
 
 def _id_claim(sentence: str) -> str | None:
     """The action an Indonesian sentence claims done (`_ID_DONE`), after no negation or condition (`_ID_NOT`)."""
-    if "sudah" not in sentence.casefold() and "berhasil" not in sentence.casefold():
+    low = sentence.casefold()
+    if "sudah" not in low and "berhasil" not in low:
         return None
     m = _ID_DONE.search(sentence)
     if m is None or _ID_NOT.search(sentence, 0, m.start()):
@@ -5748,10 +5750,9 @@ def done_claims(reply: str) -> tuple[tuple[str, str], ...]:
         after_opener, opened = opened, bool(_OPENER_ALONE.match(sentence))
         if act_of(sentence) == "ask":
             continue
+        # `All moved — …`: the opener's claim, and the sentence's other claims below
         if (done := _ALL_DONE.match(sentence)) is not None and not _FULL.search(sentence):
-            out.append(
-                (sentence, _CLAIM_VERBS[done["v"].casefold()])
-            )  # and the sentence's other claims below
+            out.append((sentence, _CLAIM_VERBS[done["v"].casefold()]))
         m = (
             _DONE_CLAIM.search(sentence)
             or _OPENER_PASSIVE.search(sentence)

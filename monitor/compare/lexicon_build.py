@@ -327,7 +327,7 @@ def build_currencies() -> str:
             for c in get_territory_currencies(str(t), start_date=on, tender=True)
         }
     )
-    rows: set[tuple[str, str]] = set()
+    names: dict[str, set[str]] = {}
     for language in CALENDAR_LANGUAGES:
         for code in codes:
             for count in (None, 1, 2, 5, 1.5):  # the plural categories: one, few, many, other
@@ -335,14 +335,11 @@ def build_currencies() -> str:
                     "NFKC", get_currency_name(code, count, locale=language)
                 ).casefold()
                 if name != code.casefold() and len(name) >= 3:
-                    rows.add((code, " ".join(name.split())))
-    names: dict[str, list[str]] = {}
-    for code, name in sorted(rows):
-        names.setdefault(code, []).append(name)
+                    names.setdefault(code, set()).add(" ".join(name.split()))
     lines = [
         f"# ISO 4217 code -> its names, from the Unicode CLDR in Babel {babel.__version__} (see calendar.LICENSE)",
         "# code\tname|name|…",
-        *(f"{code}\t{'|'.join(forms)}" for code, forms in names.items()),
+        *(f"{code}\t{'|'.join(sorted(names[code]))}" for code in sorted(names)),
     ]
     return "\n".join(lines) + "\n"
 
